@@ -1,0 +1,198 @@
+/**
+ * Configuration from the environment. Every problem is collected and reported at once, by variable
+ * name, before anything connects anywhere. Values of secret variables never appear in messages.
+ */
+import { z } from 'zod';
+import { DEFAULT_SERVICE_STATUSES, type ServiceStatusTable } from './services/activation/service-status.js';
+
+export type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+export interface UispConfig {
+  /** Base URL holding both /crm/api/v1.0 and /nms/api/v2.1; undefined means "use the embedded simulator". */
+  url: string | undefined;
+  crmToken: string | undefined;
+  nmsToken: string | undefined;
+  connectTimeoutMs: number;
+  requestTimeoutMs: number;
+  retries: number;
+  retryBackoffMs: number;
+}
+
+export interface ActivationConfig {
+  /** IANA zone whose calendar date is "today" for activeFrom and invoicingStart. */
+  timeZone: string;
+  servicePlanPeriodId: number;
+  servicePrice: number;
+  /** Parent of newly created customer sites; undefined means the primary (root) site. */
+  parentSiteId: string | undefined;
+  statuses: ServiceStatusTable;
+}
+
+export interface CoreConfig {
+  uisp: UispConfig;
+  activation: ActivationConfig;
+  logLevel: string;
+}
+
+export interface SlackConfig {
+  botToken: string;
+  signingSecret: string | undefined;
+  appToken: string | undefined;
+  apiUrl: string | undefined;
+  port: number;
+  auditChannelId: string | undefined;
+  allowedUserIds: string[];
+  allowedUsergroupId: string | undefined;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Collects problems while reading variables, so one run reports all of them. */
+class EnvReader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  string(name: string): string | undefined {
+    const value = this.env[name]?.trim();
+    return value ? value : undefined;
+  }
+
+  url(name: string): string | undefined {
+    const value = this.string(name);
+    if (value === undefined) return undefined;
+    const parsed = z.url({ protocol: /^https?$/ }).safeParse(value);
+    if (!parsed.success) {
+      this.problems.push(`${name} must be an http(s) URL, e.g. https://uisp.example.net`);
+      return undefined;
+    }
+    return value.replace(/\/+$/, '');
+  }
+
+  int(name: string, fallback: number, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}): number {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      this.problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  }
+
+  positiveNumber(name: string, fallback: number): number {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value <= 0) {
+      this.problems.push(`${name} must be a number greater than 0 (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  }
+
+  timeZone(name: string): string {
+    const raw = this.string(name);
+    const systemZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (raw === undefined) return systemZone;
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: raw });
+      return raw;
+    } catch {
+      this.problems.push(`${name} must be an IANA time zone name such as America/Guyana (got "${raw}")`);
+      return systemZone;
+    }
+  }
+
+  required(name: string, hint: string): string {
+    const value = this.string(name);
+    if (value === undefined) this.problems.push(`${name} is required (${hint})`);
+    return value ?? '';
+  }
+
+  prefixed(name: string, prefix: string, hint: string): string | undefined {
+    const value = this.string(name);
+    if (value !== undefined && !value.startsWith(prefix)) this.problems.push(`${name} must start with "${prefix}" (${hint})`);
+    return value;
+  }
+
+  list(name: string): string[] {
+    return (this.string(name) ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
+  }
+}
+
+function readCore(reader: EnvReader): CoreConfig {
+  const url = reader.url('UISP_URL');
+  const shared = reader.string('UISP_TOKEN');
+  const crmToken = reader.string('UISP_CRM_TOKEN') ?? shared;
+  const nmsToken = reader.string('UISP_NMS_TOKEN') ?? shared;
+  if (url !== undefined && (crmToken === undefined || nmsToken === undefined)) {
+    reader.problems.push('UISP_TOKEN is required when UISP_URL is set (or both UISP_CRM_TOKEN and UISP_NMS_TOKEN)');
+  }
+  const statuses: ServiceStatusTable = {
+    active: reader.int('SERVICE_STATUS_ACTIVE', DEFAULT_SERVICE_STATUSES.active, { max: 99 }),
+    quoted: reader.int('SERVICE_STATUS_QUOTED', DEFAULT_SERVICE_STATUSES.quoted, { max: 99 }),
+    obsolete: reader.int('SERVICE_STATUS_OBSOLETE', DEFAULT_SERVICE_STATUSES.obsolete, { max: 99 }),
+  };
+  if (new Set(Object.values(statuses)).size !== 3) {
+    reader.problems.push('SERVICE_STATUS_ACTIVE, SERVICE_STATUS_QUOTED and SERVICE_STATUS_OBSOLETE must be three different numbers');
+  }
+  const logLevel = reader.string('LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) reader.problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  return {
+    uisp: {
+      url,
+      crmToken,
+      nmsToken,
+      connectTimeoutMs: reader.int('UISP_CONNECT_TIMEOUT_MS', 5_000, { min: 1 }),
+      requestTimeoutMs: reader.int('UISP_TIMEOUT_MS', 15_000, { min: 1 }),
+      retries: reader.int('UISP_RETRIES', 2, { max: 10 }),
+      retryBackoffMs: reader.int('UISP_RETRY_BACKOFF_MS', 250, { max: 60_000 }),
+    },
+    activation: {
+      timeZone: reader.timeZone('ISP_TIMEZONE'),
+      servicePlanPeriodId: reader.int('SERVICE_PLAN_PERIOD_ID', 37, { min: 1 }),
+      servicePrice: reader.positiveNumber('SERVICE_PRICE', 10_000),
+      parentSiteId: reader.string('NMS_PARENT_SITE_ID'),
+      statuses,
+    },
+    logLevel,
+  };
+}
+
+/** UISP and workflow settings: all the CLI needs. */
+export function loadCoreConfig(env: Env): CoreConfig {
+  const reader = new EnvReader(env);
+  const config = readCore(reader);
+  if (reader.problems.length) throw new ConfigError(reader.problems);
+  return config;
+}
+
+/** Everything the Slack app needs, core included; all problems reported together. */
+export function loadAppConfig(env: Env): { core: CoreConfig; slack: SlackConfig } {
+  const reader = new EnvReader(env);
+  const core = readCore(reader);
+  const appToken = reader.prefixed('SLACK_APP_TOKEN', 'xapp-', 'an app-level token with connections:write, for Socket Mode');
+  const slack: SlackConfig = {
+    botToken: reader.required('SLACK_BOT_TOKEN', 'the bot token, xoxb-…, from OAuth & Permissions'),
+    signingSecret: appToken ? reader.string('SLACK_SIGNING_SECRET') : reader.required('SLACK_SIGNING_SECRET', 'needed to verify requests in HTTP mode; or set SLACK_APP_TOKEN for Socket Mode'),
+    appToken,
+    apiUrl: reader.url('SLACK_API_URL'),
+    port: reader.int('PORT', 3000, { min: 1, max: 65_535 }),
+    auditChannelId: reader.string('AUDIT_CHANNEL_ID'),
+    allowedUserIds: reader.list('ALLOWED_USER_IDS'),
+    allowedUsergroupId: reader.string('ALLOWED_USERGROUP_ID'),
+  };
+  if (slack.botToken && !slack.botToken.startsWith('xoxb-')) reader.problems.push('SLACK_BOT_TOKEN must start with "xoxb-"');
+  if (reader.problems.length) throw new ConfigError(reader.problems);
+  return { core, slack };
+}

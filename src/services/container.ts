@@ -1,0 +1,68 @@
+/**
+ * The composition root for the services layer: one dispatcher, one HTTP core per UISP system, the
+ * per-system clients and the operations on top. Front ends (CLI, Slack app) receive this object; tests
+ * build it against the simulator or pass their own dispatcher.
+ */
+import type { Dispatcher } from 'undici';
+import type { CoreConfig } from '../config.js';
+import { ActivationService } from './activation/workflow.js';
+import { PaymentService } from './payments.js';
+import { SuspensionService } from './suspensions.js';
+import { CrmClient } from './uisp/crm-client.js';
+import { createUispDispatcher, UispHttp } from './uisp/http.js';
+import { NmsClient } from './uisp/nms-client.js';
+import { todayIn } from './dates.js';
+
+export interface Services {
+  crm: CrmClient;
+  nms: NmsClient;
+  activation: ActivationService;
+  suspensions: SuspensionService;
+  payments: PaymentService;
+  /** The UISP base URL in use, for links to the CRM web interface. */
+  uispUrl: string;
+  close(): Promise<void>;
+}
+
+export interface ServiceOverrides {
+  /** undici dispatcher (a MockAgent in tests); by default a keep-alive Agent owned by the container. */
+  dispatcher?: Dispatcher;
+  /** Clock, for tests that pin "today". */
+  now?: () => Date;
+}
+
+/** `uisp.url` and both tokens must be present: callers resolve the embedded simulator before this. */
+export function createServices(config: CoreConfig, overrides: ServiceOverrides = {}): Services {
+  const { uisp } = config;
+  if (!uisp.url || !uisp.crmToken || !uisp.nmsToken) throw new Error('createServices needs a UISP URL and tokens');
+  const ownDispatcher = overrides.dispatcher ? undefined : createUispDispatcher({ connectMs: uisp.connectTimeoutMs, requestMs: uisp.requestTimeoutMs });
+  const dispatcher = overrides.dispatcher ?? ownDispatcher!;
+  const common = {
+    dispatcher,
+    timeouts: { connectMs: uisp.connectTimeoutMs, requestMs: uisp.requestTimeoutMs },
+    retry: { retries: uisp.retries, backoffMs: uisp.retryBackoffMs },
+  };
+  const crm = new CrmClient(
+    new UispHttp({
+      ...common,
+      system: 'crm',
+      baseUrl: `${uisp.url}/crm/api/v1.0`,
+      // Stock UISP CRM authenticates with X-Auth-App-Key; the spec says X-Auth-Token. Send both.
+      headers: { 'X-Auth-Token': uisp.crmToken, 'X-Auth-App-Key': uisp.crmToken },
+    }),
+  );
+  const nms = new NmsClient(new UispHttp({ ...common, system: 'nms', baseUrl: `${uisp.url}/nms/api/v2.1`, headers: { 'X-Auth-Token': uisp.nmsToken } }));
+  const now = overrides.now ?? (() => new Date());
+  const today = () => todayIn(config.activation.timeZone, now());
+  return {
+    crm,
+    nms,
+    activation: new ActivationService({ crm, nms, settings: config.activation, crmBaseUrl: `${uisp.url}/crm`, today }),
+    suspensions: new SuspensionService(crm),
+    payments: new PaymentService(crm, today),
+    uispUrl: uisp.url,
+    close: async () => {
+      await ownDispatcher?.close();
+    },
+  };
+}

@@ -1,0 +1,22 @@
+/** Bad input from a person: names the field so the front end can show it beside that field. */
+export class InputError extends Error {
+  override readonly name = 'InputError';
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** An operation UISP could not carry out for a reason a person can act on (not found, wrong state). */
+export class OperationError extends Error {
+  override readonly name = 'OperationError';
+  constructor(
+    message: string,
+    /** What was and was not changed, in sentences. */
+    readonly changed: string = 'Nothing was changed.',
+  ) {
+    super(message);
+  }
+}

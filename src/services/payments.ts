@@ -1,0 +1,140 @@
+/**
+ * Payment listing with per-currency totals, and recording payments. Listing streams UISP's pages
+ * (limit ≤ 500) so memory stays bounded by the number of payments shown, not the number counted.
+ */
+import { format, subDays } from 'date-fns';
+import type { CrmClient, PaymentFilters } from './uisp/crm-client.js';
+import { UispNotFoundError } from './uisp/errors.js';
+import type { Client, Payment, PaymentMethod } from './uisp/schemas.js';
+import { InputError } from './errors.js';
+
+export interface PaymentQuery {
+  clientId?: number;
+  /** YYYY-MM-DD inclusive. */
+  from?: string;
+  to?: string;
+  /** How many of the newest payments to return in `payments`; totals always cover the whole range. */
+  show?: number;
+}
+
+export interface CurrencyTotal {
+  currency: string;
+  amount: number;
+  count: number;
+}
+
+export interface PaymentSummary {
+  query: Required<Pick<PaymentQuery, 'from' | 'to'>> & PaymentQuery;
+  /** Newest first, at most `show`. */
+  payments: Payment[];
+  totals: CurrencyTotal[];
+  count: number;
+}
+
+export interface PaymentInput {
+  clientId: number;
+  amount: number;
+  /** Payment method id (UUID) or name, case-insensitive. */
+  method?: string;
+  note?: string;
+}
+
+/** Days covered by a listing that names no date range. */
+export const DEFAULT_PAYMENT_WINDOW_DAYS = 30;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+export class PaymentService {
+  constructor(
+    private readonly crm: CrmClient,
+    private readonly today: () => string,
+  ) {}
+
+  /** Newest-first stream of every payment matching the query; for CSV and JSON export. */
+  stream(query: PaymentQuery): AsyncGenerator<Payment> {
+    return this.crm.payments(this.filters(this.range(query)));
+  }
+
+  async summarize(query: PaymentQuery): Promise<PaymentSummary> {
+    const ranged = this.range(query);
+    const show = query.show ?? 20;
+    const payments: Payment[] = [];
+    const totals = new Map<string, CurrencyTotal>();
+    let count = 0;
+    for await (const payment of this.crm.payments(this.filters(ranged))) {
+      count++;
+      if (payments.length < show) payments.push(payment);
+      const currency = payment.currencyCode ?? '?';
+      const total = totals.get(currency) ?? { currency, amount: 0, count: 0 };
+      // Sum in cents: floating-point sums of thousands of amounts drift visibly otherwise.
+      total.amount = Math.round(total.amount * 100 + payment.amount * 100) / 100;
+      total.count++;
+      totals.set(currency, total);
+    }
+    return { query: ranged, payments, totals: [...totals.values()].sort((a, b) => a.currency.localeCompare(b.currency)), count };
+  }
+
+  listMethods(): Promise<PaymentMethod[]> {
+    return this.crm.listPaymentMethods();
+  }
+
+  async resolveMethod(idOrName: string): Promise<PaymentMethod> {
+    const wanted = idOrName.trim().toLowerCase();
+    const methods = await this.crm.listPaymentMethods();
+    const match = methods.find((m) => m.id.toLowerCase() === wanted) ?? methods.find((m) => m.name.toLowerCase() === wanted);
+    if (!match) throw new InputError('method', `No payment method "${idOrName}". Known methods: ${methods.map((m) => m.name).join(', ')}.`);
+    return match;
+  }
+
+  async getClient(clientId: number): Promise<Client> {
+    try {
+      return await this.crm.getClient(clientId);
+    } catch (error) {
+      if (error instanceof UispNotFoundError) throw new InputError('client', `No CRM client #${clientId}.`);
+      throw error;
+    }
+  }
+
+  /** Validates everything before the one write, so bad input never reaches UISP's POST. */
+  async record(input: PaymentInput): Promise<{ payment: Payment; client: Client; method?: PaymentMethod }> {
+    validatePaymentInput(input);
+    const client = await this.getClient(input.clientId);
+    const method = input.method ? await this.resolveMethod(input.method) : undefined;
+    const payment = await this.crm.createPayment({
+      clientId: input.clientId,
+      amount: input.amount,
+      ...(method ? { methodId: method.id } : {}),
+      ...(input.note ? { note: input.note } : {}),
+    });
+    return { payment, client, ...(method ? { method } : {}) };
+  }
+
+  private range(query: PaymentQuery): PaymentSummary['query'] {
+    for (const field of ['from', 'to'] as const) {
+      const value = query[field];
+      if (value !== undefined && (!DATE.test(value) || Number.isNaN(Date.parse(value)))) {
+        throw new InputError(field, `${field} must be a date as YYYY-MM-DD (got "${value}").`);
+      }
+    }
+    const to = query.to ?? this.today();
+    const from = query.from ?? (query.clientId === undefined ? format(subDays(Date.parse(to), DEFAULT_PAYMENT_WINDOW_DAYS), 'yyyy-MM-dd') : '2000-01-01');
+    if (from > to) throw new InputError('from', `from (${from}) is after to (${to}).`);
+    return { ...query, from, to };
+  }
+
+  private filters(query: PaymentSummary['query']): PaymentFilters {
+    return {
+      ...(query.clientId !== undefined ? { clientId: query.clientId } : {}),
+      createdDateFrom: query.from,
+      createdDateTo: query.to,
+      direction: 'DESC',
+    };
+  }
+}
+
+export function validatePaymentInput(input: PaymentInput): void {
+  if (!Number.isInteger(input.clientId) || input.clientId <= 0) throw new InputError('client', 'Client id must be a positive whole number.');
+  if (!Number.isFinite(input.amount) || input.amount <= 0) throw new InputError('amount', 'Amount must be a number greater than 0.');
+  if (Math.round(input.amount * 100) !== input.amount * 100) throw new InputError('amount', 'Amount can have at most two decimals.');
+  if (input.note && input.note.length > 1000) throw new InputError('note', 'Note must be at most 1000 characters.');
+}
+

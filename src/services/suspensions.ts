@@ -1,0 +1,80 @@
+/**
+ * Suspend and lift suspensions of CRM services. Lifting always goes through cancel-suspend: UISP has
+ * no /unsuspend endpoint (spec §4).
+ */
+import type { CrmClient } from './uisp/crm-client.js';
+import { UispNotFoundError } from './uisp/errors.js';
+import type { Client, Service, SuspensionReason } from './uisp/schemas.js';
+import { InputError } from './errors.js';
+
+export interface SuspensionOutcome {
+  service: Service;
+  /** The service as UISP reports it after the change (status, suspension reason). */
+  after: Service;
+  reason?: SuspensionReason;
+}
+
+export class SuspensionService {
+  constructor(private readonly crm: CrmClient) {}
+
+  listReasons(): Promise<SuspensionReason[]> {
+    return this.crm.listSuspensionReasons();
+  }
+
+  /** Accepts a reason id or a name (case-insensitive, unique prefix allowed). */
+  async resolveReason(idOrName: string): Promise<SuspensionReason> {
+    const wanted = idOrName.trim();
+    if (!wanted) throw new InputError('reason', 'Choose a suspension reason.');
+    const reasons = await this.crm.listSuspensionReasons();
+    const byId = /^\d+$/.test(wanted) ? reasons.find((r) => r.id === Number(wanted)) : undefined;
+    if (byId) return byId;
+    const lower = wanted.toLowerCase();
+    const exact = reasons.filter((r) => r.name.toLowerCase() === lower);
+    const matches = exact.length ? exact : reasons.filter((r) => r.name.toLowerCase().startsWith(lower));
+    if (matches.length === 1) return matches[0]!;
+    const known = reasons.map((r) => `${r.id} ${r.name}`).join(', ');
+    throw new InputError('reason', matches.length ? `"${wanted}" matches several reasons: ${matches.map((r) => r.name).join(', ')}.` : `No suspension reason "${wanted}". Known reasons: ${known}.`);
+  }
+
+  /** The service, or a clear "no service #id" error. */
+  async getService(serviceId: number): Promise<Service> {
+    try {
+      return await this.crm.getService(serviceId);
+    } catch (error) {
+      if (error instanceof UispNotFoundError) throw new InputError('service', `No CRM service #${serviceId}.`);
+      throw error;
+    }
+  }
+
+  getClient(clientId: number): Promise<Client> {
+    return this.crm.getClient(clientId);
+  }
+
+  listClientServices(clientId: number): Promise<Service[]> {
+    return this.crm.listServices(clientId);
+  }
+
+  async suspend(serviceId: number, reasonId: number): Promise<SuspensionOutcome> {
+    const service = await this.getService(serviceId);
+    const reasons = await this.crm.listSuspensionReasons();
+    const reason = reasons.find((r) => r.id === reasonId);
+    if (!reason) throw new InputError('reason', `No suspension reason #${reasonId}.`);
+    await this.crm.suspendService(serviceId, reasonId);
+    return { service, after: await this.readBack(serviceId, service), reason };
+  }
+
+  async unsuspend(serviceId: number): Promise<SuspensionOutcome> {
+    const service = await this.getService(serviceId);
+    await this.crm.cancelSuspendService(serviceId);
+    return { service, after: await this.readBack(serviceId, service) };
+  }
+
+  /** The write has landed; a failed read-back must not turn it into a reported failure. */
+  private async readBack(serviceId: number, before: Service): Promise<Service> {
+    try {
+      return await this.crm.getService(serviceId);
+    } catch {
+      return before;
+    }
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * CRM v1.0 client: clients, services, suspension, plans and payments. Paths follow
+ * ../shared/spec/interface.md first and the CRM API Blueprint where the spec is silent.
+ */
+import { z } from 'zod';
+import type { UispHttp } from './http.js';
+import {
+  ClientSchema,
+  PaymentMethodSchema,
+  PaymentSchema,
+  ServicePlanSchema,
+  ServiceSchema,
+  SuspensionReasonSchema,
+  type Client,
+  type Payment,
+  type PaymentMethod,
+  type Service,
+  type ServicePlan,
+  type SuspensionReason,
+} from './schemas.js';
+
+/** Filters stock UISP accepts on GET /clients. */
+export interface ClientFilters {
+  query?: string;
+  email?: string;
+  phone?: string;
+  userIdent?: string;
+  isArchived?: boolean;
+}
+
+export interface NewClient {
+  firstName: string;
+  lastName: string;
+  email?: string;
+  phone?: string;
+}
+
+export interface NewService {
+  status: number;
+  servicePlanPeriodId: number;
+  price: number;
+  /** YYYY-MM-DD in the ISP's time zone. */
+  activeFrom: string;
+  invoicingStart: string;
+  name?: string;
+}
+
+export interface PaymentFilters {
+  clientId?: number;
+  /** YYYY-MM-DD, inclusive. */
+  createdDateFrom?: string;
+  createdDateTo?: string;
+  /** Newest first when DESC. */
+  direction?: 'ASC' | 'DESC';
+}
+
+export interface NewPayment {
+  clientId: number;
+  amount: number;
+  methodId?: string;
+  note?: string;
+  currencyCode?: string;
+}
+
+/** The CRM's hard cap on GET /payments `limit` (spec §8). */
+export const MAX_PAYMENTS_PAGE = 500;
+
+// Suspend/cancel-suspend/delete answer 200 with an empty or partial body; we read nothing from it.
+const IgnoredBody = z.unknown();
+
+export class CrmClient {
+  constructor(private readonly http: UispHttp) {}
+
+  listClients(filters: ClientFilters = {}): Promise<Client[]> {
+    const { isArchived, ...rest } = filters;
+    return this.http.get('clients', z.array(ClientSchema), { ...rest, isArchived: isArchived === undefined ? undefined : Number(isArchived) });
+  }
+
+  getClient(id: number): Promise<Client> {
+    return this.http.get(`clients/${id}`, ClientSchema);
+  }
+
+  createClient(client: NewClient): Promise<Client> {
+    const contacts = client.email || client.phone ? [{ email: client.email ?? null, phone: client.phone ?? null, isBilling: true, isContact: true }] : undefined;
+    return this.http.post('clients', { clientType: 1, isLead: false, firstName: client.firstName, lastName: client.lastName, contacts }, ClientSchema);
+  }
+
+  /** PATCH a client. UISP silently ignores `tags` here (spec §2), so callers cannot assign tags this way. */
+  updateClient(id: number, changes: Partial<NewClient> & Record<string, unknown>): Promise<Client> {
+    return this.http.patch(`clients/${id}`, changes, ClientSchema);
+  }
+
+  listServices(clientId: number): Promise<Service[]> {
+    return this.http.get(`clients/${clientId}/services`, z.array(ServiceSchema));
+  }
+
+  getService(serviceId: number): Promise<Service> {
+    return this.http.get(`clients/services/${serviceId}`, ServiceSchema);
+  }
+
+  createService(clientId: number, service: NewService): Promise<Service> {
+    return this.http.post(`clients/${clientId}/services`, service, ServiceSchema);
+  }
+
+  async deleteService(serviceId: number): Promise<void> {
+    await this.http.delete(`clients/services/${serviceId}`, IgnoredBody);
+  }
+
+  async suspendService(serviceId: number, suspensionReasonId: number): Promise<void> {
+    await this.http.patch(`clients/services/${serviceId}/suspend`, { suspensionReasonId }, IgnoredBody);
+  }
+
+  /** Lifts a suspension. UISP has no /unsuspend; cancel-suspend is the only way (spec §4). */
+  async cancelSuspendService(serviceId: number): Promise<void> {
+    await this.http.patch(`clients/services/${serviceId}/cancel-suspend`, {}, IgnoredBody);
+  }
+
+  listSuspensionReasons(): Promise<SuspensionReason[]> {
+    return this.http.get('service-suspension-reasons', z.array(SuspensionReasonSchema));
+  }
+
+  listServicePlans(): Promise<ServicePlan[]> {
+    return this.http.get('service-plans', z.array(ServicePlanSchema));
+  }
+
+  listPaymentMethods(): Promise<PaymentMethod[]> {
+    return this.http.get('payment-methods', z.array(PaymentMethodSchema));
+  }
+
+  /**
+   * Pages through GET /payments with `limit` ≤ 500 and `offset`, one page in memory at a time.
+   * Stop iterating early and no further page is fetched.
+   */
+  async *payments(filters: PaymentFilters = {}, pageSize = MAX_PAYMENTS_PAGE): AsyncGenerator<Payment> {
+    const limit = Math.min(Math.max(1, pageSize), MAX_PAYMENTS_PAGE);
+    for (let offset = 0; ; offset += limit) {
+      const page = await this.http.get('payments', z.array(PaymentSchema), {
+        ...filters,
+        order: 'createdDate',
+        direction: filters.direction ?? 'DESC',
+        limit,
+        offset,
+      });
+      yield* page;
+      if (page.length < limit) return;
+    }
+  }
+
+  createPayment(payment: NewPayment): Promise<Payment> {
+    return this.http.post('payments', { ...payment, applyToInvoicesAutomatically: true }, PaymentSchema);
+  }
+}

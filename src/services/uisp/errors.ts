@@ -1,0 +1,82 @@
+/**
+ * Typed UISP failures. Messages name the system, method and path, never a header or token, so they are
+ * safe to show in Slack, the terminal and the logs.
+ */
+export type UispSystem = 'crm' | 'nms';
+export type UispErrorKind = 'auth' | 'not_found' | 'validation' | 'unavailable' | 'rejected' | 'bad_response';
+
+export interface UispRequestInfo {
+  system: UispSystem;
+  method: string;
+  path: string;
+}
+
+export class UispError extends Error {
+  override readonly name: string = 'UispError';
+  readonly system: UispSystem;
+  readonly method: string;
+  readonly path: string;
+
+  constructor(
+    readonly kind: UispErrorKind,
+    request: UispRequestInfo,
+    detail: string,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`${request.system.toUpperCase()} ${request.method} ${request.path}: ${detail}`, options);
+    this.system = request.system;
+    this.method = request.method;
+    this.path = request.path;
+  }
+}
+
+export class UispAuthError extends UispError {
+  override readonly name = 'UispAuthError';
+  constructor(request: UispRequestInfo, status: number) {
+    super('auth', request, `UISP refused the token (HTTP ${status}); check the ${request.system.toUpperCase()} token setting`, status);
+  }
+}
+
+export class UispNotFoundError extends UispError {
+  override readonly name = 'UispNotFoundError';
+  constructor(request: UispRequestInfo, message?: string) {
+    super('not_found', request, message ?? 'not found (HTTP 404)', 404);
+  }
+}
+
+export class UispValidationError extends UispError {
+  override readonly name = 'UispValidationError';
+  constructor(
+    request: UispRequestInfo,
+    readonly fieldErrors: Record<string, string[]>,
+    message?: string,
+  ) {
+    const fields = Object.entries(fieldErrors).map(([field, errors]) => `${field}: ${errors.join(' ')}`);
+    super('validation', request, `${message ?? 'validation failed'} (HTTP 422)${fields.length ? ` — ${fields.join('; ')}` : ''}`, 422);
+  }
+}
+
+/** 5xx, 429, timeouts and connection failures: UISP may or may not have applied a write. */
+export class UispUnavailableError extends UispError {
+  override readonly name = 'UispUnavailableError';
+  constructor(request: UispRequestInfo, detail: string, status?: number, options?: { cause?: unknown }) {
+    super('unavailable', request, detail, status, options);
+  }
+}
+
+/** Any other 4xx: UISP understood the request and said no. */
+export class UispRejectedError extends UispError {
+  override readonly name = 'UispRejectedError';
+  constructor(request: UispRequestInfo, status: number, message?: string) {
+    super('rejected', request, `${message ?? 'request rejected'} (HTTP ${status})`, status);
+  }
+}
+
+/** A 2xx whose body is not what the API descriptions promise. */
+export class UispBadResponseError extends UispError {
+  override readonly name = 'UispBadResponseError';
+  constructor(request: UispRequestInfo, detail: string, status?: number) {
+    super('bad_response', request, `unexpected response: ${detail}`, status);
+  }
+}

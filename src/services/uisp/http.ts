@@ -1,0 +1,190 @@
+/**
+ * The one HTTP core for both UISP systems: auth headers, JSON, timeouts, retries and typed errors.
+ * Per-system clients (crm-client.ts, nms-client.ts) sit on top and never touch undici directly.
+ */
+import { Agent, request, type Dispatcher } from 'undici';
+import type { z } from 'zod';
+import {
+  UispAuthError,
+  UispBadResponseError,
+  UispError,
+  UispNotFoundError,
+  UispRejectedError,
+  UispUnavailableError,
+  UispValidationError,
+  type UispRequestInfo,
+  type UispSystem,
+} from './errors.js';
+import { UispErrorBodySchema } from './schemas.js';
+
+export interface UispTimeouts {
+  /** TCP/TLS connect; applies to the shared dispatcher. */
+  connectMs: number;
+  /** Time to the response headers, and between body chunks. */
+  requestMs: number;
+}
+
+export interface RetryPolicy {
+  /** Extra attempts for GETs after a 5xx, 429, timeout or reset. Writes are never retried. */
+  retries: number;
+  /** First backoff delay; doubles each attempt. */
+  backoffMs: number;
+}
+
+export interface UispHttpOptions {
+  system: UispSystem;
+  /** e.g. https://uisp.example.net/crm/api/v1.0 */
+  baseUrl: string;
+  headers: Record<string, string>;
+  dispatcher: Dispatcher;
+  timeouts: UispTimeouts;
+  retry: RetryPolicy;
+}
+
+export type Query = Record<string, string | number | boolean | undefined | null>;
+
+/** A keep-alive dispatcher shared by both systems: undici keeps one connection pool per origin. */
+export function createUispDispatcher(timeouts: UispTimeouts): Agent {
+  return new Agent({
+    connect: { timeout: timeouts.connectMs },
+    keepAliveTimeout: 10_000,
+    headersTimeout: timeouts.requestMs,
+    bodyTimeout: timeouts.requestMs,
+    connections: 16,
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class UispHttp {
+  readonly system: UispSystem;
+  private readonly base: URL;
+
+  constructor(private readonly options: UispHttpOptions) {
+    this.system = options.system;
+    this.base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
+  }
+
+  get<S extends z.ZodType>(path: string, schema: S, query?: Query): Promise<z.output<S>> {
+    return this.send('GET', path, schema, { query });
+  }
+
+  post<S extends z.ZodType>(path: string, body: unknown, schema: S): Promise<z.output<S>> {
+    return this.send('POST', path, schema, { body });
+  }
+
+  patch<S extends z.ZodType>(path: string, body: unknown, schema: S): Promise<z.output<S>> {
+    return this.send('PATCH', path, schema, { body });
+  }
+
+  delete<S extends z.ZodType>(path: string, schema: S): Promise<z.output<S>> {
+    return this.send('DELETE', path, schema, {});
+  }
+
+  private async send<S extends z.ZodType>(
+    method: string,
+    path: string,
+    schema: S,
+    { query, body }: { query?: Query | undefined; body?: unknown },
+  ): Promise<z.output<S>> {
+    const url = new URL(path.replace(/^\//, ''), this.base);
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
+    }
+    const info: UispRequestInfo = { system: this.system, method, path: url.pathname + url.search };
+    const attempts = method === 'GET' ? this.options.retry.retries + 1 : 1;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const json = await this.once(method, url, body, info);
+        const parsed = schema.safeParse(json);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          throw new UispBadResponseError(info, `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
+        }
+        return parsed.data;
+      } catch (error) {
+        if (!(error instanceof UispUnavailableError) || attempt >= attempts) throw error;
+        await sleep(this.options.retry.backoffMs * 2 ** (attempt - 1));
+      }
+    }
+  }
+
+  private async once(method: string, url: URL, body: unknown, info: UispRequestInfo): Promise<unknown> {
+    const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(url, {
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        dispatcher: this.options.dispatcher,
+        headersTimeout: this.options.timeouts.requestMs,
+        bodyTimeout: this.options.timeouts.requestMs,
+      });
+    } catch (error) {
+      throw new UispUnavailableError(info, describeNetworkError(error, this.options.timeouts), undefined, { cause: error });
+    }
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (error) {
+      throw new UispUnavailableError(info, describeNetworkError(error, this.options.timeouts), response.statusCode, { cause: error });
+    }
+    const status = response.statusCode;
+    if (status >= 200 && status < 300) {
+      if (text.trim() === '') return null;
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw new UispBadResponseError(info, 'body is not JSON', status);
+      }
+    }
+    throw errorForStatus(info, status, text);
+  }
+}
+
+function errorForStatus(info: UispRequestInfo, status: number, text: string): UispError {
+  let parsedBody: z.output<typeof UispErrorBodySchema> | undefined;
+  try {
+    const result = UispErrorBodySchema.safeParse(JSON.parse(text));
+    if (result.success) parsedBody = result.data;
+  } catch {
+    // Not JSON (a proxy's HTML error page, say): the status code alone decides.
+  }
+  const message = parsedBody?.message ?? parsedBody?.error;
+  if (status === 401 || status === 403) return new UispAuthError(info, status);
+  if (status === 404) return new UispNotFoundError(info, message ? `${message} (HTTP 404)` : undefined);
+  if (status === 422 || (status === 400 && parsedBody?.errors)) {
+    const fieldErrors: Record<string, string[]> = {};
+    for (const [field, errors] of Object.entries(parsedBody?.errors ?? {})) {
+      fieldErrors[field] = Array.isArray(errors) ? errors : [errors];
+    }
+    return new UispValidationError(info, fieldErrors, message);
+  }
+  if (status === 429 || status >= 500) {
+    return new UispUnavailableError(info, `UISP is unavailable (HTTP ${status}${message ? `: ${message}` : ''})`, status);
+  }
+  return new UispRejectedError(info, status, message);
+}
+
+function describeNetworkError(error: unknown, timeouts: UispTimeouts): string {
+  const code = (error as { code?: string } | undefined)?.code;
+  switch (code) {
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `could not connect within ${timeouts.connectMs} ms`;
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return `no answer within ${timeouts.requestMs} ms`;
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection reset';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    default:
+      return `network error${code ? ` (${code})` : ''}`;
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * NMS v2.1 client: devices (authorized and discovered), sites, and device authorization.
+ * Endpoints the spec leaves out come from the NMS Swagger in ../shared/uisp.
+ */
+import { z } from 'zod';
+import type { UispHttp } from './http.js';
+import { DeviceSchema, NmsStatusSchema, SiteSchema, type Device, type Site } from './schemas.js';
+
+export interface NewSite {
+  name: string;
+  parentSiteId?: string;
+  /** `endpoint` is a customer site in UISP's hierarchy. */
+  type: 'site' | 'endpoint';
+  note?: string;
+  contactName?: string;
+  contactEmail?: string;
+  contactPhone?: string;
+}
+
+export class NmsClient {
+  constructor(private readonly http: UispHttp) {}
+
+  /** GET /devices: every device UISP manages (the authorized list). */
+  listDevices(): Promise<Device[]> {
+    return this.http.get('devices', z.array(DeviceSchema));
+  }
+
+  /** GET /devices/discovered: devices seen on the network but not yet authorized (pending). */
+  listDiscoveredDevices(): Promise<Device[]> {
+    return this.http.get('devices/discovered', z.array(DeviceSchema));
+  }
+
+  getDevice(id: string): Promise<Device> {
+    return this.http.get(`devices/${encodeURIComponent(id)}`, DeviceSchema);
+  }
+
+  listSites(): Promise<Site[]> {
+    return this.http.get('sites', z.array(SiteSchema));
+  }
+
+  createSite(site: NewSite): Promise<Site> {
+    return this.http.post('sites', site, SiteSchema);
+  }
+
+  /** POST /devices/{id}/authorize with {siteId}: admits the device onto the network under that site. */
+  async authorizeDevice(deviceId: string, siteId: string): Promise<void> {
+    await this.http.post(`devices/${encodeURIComponent(deviceId)}/authorize`, { siteId }, NmsStatusSchema.nullable());
+  }
+}

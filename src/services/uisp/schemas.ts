@@ -1,0 +1,138 @@
+/**
+ * zod schemas for every UISP response field SubOps reads. Shapes follow the CRM API Blueprint and the
+ * NMS Swagger in ../shared/uisp; unknown fields pass through untouched (`looseObject`) so a newer UISP
+ * with more fields still parses, while a missing or mistyped field we rely on fails loudly at the boundary.
+ */
+import { z } from 'zod';
+
+/** UISP ids: CRM uses integers, NMS uses GUID strings; the spec calls site parent ids integers. */
+const nmsId = z.union([z.string(), z.number()]).transform(String);
+const nullableString = z.string().nullish().transform((v) => v ?? null);
+
+// ---------- CRM ----------
+
+export const ClientSchema = z.looseObject({
+  id: z.number().int(),
+  firstName: nullableString,
+  lastName: nullableString,
+  companyName: nullableString,
+  clientType: z.number().int().nullish(),
+  userIdent: nullableString,
+  isLead: z.boolean().nullish(),
+  isArchived: z.boolean().nullish(),
+  contacts: z
+    .array(z.looseObject({ email: nullableString, phone: nullableString }))
+    .nullish()
+    .transform((v) => v ?? []),
+  tags: z.array(z.looseObject({ id: z.number().int(), name: z.string() })).nullish(),
+});
+export type Client = z.infer<typeof ClientSchema>;
+
+export const ServiceSchema = z.looseObject({
+  id: z.number().int(),
+  clientId: z.number().int(),
+  status: z.number().int(),
+  name: nullableString,
+  servicePlanPeriodId: z.number().int().nullish(),
+  price: z.number().nullish(),
+  currencyCode: nullableString,
+  activeFrom: nullableString,
+  invoicingStart: nullableString,
+  suspensionReasonId: z.number().int().nullish(),
+});
+export type Service = z.infer<typeof ServiceSchema>;
+
+export const SuspensionReasonSchema = z.looseObject({
+  id: z.number().int(),
+  name: z.string(),
+});
+export type SuspensionReason = z.infer<typeof SuspensionReasonSchema>;
+
+export const ServicePlanSchema = z.looseObject({
+  id: z.number().int(),
+  name: z.string(),
+  periods: z
+    .array(z.looseObject({ id: z.number().int(), period: z.number().int(), price: z.number().nullish(), enabled: z.boolean().nullish() }))
+    .nullish()
+    .transform((v) => v ?? []),
+});
+export type ServicePlan = z.infer<typeof ServicePlanSchema>;
+
+export const PaymentSchema = z.looseObject({
+  id: z.number().int(),
+  clientId: z.number().int().nullish(),
+  methodId: nullableString,
+  createdDate: z.string(),
+  amount: z.number(),
+  currencyCode: nullableString,
+  note: nullableString,
+});
+export type Payment = z.infer<typeof PaymentSchema>;
+
+export const PaymentMethodSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  visible: z.boolean().nullish(),
+});
+export type PaymentMethod = z.infer<typeof PaymentMethodSchema>;
+
+// ---------- NMS ----------
+
+const SiteRefSchema = z.looseObject({
+  id: nmsId,
+  name: nullableString,
+  type: nullableString,
+});
+
+export const DeviceSchema = z.looseObject({
+  identification: z.looseObject({
+    id: nmsId,
+    name: nullableString,
+    hostname: nullableString,
+    displayName: nullableString,
+    mac: nullableString,
+    ip: nullableString,
+    model: nullableString,
+    authorized: z.boolean().nullish(),
+    site: SiteRefSchema.nullish(),
+  }),
+  ipAddress: nullableString,
+  overview: z.looseObject({ status: nullableString }).nullish(),
+});
+export type Device = z.infer<typeof DeviceSchema>;
+
+export const SiteSchema = z.looseObject({
+  id: nmsId,
+  identification: z.looseObject({
+    id: nmsId.optional(),
+    name: z.string(),
+    type: nullableString,
+    status: nullableString,
+    parent: z.looseObject({ id: nmsId, name: nullableString }).nullish(),
+  }),
+  description: z
+    .looseObject({
+      ucrmId: z.union([z.string(), z.number()]).nullish().transform((v) => (v == null ? null : String(v))),
+      note: nullableString,
+    })
+    .nullish(),
+  ucrm: z
+    .looseObject({
+      client: z.looseObject({ id: z.union([z.string(), z.number()]).transform(String), name: nullableString }).nullish(),
+    })
+    .nullish(),
+});
+export type Site = z.infer<typeof SiteSchema>;
+
+/** NMS answers writes such as authorize with `{result, message}`. */
+export const NmsStatusSchema = z.looseObject({ result: z.boolean(), message: nullableString });
+
+/** Error bodies: CRM `{code, message, errors}`, NMS `{statusCode, error, message, validation}`. */
+export const UispErrorBodySchema = z.looseObject({
+  code: z.number().optional(),
+  statusCode: z.number().optional(),
+  message: z.string().optional(),
+  error: z.string().optional(),
+  errors: z.record(z.string(), z.union([z.array(z.string()), z.string()])).optional(),
+  validation: z.unknown().optional(),
+});
