@@ -142,9 +142,10 @@ function readCore(reader: EnvReader): CoreConfig {
     active: reader.int('SERVICE_STATUS_ACTIVE', DEFAULT_SERVICE_STATUSES.active, { max: 99 }),
     quoted: reader.int('SERVICE_STATUS_QUOTED', DEFAULT_SERVICE_STATUSES.quoted, { max: 99 }),
     obsolete: reader.int('SERVICE_STATUS_OBSOLETE', DEFAULT_SERVICE_STATUSES.obsolete, { max: 99 }),
+    suspended: reader.int('SERVICE_STATUS_SUSPENDED', DEFAULT_SERVICE_STATUSES.suspended, { max: 99 }),
   };
-  if (new Set(Object.values(statuses)).size !== 3) {
-    reader.problems.push('SERVICE_STATUS_ACTIVE, SERVICE_STATUS_QUOTED and SERVICE_STATUS_OBSOLETE must be three different numbers');
+  if (new Set(Object.values(statuses)).size !== Object.keys(statuses).length) {
+    reader.problems.push('SERVICE_STATUS_ACTIVE, _QUOTED, _OBSOLETE and _SUSPENDED must be different numbers');
   }
   const logLevel = reader.string('LOG_LEVEL') ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) reader.problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);

@@ -55,7 +55,8 @@ export interface ActivationPlan {
 }
 
 export type StepName = 'discover' | 'client' | 'service' | 'site' | 'authorize' | 'manual-link';
-export type StepStatus = 'done' | 'skipped' | 'failed' | 'planned';
+/** manual: a step the agent must do by hand (the CRM–NMS link); the bot never performs it. */
+export type StepStatus = 'done' | 'skipped' | 'failed' | 'planned' | 'manual';
 
 export interface StepEvent {
   type: 'step';
@@ -93,4 +94,5 @@ export type ActivationErrorCode =
   | 'device-ambiguous'
   | 'client-not-found'
   | 'client-ambiguous'
+  | 'service-suspended'
   | 'uisp-error';

@@ -1,0 +1,400 @@
+/**
+ * The customer activation workflow (spec §1) as a plain async sequence of step events. It knows
+ * nothing of Slack or terminals: front ends iterate `run()` and render each event as it arrives.
+ *
+ * Shape: one round of independent reads (both device lists, the client lookup, the sites) → a plan →
+ * the writes, each only if still needed. Every decision is re-derived from UISP's current state, so
+ * re-running after any failure converges: no second client, service or site.
+ */
+import type { ActivationConfig } from '../../config.js';
+import type { CrmClient } from '../uisp/crm-client.js';
+import { UispError, UispNotFoundError, UispUnavailableError } from '../uisp/errors.js';
+import type { NmsClient } from '../uisp/nms-client.js';
+import type { Client, Device, Service, Site } from '../uisp/schemas.js';
+import { describeQuery, findDevices, parseDeviceQuery } from './device-match.js';
+import { sameName, titleCase } from './names.js';
+import { dispositionOf, statusLabel } from './service-status.js';
+import type {
+  ActivationErrorCode,
+  ActivationEvent,
+  ActivationPlan,
+  ActivationRequest,
+  ActivationResult,
+  ClientRef,
+  DeviceRef,
+  ServiceRef,
+  SiteRef,
+  StepEvent,
+  StepName,
+} from './types.js';
+
+export class ActivationFailure extends Error {
+  override readonly name = 'ActivationFailure';
+  constructor(
+    readonly code: ActivationErrorCode,
+    message: string,
+    readonly candidates: string[] = [],
+  ) {
+    super(message);
+  }
+}
+
+export interface ActivationDeps {
+  crm: CrmClient;
+  nms: NmsClient;
+  settings: ActivationConfig;
+  /** e.g. https://uisp.example.net/crm — the client page is `${crmBaseUrl}/client/${id}`. */
+  crmBaseUrl: string;
+  /** Today's date (YYYY-MM-DD) in the ISP's time zone. */
+  today: () => string;
+}
+
+/** Written into the note of sites SubOps creates, so a re-run finds the site before the manual CRM link exists. */
+export const siteMarker = (clientId: number) => `subops:crm-client=${clientId}`;
+
+const clientRef = (client: Client): ClientRef => ({
+  id: client.id,
+  name: [client.firstName, client.lastName].filter(Boolean).join(' ') || client.companyName || `client #${client.id}`,
+});
+const siteRef = (site: Site): SiteRef => ({ id: site.id, name: site.identification.name });
+
+export class ActivationService {
+  constructor(private readonly deps: ActivationDeps) {}
+
+  /** Reads only: what `run` would do now. Throws ActivationFailure for not-found and ambiguous input. */
+  async plan(request: ActivationRequest): Promise<ActivationPlan> {
+    return this.read(request);
+  }
+
+  crmClientUrl(clientId: number): string {
+    return `${this.deps.crmBaseUrl}/client/${clientId}`;
+  }
+
+  /** Yields one event per step as it happens and always ends with exactly one result event; never throws. */
+  async *run(request: ActivationRequest, { dryRun = false }: { dryRun?: boolean } = {}): AsyncGenerator<ActivationEvent> {
+    const log = new RunLog();
+    let plan: ActivationPlan;
+    try {
+      plan = await this.read(request);
+    } catch (error) {
+      const failure = asFailure(error);
+      yield step('discover', 'failed', failure.message);
+      yield log.failed('discover', failure);
+      return;
+    }
+    const device = plan.device;
+    yield step('discover', 'done', `Found ${device.name} (${[device.ip, device.mac].filter(Boolean).join(', ')}) in the ${device.list} devices list`, { deviceId: device.id });
+    if (dryRun) {
+      yield* planEvents(plan);
+      yield { type: 'result', outcome: 'planned', message: 'Dry run: nothing was written.', plan, device, done: [], notDone: [] };
+      return;
+    }
+    log.expect(plan);
+
+    let client: ClientRef;
+    if (plan.client.action === 'reuse') {
+      client = plan.client.client;
+      yield step('client', 'skipped', `Reusing client #${client.id} ${client.name}`, { clientId: client.id });
+    } else {
+      try {
+        client = clientRef(await this.deps.crm.createClient({ firstName: plan.client.firstName, lastName: plan.client.lastName, ...contactOf(request) }));
+      } catch (error) {
+        yield step('client', 'failed', errorMessage(error));
+        yield log.failed('client', error);
+        return;
+      }
+      const message = `Created client #${client.id} ${client.name}`;
+      log.did('client', message);
+      yield step('client', 'done', message, { clientId: client.id });
+    }
+
+    // The service and the site depend only on the client, so both go out together.
+    const [serviceOutcome, siteOutcome] = await Promise.allSettled([this.ensureService(plan, client, log), this.ensureSite(plan, client, log)]);
+    const failures: { name: StepName; error: unknown }[] = [];
+    let service: ServiceRef | undefined;
+    let site: SiteRef | undefined;
+    if (serviceOutcome.status === 'fulfilled') {
+      ({ service } = serviceOutcome.value);
+      yield serviceOutcome.value.event;
+    } else {
+      failures.push({ name: 'service', error: serviceOutcome.reason });
+      yield step('service', 'failed', errorMessage(serviceOutcome.reason));
+    }
+    if (siteOutcome.status === 'fulfilled') {
+      ({ site } = siteOutcome.value);
+      yield siteOutcome.value.event;
+    } else {
+      failures.push({ name: 'site', error: siteOutcome.reason });
+      yield step('site', 'failed', errorMessage(siteOutcome.reason));
+    }
+    if (!service || !site) {
+      yield log.failed(failures[0]!.name, failures[0]!.error, { client, ...(service && { service }), ...(site && { site }) });
+      return;
+    }
+
+    if (plan.authorize.action === 'skip') {
+      yield step('authorize', 'skipped', plan.authorize.reason, { deviceId: device.id, siteId: site.id });
+    } else {
+      try {
+        await this.deps.nms.authorizeDevice(device.id, site.id);
+      } catch (error) {
+        yield step('authorize', 'failed', errorMessage(error));
+        yield log.failed('authorize', error, { client, service, site });
+        return;
+      }
+      const message = `Authorized ${device.name} onto site "${site.name}"`;
+      log.did('authorize', message);
+      yield step('authorize', 'done', message, { deviceId: device.id, siteId: site.id });
+    }
+
+    const crmClientUrl = this.crmClientUrl(client.id);
+    yield step(
+      'manual-link',
+      'manual',
+      `Manual step: in the CRM web interface, link client #${client.id} ${client.name} (${crmClientUrl}) to NMS site "${site.name}" and device ${device.name}. SubOps does not perform this link.`,
+      { clientId: client.id, siteId: site.id, deviceId: device.id },
+    );
+    const alreadyActive = log.done.length === 0;
+    yield {
+      type: 'result',
+      outcome: alreadyActive ? 'already-activated' : 'activated',
+      message: alreadyActive
+        ? `Already activated: ${client.name} has Active service #${service.id} and ${device.name} is on site "${site.name}". Nothing was changed.`
+        : `Activated ${client.name}: service #${service.id}, site "${site.name}", device ${device.name}.`,
+      device,
+      client,
+      service,
+      site,
+      crmClientUrl,
+      done: log.done,
+      notDone: [],
+    };
+  }
+
+  private async ensureService(plan: ActivationPlan, client: ClientRef, log: RunLog): Promise<{ service: ServiceRef; event: StepEvent }> {
+    if (plan.service.action === 'reuse') {
+      const service = plan.service.service;
+      return { service, event: step('service', 'skipped', `Already activated: service #${service.id}${service.name ? ` (${service.name})` : ''} is Active`, { clientId: client.id, serviceId: service.id }) };
+    }
+    const { settings, crm } = this.deps;
+    const deleted: number[] = [];
+    for (const old of plan.service.delete) {
+      await crm.deleteService(old.id);
+      deleted.push(old.id);
+      log.did(`delete:${old.id}`, `Deleted ${old.statusLabel} service #${old.id}`);
+    }
+    const created = await crm.createService(client.id, {
+      status: settings.statuses.active,
+      servicePlanPeriodId: plan.service.servicePlanPeriodId,
+      price: plan.service.price,
+      activeFrom: plan.service.activeFrom,
+      invoicingStart: plan.service.activeFrom,
+    });
+    const service: ServiceRef = { id: created.id, status: created.status, statusLabel: statusLabel(created.status, settings.statuses), name: created.name };
+    const what = `Created ${service.statusLabel} service #${service.id}${service.name ? ` (${service.name})` : ''}: ${formatMoney(plan.service.price, created.currencyCode)}/month from ${plan.service.activeFrom}`;
+    const replaced = deleted.length ? ` after deleting ${deleted.map((id) => `#${id}`).join(', ')}` : '';
+    log.did('service', what + replaced);
+    return { service, event: step('service', 'done', what + replaced, { clientId: client.id, serviceId: service.id, ...(deleted.length && { deletedServiceIds: deleted.join(',') }) }) };
+  }
+
+  private async ensureSite(plan: ActivationPlan, client: ClientRef, log: RunLog): Promise<{ site: SiteRef; event: StepEvent }> {
+    if (plan.site.action === 'reuse') {
+      const site = plan.site.site;
+      return { site, event: step('site', 'skipped', `Reusing NMS site "${site.name}"`, { siteId: site.id }) };
+    }
+    const created = siteRef(
+      await this.deps.nms.createSite({
+        name: client.name,
+        type: 'endpoint',
+        ...(plan.site.parentSiteId && { parentSiteId: plan.site.parentSiteId }),
+        note: siteMarker(client.id),
+      }),
+    );
+    const message = `Created NMS site "${created.name}"`;
+    log.did('site', message);
+    return { site: created, event: step('site', 'done', message, { siteId: created.id }) };
+  }
+
+  private async read(request: ActivationRequest): Promise<ActivationPlan> {
+    const { crm, nms, settings } = this.deps;
+    const query = parseDeviceQuery(request.device);
+    const firstName = titleCase(request.firstName);
+    const lastName = titleCase(request.lastName);
+    const explicitId = request.clientId;
+    const [authorized, discovered, lookup, sites] = await Promise.allSettled([
+      nms.listDevices(),
+      nms.listDiscoveredDevices(),
+      explicitId !== undefined
+        ? Promise.all([crm.getClient(explicitId), crm.listServices(explicitId)])
+        : crm.listClients({ query: `${firstName} ${lastName}` }),
+      nms.listSites(),
+    ]);
+    const device = pickDevice(query, settled(authorized), settled(discovered));
+    const siteList = settled(sites);
+
+    let client: Client | null;
+    let services: Service[];
+    if (explicitId !== undefined) {
+      if (lookup.status === 'rejected' && lookup.reason instanceof UispNotFoundError) {
+        throw new ActivationFailure('client-not-found', `No CRM client #${explicitId}. Check the id, or leave it empty to find or create the client by name.`);
+      }
+      [client, services] = settled(lookup) as [Client, Service[]];
+    } else {
+      const namesakes = (settled(lookup) as Client[]).filter((c) => sameName(c.firstName, firstName) && sameName(c.lastName, lastName));
+      if (namesakes.length > 1) {
+        const candidates = namesakes.map((c) => `#${c.id} ${clientRef(c).name}`);
+        throw new ActivationFailure('client-ambiguous', `Several CRM clients are named ${firstName} ${lastName} (${candidates.join(', ')}); give the client id.`, candidates);
+      }
+      client = namesakes[0] ?? null;
+      services = client ? await crm.listServices(client.id) : [];
+    }
+
+    const existing = client ? clientRef(client) : null;
+    const service = this.planService(existing, services);
+    return {
+      device,
+      client: existing ? { action: 'reuse', client: existing } : { action: 'create', firstName, lastName },
+      service,
+      ...this.planSiteAndAuthorization(existing, firstName, lastName, device, siteList),
+      destructive: service.action === 'create' && service.delete.length > 0,
+    };
+  }
+
+  private planService(client: ClientRef | null, services: Service[]): ActivationPlan['service'] {
+    const { statuses, servicePlanPeriodId, servicePrice } = this.deps.settings;
+    const ref = (s: Service): ServiceRef => ({ id: s.id, status: s.status, statusLabel: statusLabel(s.status, statuses), name: s.name });
+    const active = services.find((s) => dispositionOf(s.status, statuses) === 'reuse');
+    if (active) return { action: 'reuse', service: ref(active) };
+    const suspended = services.filter((s) => dispositionOf(s.status, statuses) === 'block');
+    if (suspended.length) {
+      throw new ActivationFailure(
+        'service-suspended',
+        `Client #${client?.id} ${client?.name} has suspended service ${suspended.map((s) => `#${s.id}`).join(', ')}: lift the suspension (/unsuspend) instead of activating again. Nothing was changed.`,
+      );
+    }
+    return {
+      action: 'create',
+      delete: services.filter((s) => dispositionOf(s.status, statuses) === 'replace').map(ref),
+      servicePlanPeriodId,
+      price: servicePrice,
+      activeFrom: this.deps.today(),
+    };
+  }
+
+  private planSiteAndAuthorization(
+    client: ClientRef | null,
+    firstName: string,
+    lastName: string,
+    device: DeviceRef,
+    sites: Site[],
+  ): Pick<ActivationPlan, 'site' | 'authorize'> {
+    const id = client ? String(client.id) : undefined;
+    const existing =
+      id === undefined
+        ? undefined
+        : (sites.find((s) => s.ucrm?.client?.id === id || s.description?.ucrmId === id) ?? sites.find((s) => s.description?.note?.includes(siteMarker(client!.id))));
+    if (existing) {
+      const site = siteRef(existing);
+      const onSite = device.authorized && device.siteId === site.id;
+      return {
+        site: { action: 'reuse', site },
+        authorize: onSite ? { action: 'skip', reason: `${device.name} is already authorized on site "${site.name}"` } : { action: 'authorize' },
+      };
+    }
+    const parentSiteId = this.deps.settings.parentSiteId ?? sites.find((s) => !s.identification.parent && (s.identification.type ?? 'site') === 'site')?.id ?? null;
+    if (this.deps.settings.parentSiteId && !sites.some((s) => s.id === parentSiteId)) {
+      throw new ActivationFailure('uisp-error', `NMS_PARENT_SITE_ID ${parentSiteId} is not an NMS site; fix the setting. Nothing was changed.`);
+    }
+    return { site: { action: 'create', name: client?.name ?? `${firstName} ${lastName}`, parentSiteId }, authorize: { action: 'authorize' } };
+  }
+}
+
+function pickDevice(query: ReturnType<typeof parseDeviceQuery>, authorized: Device[], discovered: Device[]): DeviceRef {
+  const found = findDevices(query, authorized, discovered);
+  if (found.length === 0) {
+    throw new ActivationFailure('device-not-found', `Device not found: no device with ${describeQuery(query)} in the authorized or discovered lists. Nothing was changed.`);
+  }
+  if (found.length > 1) {
+    const candidates = found.map((d) => `${d.name} (${[d.ip, d.mac, d.list].filter(Boolean).join(', ')})`);
+    throw new ActivationFailure('device-ambiguous', `${found.length} devices match ${describeQuery(query)}: ${candidates.join('; ')}. Use the IP or MAC address. Nothing was changed.`, candidates);
+  }
+  return found[0]!;
+}
+
+function settled<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
+}
+
+function contactOf(request: ActivationRequest): { email?: string; phone?: string } {
+  return { ...(request.email && { email: request.email }), ...(request.phone && { phone: request.phone }) };
+}
+
+function step(name: StepName, status: StepEvent['status'], message: string, ids: StepEvent['ids'] = {}): StepEvent {
+  return { type: 'step', step: name, status, message, ids };
+}
+
+function* planEvents(plan: ActivationPlan): Generator<StepEvent> {
+  yield step('client', 'planned', plan.client.action === 'reuse' ? `Would reuse client #${plan.client.client.id} ${plan.client.client.name}` : `Would create client ${plan.client.firstName} ${plan.client.lastName}`);
+  if (plan.service.action === 'reuse') {
+    yield step('service', 'planned', `Would reuse Active service #${plan.service.service.id} (already activated)`, { serviceId: plan.service.service.id });
+  } else {
+    const deletions = plan.service.delete.map((s) => `delete ${s.statusLabel} service #${s.id}, then `).join('');
+    yield step('service', 'planned', `Would ${deletions}create an Active service (plan period ${plan.service.servicePlanPeriodId}, ${formatMoney(plan.service.price)}/month from ${plan.service.activeFrom})`);
+  }
+  yield step('site', 'planned', plan.site.action === 'reuse' ? `Would reuse NMS site "${plan.site.site.name}"` : `Would create NMS site "${plan.site.name}"`);
+  yield step('authorize', 'planned', plan.authorize.action === 'skip' ? plan.authorize.reason : `Would authorize ${plan.device.name} onto that site`, { deviceId: plan.device.id });
+}
+
+function formatMoney(amount: number, currency?: string | null): string {
+  const text = amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  return currency ? `${currency} ${text}` : text;
+}
+
+function asFailure(error: unknown, suffix = '. Nothing was changed.'): ActivationFailure {
+  if (error instanceof ActivationFailure) return error;
+  return new ActivationFailure('uisp-error', `${errorMessage(error)}${suffix}`);
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof UispUnavailableError && error.method !== 'GET') {
+    return `${error.message}. UISP may or may not have applied this change; re-run the activation: it picks up where it stopped and creates no duplicates`;
+  }
+  if (error instanceof UispError || error instanceof Error) return error.message;
+  return String(error);
+}
+
+/** Tracks what has been written and what the plan still expected, for honest failure reports. */
+class RunLog {
+  readonly done: string[] = [];
+  /** Planned writes not yet made, keyed by step name or `delete:<service id>`. */
+  private readonly pending = new Map<string, string>();
+
+  expect(plan: ActivationPlan): void {
+    if (plan.client.action === 'create') this.pending.set('client', `create client ${plan.client.firstName} ${plan.client.lastName}`);
+    if (plan.service.action === 'create') {
+      for (const old of plan.service.delete) this.pending.set(`delete:${old.id}`, `delete ${old.statusLabel} service #${old.id}`);
+      this.pending.set('service', 'create the Active service');
+    }
+    if (plan.site.action === 'create') this.pending.set('site', `create NMS site "${plan.site.name}"`);
+    if (plan.authorize.action === 'authorize') this.pending.set('authorize', `authorize ${plan.device.name}`);
+  }
+
+  did(key: string, sentence: string): void {
+    this.done.push(sentence);
+    this.pending.delete(key);
+  }
+
+  failed(name: StepName, error: unknown, reached: Partial<Pick<ActivationResult, 'client' | 'service' | 'site'>> = {}): ActivationResult {
+    const failure = asFailure(error, '');
+    return {
+      type: 'result',
+      outcome: 'failed',
+      message: `Activation failed at the ${name} step: ${failure.message}`,
+      ...reached,
+      done: [...this.done],
+      notDone: [...this.pending.values()],
+      error: { code: failure.code, message: failure.message, ...(failure.candidates.length && { candidates: failure.candidates }) },
+    };
+  }
+}
