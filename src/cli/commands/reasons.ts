@@ -1,0 +1,21 @@
+import { parseFlags } from '../args.js';
+import { connect } from '../connect.js';
+import { EXIT, writeLine, type CliIo } from '../io.js';
+
+export const reasonsHelp = `Usage: subops reasons [--json]
+
+Lists the CRM's service suspension reasons (ids and names) for \`subops suspend --reason\`.`;
+
+export async function reasons(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseFlags(argv, { json: { type: 'boolean' } });
+  if (values.help) return writeLine(io.stdout, reasonsHelp), EXIT.ok;
+  const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
+  try {
+    for (const reason of await connection.services.suspensions.listReasons()) {
+      writeLine(io.stdout, values.json ? JSON.stringify(reason) : `${String(reason.id).padStart(5)}  ${reason.name}`);
+    }
+    return EXIT.ok;
+  } finally {
+    await connection.close();
+  }
+}

@@ -1,0 +1,57 @@
+/** `subops suspend` and `subops unsuspend`: one flow, two actions. Lifting uses cancel-suspend. */
+import type { SuspensionOutcome } from '../../services/suspensions.js';
+import { statusLabel } from '../../services/activation/service-status.js';
+import { parseFlags, positiveInt } from '../args.js';
+import { connect } from '../connect.js';
+import { EXIT, UsageError, writeLine, type CliIo } from '../io.js';
+
+export const suspendHelp = `Usage: subops suspend --service-id <id> --reason <id or name> [--json]
+
+Suspends a CRM service for a suspension reason (see \`subops reasons\`).`;
+
+export const unsuspendHelp = `Usage: subops unsuspend --service-id <id> [--json]
+
+Lifts a service's suspension (UISP's cancel-suspend).`;
+
+export async function suspend(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseFlags(argv, { 'service-id': { type: 'string' }, reason: { type: 'string' }, json: { type: 'boolean' } });
+  if (values.help) return writeLine(io.stdout, suspendHelp), EXIT.ok;
+  const serviceId = positiveInt('--service-id', values['service-id'], true);
+  const reasonText = values.reason?.trim();
+  if (!reasonText) throw new UsageError('--reason is required (an id or name from `subops reasons`).');
+  return withConnection(io, values.json, async ({ suspensions }) => {
+    const reason = await suspensions.resolveReason(reasonText);
+    return suspensions.suspend(serviceId, reason.id);
+  });
+}
+
+export async function unsuspend(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseFlags(argv, { 'service-id': { type: 'string' }, json: { type: 'boolean' } });
+  if (values.help) return writeLine(io.stdout, unsuspendHelp), EXIT.ok;
+  const serviceId = positiveInt('--service-id', values['service-id'], true);
+  return withConnection(io, values.json, ({ suspensions }) => suspensions.unsuspend(serviceId));
+}
+
+async function withConnection(
+  io: CliIo,
+  json: boolean | undefined,
+  action: (services: Awaited<ReturnType<typeof connect>>['services']) => Promise<SuspensionOutcome>,
+): Promise<number> {
+  const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
+  try {
+    const outcome = await action(connection.services);
+    const statuses = connection.config.activation.statuses;
+    if (json) writeLine(io.stdout, JSON.stringify(outcome));
+    else {
+      const { service, after, reason } = outcome;
+      const verb = reason ? `Suspended service #${service.id}` : `Lifted the suspension of service #${service.id}`;
+      writeLine(
+        io.stdout,
+        `${verb}${service.name ? ` (${service.name})` : ''} of client #${service.clientId}${reason ? ` — reason: ${reason.name}` : ''}. Status: ${statusLabel(service.status, statuses)} → ${statusLabel(after.status, statuses)}.`,
+      );
+    }
+    return EXIT.ok;
+  } finally {
+    await connection.close();
+  }
+}

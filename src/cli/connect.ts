@@ -1,0 +1,35 @@
+/**
+ * Turns configuration into running services. Without UISP_URL the CLI starts the bundled simulator
+ * with its sample data, so anyone can try SubOps offline, and says so on stderr.
+ */
+import { loadCoreConfig, type CoreConfig, type Env } from '../config.js';
+import { createServices, type Services } from '../services/container.js';
+import { startSimulator, type RunningSimulator } from '../simulator/index.js';
+
+export interface Connection {
+  services: Services;
+  config: CoreConfig;
+  /** Set when the embedded simulator stands in for UISP. */
+  simulator?: RunningSimulator;
+  close(): Promise<void>;
+}
+
+export async function connect(env: Env, notice: (line: string) => void): Promise<Connection> {
+  const config = loadCoreConfig(env);
+  let simulator: RunningSimulator | undefined;
+  if (!config.uisp.url) {
+    simulator = await startSimulator();
+    config.uisp = { ...config.uisp, url: simulator.url, crmToken: simulator.token, nmsToken: simulator.token };
+    notice(`UISP_URL is not set: using the embedded UISP simulator with sample data at ${simulator.url} (no real UISP is touched).`);
+  }
+  const services = createServices(config);
+  return {
+    services,
+    config,
+    ...(simulator && { simulator }),
+    close: async () => {
+      await services.close();
+      await simulator?.close();
+    },
+  };
+}

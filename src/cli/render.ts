@@ -1,0 +1,53 @@
+/** Human-readable terminal lines for workflow events and payment listings. */
+import type { ActivationEvent, StepStatus } from '../services/activation/types.js';
+import type { PaymentSummary } from '../services/payments.js';
+
+const MARK: Record<StepStatus, string> = { done: '✓', skipped: '↷', failed: '✗', planned: '•', manual: '!' };
+const STEP_WIDTH = 'manual-link'.length;
+
+export function renderEvent(event: ActivationEvent): string[] {
+  if (event.type === 'step') return [`${MARK[event.status]} ${event.step.padEnd(STEP_WIDTH)}  ${event.message}`];
+  const lines = [``, `${event.outcome === 'failed' ? 'FAILED' : event.outcome === 'planned' ? 'PLAN' : 'OK'}: ${event.message}`];
+  if (event.outcome === 'failed') {
+    lines.push(`  Done: ${event.done.length ? event.done.join('; ') : 'nothing was changed'}`);
+    if (event.notDone.length) lines.push(`  Not done: ${event.notDone.join('; ')}`);
+    for (const candidate of event.error?.candidates ?? []) lines.push(`  - ${candidate}`);
+  }
+  return lines;
+}
+
+export function renderPaymentSummary(summary: PaymentSummary, clientNames: Map<number, string>): string[] {
+  const { query, payments, totals, count } = summary;
+  const scope = query.clientId !== undefined ? `client #${query.clientId}${clientNames.has(query.clientId) ? ` ${clientNames.get(query.clientId)}` : ''}` : 'all clients';
+  const lines = [`Payments for ${scope}, ${query.from} to ${query.to}: ${count} payment${count === 1 ? '' : 's'}`];
+  if (payments.length) {
+    lines.push('', `${'ID'.padStart(7)}  ${'DATE'.padEnd(10)}  ${'CLIENT'.padEnd(24)}  ${'AMOUNT'.padStart(14)}  NOTE`);
+    for (const p of payments) {
+      const client = p.clientId == null ? '-' : `#${p.clientId} ${clientNames.get(p.clientId) ?? ''}`.trim();
+      lines.push(`${String(p.id).padStart(7)}  ${p.createdDate.slice(0, 10)}  ${client.slice(0, 24).padEnd(24)}  ${money(p.amount, p.currencyCode).padStart(14)}  ${p.note ?? ''}`.trimEnd());
+    }
+    if (count > payments.length) lines.push(`  … ${count - payments.length} older payment${count - payments.length === 1 ? '' : 's'} not shown (use --limit, --csv or --json)`);
+  }
+  if (totals.length) lines.push('', `Totals: ${totals.map((t) => `${money(t.amount, t.currency)} (${t.count})`).join(', ')}`);
+  return lines;
+}
+
+export function money(amount: number, currency: string | null | undefined): string {
+  return `${currency ?? ''} ${amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`.trim();
+}
+
+const CSV_COLUMNS = ['id', 'createdDate', 'clientId', 'amount', 'currencyCode', 'methodId', 'note'] as const;
+
+export const csvHeader = () => CSV_COLUMNS.join(',');
+
+export function csvLine(payment: Partial<Record<(typeof CSV_COLUMNS)[number], unknown>>): string {
+  return CSV_COLUMNS.map((column) => csvCell(payment[column])).join(',');
+}
+
+function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const text = String(value);
+  // Quote when needed; prefix formula-looking cells so a spreadsheet never executes a note.
+  const safe = /^[=+\-@]/.test(text) && typeof value === 'string' ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}

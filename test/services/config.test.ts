@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadAppConfig, loadCoreConfig } from '../../src/config.js';
+
+const problemsOf = (fn: () => unknown): string[] => {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+};
+
+describe('core configuration', () => {
+  it('defaults to the spec plan, price and status numbers, and no UISP URL (embedded simulator)', () => {
+    const config = loadCoreConfig({});
+    expect(config.uisp.url).toBeUndefined();
+    expect(config.activation).toMatchObject({ servicePlanPeriodId: 37, servicePrice: 10_000, statuses: { active: 1, quoted: 6, obsolete: 7, suspended: 3 } });
+  });
+
+  it('uses UISP_TOKEN for both systems unless a per-system token is given', () => {
+    const config = loadCoreConfig({ UISP_URL: 'https://uisp.example.net/', UISP_TOKEN: 'shared', UISP_NMS_TOKEN: 'nms-only' });
+    expect(config.uisp).toMatchObject({ url: 'https://uisp.example.net', crmToken: 'shared', nmsToken: 'nms-only' });
+  });
+
+  it('reports every problem at once, by variable name, without echoing secrets', () => {
+    const problems = problemsOf(() =>
+      loadCoreConfig({ UISP_URL: 'ftp://x', ISP_TIMEZONE: 'Mars/Olympus', SERVICE_PRICE: '-1', SERVICE_PLAN_PERIOD_ID: 'abc', SERVICE_STATUS_QUOTED: '1', LOG_LEVEL: 'loud' }),
+    );
+    expect(problems.map((p) => p.split(' ')[0])).toEqual(
+      expect.arrayContaining(['UISP_URL', 'ISP_TIMEZONE', 'SERVICE_PRICE', 'SERVICE_PLAN_PERIOD_ID', 'SERVICE_STATUS_ACTIVE,', 'LOG_LEVEL']),
+    );
+  });
+
+  it('requires a token when a real UISP URL is set', () => {
+    expect(problemsOf(() => loadCoreConfig({ UISP_URL: 'https://uisp.example.net' }))).toEqual([expect.stringContaining('UISP_TOKEN is required')]);
+  });
+});
+
+describe('Slack app configuration', () => {
+  it('needs a bot token, and a signing secret unless Socket Mode is used', () => {
+    const problems = problemsOf(() => loadAppConfig({}));
+    expect(problems).toHaveLength(2);
+    expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/^SLACK_SIGNING_SECRET is required/), expect.stringMatching(/^SLACK_BOT_TOKEN is required/)]));
+    expect(problemsOf(() => loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' }))).toEqual([]);
+  });
+
+  it('rejects tokens of the wrong kind without printing them', () => {
+    const problems = problemsOf(() => loadAppConfig({ SLACK_BOT_TOKEN: 'xoxp-secret-user-token', SLACK_APP_TOKEN: 'secret-app', PORT: '99999' }));
+    expect(problems.join('\n')).not.toContain('secret');
+    expect(problems.map((p) => p.split(' ')[0]).sort()).toEqual(['PORT', 'SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN']);
+  });
+
+  it('reads the access lists', () => {
+    const { slack } = loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ALLOWED_USER_IDS: ' U1, U2 ,', ALLOWED_USERGROUP_ID: 'S9' });
+    expect(slack).toMatchObject({ allowedUserIds: ['U1', 'U2'], allowedUsergroupId: 'S9', port: 3000 });
+  });
+});
