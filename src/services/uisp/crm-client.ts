@@ -112,7 +112,7 @@ export class CrmClient {
 
   /** Lifts a suspension. UISP has no /unsuspend; cancel-suspend is the only way (spec §4). */
   async cancelSuspendService(serviceId: number): Promise<void> {
-    await this.http.patch(`clients/services/${serviceId}/cancel-suspend`, {}, IgnoredBody);
+    await this.http.patch(`clients/services/${serviceId}/cancel-suspend`, undefined, IgnoredBody);
   }
 
   listSuspensionReasons(): Promise<SuspensionReason[]> {
@@ -133,6 +133,7 @@ export class CrmClient {
    */
   async *payments(filters: PaymentFilters = {}, pageSize = MAX_PAYMENTS_PAGE): AsyncGenerator<Payment> {
     const limit = Math.min(Math.max(1, pageSize), MAX_PAYMENTS_PAGE);
+    let previousIds = new Set<number>();
     for (let offset = 0; ; offset += limit) {
       const page = await this.http.get('payments', z.array(PaymentSchema), {
         ...filters,
@@ -141,8 +142,10 @@ export class CrmClient {
         limit,
         offset,
       });
-      yield* page;
+      // A payment recorded while we page shifts later pages by one: skip what the last page already gave.
+      for (const payment of page) if (!previousIds.has(payment.id)) yield payment;
       if (page.length < limit) return;
+      previousIds = new Set(page.map((payment) => payment.id));
     }
   }
 

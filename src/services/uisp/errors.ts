@@ -51,9 +51,11 @@ export class UispValidationError extends UispError {
     request: UispRequestInfo,
     readonly fieldErrors: Record<string, string[]>,
     message?: string,
+    /** 422 normally; CRM also answers 400 with field errors. */
+    status = 422,
   ) {
     const fields = Object.entries(fieldErrors).map(([field, errors]) => `${field}: ${errors.join(' ')}`);
-    super('validation', request, `${message ?? 'validation failed'} (HTTP 422)${fields.length ? ` — ${fields.join('; ')}` : ''}`, 422);
+    super('validation', request, `${message ?? 'validation failed'} (HTTP ${status})${fields.length ? ` — ${fields.join('; ')}` : ''}`, status);
   }
 }
 

@@ -160,7 +160,7 @@ function errorForStatus(info: UispRequestInfo, status: number, text: string): Ui
     for (const [field, errors] of Object.entries(parsedBody?.errors ?? {})) {
       fieldErrors[field] = Array.isArray(errors) ? errors : [errors];
     }
-    return new UispValidationError(info, fieldErrors, message);
+    return new UispValidationError(info, fieldErrors, message, status);
   }
   if (status === 429 || status >= 500) {
     return new UispUnavailableError(info, `UISP is unavailable (HTTP ${status}${message ? `: ${message}` : ''})`, status);

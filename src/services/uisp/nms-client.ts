@@ -3,6 +3,7 @@
  * Endpoints the spec leaves out come from the NMS Swagger in ../shared/uisp.
  */
 import { z } from 'zod';
+import { UispRejectedError } from './errors.js';
 import type { UispHttp } from './http.js';
 import { DeviceSchema, NmsStatusSchema, SiteSchema, type Device, type Site } from './schemas.js';
 
@@ -44,6 +45,11 @@ export class NmsClient {
 
   /** POST /devices/{id}/authorize with {siteId}: admits the device onto the network under that site. */
   async authorizeDevice(deviceId: string, siteId: string): Promise<void> {
-    await this.http.post(`devices/${encodeURIComponent(deviceId)}/authorize`, { siteId }, NmsStatusSchema.nullable());
+    const path = `devices/${encodeURIComponent(deviceId)}/authorize`;
+    const status = await this.http.post(path, { siteId }, NmsStatusSchema.nullable());
+    // NMS can answer 200 with {result: false}: that is a refusal, not a success.
+    if (status?.result === false) {
+      throw new UispRejectedError({ system: 'nms', method: 'POST', path: `/nms/api/v2.1/${path}` }, 200, status.message ?? 'device authorization refused');
+    }
   }
 }
