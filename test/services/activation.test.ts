@@ -1,0 +1,231 @@
+/**
+ * The activation workflow end to end against the UISP simulator over loopback HTTP: what it sends to
+ * UISP for every service state, what it refuses to do, and that re-running after a failure converges.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ActivationEvent, ActivationRequest, ActivationResult, StepEvent } from '../../src/services/activation/types.js';
+import { siteMarker } from '../../src/services/activation/workflow.js';
+import { sequentialRoundTrips } from '../../src/simulator/index.js';
+import { startUisp, type UispFixture } from '../support/uisp.js';
+
+let uisp: UispFixture;
+afterEach(async () => uisp?.close());
+
+const PRIMARY_SITE = '3f6b2c1e-8d4a-4e7b-9c2d-5a1e0f7b3c01';
+const NOW = () => new Date('2026-11-22T15:00:00Z');
+
+async function run(request: ActivationRequest, options: { dryRun?: boolean } = {}) {
+  const events: ActivationEvent[] = [];
+  for await (const event of uisp.services.activation.run(request, options)) events.push(event);
+  const result = events.at(-1) as ActivationResult;
+  expect(result.type).toBe('result');
+  expect(events.filter((e) => e.type === 'result')).toHaveLength(1);
+  return { steps: events.filter((e): e is StepEvent => e.type === 'step'), result };
+}
+
+const deviceId = (name: string) => uisp.sim.data.devices.find((d) => d.identification.name === name)!.identification.id;
+const bodyOf = (method: string, path: RegExp) => uisp.sim.requests.find((r) => r.method === method && path.test(r.path))?.body;
+
+describe('a brand-new customer', () => {
+  it('creates the client in Title Case, the Active service, the site, authorizes the device and reminds of the manual link', async () => {
+    uisp = await startUisp({ now: NOW });
+    const { steps, result } = await run({ device: '10.20.1.88', firstName: 'ada', lastName: 'LOVELACE', email: 'ada@example.org' });
+
+    expect(steps.map((s) => [s.step, s.status])).toEqual([
+      ['discover', 'done'],
+      ['client', 'done'],
+      ['service', 'done'],
+      ['site', 'done'],
+      ['authorize', 'done'],
+      ['manual-link', 'manual'],
+    ]);
+    expect(result).toMatchObject({ outcome: 'activated', client: { name: 'Ada Lovelace' }, done: expect.any(Array), notDone: [] });
+    const clientId = result.client!.id;
+    // The service and the site go out together, so only their neighbours' order is fixed.
+    const writes = uisp.writes();
+    expect(writes[0]).toBe('POST /crm/api/v1.0/clients');
+    expect(writes.slice(1, 3).sort()).toEqual([`POST /crm/api/v1.0/clients/${clientId}/services`, 'POST /nms/api/v2.1/sites']);
+    expect(writes.slice(3)).toEqual([`POST /nms/api/v2.1/devices/${deviceId('PowerBeam 5AC')}/authorize`]);
+    expect(bodyOf('POST', /\/clients$/)).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', contacts: [expect.objectContaining({ email: 'ada@example.org' })] });
+    expect(bodyOf('POST', /\/services$/)).toEqual({ status: 1, servicePlanPeriodId: 37, price: 10_000, activeFrom: '2026-11-22', invoicingStart: '2026-11-22' });
+    expect(bodyOf('POST', /\/sites$/)).toEqual({ name: 'Ada Lovelace', type: 'endpoint', parentSiteId: PRIMARY_SITE, note: siteMarker(clientId) });
+    expect(bodyOf('POST', /\/authorize$/)).toEqual({ siteId: result.site!.id });
+    const reminder = steps.at(-1)!;
+    expect(reminder.message).toContain(`${uisp.sim.url}/crm/client/${clientId}`);
+    expect(reminder.message).toMatch(/link client #\d+ Ada Lovelace .* to NMS site "Ada Lovelace"/);
+
+    // What UISP now holds, read back through the simulator.
+    expect(uisp.sim.data.services.filter((s) => s.clientId === clientId).map((s) => s.status)).toEqual([1]);
+    expect(uisp.sim.data.devices.find((d) => d.identification.id === deviceId('PowerBeam 5AC'))!.identification).toMatchObject({ authorized: true, site: { id: result.site!.id } });
+  });
+
+  it('needs at most 5 sequential UISP round trips: independent reads and writes go out together', async () => {
+    uisp = await startUisp({ now: NOW, simulator: { latencyMs: 15 } });
+    await run({ device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' });
+    expect(uisp.sim.requests.length).toBeGreaterThanOrEqual(8);
+    expect(sequentialRoundTrips(uisp.sim.requests)).toBeLessThanOrEqual(5);
+  });
+
+  it('writes hyphenated and apostrophe names in Title Case', async () => {
+    uisp = await startUisp({ now: NOW });
+    const { result } = await run({ device: '74:83:C2:0F:AB:88', firstName: 'jean-luc', lastName: "o'NEIL" });
+    expect(result.client?.name).toBe("Jean-Luc O'Neil");
+    expect(bodyOf('POST', /\/clients$/)).toMatchObject({ firstName: 'Jean-Luc', lastName: "O'Neil" });
+  });
+
+  it('dates the service today in the ISP time zone, not UTC', async () => {
+    // 02:00 UTC on the 22nd is still the evening of the 21st in Guyana (UTC-4).
+    uisp = await startUisp({ now: () => new Date('2026-11-22T02:00:00Z'), env: { ISP_TIMEZONE: 'America/Guyana' } });
+    await run({ device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' });
+    expect(bodyOf('POST', /\/services$/)).toMatchObject({ activeFrom: '2026-11-21', invoicingStart: '2026-11-21' });
+  });
+
+  it('takes plan period, price and parent site from the configuration', async () => {
+    uisp = await startUisp({ now: NOW, env: { SERVICE_PLAN_PERIOD_ID: '38', SERVICE_PRICE: '29000', NMS_PARENT_SITE_ID: '7c1d9e2a-4b3f-4a6c-8e5d-2f9b0c1a7d12' } });
+    await run({ device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' });
+    expect(bodyOf('POST', /\/services$/)).toMatchObject({ servicePlanPeriodId: 38, price: 29_000 });
+    expect(bodyOf('POST', /\/sites$/)).toMatchObject({ parentSiteId: '7c1d9e2a-4b3f-4a6c-8e5d-2f9b0c1a7d12' });
+  });
+});
+
+describe('existing clients, by service state', () => {
+  it('Active: reports "already activated" and writes nothing at all', async () => {
+    uisp = await startUisp({ now: NOW });
+    const { steps, result } = await run({ device: '10.20.1.21', firstName: 'marcus', lastName: 'baptiste' });
+    expect(result.outcome).toBe('already-activated');
+    expect(steps.find((s) => s.step === 'service')).toMatchObject({ status: 'skipped', message: expect.stringContaining('Already activated: service #101') });
+    expect(steps.find((s) => s.step === 'site')).toMatchObject({ status: 'skipped', ids: { siteId: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c56' } });
+    expect(steps.find((s) => s.step === 'authorize')?.status).toBe('skipped');
+    expect(uisp.writes()).toEqual([]);
+  });
+
+  it('Quoted: deletes the quoted service, then creates the Active one (found by MAC in Cisco notation)', async () => {
+    uisp = await startUisp({ now: NOW });
+    expect(await uisp.services.activation.plan({ device: '788a.204c.1e51', firstName: 'Priya', lastName: 'Ramnarine' })).toMatchObject({
+      destructive: true,
+      service: { action: 'create', delete: [{ id: 102, statusLabel: 'Quoted' }] },
+    });
+    const { result } = await run({ device: '788a.204c.1e51', firstName: 'Priya', lastName: 'Ramnarine' });
+    expect(result.outcome).toBe('activated');
+    const writes = uisp.writes();
+    expect(writes.indexOf('DELETE /crm/api/v1.0/clients/services/102')).toBeLessThan(writes.indexOf('POST /crm/api/v1.0/clients/1002/services'));
+    expect(result.done).toContain('Deleted Quoted service #102');
+    expect(uisp.sim.data.services.filter((s) => s.clientId === 1002).map((s) => [s.id === 102, s.status])).toEqual([[false, 1]]);
+  });
+
+  it('Obsolete: deletes and recreates (device found by name, any case)', async () => {
+    uisp = await startUisp({ now: NOW });
+    const { result } = await run({ device: 'ns-FRASER', firstName: 'dwayne', lastName: 'fraser' });
+    expect(result.outcome).toBe('activated');
+    expect(uisp.writes()).toContain('DELETE /crm/api/v1.0/clients/services/103');
+    expect(uisp.writes()).not.toContain('POST /crm/api/v1.0/clients');
+  });
+
+  it('no service: creates one for the existing client', async () => {
+    uisp = await startUisp({ now: NOW });
+    const { result } = await run({ device: '10.20.3.12', firstName: 'Shanice', lastName: 'Williams' });
+    expect(result).toMatchObject({ outcome: 'activated', client: { id: 1004 } });
+    expect(uisp.writes().filter((w) => w.includes('/crm/'))).toEqual(['POST /crm/api/v1.0/clients/1004/services']);
+  });
+
+  it('an explicit client id wins over the names typed', async () => {
+    uisp = await startUisp({ now: NOW });
+    const { result } = await run({ device: '10.20.3.12', firstName: 'Someone', lastName: 'Else', clientId: 1004 });
+    expect(result.client).toEqual({ id: 1004, name: 'Shanice Williams' });
+    expect(uisp.writes()).not.toContain('POST /crm/api/v1.0/clients');
+  });
+
+  it('follows a configured status table: under stock UISP numbers 6 is Deferred, so nothing is deleted', async () => {
+    uisp = await startUisp({ now: NOW, env: { SERVICE_STATUS_QUOTED: '7', SERVICE_STATUS_OBSOLETE: '5' } });
+    await run({ device: '10.20.1.51', firstName: 'priya', lastName: 'ramnarine' });
+    expect(uisp.writes().some((w) => w.startsWith('DELETE'))).toBe(false);
+  });
+});
+
+describe('refusals write nothing', () => {
+  it.each([
+    [{ device: '10.99.0.1', firstName: 'a', lastName: 'b' }, 'device-not-found', /Device not found: no device with IP 10\.99\.0\.1/],
+    [{ device: '10.20.1.88', firstName: 'kevin', lastName: 'singh' }, 'client-ambiguous', /Several CRM clients are named Kevin Singh \(#1008 Kevin Singh, #1009 Kevin Singh\)/],
+    [{ device: '10.20.1.88', firstName: 'a', lastName: 'b', clientId: 4242 }, 'client-not-found', /No CRM client #4242/],
+    [{ device: '10.20.2.44', firstName: 'ravi', lastName: 'persaud' }, 'service-suspended', /suspended service #104: lift the suspension/],
+  ])('%o → %s', async (request, code, message) => {
+    uisp = await startUisp({ now: NOW });
+    const { steps, result } = await run(request);
+    expect(result).toMatchObject({ outcome: 'failed', error: { code }, done: [], notDone: [] });
+    expect(result.message).toMatch(message);
+    expect(steps).toEqual([expect.objectContaining({ step: 'discover', status: 'failed' })]);
+    expect(uisp.writes()).toEqual([]);
+  });
+
+  it('several devices matching a name: lists them and writes nothing', async () => {
+    uisp = await startUisp({ now: NOW });
+    const twin = structuredClone(uisp.sim.data.devices.find((d) => d.identification.name === 'NS-Fraser')!);
+    twin.identification.id = '00000000-0000-4000-8000-000000000001';
+    twin.identification.mac = '00:11:22:33:44:55';
+    uisp.sim.data.devices.push(twin);
+    const { result } = await run({ device: 'ns-fraser', firstName: 'dwayne', lastName: 'fraser' });
+    expect(result.error).toMatchObject({ code: 'device-ambiguous', candidates: [expect.stringContaining('NS-Fraser'), expect.stringContaining('00:11:22:33:44:55')] });
+    expect(uisp.writes()).toEqual([]);
+  });
+
+  it('a dry run reads, shows the plan, and writes nothing', async () => {
+    uisp = await startUisp({ now: NOW });
+    const { steps, result } = await run({ device: '10.20.1.51', firstName: 'priya', lastName: 'ramnarine' }, { dryRun: true });
+    expect(result.outcome).toBe('planned');
+    expect(result.plan).toMatchObject({ destructive: true, client: { action: 'reuse' }, site: { action: 'create' } });
+    expect(steps.map((s) => s.status)).toEqual(['done', 'planned', 'planned', 'planned', 'planned']);
+    expect(steps[2]!.message).toContain('delete Quoted service #102');
+    expect(uisp.writes()).toEqual([]);
+  });
+});
+
+describe('failures and convergence', () => {
+  it('a failed authorization says what was done and not done; re-running finishes without duplicates', async () => {
+    uisp = await startUisp({ now: NOW, simulator: { faults: [{ method: 'POST', path: /\/authorize$/, kind: 'status', status: 503, times: 1 }] } });
+    const request = { device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' };
+    const first = await run(request);
+    expect(first.result.outcome).toBe('failed');
+    expect(first.result.message).toMatch(/failed at the authorize step: NMS POST .*authorize: UISP is unavailable \(HTTP 503/);
+    expect(first.result.done).toEqual([expect.stringMatching(/^Created client #\d+ Ada Lovelace$/), expect.stringMatching(/^Created Active service/), 'Created NMS site "Ada Lovelace"']);
+    expect(first.result.notDone).toEqual(['authorize PowerBeam 5AC']);
+    expect(first.steps.at(-1)).toMatchObject({ step: 'authorize', status: 'failed' });
+
+    const second = await run(request);
+    expect(second.result.outcome).toBe('activated');
+    expect(second.steps.map((s) => [s.step, s.status])).toEqual([
+      ['discover', 'done'],
+      ['client', 'skipped'],
+      ['service', 'skipped'],
+      ['site', 'skipped'],
+      ['authorize', 'done'],
+      ['manual-link', 'manual'],
+    ]);
+    const { data } = uisp.sim;
+    const clients = data.clients.filter((c) => c.firstName === 'Ada' && c.lastName === 'Lovelace');
+    expect(clients).toHaveLength(1);
+    expect(data.services.filter((s) => s.clientId === clients[0]!.id)).toHaveLength(1);
+    expect(data.sites.filter((s) => s.identification.name === 'Ada Lovelace')).toHaveLength(1);
+
+    const third = await run(request);
+    expect(third.result.outcome).toBe('already-activated');
+  });
+
+  it('a refused service creation keeps the created client, reports it, and does not authorize', async () => {
+    uisp = await startUisp({ now: NOW, env: { SERVICE_PLAN_PERIOD_ID: '999' } });
+    const { result } = await run({ device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' });
+    expect(result.outcome).toBe('failed');
+    expect(result.message).toMatch(/servicePlanPeriodId/);
+    expect(result.done[0]).toMatch(/^Created client #\d+ Ada Lovelace$/);
+    expect(result.notDone).toContain('create the Active service');
+    expect(result.notDone).toContain('authorize PowerBeam 5AC');
+    expect(uisp.writes().some((w) => w.endsWith('/authorize'))).toBe(false);
+  });
+
+  it('UISP down during the reads: fails at discovery, nothing written, message says so', async () => {
+    uisp = await startUisp({ now: NOW, env: { UISP_RETRIES: '0' }, simulator: { faults: [{ method: 'GET', path: '/nms/api/v2.1/sites', kind: 'status', status: 502 }] } });
+    const { result } = await run({ device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' });
+    expect(result).toMatchObject({ outcome: 'failed', error: { code: 'uisp-error' } });
+    expect(result.message).toContain('Nothing was changed.');
+    expect(uisp.writes()).toEqual([]);
+  });
+});
