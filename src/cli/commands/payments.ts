@@ -4,6 +4,7 @@ import { connect } from '../connect.js';
 import { EXIT, UsageError, writeLine, type CliIo } from '../io.js';
 import { csvHeader, csvLine, money, renderPaymentSummary } from '../render.js';
 import { validatePaymentInput } from '../../services/payments.js';
+import { clientDisplayName } from '../../services/uisp/crm-client.js';
 
 export const paymentsHelp = `Usage: subops payments [--client-id <id>] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--limit <n>] [--json | --csv]
        subops payments add --client-id <id> --amount <n> [--method <id or name>] [--note <text>]
@@ -39,7 +40,7 @@ export async function payments(argv: string[], io: CliIo): Promise<number> {
     const summary = await service.summarize({ ...query, show });
     const ids = [...new Set(summary.payments.map((p) => p.clientId).filter((id): id is number => id != null))];
     const clients = await Promise.all(ids.map((id) => crm.getClient(id).catch(() => undefined)));
-    const names = new Map(clients.filter((c) => c !== undefined).map((c) => [c.id, [c.firstName, c.lastName].filter(Boolean).join(' ')]));
+    const names = new Map(clients.filter((c) => c !== undefined).map((c) => [c.id, clientDisplayName(c)]));
     for (const line of renderPaymentSummary(summary, names)) writeLine(io.stdout, line);
     return EXIT.ok;
   } finally {
@@ -66,8 +67,7 @@ async function addPayment(argv: string[], io: CliIo): Promise<number> {
     const { payment, client, method } = await connection.services.payments.record(input);
     if (values.json) writeLine(io.stdout, JSON.stringify(payment));
     else {
-      const name = [client.firstName, client.lastName].filter(Boolean).join(' ');
-      writeLine(io.stdout, `Recorded payment #${payment.id}: ${money(payment.amount, payment.currencyCode)} from client #${client.id} ${name}${method ? ` by ${method.name}` : ''}.`);
+      writeLine(io.stdout, `Recorded payment #${payment.id}: ${money(payment.amount, payment.currencyCode)} from client #${client.id} ${clientDisplayName(client)}${method ? ` by ${method.name}` : ''}.`);
     }
     return EXIT.ok;
   } finally {

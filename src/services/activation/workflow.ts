@@ -7,7 +7,7 @@
  * re-running after any failure converges: no second client, service or site.
  */
 import type { ActivationConfig } from '../../config.js';
-import type { CrmClient } from '../uisp/crm-client.js';
+import { clientDisplayName, type CrmClient } from '../uisp/crm-client.js';
 import { UispError, UispNotFoundError, UispUnavailableError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import type { Client, Device, Service, Site } from '../uisp/schemas.js';
@@ -52,10 +52,7 @@ export interface ActivationDeps {
 /** Written into the note of sites SubOps creates, so a re-run finds the site before the manual CRM link exists. */
 export const siteMarker = (clientId: number) => `subops:crm-client=${clientId}`;
 
-const clientRef = (client: Client): ClientRef => ({
-  id: client.id,
-  name: [client.firstName, client.lastName].filter(Boolean).join(' ') || client.companyName || `client #${client.id}`,
-});
+const clientRef = (client: Client): ClientRef => ({ id: client.id, name: clientDisplayName(client) });
 const siteRef = (site: Site): SiteRef => ({ id: site.id, name: site.identification.name });
 
 export class ActivationService {

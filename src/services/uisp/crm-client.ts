@@ -62,6 +62,11 @@ export interface NewPayment {
   currencyCode?: string;
 }
 
+/** How a person names a client: "First Last" for residential clients, the company name otherwise. */
+export function clientDisplayName(client: Pick<Client, 'id' | 'firstName' | 'lastName' | 'companyName'>): string {
+  return [client.firstName, client.lastName].filter(Boolean).join(' ') || client.companyName || `client #${client.id}`;
+}
+
 /** The CRM's hard cap on GET /payments `limit` (spec §8). */
 export const MAX_PAYMENTS_PAGE = 500;
 
