@@ -1,0 +1,354 @@
+/**
+ * CRM v1.0 endpoints: clients, services, suspension, plans, payment methods and payments. Behaviour follows
+ * ../shared/spec/interface.md, with the CRM API Blueprint filling the gaps: request bodies are parsed with
+ * the writable shapes below, so fields UISP treats as read-only (a client's tags; a service's status,
+ * activeFrom and invoicingStart on update) are silently dropped.
+ */
+import { STATUS_CODES } from 'node:http';
+import { z } from 'zod';
+import { currencyOf, findClient, findPlanPeriod, organizationOf, type SimulatorData } from './data.js';
+import {
+  ClientRecordSchema,
+  completeClient,
+  completePayment,
+  completeService,
+  ContactRecordSchema,
+  nextId,
+  PaymentRecordSchema,
+  ServiceRecordSchema,
+  UispDate,
+  uispDateTime,
+  type ClientRecord,
+  type ServiceRecord,
+} from './records.js';
+import { ApiError, issuesByField, Router, type Api, type Reply, type RouteRequest } from './router.js';
+
+/** Service status numbers (spec §3; 3 Suspended is UISP's value, the spec leaves it open). */
+const SERVICE_STATUS = Object.freeze({ active: 1, suspended: 3, quoted: 6, obsolete: 7 });
+
+const CRM_MESSAGES: Record<number, string> = {
+  400: 'Bad request.',
+  401: 'User authentication failed.',
+  404: 'Object is not found.',
+  422: 'Validation failed.',
+  429: 'Too Many Requests.',
+};
+
+function crmError(status: number, message?: string): Reply {
+  return { status, body: { code: status, message: message ?? CRM_MESSAGES[status] ?? STATUS_CODES[status] ?? 'Error.' } };
+}
+
+function notFound(): ApiError {
+  return new ApiError(crmError(404));
+}
+
+function invalid(errors: Record<string, string[]>, message = CRM_MESSAGES[422]): ApiError {
+  return new ApiError({ status: 422, body: { code: 422, message, errors } });
+}
+
+const BLANK = 'This value should not be blank.';
+
+function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input ?? {});
+  if (!result.success) throw invalid(issuesByField(result.error, input ?? {}, BLANK));
+  return result.data;
+}
+
+const ok = (body: unknown): Reply => ({ status: 200, body });
+const created = (body: unknown): Reply => ({ status: 201, body });
+
+// ---------- request shapes ----------
+
+const optionalText = z.string().nullable().optional();
+const count = z.string().regex(/^\d+$/, 'This value should be a non-negative integer.').transform(Number);
+const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
+const Paging = { limit: count.optional(), offset: count.default(0) };
+
+const ContactBody = z.object({ email: optionalText, phone: optionalText, name: optionalText, isBilling: z.boolean().optional(), isContact: z.boolean().optional() });
+
+/** ClientWritable: no tags (assigning tags is not possible through the interface, spec §2). */
+const ClientBody = z
+  .object({
+    userIdent: optionalText,
+    clientType: z.union([z.literal(1), z.literal(2)]),
+    isLead: z.boolean(),
+    firstName: optionalText,
+    lastName: optionalText,
+    companyName: optionalText,
+    companyContactFirstName: optionalText,
+    companyContactLastName: optionalText,
+    street1: optionalText,
+    street2: optionalText,
+    city: optionalText,
+    zipCode: optionalText,
+    countryId: z.number().int().nullable(),
+    note: optionalText,
+    username: optionalText,
+    registrationDate: UispDate,
+    contacts: z.array(ContactBody),
+  })
+  .partial();
+
+const ClientQuery = z.object({
+  query: z.string().optional(),
+  email: z.string().optional(),
+  phone: z.string().optional(),
+  userIdent: z.string().optional(),
+  isArchived: flag.default(false),
+  ...Paging,
+});
+
+/** ServiceWritable plus the `status` the spec sends (1 = Active; anything else creates a Quoted service). */
+const ServiceBody = z.object({
+  status: z.number().int().optional(),
+  servicePlanPeriodId: z.number().int(),
+  activeFrom: UispDate,
+  invoicingStart: UispDate,
+  activeTo: UispDate.nullable().optional(),
+  name: optionalText,
+  price: z.number().nonnegative().nullable().optional(),
+  note: optionalText,
+  invoiceLabel: optionalText,
+  contractId: optionalText,
+  unmsClientSiteId: optionalText,
+});
+
+/** ServiceUpdate: status, activeFrom and invoicingStart are set at creation only (spec §2, §3). */
+const ServiceUpdateBody = ServiceBody.omit({ status: true, activeFrom: true, invoicingStart: true, unmsClientSiteId: true }).partial();
+
+const SuspendBody = z.object({ suspensionReasonId: z.number().int() });
+
+/** The CRM refuses pages over 500 payments (spec §8). */
+const MAX_PAYMENTS_LIMIT = 500;
+
+const PaymentQuery = z.object({
+  clientId: count.optional(),
+  createdDateFrom: z.iso.date('Use the YYYY-MM-DD format.').optional(),
+  createdDateTo: z.iso.date('Use the YYYY-MM-DD format.').optional(),
+  order: z.enum(['id', 'createdDate', 'amount']).default('createdDate'),
+  direction: z.enum(['ASC', 'DESC']).default('ASC'),
+  ...Paging,
+  limit: count.pipe(z.number().max(MAX_PAYMENTS_LIMIT, `This value should be ${MAX_PAYMENTS_LIMIT} or less.`)).optional(),
+});
+
+const PaymentBody = z.object({
+  clientId: z.number().int(),
+  amount: z.number().positive('This value should be greater than 0.'),
+  methodId: optionalText,
+  currencyCode: z.string().length(3).nullable().optional(),
+  createdDate: UispDate.optional(),
+  note: optionalText,
+  checkNumber: optionalText,
+  applyToInvoicesAutomatically: z.boolean().optional(),
+  invoiceIds: z.array(z.number().int()).optional(),
+});
+
+// ---------- lookups ----------
+
+function numericId(value: string | undefined): number {
+  if (!value || !/^\d+$/.test(value)) throw notFound();
+  return Number(value);
+}
+
+function clientById(data: SimulatorData, id: string | undefined): ClientRecord {
+  const client = findClient(data, numericId(id));
+  if (!client) throw notFound();
+  return client;
+}
+
+function serviceById(data: SimulatorData, id: string | undefined): ServiceRecord {
+  const serviceId = numericId(id);
+  const service = data.services.find((s) => s.id === serviceId);
+  if (!service) throw notFound();
+  return service;
+}
+
+function present(data: SimulatorData, client: ClientRecord) {
+  return { ...client, hasSuspendedService: data.services.some((s) => s.clientId === client.id && s.status === SERVICE_STATUS.suspended) };
+}
+
+function page<T>(list: T[], { limit, offset }: { limit?: number | undefined; offset: number }): T[] {
+  return list.slice(offset, limit === undefined ? undefined : offset + limit);
+}
+
+const digits = (value: string) => value.replace(/\D/g, '');
+
+function compare(a: string | number, b: string | number): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+// ---------- clients ----------
+
+function listClients({ data, query }: RouteRequest): Reply {
+  const filters = parse(ClientQuery, query);
+  const needle = filters.query?.trim().toLowerCase();
+  const email = filters.email?.trim().toLowerCase();
+  const phone = filters.phone === undefined ? undefined : digits(filters.phone);
+  const matches = data.clients.filter((client) => {
+    if (client.isArchived !== filters.isArchived) return false;
+    if (filters.userIdent !== undefined && client.userIdent !== filters.userIdent) return false;
+    if (email !== undefined && !client.contacts.some((c) => c.email?.toLowerCase() === email)) return false;
+    if (phone !== undefined && !client.contacts.some((c) => c.phone && digits(c.phone).includes(phone))) return false;
+    if (needle) {
+      const haystack = [`${client.firstName ?? ''} ${client.lastName ?? ''}`, client.companyName ?? '', client.userIdent ?? ''];
+      if (!haystack.some((text) => text.toLowerCase().includes(needle))) return false;
+    }
+    return true;
+  });
+  return ok(page(matches, filters).map((client) => present(data, client)));
+}
+
+/** Residential clients need first and last names, companies a company name (ClientWritable). */
+function requireNames(client: { clientType?: number | undefined; firstName?: string | null | undefined; lastName?: string | null | undefined; companyName?: string | null | undefined }) {
+  const fields = client.clientType === 2 ? (['companyName'] as const) : (['firstName', 'lastName'] as const);
+  const missing = fields.filter((field) => !client[field]?.trim());
+  if (missing.length > 0) throw invalid(Object.fromEntries(missing.map((field) => [field, [BLANK]])));
+}
+
+/** Replaces the client's contacts, numbering the new ones after every contact id in use. */
+function setContacts(data: SimulatorData, client: ClientRecord, contacts: z.output<typeof ContactBody>[]): ClientRecord {
+  let contactId = nextId(data.clients.flatMap((c) => c.contacts.map((contact) => contact.id ?? 0)));
+  client.contacts = contacts.map((contact) => ContactRecordSchema.parse(contact));
+  return completeClient(client, organizationOf(data), () => contactId++);
+}
+
+function createClient({ data, body }: RouteRequest): Reply {
+  const fields = parse(ClientBody, body);
+  requireNames({ clientType: 1, ...fields });
+  const { contacts = [], ...rest } = fields;
+  const client = ClientRecordSchema.parse({ ...rest, id: nextId(data.clients.map((c) => c.id)) });
+  data.clients.push(setContacts(data, client, contacts));
+  return created(present(data, client));
+}
+
+function updateClient({ data, params, body }: RouteRequest): Reply {
+  const client = clientById(data, params.id);
+  const { contacts, ...fields } = parse(ClientBody, body);
+  requireNames({ ...client, ...fields });
+  Object.assign(client, fields);
+  if (contacts) setContacts(data, client, contacts);
+  return ok(present(data, client));
+}
+
+// ---------- services ----------
+
+function planPeriodOr422(data: SimulatorData, periodId: number) {
+  const found = findPlanPeriod(data, periodId);
+  if (!found) throw invalid({ servicePlanPeriodId: ['Service plan period not found.'] });
+  return found;
+}
+
+function createService({ data, params, body }: RouteRequest): Reply {
+  const client = clientById(data, params.id);
+  const { status, ...fields } = parse(ServiceBody, body);
+  const { plan, period } = planPeriodOr422(data, fields.servicePlanPeriodId);
+  const service = ServiceRecordSchema.parse({
+    ...fields,
+    id: nextId(data.services.map((s) => s.id)),
+    clientId: client.id,
+    // Without status 1 a new service comes out Quoted (spec §7).
+    status: status === SERVICE_STATUS.active ? SERVICE_STATUS.active : SERVICE_STATUS.quoted,
+  });
+  data.services.push(completeService(service, plan, period, client));
+  return created(service);
+}
+
+function updateService({ data, params, body }: RouteRequest): Reply {
+  const service = serviceById(data, params.id);
+  const fields = parse(ServiceUpdateBody, body);
+  const { plan, period } = planPeriodOr422(data, fields.servicePlanPeriodId ?? service.servicePlanPeriodId);
+  Object.assign(service, fields);
+  return ok(completeService(service, plan, period, findClient(data, service.clientId)!));
+}
+
+function deleteService({ data, params }: RouteRequest): Reply {
+  const service = serviceById(data, params.id);
+  data.services.splice(data.services.indexOf(service), 1);
+  return { status: 200 };
+}
+
+function suspendService({ data, params, body }: RouteRequest): Reply {
+  const service = serviceById(data, params.id);
+  const { suspensionReasonId } = parse(SuspendBody, body);
+  if (!data.suspensionReasons.some((reason) => reason.id === suspensionReasonId)) {
+    throw invalid({ suspensionReasonId: ['Service suspension reason not found.'] });
+  }
+  if (service.status !== SERVICE_STATUS.active) throw invalid({}, 'Only an active service can be suspended.');
+  service.status = SERVICE_STATUS.suspended;
+  service.suspensionReasonId = suspensionReasonId;
+  const periodId = nextId(data.services.flatMap((s) => s.suspensionPeriods.map((p) => p.id)));
+  service.suspensionPeriods.push({ id: periodId, startDate: uispDateTime(new Date()), endDate: null });
+  return ok(service);
+}
+
+function cancelSuspension({ data, params }: RouteRequest): Reply {
+  const service = serviceById(data, params.id);
+  if (service.status !== SERVICE_STATUS.suspended) throw invalid({}, 'Only a suspended service can have its suspension cancelled.');
+  service.status = SERVICE_STATUS.active;
+  service.suspensionReasonId = null;
+  const open = service.suspensionPeriods.find((p) => p.endDate === null);
+  if (open) open.endDate = uispDateTime(new Date());
+  return ok(service);
+}
+
+// ---------- payments ----------
+
+function listPayments({ data, query }: RouteRequest): Reply {
+  const filters = parse(PaymentQuery, query);
+  const day = (payment: { createdDate: string }) => payment.createdDate.slice(0, 10);
+  const matches = data.payments.filter(
+    (p) =>
+      (filters.clientId === undefined || p.clientId === filters.clientId) &&
+      (filters.createdDateFrom === undefined || day(p) >= filters.createdDateFrom) &&
+      (filters.createdDateTo === undefined || day(p) <= filters.createdDateTo),
+  );
+  const key = filters.order;
+  const sign = filters.direction === 'ASC' ? 1 : -1;
+  matches.sort((a, b) => sign * (compare(a[key], b[key]) || a.id - b.id));
+  return ok(page(matches, filters));
+}
+
+function createPayment({ data, body }: RouteRequest): Reply {
+  const fields = parse(PaymentBody, body);
+  const errors: Record<string, string[]> = {};
+  if (!findClient(data, fields.clientId)) errors.clientId = ['Client not found.'];
+  if (fields.methodId != null && !data.paymentMethods.some((m) => m.id === fields.methodId)) errors.methodId = ['Payment method not found.'];
+  if (Object.keys(errors).length > 0) throw invalid(errors);
+  const { applyToInvoicesAutomatically: _apply, invoiceIds: _invoices, ...stored } = fields;
+  const payment = PaymentRecordSchema.parse({
+    ...stored,
+    id: nextId(data.payments.map((p) => p.id)),
+    createdDate: stored.createdDate ?? uispDateTime(new Date()),
+  });
+  data.payments.push(completePayment(payment, currencyOf(data, payment.clientId)));
+  return created(payment);
+}
+
+const router = new Router()
+  .on('GET', '/clients', listClients)
+  .on('POST', '/clients', createClient)
+  .on('GET', '/clients/:id', ({ data, params }) => ok(present(data, clientById(data, params.id))))
+  .on('PATCH', '/clients/:id', updateClient)
+  .on('GET', '/clients/:id/services', ({ data, params }) => {
+    const client = clientById(data, params.id);
+    return ok(data.services.filter((s) => s.clientId === client.id));
+  })
+  .on('POST', '/clients/:id/services', createService)
+  .on('GET', '/clients/services/:id', ({ data, params }) => ok(serviceById(data, params.id)))
+  .on('PATCH', '/clients/services/:id', updateService)
+  .on('DELETE', '/clients/services/:id', deleteService)
+  .on('PATCH', '/clients/services/:id/suspend', suspendService)
+  .on('PATCH', '/clients/services/:id/cancel-suspend', cancelSuspension)
+  .on('GET', '/service-suspension-reasons', ({ data }) => ok(data.suspensionReasons))
+  .on('GET', '/service-plans', ({ data }) => ok(data.servicePlans))
+  .on('GET', '/payment-methods', ({ data }) => ok(data.paymentMethods))
+  .on('GET', '/payments', listPayments)
+  .on('POST', '/payments', createPayment);
+
+export const crmApi: Api = {
+  base: '/crm/api/v1.0',
+  router,
+  // The spec's X-Auth-Token, and X-Auth-App-Key as stock UISP CRM expects.
+  authenticates: (headers, token) => headers['x-auth-token'] === token || headers['x-auth-app-key'] === token,
+  error: crmError,
+};

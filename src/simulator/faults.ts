@@ -1,0 +1,71 @@
+/**
+ * Fault injection: rules pick requests by method and path and make them fail with an HTTP status, hang
+ * until the simulator closes, or have their connection reset. Probabilistic rules draw from a seeded PRNG,
+ * so the same seed and the same request sequence fail the same way on every run.
+ */
+import { seededRandom } from './prng.js';
+
+export interface FaultRule {
+  /** e.g. 'POST'; any method when omitted. */
+  method?: string;
+  /** A string is an exact pathname, or a prefix when it ends in '*'; a RegExp is tested on the pathname. */
+  path: string | RegExp;
+  /** status: answer with `status` and the system's error body; hang: never answer (until close); reset: destroy the socket. */
+  kind: 'status' | 'hang' | 'reset';
+  /** For kind 'status'; default 500. */
+  status?: number;
+  /** 0..1 probability per matching request, drawn from the seeded PRNG. */
+  rate?: number;
+  /** Only the first N matching requests; after that the rule is spent. */
+  times?: number;
+}
+
+interface ArmedRule {
+  rule: FaultRule;
+  matched: number;
+}
+
+export class FaultInjector {
+  private rules: ArmedRule[] = [];
+  private random!: () => number;
+
+  constructor(
+    rules: readonly FaultRule[],
+    private readonly seed: number,
+  ) {
+    this.set(rules);
+  }
+
+  /** Replaces the rules, resets their `times` counters and restarts the PRNG from the seed. */
+  set(rules: readonly FaultRule[]): void {
+    rules.forEach(validate);
+    this.rules = rules.map((rule) => ({ rule, matched: 0 }));
+    this.random = seededRandom(this.seed);
+  }
+
+  /** The fault for this request, if any: the first live rule that matches and (by its rate) fires. */
+  pick(method: string, path: string): FaultRule | undefined {
+    for (const armed of this.rules) {
+      const { rule } = armed;
+      if (rule.method !== undefined && rule.method.toUpperCase() !== method.toUpperCase()) continue;
+      if (!pathMatches(rule.path, path)) continue;
+      if (rule.times !== undefined && armed.matched >= rule.times) continue;
+      armed.matched++;
+      if (rule.rate === undefined || this.random() < rule.rate) return rule;
+    }
+    return undefined;
+  }
+}
+
+function pathMatches(pattern: string | RegExp, path: string): boolean {
+  if (pattern instanceof RegExp) return pattern.test(path);
+  return pattern.endsWith('*') ? path.startsWith(pattern.slice(0, -1)) : path === pattern;
+}
+
+function validate(rule: FaultRule): void {
+  if (rule.rate !== undefined && !(rule.rate >= 0 && rule.rate <= 1)) throw new RangeError(`fault rate must be from 0 to 1 (got ${rule.rate})`);
+  if (rule.times !== undefined && !(Number.isInteger(rule.times) && rule.times >= 0)) throw new RangeError(`fault times must be a whole number ≥ 0 (got ${rule.times})`);
+  if (rule.status !== undefined && !(Number.isInteger(rule.status) && rule.status >= 100 && rule.status <= 599)) {
+    throw new RangeError(`fault status must be an HTTP status code (got ${rule.status})`);
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * NMS v2.1 endpoints: devices (authorized and discovered), device authorization and sites, per the NMS
+ * Swagger. Errors use the NMS shape {statusCode, error, message}; invalid bodies answer 400 with the
+ * offending keys under `validation`, as UISP's API server does.
+ */
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import { z } from 'zod';
+import { findSite, type SimulatorData } from './data.js';
+import { completeDevice, completeSite, SiteRecordSchema, type DeviceRecord, type SiteRecord } from './records.js';
+import { ApiError, issuesByField, Router, type Api, type Reply, type RouteRequest } from './router.js';
+
+function nmsError(status: number, message?: string, validation?: unknown): Reply {
+  const error = STATUS_CODES[status] ?? 'Error';
+  return { status, body: { statusCode: status, error, message: message ?? error, ...(validation === undefined ? {} : { validation }) } };
+}
+
+function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input ?? {});
+  if (result.success) return result.data;
+  const fields = issuesByField(result.error, input ?? {}, 'is required');
+  const message = Object.entries(fields)
+    .map(([field, problems]) => `"${field}" ${problems.join(', ')}`)
+    .join('. ');
+  throw new ApiError(nmsError(400, message, { source: 'payload', keys: Object.keys(fields) }));
+}
+
+const ok = (body: unknown): Reply => ({ status: 200, body });
+
+const optionalText = z.string().optional();
+
+/** CreateSite from the Swagger (the type enum narrowed to what UISP reports back: site or endpoint). */
+const CreateSiteBody = z.object({
+  name: z.string().trim().min(1).max(100),
+  parentSiteId: z.string().min(1).optional(),
+  type: z.enum(['site', 'endpoint']).default('site'),
+  address: optionalText,
+  note: optionalText,
+  contactName: optionalText,
+  contactPhone: optionalText,
+  contactEmail: optionalText,
+  location: z.object({ latitude: z.number(), longitude: z.number() }).optional(),
+  height: z.number().optional(),
+  elevation: z.number().optional(),
+});
+
+const AuthorizeBody = z.object({ siteId: z.string().min(1) });
+
+function deviceById(data: SimulatorData, id: string | undefined): DeviceRecord {
+  const device = data.devices.find((d) => d.identification.id === id);
+  if (!device) throw new ApiError(nmsError(404, 'Device not found.'));
+  return device;
+}
+
+function siteById(data: SimulatorData, id: string | undefined): SiteRecord {
+  const site = findSite(data, id);
+  if (!site) throw new ApiError(nmsError(404, 'Site not found.'));
+  return site;
+}
+
+/** A site a body refers to: an unknown one is a bad request, not a missing resource. */
+function referencedSite(data: SimulatorData, id: string, key: string): SiteRecord {
+  const site = findSite(data, id);
+  if (!site) throw new ApiError(nmsError(400, `Site ${id} not found.`, { source: 'payload', keys: [key] }));
+  return site;
+}
+
+function createSite({ data, body }: RouteRequest): Reply {
+  const fields = parse(CreateSiteBody, body);
+  const parent = fields.parentSiteId === undefined ? null : referencedSite(data, fields.parentSiteId, 'parentSiteId');
+  const site = SiteRecordSchema.parse({
+    id: randomUUID(),
+    identification: { name: fields.name, type: fields.type, parent: parent && { id: parent.id } },
+    description: {
+      address: fields.address,
+      note: fields.note,
+      contact: { name: fields.contactName, phone: fields.contactPhone, email: fields.contactEmail },
+      location: fields.location,
+      height: fields.height,
+      elevation: fields.elevation,
+    },
+  });
+  data.sites.push(completeSite(site, data.sites));
+  return ok(site);
+}
+
+/** Admits a discovered device onto the network under the site; an authorized one moves to the site. */
+function authorizeDevice({ data, params, body }: RouteRequest): Reply {
+  const { siteId } = parse(AuthorizeBody, body);
+  const device = deviceById(data, params.id);
+  const site = referencedSite(data, siteId, 'siteId');
+  device.identification.authorized = true;
+  device.identification.status = 'active';
+  device.overview.status = 'active';
+  completeDevice(device, site, data.sites);
+  return ok({ result: true, message: 'Device authorized.' });
+}
+
+const router = new Router()
+  .on('GET', '/devices', ({ data }) => ok(data.devices.filter((d) => d.identification.authorized)))
+  .on('GET', '/devices/discovered', ({ data }) => ok(data.devices.filter((d) => !d.identification.authorized)))
+  .on('GET', '/devices/:id', ({ data, params }) => ok(deviceById(data, params.id)))
+  .on('POST', '/devices/:id/authorize', authorizeDevice)
+  .on('GET', '/sites', ({ data }) => ok(data.sites))
+  .on('POST', '/sites', createSite)
+  .on('GET', '/sites/:id', ({ data, params }) => ok(siteById(data, params.id)));
+
+export const nmsApi: Api = {
+  base: '/nms/api/v2.1',
+  router,
+  authenticates: (headers, token) => headers['x-auth-token'] === token,
+  error: (status, message) => nmsError(status, message ?? (status === 401 ? 'Invalid or missing x-auth-token header.' : undefined)),
+};

@@ -1,0 +1,194 @@
+/**
+ * The simulator's HTTP plumbing on plain node:http: the request log, latency, fault injection, token
+ * checks and JSON in and out. What each endpoint does lives in crm-routes.ts and nms-routes.ts.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { crmApi } from './crm-routes.js';
+import { sampleData, type SimulatorData } from './data.js';
+import { FaultInjector, type FaultRule } from './faults.js';
+import { nmsApi } from './nms-routes.js';
+import { ApiError, type Api, type Reply } from './router.js';
+
+export type { FaultRule } from './faults.js';
+export { sequentialRoundTrips } from './round-trips.js';
+
+export interface SimulatorOptions {
+  /** 0 = an ephemeral port (default). */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** The token both systems accept; default 'sim-token'. */
+  token?: string;
+  /** The live state; default a fresh copy of the sample data. A given object is used (and mutated) as is. */
+  data?: SimulatorData;
+  /** Delay before every response, in ms; default 0. */
+  latencyMs?: number;
+  faults?: FaultRule[];
+  /** Seed of the PRNG behind fault rates; default 1. */
+  seed?: number;
+}
+
+export interface RecordedRequest {
+  method: string;
+  /** The pathname, without the query string. */
+  path: string;
+  query: Record<string, string>;
+  /** Parsed JSON body, or undefined when there was none or it was not JSON. */
+  body: unknown;
+  /** The status answered; 0 while in flight and for requests that got no answer (hang, reset, close). */
+  status: number;
+  /** performance.now() ms at arrival. */
+  startedAt: number;
+  /** performance.now() ms when the response was sent or the connection closed; NaN while in flight. */
+  endedAt: number;
+}
+
+export interface RunningSimulator {
+  /** e.g. http://127.0.0.1:43123 (no trailing slash): CRM at url + '/crm/api/v1.0', NMS at url + '/nms/api/v2.1'. */
+  url: string;
+  token: string;
+  /** The live, mutable state: tests may inspect and arrange it. */
+  data: SimulatorData;
+  /** Every request in arrival order, including refused and faulted ones. */
+  requests: RecordedRequest[];
+  /** Replaces the fault rules (their `times` counters and the PRNG start over). */
+  setFaults(rules: FaultRule[]): void;
+  setLatency(ms: number): void;
+  /** Stops listening and ends every open connection, hung requests included. */
+  close(): Promise<void>;
+}
+
+const APIS: readonly Api[] = [crmApi, nmsApi];
+
+/** Answers requests outside both systems, in the NMS (front server) shape. */
+const fallbackApi = nmsApi;
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const token = options.token ?? 'sim-token';
+  const data = options.data ?? sampleData();
+  const host = options.host ?? '127.0.0.1';
+  const requests: RecordedRequest[] = [];
+  const faults = new FaultInjector(options.faults ?? [], options.seed ?? 1);
+  let latencyMs = checkedLatency(options.latencyMs ?? 0);
+  const closing = new AbortController();
+  /** Settles when each open request's response is sent or its connection closes. */
+  const inFlight = new Set<Promise<void>>();
+
+  async function serve(req: IncomingMessage, res: ServerResponse, record: RecordedRequest, fault: FaultRule | undefined): Promise<void> {
+    const text = await readBody(req);
+    const json = parseJson(text);
+    record.body = json.value;
+    if (latencyMs > 0) await sleep(latencyMs, undefined, { signal: closing.signal });
+    if (fault?.kind === 'hang') return;
+    if (fault?.kind === 'reset') {
+      req.socket.destroy();
+      return;
+    }
+    const api = APIS.find((candidate) => record.path === candidate.base || record.path.startsWith(`${candidate.base}/`));
+    if (fault) return send(res, (api ?? fallbackApi).error(fault.status ?? 500));
+    if (!api) return send(res, fallbackApi.error(404));
+    if (!api.authenticates(req.headers, token)) return send(res, api.error(401));
+    if (!json.ok) return send(res, api.error(400, 'Invalid request payload JSON format.'));
+    const route = api.router.match(record.method, record.path.slice(api.base.length));
+    if (!route) return send(res, api.error(404));
+    send(res, answer(() => route.handler({ data, params: route.params, query: record.query, body: json.value }), api));
+  }
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://simulator');
+    const record: RecordedRequest = {
+      method: (req.method ?? 'GET').toUpperCase(),
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      body: undefined,
+      status: 0,
+      startedAt: performance.now(),
+      endedAt: Number.NaN,
+    };
+    requests.push(record);
+    const ended = new Promise<void>((resolve) =>
+      res.on('close', () => {
+        record.endedAt = performance.now();
+        record.status = res.writableFinished ? res.statusCode : 0;
+        resolve();
+      }),
+    );
+    inFlight.add(ended);
+    void ended.then(() => inFlight.delete(ended));
+    // Drawn on arrival, so concurrent requests meet the PRNG in arrival order.
+    const fault = faults.pick(record.method, record.path);
+    serve(req, res, record, fault).catch((error: unknown) => {
+      if (closing.signal.aborted || res.headersSent) return res.destroy();
+      send(res, fallbackApi.error(500, error instanceof Error ? error.message : String(error)));
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+
+  async function shutDown(): Promise<void> {
+    closing.abort();
+    const stopped = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    server.closeAllConnections();
+    await stopped;
+    await Promise.all(inFlight);
+  }
+
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    token,
+    data,
+    requests,
+    setFaults: (rules) => faults.set(rules),
+    setLatency: (ms) => {
+      latencyMs = checkedLatency(ms);
+    },
+    close: () => (closed ??= shutDown()),
+  };
+}
+
+/** A handler's reply; ApiError is an early error reply, anything else thrown is a 500 in the system's shape. */
+function answer(handle: () => Reply, api: Api): Reply {
+  try {
+    return handle();
+  } catch (error) {
+    if (error instanceof ApiError) return error.reply;
+    return api.error(500, error instanceof Error ? error.message : String(error));
+  }
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  const payload = reply.body === undefined ? '' : JSON.stringify(reply.body);
+  res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
+  res.end(payload);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string): { ok: boolean; value: unknown } {
+  if (text.trim() === '') return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, value: undefined };
+  }
+}
+
+function checkedLatency(ms: number): number {
+  if (!(Number.isFinite(ms) && ms >= 0)) throw new RangeError(`latency must be a number of ms ≥ 0 (got ${ms})`);
+  return ms;
+}

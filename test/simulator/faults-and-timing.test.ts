@@ -1,0 +1,158 @@
+/** Fault injection, latency, the request log and sequentialRoundTrips. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { sequentialRoundTrips, startSimulator, type FaultRule, type RecordedRequest, type RunningSimulator } from '../../src/simulator/index.js';
+import { call, CRM, crm, NMS, nms } from './helpers.js';
+
+const running: RunningSimulator[] = [];
+async function start(...args: Parameters<typeof startSimulator>): Promise<RunningSimulator> {
+  const sim = await startSimulator(...args);
+  running.push(sim);
+  return sim;
+}
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((sim) => sim.close()));
+});
+
+describe('faults', () => {
+  it('status: answers the status with the system’s error body, for the first `times` matching requests', async () => {
+    const sim = await start({ faults: [{ path: `${CRM}/clients`, kind: 'status', status: 503, times: 2 }] });
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push(await crm(sim, 'GET', '/clients'));
+    expect(statuses.map((a) => a.status)).toEqual([503, 503, 200]);
+    expect(statuses[0]!.body).toEqual({ code: 503, message: expect.any(String) });
+    expect(sim.requests.map((r) => r.status)).toEqual([503, 503, 200]);
+  });
+
+  it('status defaults to 500; NMS faults use the NMS error shape', async () => {
+    const sim = await start({ faults: [{ path: `${NMS}/devices*`, kind: 'status' }] });
+    expect(await nms(sim, 'GET', '/devices/discovered')).toEqual({ status: 500, body: { statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' } });
+    expect((await nms(sim, 'GET', '/sites')).status).toBe(200);
+  });
+
+  it('matches by method, exact path, prefix or RegExp', async () => {
+    const sim = await start({
+      faults: [
+        { method: 'post', path: /\/authorize$/, kind: 'status', status: 502 },
+        { path: `${CRM}/payments`, kind: 'status', status: 429 },
+      ],
+    });
+    expect((await nms(sim, 'POST', '/devices/x/authorize', { siteId: 'y' })).status).toBe(502);
+    expect((await crm(sim, 'GET', '/payments?limit=1')).status).toBe(429);
+    expect((await crm(sim, 'GET', '/payment-methods')).status).toBe(200);
+  });
+
+  it('setFaults replaces the rules at run time', async () => {
+    const sim = await start();
+    sim.setFaults([{ path: '*', kind: 'status', status: 500, times: 1 }]);
+    expect((await crm(sim, 'GET', '/clients/1001')).status).toBe(500);
+    expect((await crm(sim, 'GET', '/clients/1001')).status).toBe(200);
+    sim.setFaults([]);
+    expect((await crm(sim, 'GET', '/clients/1001')).status).toBe(200);
+  });
+
+  it('rate: the same seed fails the same requests on every run; another seed differs', async () => {
+    const rule: FaultRule = { path: `${CRM}/*`, kind: 'status', status: 500, rate: 0.5 };
+    const pattern = async (seed: number) => {
+      const sim = await start({ faults: [rule], seed });
+      const statuses: number[] = [];
+      for (let i = 0; i < 30; i++) statuses.push((await crm(sim, 'GET', '/service-plans')).status);
+      return statuses.join(',');
+    };
+    const first = await pattern(42);
+    expect(first).toContain('500');
+    expect(first).toContain('200');
+    expect(await pattern(42)).toBe(first);
+    expect(await pattern(7)).not.toBe(first);
+  });
+
+  it('rejects impossible rules', async () => {
+    const sim = await start();
+    expect(() => sim.setFaults([{ path: '*', kind: 'status', rate: 2 }])).toThrow(/rate/);
+    expect(() => sim.setFaults([{ path: '*', kind: 'status', status: 42 }])).toThrow(/status/);
+  });
+
+  it('hang: the request never gets an answer until close() ends it', async () => {
+    const sim = await start({ faults: [{ path: `${NMS}/sites`, kind: 'hang' }] });
+    const pending = nms(sim, 'GET', '/sites');
+    let settled = false;
+    void pending.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(settled).toBe(false);
+    expect(sim.requests[0]).toMatchObject({ path: `${NMS}/sites`, status: 0, endedAt: Number.NaN });
+    await sim.close();
+    await expect(pending).rejects.toThrow();
+    expect(sim.requests[0]!.status).toBe(0);
+    expect(Number.isFinite(sim.requests[0]!.endedAt)).toBe(true);
+  });
+
+  it('reset: the connection is destroyed without an answer', async () => {
+    const sim = await start({ faults: [{ method: 'POST', path: `${CRM}/payments`, kind: 'reset', times: 1 }] });
+    await expect(crm(sim, 'POST', '/payments', { clientId: 1001, amount: 1 })).rejects.toThrow();
+    expect(sim.requests[0]).toMatchObject({ method: 'POST', status: 0, body: { clientId: 1001, amount: 1 } });
+    expect((await crm(sim, 'POST', '/payments', { clientId: 1001, amount: 1 })).status).toBe(201);
+  });
+});
+
+describe('latency and the request log', () => {
+  it('delays every response by latencyMs; setLatency changes it', async () => {
+    const sim = await start({ latencyMs: 80 });
+    let t0 = performance.now();
+    await crm(sim, 'GET', '/service-plans');
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(75);
+    await call(sim, 'GET', `${NMS}/devices`, undefined, {}); // a 401 waits too
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(155);
+    sim.setLatency(0);
+    t0 = performance.now();
+    await crm(sim, 'GET', '/service-plans');
+    expect(performance.now() - t0).toBeLessThan(60);
+    expect(() => sim.setLatency(-1)).toThrow(RangeError);
+  });
+
+  it('records every request in arrival order with method, path, query, body, status and timing', async () => {
+    const sim = await start();
+    await crm(sim, 'GET', '/payments?limit=2&clientId=1001');
+    await call(sim, 'GET', `${CRM}/clients`, undefined, {});
+    await nms(sim, 'POST', '/sites', { name: 'Test' });
+    expect(sim.requests.map(({ method, path, query, body, status }) => ({ method, path, query, body, status }))).toEqual([
+      { method: 'GET', path: `${CRM}/payments`, query: { limit: '2', clientId: '1001' }, body: undefined, status: 200 },
+      { method: 'GET', path: `${CRM}/clients`, query: {}, body: undefined, status: 401 },
+      { method: 'POST', path: `${NMS}/sites`, query: {}, body: { name: 'Test' }, status: 200 },
+    ]);
+    for (const r of sim.requests) expect(r.endedAt).toBeGreaterThanOrEqual(r.startedAt);
+    expect(sim.requests[1]!.startedAt).toBeGreaterThanOrEqual(sim.requests[0]!.endedAt);
+  });
+});
+
+describe('sequentialRoundTrips', () => {
+  const at = (startedAt: number, endedAt: number): RecordedRequest => ({ method: 'GET', path: '/', query: {}, body: undefined, status: 200, startedAt, endedAt });
+
+  it.each([
+    ['no requests', 0, []],
+    ['one', 1, [at(0, 10)]],
+    ['three overlapping', 1, [at(0, 10), at(1, 9), at(2, 12)]],
+    ['back to back', 3, [at(0, 10), at(10, 20), at(20, 30)]],
+    ['two concurrent steps', 2, [at(0, 10), at(1, 11), at(12, 20), at(12, 22), at(13, 19)]],
+    ['a long request beside a chain', 3, [at(0, 100), at(1, 10), at(11, 20), at(21, 30)]],
+    ['unfinished ones ignored', 1, [at(0, 10), at(11, Number.NaN)]],
+  ])('%s → %i', (_case, expected, requests) => {
+    expect(sequentialRoundTrips(requests)).toBe(expected);
+  });
+
+  it('counts concurrent fetches once and sequential ones each', async () => {
+    const sim = await start({ latencyMs: 30 });
+    await Promise.all([crm(sim, 'GET', '/clients'), crm(sim, 'GET', '/service-plans'), nms(sim, 'GET', '/devices'), nms(sim, 'GET', '/devices/discovered')]);
+    expect(sequentialRoundTrips(sim.requests)).toBe(1);
+
+    sim.requests.length = 0;
+    for (const path of ['/clients', '/service-plans', '/payment-methods']) await crm(sim, 'GET', path);
+    expect(sequentialRoundTrips(sim.requests)).toBe(3);
+
+    sim.requests.length = 0;
+    await Promise.all([crm(sim, 'GET', '/clients'), nms(sim, 'GET', '/sites')]);
+    await Promise.all([crm(sim, 'GET', '/clients/1001/services'), nms(sim, 'GET', '/devices')]);
+    expect(sequentialRoundTrips(sim.requests)).toBe(2);
+  });
+});
