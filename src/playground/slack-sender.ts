@@ -1,0 +1,109 @@
+/**
+ * Plays Slack's side of a Bolt HTTP receiver: real signed POSTs carrying slash commands and
+ * interactive payloads, byte for byte the way Slack encodes them, so the app's own signature check,
+ * body parsing and ack path all run.
+ */
+import { createHmac, randomBytes, randomInt } from 'node:crypto';
+import {
+  blockActionPayload,
+  slashCommandFields,
+  viewClosedPayload,
+  viewSubmissionPayload,
+  type BlockActionInput,
+  type PayloadStamps,
+  type SlashCommandInput,
+  type ViewClosedInput,
+  type ViewSubmissionInput,
+} from './slack-payloads.js';
+
+export type { BlockActionInput, SlashCommandInput, ViewClosedInput, ViewStateValues, ViewSubmissionInput } from './slack-payloads.js';
+
+export interface SenderOptions {
+  /** e.g. http://127.0.0.1:3000/slack/events */
+  url: string;
+  signingSecret: string;
+  /** Unix seconds; the request timestamp and action_ts come from it. */
+  now?: () => number;
+  /**
+   * Mints the response_url of payloads that carry one when the caller gave none; pass
+   * `() => fake.responseUrl()`. Without it they carry a loopback URL nothing listens on, so an
+   * app's respond() fails loudly instead of reaching the internet.
+   */
+  responseUrl?: () => string;
+}
+
+export interface SlackReply {
+  status: number;
+  /** Parsed JSON when the app answered JSON, else the text ('' for an empty ack); any, as apps ack anything. */
+  body: any;
+}
+
+// Bolt compares the content type literally; Slack sends it without a charset.
+const FORM = 'application/x-www-form-urlencoded';
+const UNROUTABLE_RESPONSE_URL = 'http://127.0.0.1:9/response-url-not-configured';
+
+/** Slack's v0 request signature: hex HMAC-SHA256 of `v0:{timestamp}:{body}` keyed by the signing secret. */
+export function signSlackRequest(secret: string, timestamp: number, body: string): string {
+  return `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+}
+
+export class SlackSender {
+  private readonly now: () => number;
+  private readonly stamps: PayloadStamps;
+  private triggerCount = 0;
+
+  constructor(private readonly options: SenderOptions) {
+    this.now = options.now ?? (() => Math.floor(Date.now() / 1000));
+    this.stamps = {
+      triggerId: () => this.nextTriggerId(),
+      responseUrl: options.responseUrl ?? (() => UNROUTABLE_RESPONSE_URL),
+      nowSeconds: this.now,
+    };
+  }
+
+  // The senders are async so that a payload that cannot be built rejects like a failed send.
+  async slashCommand(input: SlashCommandInput): Promise<SlackReply> {
+    return this.send(new URLSearchParams(slashCommandFields(input, this.stamps)).toString(), FORM);
+  }
+
+  async viewSubmission(input: ViewSubmissionInput): Promise<SlackReply> {
+    return this.sendPayload(viewSubmissionPayload(input, this.stamps));
+  }
+
+  async viewClosed(input: ViewClosedInput): Promise<SlackReply> {
+    return this.sendPayload(viewClosedPayload(input));
+  }
+
+  async blockAction(input: BlockActionInput): Promise<SlackReply> {
+    return this.sendPayload(blockActionPayload(input, this.stamps));
+  }
+
+  /** Raw access for the unhappy paths: a forged signature or a stale timestamp. */
+  async send(body: string, contentType: string, headers: { timestamp?: number; signature?: string } = {}): Promise<SlackReply> {
+    const timestamp = headers.timestamp ?? this.now();
+    const response = await fetch(this.options.url, {
+      method: 'POST',
+      headers: {
+        'content-type': contentType,
+        'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
+        'x-slack-request-timestamp': String(timestamp),
+        'x-slack-signature': headers.signature ?? signSlackRequest(this.options.signingSecret, timestamp, body),
+      },
+      body,
+    });
+    const text = await response.text();
+    const isJson = response.headers.get('content-type')?.includes('json') ?? false;
+    return { status: response.status, body: isJson && text !== '' ? JSON.parse(text) : text };
+  }
+
+  private sendPayload(payload: Record<string, unknown>): Promise<SlackReply> {
+    return this.send(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), FORM);
+  }
+
+  /** Unique per sender and shaped like Slack's, e.g. '1700000000001.4821.9f0c…'. */
+  private nextTriggerId(): string {
+    this.triggerCount += 1;
+    const counter = String(this.triggerCount).padStart(3, '0');
+    return `${this.now()}${counter}.${randomInt(1_000_000_000)}.${randomBytes(16).toString('hex')}`;
+  }
+}
