@@ -1,3 +1,5 @@
+import { UispNotFoundError } from './uisp/errors.js';
+
 /** Bad input from a person: names the field so the front end can show it beside that field. */
 export class InputError extends Error {
   override readonly name = 'InputError';
@@ -18,5 +20,15 @@ export class OperationError extends Error {
     readonly changed: string = 'Nothing was changed.',
   ) {
     super(message);
+  }
+}
+
+/** Turns UISP's 404 for something a person named into an InputError on that field. */
+export async function notFoundAsInputError<T>(lookup: Promise<T>, field: string, message: string): Promise<T> {
+  try {
+    return await lookup;
+  } catch (error) {
+    if (error instanceof UispNotFoundError) throw new InputError(field, message);
+    throw error;
   }
 }

@@ -4,9 +4,8 @@
  */
 import { format, subDays } from 'date-fns';
 import type { CrmClient, PaymentFilters } from './uisp/crm-client.js';
-import { UispNotFoundError } from './uisp/errors.js';
 import type { Client, Payment, PaymentMethod } from './uisp/schemas.js';
-import { InputError } from './errors.js';
+import { InputError, notFoundAsInputError } from './errors.js';
 
 export interface PaymentQuery {
   clientId?: number;
@@ -85,13 +84,8 @@ export class PaymentService {
     return match;
   }
 
-  async getClient(clientId: number): Promise<Client> {
-    try {
-      return await this.crm.getClient(clientId);
-    } catch (error) {
-      if (error instanceof UispNotFoundError) throw new InputError('client', `No CRM client #${clientId}.`);
-      throw error;
-    }
+  getClient(clientId: number): Promise<Client> {
+    return notFoundAsInputError(this.crm.getClient(clientId), 'client', `No CRM client #${clientId}.`);
   }
 
   /** Validates everything before the one write, so bad input never reaches UISP's POST. */

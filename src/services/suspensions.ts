@@ -3,9 +3,8 @@
  * no /unsuspend endpoint (spec §4).
  */
 import type { CrmClient } from './uisp/crm-client.js';
-import { UispNotFoundError } from './uisp/errors.js';
 import type { Client, Service, SuspensionReason } from './uisp/schemas.js';
-import { InputError } from './errors.js';
+import { InputError, notFoundAsInputError } from './errors.js';
 
 export interface SuspensionOutcome {
   service: Service;
@@ -37,17 +36,12 @@ export class SuspensionService {
   }
 
   /** The service, or a clear "no service #id" error. */
-  async getService(serviceId: number): Promise<Service> {
-    try {
-      return await this.crm.getService(serviceId);
-    } catch (error) {
-      if (error instanceof UispNotFoundError) throw new InputError('service', `No CRM service #${serviceId}.`);
-      throw error;
-    }
+  getService(serviceId: number): Promise<Service> {
+    return notFoundAsInputError(this.crm.getService(serviceId), 'service', `No CRM service #${serviceId}.`);
   }
 
   getClient(clientId: number): Promise<Client> {
-    return this.crm.getClient(clientId);
+    return notFoundAsInputError(this.crm.getClient(clientId), 'client', `No CRM client #${clientId}.`);
   }
 
   listClientServices(clientId: number): Promise<Service[]> {

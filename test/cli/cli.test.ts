@@ -194,3 +194,39 @@ describe('subops payments', () => {
     expect(sim.requests.find((r) => r.method === 'POST')).toMatchObject({ path: '/crm/api/v1.0/payments', body: { clientId: 1001, amount: 2500.5, methodId: cash.id, note: 'counter' } });
   });
 });
+
+describe('subops help and simulate', () => {
+  it('with no command prints the usage and exits 2; `help` exits 0', async () => {
+    const none = await subops([]);
+    expect(none.code).toBe(2);
+    expect(none.out).toMatch(/^Usage: subops <command>/);
+    expect((await subops(['help'])).code).toBe(0);
+    expect((await subops(['activate', '--help'])).out).toMatch(/--dry-run +read everything and print the plan/);
+  });
+
+  it('an unknown command is exit 2', async () => {
+    const { code, err } = await subops(['activte']);
+    expect(code).toBe(2);
+    expect(err).toContain('Unknown command "activte"');
+  });
+
+  it('simulate serves UISP until stopped, and refuses a bad port', async () => {
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    const stdout = new PassThrough();
+    let out = '';
+    stdout.on('data', (chunk) => (out += chunk));
+    const running = main(['simulate', '--token', 'demo-token'], { env: {}, stdout, stderr: new PassThrough(), stdin: new PassThrough(), untilStopped: () => stopped });
+    await expect.poll(() => out).toMatch(/listening at (http:\/\/127\.0\.0\.1:\d+)/);
+    const url = out.match(/listening at (\S+)/)![1]!;
+    const reply = await fetch(`${url}/crm/api/v1.0/service-suspension-reasons`, { headers: { 'X-Auth-Token': 'demo-token' } });
+    expect(reply.status).toBe(200);
+    expect(out).not.toContain('demo-token');
+    stop();
+    expect(await running).toBe(0);
+
+    const bad = await subops(['simulate', '--port', '70000']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--port must be at most 65535.');
+  });
+});

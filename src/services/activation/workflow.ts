@@ -108,22 +108,16 @@ export class ActivationService {
     // The service and the site depend only on the client, so both go out together.
     const [serviceOutcome, siteOutcome] = await Promise.allSettled([this.ensureService(plan, client, log), this.ensureSite(plan, client, log)]);
     const failures: { name: StepName; error: unknown }[] = [];
-    let service: ServiceRef | undefined;
-    let site: SiteRef | undefined;
-    if (serviceOutcome.status === 'fulfilled') {
-      ({ service } = serviceOutcome.value);
-      yield serviceOutcome.value.event;
-    } else {
-      failures.push({ name: 'service', error: serviceOutcome.reason });
-      yield step('service', 'failed', errorMessage(serviceOutcome.reason));
+    for (const [name, outcome] of [['service', serviceOutcome], ['site', siteOutcome]] as const) {
+      if (outcome.status === 'fulfilled') {
+        yield outcome.value.event;
+      } else {
+        failures.push({ name, error: outcome.reason });
+        yield step(name, 'failed', errorMessage(outcome.reason));
+      }
     }
-    if (siteOutcome.status === 'fulfilled') {
-      ({ site } = siteOutcome.value);
-      yield siteOutcome.value.event;
-    } else {
-      failures.push({ name: 'site', error: siteOutcome.reason });
-      yield step('site', 'failed', errorMessage(siteOutcome.reason));
-    }
+    const service = serviceOutcome.status === 'fulfilled' ? serviceOutcome.value.service : undefined;
+    const site = siteOutcome.status === 'fulfilled' ? siteOutcome.value.site : undefined;
     if (!service || !site) {
       yield log.failed(failures[0]!.name, failures[0]!.error, { client, ...(service && { service }), ...(site && { site }) });
       return;
