@@ -1,0 +1,15 @@
+/** Every slash command SubOps answers; manifest.yml lists exactly these (checked by a test). */
+import type { App } from '@slack/bolt';
+import type { ListenerDeps } from '../slack/deps.js';
+import { activateCommand } from './activate.js';
+import type { SlashCommand } from './command.js';
+import { subopsCommand } from './help.js';
+import { paymentsCommand } from './payments.js';
+import { suspendCommand } from './suspend.js';
+import { unsuspendCommand } from './unsuspend.js';
+
+export const SLASH_COMMANDS: readonly SlashCommand[] = [activateCommand, suspendCommand, unsuspendCommand, paymentsCommand, subopsCommand];
+
+export function register(app: App, deps: ListenerDeps): void {
+  for (const command of SLASH_COMMANDS) app.command(command.name, command.listener(deps));
+}

@@ -1,0 +1,77 @@
+/**
+ * /payments [client id]: the newest payments with totals per currency, only for the agent who asked.
+ * /payments add [client id] [amount]: the record-payment form.
+ */
+import type { Client } from '../services/uisp/schemas.js';
+import type { ListenerDeps } from '../slack/deps.js';
+import { describeFailure } from '../slack/errors.js';
+import { escapeMrkdwn } from '../slack/escape.js';
+import { originOfCommand } from '../slack/metadata.js';
+import { openAndFill } from '../slack/modals.js';
+import { parseId } from '../slack/state.js';
+import { clientName } from '../views/format.js';
+import { notice } from '../views/help.js';
+import type { SlackMessage } from '../views/kit.js';
+import { paymentForm, paymentsList } from '../views/payments.js';
+import type { SlashCommand } from './command.js';
+
+/** How many of the newest payments the listing shows; the totals cover every payment in the period. */
+const PAYMENTS_SHOWN = 20;
+
+const USAGE = 'Usage: `/payments` (latest), `/payments <client id>`, `/payments add [client id] [amount]`.';
+
+export const paymentsCommand: SlashCommand = {
+  name: '/payments',
+  description: 'Latest payments with totals, a client’s payments, or record a payment',
+  usageHint: '[client id] | add [client id] [amount]',
+  listener: (deps) => async ({ command, ack, client, respond }) => {
+    const [first, ...rest] = command.text.trim().split(/\s+/).filter(Boolean);
+    const logger = deps.logger.child({ command: '/payments', userId: command.user_id });
+    if (first?.toLowerCase() === 'add') {
+      await ack();
+      const origin = originOfCommand(command);
+      const values = { ...(rest[0] && { client: rest[0] }), ...(rest[1] && { amount: rest[1] }) };
+      const opened = await openAndFill(client, {
+        triggerId: command.trigger_id,
+        view: paymentForm({ origin, values }),
+        fill: async () => {
+          try {
+            return paymentForm({ origin, values, methods: await deps.services.payments.listMethods() });
+          } catch (error) {
+            return paymentForm({ origin, values, methods: [], notice: `Could not load the payment methods (${describeFailure(error).message}); you can record without one.` });
+          }
+        },
+        logger,
+      });
+      if (!opened) await respond({ response_type: 'ephemeral', ...notice(':x: Slack did not open the payment form; try again.') });
+      return;
+    }
+    const clientId = parseId(first);
+    if (first !== undefined && (clientId === undefined || rest.length)) {
+      await ack({ response_type: 'ephemeral', ...notice(`\`${escapeMrkdwn(command.text.trim())}\` is not a client id. ${USAGE}`) });
+      return;
+    }
+    await ack();
+    let answer: SlackMessage;
+    try {
+      answer = await listPayments(deps, clientId);
+    } catch (error) {
+      const failure = describeFailure(error);
+      if (!failure.expected) logger.error({ err: error }, 'listing payments failed');
+      answer = notice(`:x: ${escapeMrkdwn(failure.message)}`);
+    }
+    await respond({ response_type: 'ephemeral', ...answer });
+  },
+};
+
+async function listPayments(deps: ListenerDeps, clientId: number | undefined): Promise<SlackMessage> {
+  const { payments } = deps.services;
+  // The client lookup first: a wrong id says "no client #42" rather than "no payments".
+  const client: Client | undefined = clientId === undefined ? undefined : await payments.getClient(clientId);
+  const [summary, methods] = await Promise.all([payments.summarize({ ...(clientId !== undefined && { clientId }), show: PAYMENTS_SHOWN }), payments.listMethods().catch(() => [])]);
+  const clientIds = [...new Set(summary.payments.map((p) => p.clientId).filter((id): id is number => id != null))];
+  // Names are a nicety: a client that cannot be read is shown by id.
+  const named = await Promise.allSettled(clientIds.map((id) => (id === client?.id ? Promise.resolve(client) : payments.getClient(id))));
+  const clientNames = new Map(named.flatMap((r) => (r.status === 'fulfilled' ? [[r.value.id, clientName(r.value)] as const] : [])));
+  return paymentsList({ summary, client, clientNames, methodNames: new Map(methods.map((m) => [m.id, m.name])) });
+}

@@ -1,0 +1,34 @@
+/**
+ * The one slash-command flow behind /suspend and /unsuspend: open the form at once (pre-filled with a
+ * service id argument), then fill in what it needs from the CRM.
+ */
+import type { Middleware, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { ListenerDeps } from '../slack/deps.js';
+import { escapeMrkdwn } from '../slack/escape.js';
+import { originOfCommand, type SuspensionAction } from '../slack/metadata.js';
+import { openAndFill } from '../slack/modals.js';
+import { parseId } from '../slack/state.js';
+import { buildSuspensionForm } from '../slack/suspension-form.js';
+import { notice } from '../views/help.js';
+import { suspensionForm } from '../views/suspension.js';
+
+export function suspensionCommandListener(action: SuspensionAction, deps: ListenerDeps): Middleware<SlackCommandMiddlewareArgs> {
+  return async ({ command, ack, client, respond }) => {
+    const text = command.text.trim();
+    if (text && parseId(text) === undefined) {
+      await ack({ response_type: 'ephemeral', ...notice(`\`${escapeMrkdwn(text)}\` is not a service id. Usage: \`/${action} [service id]\`. Nothing was changed.`) });
+      return;
+    }
+    await ack();
+    const origin = originOfCommand(command);
+    const logger = deps.logger.child({ command: `/${action}`, userId: command.user_id });
+    const values = text ? { serviceId: text } : {};
+    const opened = await openAndFill(client, {
+      triggerId: command.trigger_id,
+      view: suspensionForm({ action, origin, values, reasons: 'loading', statusLabel: deps.statusLabel }),
+      ...(action === 'suspend' && { fill: () => buildSuspensionForm(deps, { action, origin, values }) }),
+      logger,
+    });
+    if (!opened) await respond({ response_type: 'ephemeral', ...notice(`:x: Slack did not open the /${action} form; try again.`) });
+  };
+}

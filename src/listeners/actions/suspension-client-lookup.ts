@@ -1,0 +1,29 @@
+/** Enter in the suspension form's client-id box: re-render the form with that client's services to pick from. */
+import type { App, BlockAction, PlainTextInputAction } from '@slack/bolt';
+import type { ListenerDeps } from '../../slack/deps.js';
+import { decodeMetadata, SuspensionMetaSchema } from '../../slack/metadata.js';
+import { updateView } from '../../slack/modals.js';
+import { parseId, readInputs } from '../../slack/state.js';
+import { buildSuspensionForm, suspensionFormValues } from '../../slack/suspension-form.js';
+import { ACTION } from '../../views/ids.js';
+
+export function register(app: App, deps: ListenerDeps): void {
+  app.action<BlockAction<PlainTextInputAction>>(ACTION.suspensionClientLookup, async ({ ack, body, action, client }) => {
+    await ack();
+    const view = body.view;
+    if (!view) return;
+    const meta = decodeMetadata(SuspensionMetaSchema, view.private_metadata);
+    const values = { ...suspensionFormValues(readInputs(view.state.values)), clientId: action.value?.trim() };
+    const clientId = parseId(values.clientId);
+    const logger = deps.logger.child({ flow: meta.action, userId: body.user.id });
+    const form = await buildSuspensionForm(deps, {
+      action: meta.action,
+      origin: meta.origin,
+      // A different client's service must not stay selected.
+      values: { ...values, clientServiceId: undefined },
+      clientId,
+      ...(clientId === undefined && { problems: { client: 'A client id is a positive whole number.' } }),
+    });
+    await updateView(client, { viewId: view.id, view: form, hash: view.hash }, logger);
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * Submission of the activation form: field errors go back under the field; a valid request is acked
+ * with a "checking" view at once, and the read-only plan decides what comes next: the confirmation
+ * (the plan deletes a service), the form again (device not found…), or the run itself.
+ */
+import type { App } from '@slack/bolt';
+import { validateActivationRequest, type ActivationField } from '../../services/activation/request.js';
+import type { ActivationPlan } from '../../services/activation/types.js';
+import { runActivation } from '../../slack/activation-run.js';
+import type { ListenerDeps } from '../../slack/deps.js';
+import { describeFailure } from '../../slack/errors.js';
+import { ActivationMetaSchema, decodeMetadata } from '../../slack/metadata.js';
+import { updateView } from '../../slack/modals.js';
+import { readInputs } from '../../slack/state.js';
+import { activationChecking, activationConfirm, activationForm, activationStarted } from '../../views/activation.js';
+import { CALLBACK } from '../../views/ids.js';
+
+export function register(app: App, deps: ListenerDeps): void {
+  app.view(CALLBACK.activateForm, async ({ ack, body, view, client }) => {
+    const { origin } = decodeMetadata(ActivationMetaSchema, view.private_metadata);
+    const actor = { ...origin, userId: body.user.id };
+    const values = readInputs(view.state.values);
+    const validation = validateActivationRequest(values);
+    if (!validation.ok) {
+      await ack({ response_action: 'errors', errors: validation.errors as Record<string, string> });
+      return;
+    }
+    const { request } = validation;
+    await ack({ response_action: 'update', view: activationChecking(request) });
+
+    const logger = deps.logger.child({ flow: 'activation', userId: actor.userId });
+    let plan: ActivationPlan;
+    try {
+      plan = await deps.services.activation.plan(request);
+    } catch (error) {
+      const failure = describeFailure(error);
+      if (!failure.expected) logger.error({ err: error }, 'activation plan failed');
+      const problem = failure.field ? { problems: { [failure.field as ActivationField]: failure.message } } : { notice: failure.message };
+      await updateView(client, { viewId: view.id, view: activationForm({ origin, values, ...problem }) }, logger);
+      return;
+    }
+    if (plan.destructive) {
+      await updateView(client, { viewId: view.id, view: activationConfirm(origin, request, plan) }, logger);
+      return;
+    }
+    await updateView(client, { viewId: view.id, view: activationStarted(origin, request) }, logger);
+    await runActivation(client, deps, { request, origin: actor, startedBy: actor.userId });
+  });
+}

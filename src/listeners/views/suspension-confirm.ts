@@ -1,0 +1,33 @@
+/** The agent confirmed: suspend or lift the suspension, with the result in the channel and the audit trail. */
+import type { App } from '@slack/bolt';
+import type { ListenerDeps } from '../../slack/deps.js';
+import { describeFailure } from '../../slack/errors.js';
+import { escapeMrkdwn } from '../../slack/escape.js';
+import { decodeMetadata, SuspensionMetaSchema } from '../../slack/metadata.js';
+import { tellAgent } from '../../slack/notify.js';
+import { loadSuspensionTarget, runSuspension } from '../../slack/suspension-run.js';
+import { notice } from '../../views/help.js';
+import { CALLBACK } from '../../views/ids.js';
+import { suspensionSubmitted } from '../../views/suspension.js';
+
+export function register(app: App, deps: ListenerDeps): void {
+  app.view(CALLBACK.suspensionConfirm, async ({ ack, body, view, client }) => {
+    const meta = decodeMetadata(SuspensionMetaSchema, view.private_metadata);
+    const { action, serviceId, reasonId } = meta;
+    if (serviceId === undefined) throw new Error('suspension confirmation without a service id in private_metadata');
+    const origin = { ...meta.origin, userId: body.user.id };
+    await ack({ response_action: 'update', view: suspensionSubmitted(action, origin) });
+    const logger = deps.logger.child({ flow: action, userId: origin.userId, serviceId });
+    let target;
+    try {
+      // Read again: names and status for the channel message must be current, not what the form saw.
+      target = await loadSuspensionTarget(deps.services.suspensions, serviceId, reasonId);
+    } catch (error) {
+      const failure = describeFailure(error);
+      if (!failure.expected) logger.error({ err: error }, 'suspension lookup failed');
+      await tellAgent(client, origin, notice(`:x: Could not read service #${serviceId}: ${escapeMrkdwn(failure.message)} Nothing was changed.`), logger);
+      return;
+    }
+    await runSuspension(client, deps, { action, origin, target });
+  });
+}

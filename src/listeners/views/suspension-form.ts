@@ -1,0 +1,60 @@
+/**
+ * Submission of the /suspend or /unsuspend form: which service (typed id or picked from the client's
+ * list) and, for suspend, the reason. The CRM lookup happens after the ack; its answer is the
+ * confirmation view, or the form again with the problem under the field.
+ */
+import type { App } from '@slack/bolt';
+import type { ListenerDeps } from '../../slack/deps.js';
+import { describeFailure } from '../../slack/errors.js';
+import { decodeMetadata, SuspensionMetaSchema } from '../../slack/metadata.js';
+import { updateView } from '../../slack/modals.js';
+import { parseId, readInputs } from '../../slack/state.js';
+import { buildSuspensionForm, suspensionFormValues } from '../../slack/suspension-form.js';
+import { loadSuspensionTarget } from '../../slack/suspension-run.js';
+import { CALLBACK } from '../../views/ids.js';
+import { suspensionChecking, suspensionConfirm, type SuspensionField, type SuspensionFormValues } from '../../views/suspension.js';
+
+export function register(app: App, deps: ListenerDeps): void {
+  app.view(CALLBACK.suspensionForm, async ({ ack, body, view, client }) => {
+    const meta = decodeMetadata(SuspensionMetaSchema, view.private_metadata);
+    const { action, clientId } = meta;
+    const origin = { ...meta.origin, userId: body.user.id };
+    const values = suspensionFormValues(readInputs(view.state.values));
+    const choice = chooseService(values, action === 'suspend');
+    if ('errors' in choice) {
+      await ack({ response_action: 'errors', errors: choice.errors });
+      return;
+    }
+    await ack({ response_action: 'update', view: suspensionChecking(action) });
+    const logger = deps.logger.child({ flow: action, userId: origin.userId });
+    try {
+      const target = await loadSuspensionTarget(deps.services.suspensions, choice.serviceId, choice.reasonId);
+      await updateView(client, { viewId: view.id, view: suspensionConfirm(action, origin, target, deps.statusLabel) }, logger);
+    } catch (error) {
+      const failure = describeFailure(error);
+      if (!failure.expected) logger.error({ err: error }, 'suspension lookup failed');
+      const field: SuspensionField = failure.field === 'reason' ? 'reason' : values.clientServiceId && !values.serviceId ? 'clientService' : 'service';
+      const form = await buildSuspensionForm(deps, { action, origin, values, clientId, ...(failure.field ? { problems: { [field]: failure.message } } : { notice: failure.message }) });
+      await updateView(client, { viewId: view.id, view: form }, logger);
+    }
+  });
+}
+
+type Choice = { serviceId: number; reasonId?: number } | { errors: Partial<Record<SuspensionField, string>> };
+
+/** Exactly one service, from the typed id or the picked one (not two different ones), and a reason when suspending. */
+function chooseService(values: SuspensionFormValues, needsReason: boolean): Choice {
+  const typed = parseId(values.serviceId);
+  const picked = parseId(values.clientServiceId);
+  if (values.serviceId && typed === undefined) return { errors: { service: 'A service id is a positive whole number.' } };
+  if (typed !== undefined && picked !== undefined && typed !== picked) {
+    return { errors: { service: `You typed service #${typed} but picked #${picked}: keep one.` } };
+  }
+  const serviceId = typed ?? picked;
+  if (serviceId === undefined) return { errors: { service: 'Enter a service id, or a client id (then Enter) and pick one of its services.' } };
+  if (!needsReason) return { serviceId };
+  const reasonId = parseId(values.reasonId);
+  // The reason block is missing while reasons load or when they failed to: the error goes where a block exists.
+  if (reasonId === undefined) return { errors: { service: 'Pick a suspension reason (the list may still be loading).' } };
+  return { serviceId, reasonId };
+}

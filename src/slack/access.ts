@@ -1,0 +1,100 @@
+/**
+ * Who may run SubOps: ALLOWED_USER_IDS and/or members of ALLOWED_USERGROUP_ID. With neither set,
+ * everyone may (startup warns). Enforced by one global middleware, so no listener can forget it:
+ * a refused user gets an ephemeral refusal and nothing else runs.
+ */
+import type { AnyMiddlewareArgs, Middleware, webApi } from '@slack/bolt';
+import type { Logger } from 'pino';
+import { ACCESS_REFUSED, notice } from '../views/help.js';
+import { CALLBACK } from '../views/ids.js';
+import { modal, section } from '../views/kit.js';
+import { errorSummary } from './errors.js';
+
+export interface AccessPolicy {
+  /** True when no list is configured and everyone may act. */
+  readonly open: boolean;
+  isAllowed(userId: string): Promise<boolean>;
+}
+
+export interface AccessOptions {
+  allowedUserIds: string[];
+  allowedUsergroupId: string | undefined;
+  client: webApi.WebClient;
+  logger: Logger;
+  /** How long a user group's member list is fresh; membership changes apply after this. */
+  cacheMs?: number;
+  /** The longest a request waits for the first member list: the check runs before the 3-second ack. */
+  firstLoadWaitMs?: number;
+  now?: () => number;
+}
+
+export function createAccessPolicy(options: AccessOptions): AccessPolicy {
+  const { allowedUserIds, allowedUsergroupId, client, logger, cacheMs = 60_000, firstLoadWaitMs = 1_500, now = Date.now } = options;
+  const users = new Set(allowedUserIds);
+  let group: { members: Set<string>; loadedAt: number } | undefined;
+  let loading: Promise<void> | undefined;
+  // Read through a function: `group` changes while a request awaits the load.
+  const loaded = () => group;
+
+  const load = (usergroup: string): Promise<void> =>
+    (loading ??= client.usergroups.users
+      .list({ usergroup })
+      .then((response) => {
+        group = { members: new Set(response.users ?? []), loadedAt: now() };
+      })
+      .catch((error: unknown) => {
+        // Fail closed: until the group can be read, it grants nothing (a stale list keeps serving).
+        logger.error({ err: errorSummary(error), usergroup }, 'could not read the allowed user group');
+      })
+      .finally(() => {
+        loading = undefined;
+      }));
+
+  async function groupMembers(usergroup: string): Promise<Set<string>> {
+    if (group && now() - group.loadedAt < cacheMs) return group.members;
+    const pending = load(usergroup);
+    // A stale list answers at once while the fresh one loads; only the very first check waits.
+    if (group) return group.members;
+    await Promise.race([pending, new Promise((resolve) => setTimeout(resolve, firstLoadWaitMs).unref())]);
+    return loaded()?.members ?? new Set<string>();
+  }
+
+  return {
+    open: users.size === 0 && !allowedUsergroupId,
+    async isAllowed(userId) {
+      if (users.size === 0 && !allowedUsergroupId) return true;
+      if (users.has(userId)) return true;
+      return allowedUsergroupId ? (await groupMembers(allowedUsergroupId)).has(userId) : false;
+    },
+  };
+}
+
+type Body = Record<string, unknown> & { type?: string; user_id?: string; user?: { id?: string }; response_url?: string; view?: { id?: string }; container?: { type?: string } };
+
+const refusalModal = () => modal({ callbackId: CALLBACK.info, title: 'SubOps', close: 'Close', blocks: [section(ACCESS_REFUSED)] });
+
+/** Global middleware: every command, block action and view submission passes the policy or is refused. */
+export function accessGuard(policy: AccessPolicy, logger: Logger): Middleware<AnyMiddlewareArgs> {
+  return async (args) => {
+    const body = args.body as Body;
+    const userId = body.user_id ?? body.user?.id;
+    if (policy.open || !userId || (await policy.isAllowed(userId))) {
+      await args.next();
+      return;
+    }
+    logger.warn({ userId, kind: body.type ?? 'slash_command', command: body.command }, 'refused a user who is not allowed to run SubOps');
+    const ack = 'ack' in args ? (args.ack as (response?: unknown) => Promise<void>) : undefined;
+    if (body.type === 'view_submission') {
+      await ack?.({ response_action: 'update', view: refusalModal() });
+      return;
+    }
+    if (body.type === 'block_actions') {
+      await ack?.();
+      if (body.container?.type === 'view' && body.view?.id) await args.client.views.update({ view_id: body.view.id, view: refusalModal() });
+      else if ('respond' in args) await (args.respond as (m: unknown) => Promise<unknown>)({ response_type: 'ephemeral', replace_original: false, ...notice(ACCESS_REFUSED) });
+      return;
+    }
+    // Slash commands: the ack body is the ephemeral answer.
+    await ack?.({ response_type: 'ephemeral', ...notice(ACCESS_REFUSED) });
+  };
+}

@@ -1,0 +1,15 @@
+/** What every listener receives from the composition root (src/app.ts): no singletons. */
+import type { Logger } from 'pino';
+import type { Services } from '../services/container.js';
+import type { StatusLabeller } from '../views/suspension.js';
+import type { Auditor } from './audit.js';
+
+export interface ListenerDeps {
+  services: Pick<Services, 'activation' | 'suspensions' | 'payments'>;
+  audit: Auditor;
+  logger: Logger;
+  /** Names CRM service status numbers as configured (SERVICE_STATUS_*). */
+  statusLabel: StatusLabeller;
+  /** Devices with an activation running in this process: a double-clicked Retry must not run twice at once. */
+  runningActivations: Set<string>;
+}

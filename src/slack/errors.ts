@@ -1,0 +1,51 @@
+/**
+ * What to tell an agent about a failure: the message, the form field it belongs to (if any) and what
+ * was or was not changed in UISP. Messages of our error classes are written to be shown; anything else
+ * is logged and summarised, so stack traces and internals never reach Slack.
+ */
+import { ActivationFailure } from '../services/activation/workflow.js';
+import { InputError, OperationError } from '../services/errors.js';
+import { UispError } from '../services/uisp/errors.js';
+
+export interface Failure {
+  message: string;
+  /** The form field (block id) the problem belongs to. */
+  field?: string;
+  changed: string;
+  /** False for errors of no known kind, which the caller should log with their stack. */
+  expected: boolean;
+}
+
+const NOTHING = 'Nothing was changed.';
+
+const ACTIVATION_FIELDS: Partial<Record<ActivationFailure['code'], string>> = {
+  'device-not-found': 'device',
+  'device-ambiguous': 'device',
+  'client-not-found': 'clientId',
+  'client-ambiguous': 'clientId',
+};
+
+export function describeFailure(error: unknown): Failure {
+  if (error instanceof InputError) return { message: error.message, field: error.field, changed: NOTHING, expected: true };
+  if (error instanceof OperationError) return { message: error.message, changed: error.changed, expected: true };
+  if (error instanceof ActivationFailure) {
+    const field = ACTIVATION_FIELDS[error.code];
+    return { message: error.message, ...(field && { field }), changed: NOTHING, expected: true };
+  }
+  if (error instanceof UispError) {
+    const unconfirmedWrite = error.kind === 'unavailable' && error.method !== 'GET';
+    return {
+      message: error.message,
+      changed: unconfirmedWrite ? 'UISP did not confirm the change: it may or may not have been applied. Check the CRM before retrying.' : NOTHING,
+      expected: true,
+    };
+  }
+  return { message: 'Something unexpected went wrong; the details are in the SubOps log.', changed: 'Check UISP before retrying: the change may or may not have been applied.', expected: false };
+}
+
+/** Slack Web API errors carry `data.error` (e.g. missing_scope); keep logs to that, never the request. */
+export function errorSummary(error: unknown): { message: string; code?: string; slackError?: string } {
+  if (!(error instanceof Error)) return { message: String(error) };
+  const coded = error as Error & { code?: string; data?: { error?: string } };
+  return { message: coded.message, ...(coded.code && { code: coded.code }), ...(coded.data?.error && { slackError: coded.data.error }) };
+}

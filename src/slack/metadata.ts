@@ -1,0 +1,65 @@
+/**
+ * private_metadata of our modals: who opened it, where, and what was decided so far. Slack round-trips
+ * it untouched on every submission and block action, so a later step knows the channel of the original
+ * command without any server-side session. Parsed with zod because it comes back over the wire.
+ */
+import { z } from 'zod';
+import { LIMITS } from '../views/limits.js';
+
+/** Where a command ran: progress is posted there; response_url reaches the agent even where the bot is not a member. */
+const OriginSchema = z.object({
+  channelId: z.string().min(1),
+  userId: z.string().min(1),
+  responseUrl: z.string().optional(),
+});
+export type Origin = z.infer<typeof OriginSchema>;
+
+export function originOfCommand(command: { channel_id: string; user_id: string; response_url?: string }): Origin {
+  return { channelId: command.channel_id, userId: command.user_id, ...(command.response_url && { responseUrl: command.response_url }) };
+}
+
+const ActivationRequestSchema = z.object({
+  device: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  clientId: z.number().int().optional(),
+  email: z.string().optional(),
+  phone: z.string().optional(),
+});
+
+export const ActivationMetaSchema = z.object({
+  origin: OriginSchema,
+  /** On the confirmation view: the request and the service ids the agent agreed to delete. */
+  request: ActivationRequestSchema.optional(),
+  confirmedDeletes: z.array(z.number().int()).optional(),
+});
+
+const SuspensionActionSchema = z.enum(['suspend', 'unsuspend']);
+export type SuspensionAction = z.infer<typeof SuspensionActionSchema>;
+
+export const SuspensionMetaSchema = z.object({
+  action: SuspensionActionSchema,
+  origin: OriginSchema,
+  /** Set once the agent picked a client, so the submission knows which client's services were listed. */
+  clientId: z.number().int().optional(),
+  /** Set on the confirm view: exactly what the agent confirmed. */
+  serviceId: z.number().int().optional(),
+  reasonId: z.number().int().optional(),
+});
+
+export const PaymentMetaSchema = z.object({ origin: OriginSchema });
+
+/** The Retry button's value: the request to re-run and who started the original run (the parent message names them). */
+export const RetryValueSchema = z.object({ request: ActivationRequestSchema, startedBy: z.string().min(1) });
+export type RetryValue = z.infer<typeof RetryValueSchema>;
+
+/** Checked against the schema that will read it back, so writer and reader cannot drift apart. */
+export function encodeMetadata<T>(schema: z.ZodType<T>, value: T): string {
+  const encoded = JSON.stringify(schema.parse(value));
+  if (encoded.length > LIMITS.privateMetadata) throw new RangeError(`private_metadata would be ${encoded.length} characters; Slack allows ${LIMITS.privateMetadata}`);
+  return encoded;
+}
+
+export function decodeMetadata<T>(schema: z.ZodType<T>, raw: string | undefined): T {
+  return schema.parse(JSON.parse(raw || 'null'));
+}

@@ -1,0 +1,105 @@
+/**
+ * Messages of an activation's progress thread: the parent (updated in place to the final status), one
+ * reply per step, the failure report with its Retry button and the manual CRM–NMS link reminder.
+ */
+import type { ActivationRequest, ActivationResult, StepEvent, StepStatus } from '../services/activation/types.js';
+import { escapeMrkdwn } from '../slack/escape.js';
+import { encodeMetadata, RetryValueSchema, type RetryValue } from '../slack/metadata.js';
+import { fullName } from './activation.js';
+import { link, mention } from './format.js';
+import { ACTION, BLOCK } from './ids.js';
+import { actions, button, capBlocks, context, message, section, sections, type Block, type SlackMessage } from './kit.js';
+import { LIMITS } from './limits.js';
+
+const STATUS_EMOJI: Record<StepStatus, string> = {
+  done: ':white_check_mark:',
+  skipped: ':fast_forward:',
+  failed: ':x:',
+  planned: ':memo:',
+  manual: ':raised_hand:',
+};
+
+const STEP_LABEL: Record<StepEvent['step'], string> = {
+  discover: 'Device',
+  client: 'Client',
+  service: 'Service',
+  site: 'Site',
+  authorize: 'Authorization',
+  'manual-link': 'CRM–NMS link',
+};
+
+export interface ActivationParentInput {
+  request: ActivationRequest;
+  startedBy: string;
+  /** Absent while the workflow runs. */
+  result?: ActivationResult;
+}
+
+export function activationParent({ request, startedBy, result }: ActivationParentInput): SlackMessage {
+  const title = `Activation of *${escapeMrkdwn(request.device)}* for ${escapeMrkdwn(fullName(request))}, started by ${mention(startedBy)}`;
+  return message(`${title} — ${plainStatus(result)}`, [section(title), context(statusLine(result))]);
+}
+
+function plainStatus(result: ActivationResult | undefined): string {
+  if (!result) return 'in progress';
+  return result.outcome === 'failed' ? 'failed' : result.outcome === 'already-activated' ? 'already activated' : 'activated';
+}
+
+function statusLine(result: ActivationResult | undefined): string {
+  if (!result) return ':hourglass_flowing_sand: In progress: each step is posted in the thread as it happens.';
+  const ids = [
+    result.client && `client #${result.client.id} ${escapeMrkdwn(result.client.name)}`,
+    result.service && `service #${result.service.id}`,
+    result.site && `site "${escapeMrkdwn(result.site.name)}"`,
+  ].filter(Boolean);
+  switch (result.outcome) {
+    case 'activated':
+      return `:white_check_mark: *Activated*: ${ids.join(', ')}.`;
+    case 'already-activated':
+      return `:white_check_mark: *Already activated*: ${ids.join(', ')}. Nothing was changed.`;
+    case 'planned':
+      return ':memo: *Dry run*: nothing was written.';
+    case 'failed':
+      return `:x: *Failed*: ${escapeMrkdwn(result.error?.message ?? result.message)} See the thread for what was done and to retry.`;
+  }
+}
+
+export function activationStep(event: StepEvent): SlackMessage {
+  const text = `${STATUS_EMOJI[event.status]} *${STEP_LABEL[event.step]}* (${event.status}): ${escapeMrkdwn(event.message)}`;
+  const ids = Object.entries(event.ids).map(([key, value]) => `${escapeMrkdwn(key)} \`${escapeMrkdwn(String(value))}\``);
+  const blocks: Block[] = [section(text)];
+  if (ids.length) blocks.push(context(ids.join('  ·  ')));
+  return message(text, blocks);
+}
+
+/** What was done, what was not, and a Retry button that re-runs the converging workflow in this thread. */
+export function activationFailure(request: ActivationRequest, startedBy: string, result: ActivationResult): SlackMessage {
+  const headline = `:x: *Activation failed.* ${escapeMrkdwn(result.message)}`;
+  const lists: Block[] = [];
+  if (result.error?.candidates?.length) lists.push(...sections('*Candidates:*', result.error.candidates.map((c) => `• ${escapeMrkdwn(c)}`)));
+  lists.push(...sections('*Done:*', result.done.length ? result.done.map((line) => `• ${escapeMrkdwn(line)}`) : ['• Nothing: UISP was not changed.']));
+  if (result.notDone.length) lists.push(...sections('*Not done:*', result.notDone.map((line) => `• ${escapeMrkdwn(line)}`)));
+  const retry: RetryValue = { request, startedBy };
+  const tail: Block[] = [
+    context('Retrying is safe: the workflow re-reads UISP and only does what is still missing, so no client, service or site is created twice.'),
+    actions(BLOCK.activationRetry, [button({ actionId: ACTION.activationRetry, text: 'Retry', style: 'primary', value: encodeMetadata(RetryValueSchema, retry) })]),
+  ];
+  // However long the lists, the Retry button must survive the 50-block cap.
+  const blocks = [section(headline), ...capBlocks(lists, LIMITS.messageBlocks - 1 - tail.length), ...tail];
+  return message(`Activation failed: ${escapeMrkdwn(result.message)}`, blocks);
+}
+
+/** The last reply of a successful run: the one step SubOps never performs. */
+export function manualLinkReminder(result: ActivationResult): SlackMessage {
+  const client = result.client;
+  const clientText = client ? (result.crmClientUrl ? link(result.crmClientUrl, `#${client.id} ${client.name}`) : `#${client.id} ${escapeMrkdwn(client.name)}`) : 'the client';
+  const site = result.site ? ` to NMS site "${escapeMrkdwn(result.site.name)}"` : '';
+  const device = result.device ? ` and device ${escapeMrkdwn(result.device.name)}` : '';
+  const text = `:raised_hand: *One manual step left:* in the CRM web interface, link client ${clientText}${site}${device}. SubOps does not make this link.`;
+  return message(text, [section(text)]);
+}
+
+export function retryStarted(userId: string): SlackMessage {
+  const text = `:repeat: Retry started by ${mention(userId)}.`;
+  return message(text, [context(text)]);
+}

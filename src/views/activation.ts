@@ -1,0 +1,123 @@
+/**
+ * The /activate modal in its four states: the form, "checking" while the plan is computed after the
+ * ack, the confirmation of a destructive plan, and "started".
+ */
+import type { ActivationField } from '../services/activation/request.js';
+import type { ActivationPlan, ActivationRequest } from '../services/activation/types.js';
+import { escapeMrkdwn } from '../slack/escape.js';
+import { ActivationMetaSchema, encodeMetadata, type Origin } from '../slack/metadata.js';
+import { ACTION, CALLBACK } from './ids.js';
+import { channelLink, formatMoney } from './format.js';
+import { context, divider, modal, problem, section, sections, textInput, type Block, type ModalView } from './kit.js';
+
+const TITLE = 'Activate subscriber';
+
+export type ActivationFormValues = Partial<Record<ActivationField, string>>;
+
+export interface ActivationFormInput {
+  origin: Origin;
+  values?: ActivationFormValues;
+  /** Problems found after the ack (plan errors), shown under their field. */
+  problems?: Partial<Record<ActivationField, string>>;
+  /** A problem that belongs to no single field. */
+  notice?: string;
+}
+
+const FIELDS: { field: ActivationField; label: string; placeholder?: string; hint?: string; optional?: boolean; maxLength: number }[] = [
+  { field: 'device', label: 'Device', placeholder: '10.0.0.5, 44:d9:e7:01:02:03 or device name', hint: 'IP, MAC address or NMS name; authorized and discovered devices are searched.', maxLength: 100 },
+  { field: 'firstName', label: 'First name', maxLength: 60 },
+  { field: 'lastName', label: 'Last name', maxLength: 60 },
+  { field: 'email', label: 'Email', optional: true, maxLength: 254 },
+  { field: 'phone', label: 'Phone', optional: true, maxLength: 30 },
+  { field: 'clientId', label: 'Existing CRM client id', optional: true, hint: 'Leave empty to find the client by name, or create one.', maxLength: 12 },
+];
+
+export function activationForm({ origin, values = {}, problems = {}, notice }: ActivationFormInput): ModalView {
+  const blocks: Block[] = [];
+  if (notice) blocks.push(problem(escapeMrkdwn(notice)));
+  for (const f of FIELDS) {
+    blocks.push(
+      textInput({
+        blockId: f.field,
+        actionId: ACTION.value,
+        label: f.label,
+        initial: values[f.field],
+        optional: f.optional ?? false,
+        maxLength: f.maxLength,
+        ...(f.placeholder && { placeholder: f.placeholder }),
+        ...(f.hint && { hint: f.hint }),
+      }),
+    );
+    const fieldProblem = problems[f.field];
+    if (fieldProblem) blocks.push(problem(escapeMrkdwn(fieldProblem)));
+  }
+  blocks.push(context('Nothing is written until you submit; a plan that deletes a service asks for confirmation first.'));
+  return modal({ callbackId: CALLBACK.activateForm, title: TITLE, submit: 'Activate', blocks, privateMetadata: encodeMetadata(ActivationMetaSchema, { origin }) });
+}
+
+/** Shown by the ack while the plan is computed; the listener replaces it with views.update. */
+export function activationChecking(request: ActivationRequest): ModalView {
+  return modal({
+    callbackId: CALLBACK.info,
+    title: TITLE,
+    close: 'Close',
+    blocks: [section(`:hourglass_flowing_sand: Checking UISP for *${escapeMrkdwn(request.device)}* and ${escapeMrkdwn(fullName(request))}…`)],
+  });
+}
+
+/** Lists exactly what the run will delete and create; submitting it runs the activation. */
+export function activationConfirm(origin: Origin, request: ActivationRequest, plan: ActivationPlan, notice?: string): ModalView {
+  const deletes = plan.service.action === 'create' ? plan.service.delete : [];
+  const blocks: Block[] = [
+    ...(notice ? [problem(escapeMrkdwn(notice))] : []),
+    section(`:warning: *This activation deletes ${deletes.length === 1 ? 'a service' : `${deletes.length} services`}.* UISP cannot upgrade a Quoted service or reactivate an Obsolete one, so they are replaced.`),
+    ...sections('*Will delete:*', deletes.map((s) => `• ${escapeMrkdwn(s.statusLabel)} service #${s.id}${s.name ? ` _${escapeMrkdwn(s.name)}_` : ''}`)),
+    ...sections('*Will create or reuse:*', planLines(plan).map((line) => `• ${line}`)),
+    divider(),
+    context(`Device: ${escapeMrkdwn(describeDevice(plan))}`),
+  ];
+  return modal({
+    callbackId: CALLBACK.activateConfirm,
+    title: 'Confirm activation',
+    submit: 'Delete and activate',
+    close: 'Back out',
+    blocks,
+    privateMetadata: encodeMetadata(ActivationMetaSchema, { origin, request, confirmedDeletes: deletes.map((s) => s.id) }),
+  });
+}
+
+export function activationStarted(origin: Origin, request: ActivationRequest): ModalView {
+  return modal({
+    callbackId: CALLBACK.info,
+    title: TITLE,
+    close: 'Close',
+    blocks: [section(`:rocket: Activation of *${escapeMrkdwn(request.device)}* for ${escapeMrkdwn(fullName(request))} started. Follow each step in the thread in ${channelLink(origin.channelId)}.`)],
+  });
+}
+
+export function fullName(request: Pick<ActivationRequest, 'firstName' | 'lastName'>): string {
+  return `${request.firstName} ${request.lastName}`;
+}
+
+function describeDevice(plan: ActivationPlan): string {
+  const d = plan.device;
+  return `${d.name} (${[d.ip, d.mac].filter(Boolean).join(', ')}, ${d.list})`;
+}
+
+/** One escaped line per write or reuse the plan makes, deletions aside. */
+function planLines(plan: ActivationPlan): string[] {
+  const lines: string[] = [];
+  lines.push(
+    plan.client.action === 'reuse'
+      ? `Reuse client #${plan.client.client.id} ${escapeMrkdwn(plan.client.client.name)}`
+      : `Create client ${escapeMrkdwn(plan.client.firstName)} ${escapeMrkdwn(plan.client.lastName)}`,
+  );
+  lines.push(
+    plan.service.action === 'reuse'
+      ? `Reuse Active service #${plan.service.service.id}`
+      : `Create an Active service: plan period ${plan.service.servicePlanPeriodId}, ${formatMoney(plan.service.price)}/month from ${plan.service.activeFrom}`,
+  );
+  lines.push(plan.site.action === 'reuse' ? `Reuse NMS site "${escapeMrkdwn(plan.site.site.name)}"` : `Create NMS site "${escapeMrkdwn(plan.site.name)}"`);
+  lines.push(plan.authorize.action === 'skip' ? escapeMrkdwn(plan.authorize.reason) : `Authorize ${escapeMrkdwn(plan.device.name)} onto that site`);
+  return lines;
+}

@@ -1,0 +1,31 @@
+/** Text formatting shared by the views: money, dates, user mentions and CRM links, all mrkdwn-safe. */
+import { escapeMrkdwn } from '../slack/escape.js';
+
+export function formatMoney(amount: number, currency?: string | null): string {
+  const text = amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  return currency ? `${currency} ${text}` : text;
+}
+
+/** A Slack user mention; user ids come from Slack's signed payload, never from UISP or typed input. */
+export function mention(userId: string): string {
+  return `<@${userId.replace(/[^A-Z0-9]/gi, '')}>`;
+}
+
+export function channelLink(channelId: string): string {
+  return `<#${channelId.replace(/[^A-Z0-9]/gi, '')}>`;
+}
+
+/** A mrkdwn link whose label is escaped; the URL is escaped too, as Slack asks for `&` inside links. */
+export function link(url: string, label: string): string {
+  return `<${escapeMrkdwn(url).replace(/\|/g, '%7C')}|${escapeMrkdwn(label).replace(/\|/g, '¦')}>`;
+}
+
+/** `YYYY-MM-DD` of an ISO timestamp as UISP sends it (the CRM's own zone offset is kept as given). */
+export function isoDate(value: string): string {
+  return /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : value;
+}
+
+/** A CRM client's display name (raw: escape it where it goes into mrkdwn). */
+export function clientName(client: { id: number; firstName?: string | null; lastName?: string | null; companyName?: string | null }): string {
+  return [client.firstName, client.lastName].filter(Boolean).join(' ') || client.companyName || `client #${client.id}`;
+}

@@ -1,0 +1,29 @@
+/** `/subops help`: every command, what it does and how to call it. */
+import { context, header, message, section, type SlackMessage } from './kit.js';
+
+const COMMAND_HELP: { usage: string; text: string }[] = [
+  {
+    usage: '/activate [device] [first name] [last name]',
+    text: 'Opens the activation form (pre-filled from the arguments, e.g. `/activate 10.0.0.5 jane doe`). Device is an IP, MAC or NMS name; email, phone and an existing CRM client id are optional. If the run would delete a Quoted or Obsolete service, you confirm first. Progress is posted in a thread here; a failed run can be retried safely.',
+  },
+  { usage: '/suspend [service id]', text: 'Suspends a CRM service: enter its id, or a client id and pick one of its services, then a reason. You confirm before anything changes.' },
+  { usage: '/unsuspend [service id]', text: 'Lifts a suspension (through the CRM’s cancel-suspend), with the same form and confirmation.' },
+  { usage: '/payments [client id]', text: 'Shows the latest payments (last 30 days), or all of one client’s, with totals per currency. Only you see the answer.' },
+  { usage: '/payments add [client id] [amount]', text: 'Opens the record-payment form: client, amount, method and note.' },
+  { usage: '/subops help', text: 'This help. `/activate help` shows it too.' },
+];
+
+export function helpMessage(): SlackMessage {
+  return message('SubOps commands', [
+    header('SubOps commands'),
+    ...COMMAND_HELP.map((c) => section(`\`${c.usage}\`\n${c.text}`)),
+    context('Every change is recorded in the audit channel. After an activation, link the client to the NMS site in the CRM web interface: SubOps reminds you with the link.'),
+  ]);
+}
+
+/** An ephemeral one-liner (refusals, bad arguments, failures); `text` must already be mrkdwn-safe. */
+export function notice(text: string): SlackMessage {
+  return message(text, [section(text)]);
+}
+
+export const ACCESS_REFUSED = ':no_entry: You are not allowed to run SubOps commands. Ask a SubOps admin to add you to the allowed users or user group. Nothing was run.';

@@ -1,0 +1,28 @@
+/**
+ * callback_id, block_id and action_id values shared by the view builders and the listeners that route
+ * on them. Input blocks are named after the field they carry, so validation errors keyed by field map
+ * straight onto `response_action: "errors"`.
+ */
+export const CALLBACK = {
+  activateForm: 'activate_form',
+  activateConfirm: 'activate_confirm',
+  suspensionForm: 'suspension_form',
+  suspensionConfirm: 'suspension_confirm',
+  paymentForm: 'payment_form',
+  /** Views with nothing to submit (checking, started, done). */
+  info: 'subops_info',
+} as const;
+
+export const ACTION = {
+  /** The action_id of every single-value input; block_id names the field. */
+  value: 'value',
+  activationRetry: 'activation_retry',
+  /** Enter in the suspension modal's client-id box: list that client's services. */
+  suspensionClientLookup: 'suspension_client_lookup',
+} as const;
+
+export const BLOCK = {
+  activationRetry: 'activation_retry',
+  suspension: { serviceId: 'service', clientId: 'client', clientService: 'clientService', reason: 'reason' },
+  payment: { clientId: 'client', amount: 'amount', method: 'method', note: 'note' },
+} as const;

@@ -1,0 +1,189 @@
+/** /activate end to end: slash command → modal → plan → threaded progress → reminder → audit. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AGENT, AUDIT_CHANNEL, CHANNEL, inputs, shown, startHarness, type Harness } from './harness.js';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+const reminderPosted = (call: { args: Record<string, unknown> }) => call.args.thread_ts !== undefined && String(call.args.text).includes('One manual step left');
+
+describe('/activate', () => {
+  it('runs from slash command to the manual-link reminder, posting each step in a thread', async () => {
+    const reply = await h.command('/activate', '10.20.1.88 jane doe');
+    expect(reply.status).toBe(200);
+    expect(reply.body).toBe('');
+
+    const { id, view } = await h.openedView();
+    // The trigger id lives 3 s: the modal opens before anything is asked of UISP.
+    expect(h.uisp.sim.requests).toEqual([]);
+    expect(view.callback_id).toBe('activate_form');
+    const form = JSON.stringify(view);
+    expect(form).toContain('"initial_value":"10.20.1.88"');
+    expect(form).toContain('"initial_value":"jane"');
+    expect(form).toContain('"initial_value":"doe"');
+
+    const submitted = await h.submit(id, inputs({ device: '10.20.1.88', firstName: 'jane', lastName: 'doe', email: 'jane@example.gy' }));
+    expect(submitted.status).toBe(200);
+    expect(submitted.body.response_action).toBe('update');
+    expect(JSON.stringify(submitted.body.view)).toContain('Checking UISP');
+
+    await h.fake.waitFor('chat.postMessage', reminderPosted);
+    const [parent, ...replies] = h.fake.messages(CHANNEL);
+    expect(parent!.thread_ts).toBeUndefined();
+    expect(parent!.text).toContain(`Activation of *10.20.1.88* for jane doe, started by <@${AGENT}>`);
+    // Updated in place to the final status.
+    expect(parent!.edited).toBeDefined();
+    expect(shown(parent!)).toContain('*Activated*');
+    expect(replies.every((m) => m.thread_ts === parent!.ts)).toBe(true);
+    expect(replies.map((m) => /\*(\w[\w –-]*)\* \((\w+)\)/.exec(m.text)?.slice(1).join(' ') ?? 'reminder')).toEqual([
+      'Device done',
+      'Client done',
+      'Service done',
+      'Site done',
+      'Authorization done',
+      'reminder',
+    ]);
+    const reminder = replies.at(-1)!;
+    expect(reminder.text).toMatch(new RegExp(`<${h.uisp.sim.url.replace(/[.]/g, '\\.')}/crm/client/\\d+\\|#\\d+ Jane Doe>`));
+
+    expect(h.uisp.writes()).toEqual(expect.arrayContaining(['POST /crm/api/v1.0/clients', 'POST /nms/api/v2.1/sites']));
+    expect(h.uisp.writes().some((w) => /^POST \/crm\/api\/v1\.0\/clients\/\d+\/services$/.test(w))).toBe(true);
+    expect(h.uisp.writes().some((w) => /^POST \/nms\/api\/v2\.1\/devices\/.+\/authorize$/.test(w))).toBe(true);
+
+    // The modal says where to look.
+    expect(JSON.stringify(h.fake.views.get(id))).toContain('started');
+
+    await h.fake.waitFor('chat.postMessage', (call) => call.args.channel === AUDIT_CHANNEL);
+    const [audit] = h.fake.messages(AUDIT_CHANNEL);
+    expect(shown(audit!)).toContain('*activate* by <@U0AGENT>: *activated*');
+    expect(shown(audit!)).toContain(`archives/${CHANNEL}/p${parent!.ts.replace('.', '')}`);
+    expect(h.logs.filter((l) => l.audit === true)).toEqual([expect.objectContaining({ actor: AGENT, action: 'activate', result: 'activated', ok: true })]);
+  });
+
+  it('asks for confirmation before deleting a Quoted service, and runs when confirmed', async () => {
+    await h.command('/activate', '10.20.1.51 priya ramnarine');
+    const { id } = await h.openedView();
+    await h.submit(id, inputs({ device: '10.20.1.51', firstName: 'priya', lastName: 'ramnarine' }));
+
+    const confirm = await h.viewBecomes(id, 'activate_confirm');
+    const text = JSON.stringify(confirm);
+    expect(text).toContain('Quoted service #102');
+    expect(text).toContain('Reuse client #1002 Priya Ramnarine');
+    expect(text).toContain('Create an Active service: plan period 37');
+    expect(text).toContain('Create NMS site');
+    expect((confirm.submit as { text: string }).text).toBe('Delete and activate');
+    // Reads only so far.
+    expect(h.uisp.writes()).toEqual([]);
+
+    const confirmed = await h.submit(id, {});
+    expect(confirmed.body.response_action).toBe('update');
+    await h.fake.waitFor('chat.postMessage', reminderPosted);
+    expect(h.uisp.writes()).toContain('DELETE /crm/api/v1.0/clients/services/102');
+    expect(h.uisp.writes()).toContain('POST /crm/api/v1.0/clients/1002/services');
+    const serviceStep = h.fake.messages(CHANNEL).find((m) => m.text.includes('*Service*'));
+    expect(serviceStep!.text).toContain('after deleting #102');
+  });
+
+  it('returns invalid fields under the field and sends nothing to UISP', async () => {
+    await h.command('/activate');
+    const { id } = await h.openedView();
+    const reply = await h.submit(id, inputs({ device: '10.20.1.88', firstName: 'J4ne', lastName: 'doe', email: 'not-an-email', clientId: 'abc' }));
+    expect(reply.body).toEqual({
+      response_action: 'errors',
+      errors: {
+        firstName: 'Use letters, spaces, hyphens and apostrophes only.',
+        email: 'Enter a valid email address.',
+        clientId: 'A CRM client id is a positive whole number.',
+      },
+    });
+    expect(h.uisp.sim.requests).toEqual([]);
+  });
+
+  it('shows a device that is not found under the device field, with the values kept', async () => {
+    await h.command('/activate');
+    const { id } = await h.openedView();
+    await h.submit(id, inputs({ device: 'no-such-cpe', firstName: 'Jane', lastName: 'Doe' }));
+    const form = await h.viewBecomes(id, 'activate_form', 'Device not found');
+    expect(JSON.stringify(form)).toContain('"initial_value":"no-such-cpe"');
+    expect(h.uisp.writes()).toEqual([]);
+    expect(h.fake.callsTo('chat.postMessage')).toEqual([]);
+  });
+
+  it('reports a failure with what was and was not done, and Retry converges in the same thread', async () => {
+    h.uisp.sim.setFaults([{ method: 'POST', path: '/nms/api/v2.1/sites', kind: 'status', status: 400 }]);
+    await h.command('/activate', '10.20.1.88 jane doe');
+    const { id } = await h.openedView();
+    await h.submit(id, inputs({ device: '10.20.1.88', firstName: 'jane', lastName: 'doe' }));
+
+    const failureCall = await h.fake.waitFor('chat.postMessage', (call) => String(call.args.text).startsWith('Activation failed'));
+    const failureReport = h.fake.messages(CHANNEL).find((m) => m.ts === failureCall.response.ts)!;
+    const report = shown(failureReport);
+    expect(report).toContain('*Done:*');
+    expect(report).toContain('Created client #1010 Jane Doe');
+    expect(report).toContain('*Not done:*');
+    expect(report).toContain('create NMS site');
+    expect(report).toContain('"action_id":"activation_retry"');
+    const parent = h.fake.messages(CHANNEL)[0]!;
+    expect(shown(parent)).toContain('*Failed*');
+    await h.fake.waitFor('chat.postMessage', (call) => call.args.channel === AUDIT_CHANNEL);
+
+    h.uisp.sim.setFaults([]);
+    const clicked = await h.sender.blockAction({ userId: 'U0SECOND', actionId: 'activation_retry', message: failureReport });
+    expect(clicked.status).toBe(200);
+    await h.fake.waitFor('chat.postMessage', reminderPosted);
+
+    const thread = h.fake.messages(CHANNEL);
+    expect(thread.every((m) => m.ts === parent.ts || m.thread_ts === parent.ts)).toBe(true);
+    expect(thread.some((m) => m.text.includes('Retry started by <@U0SECOND>'))).toBe(true);
+    // The used Retry button is gone, replaced by who pressed it.
+    const marked = thread.find((m) => m.ts === failureReport.ts)!;
+    expect(shown(marked)).not.toContain('activation_retry');
+    expect(shown(marked)).toContain('Retried by <@U0SECOND>');
+    // The parent still names who started it, now with the final status.
+    expect(shown(thread[0]!)).toContain('started by <@U0AGENT>');
+    expect(shown(thread[0]!)).toContain('*Activated*');
+    // Converged: one client, one service, the site created on the second run.
+    const writes = h.uisp.writes();
+    expect(writes.filter((w) => w === 'POST /crm/api/v1.0/clients')).toHaveLength(1);
+    expect(writes.filter((w) => /clients\/\d+\/services$/.test(w))).toHaveLength(1);
+    await h.fake.waitFor('chat.postMessage', (call) => call.args.channel === AUDIT_CHANNEL && String(call.args.text).includes('activated'));
+    expect(h.logs.filter((l) => l.audit).map((l) => [l.actor, l.result])).toEqual([
+      ['U0AGENT', 'failed'],
+      ['U0SECOND', 'activated'],
+    ]);
+  });
+
+  it('changes nothing and tells the agent when it cannot post in the channel', async () => {
+    await h.command('/activate');
+    const { id } = await h.openedView();
+    h.fake.failNext('chat.postMessage', { error: 'not_in_channel' });
+    await h.submit(id, inputs({ device: '10.20.1.88', firstName: 'Jane', lastName: 'Doe' }));
+    const told = await h.fake.waitFor('chat.postEphemeral');
+    expect(told.args).toMatchObject({ channel: CHANNEL, user: AGENT });
+    expect(String(told.args.text)).toContain('not_in_channel');
+    expect(String(told.args.text)).toContain('Nothing was changed.');
+    expect(h.uisp.writes()).toEqual([]);
+  });
+
+  it('keeps running when Slack refuses part of the progress, then tells the agent the outcome privately', async () => {
+    await h.command('/activate');
+    const { id } = await h.openedView();
+    // The parent's final update is refused (e.g. the message was deleted meanwhile).
+    h.fake.failNext('chat.update', { error: 'message_not_found' });
+    await h.submit(id, inputs({ device: '10.20.1.88', firstName: 'Jane', lastName: 'Doe' }));
+    const told = await h.fake.waitFor('chat.postEphemeral');
+    const text = String(told.args.text);
+    expect(text).toContain('Slack did not show every step');
+    expect(text).toContain('message_not_found');
+    expect(text).toContain('Outcome: *activated*');
+    expect(text).toContain('Created client #1010 Jane Doe');
+    // The workflow itself ran to the end.
+    expect(h.uisp.writes().some((w) => w.endsWith('/authorize'))).toBe(true);
+    expect(h.fake.messages(CHANNEL).some((m) => m.text.includes('One manual step left'))).toBe(true);
+  });
+});

@@ -1,0 +1,37 @@
+/**
+ * Block Kit validation for tests: the third-party JSON Schema in ../shared/slack/slack-block-kit-validator
+ * (draft 2020-12) plus the limits it leaves out (50 blocks per message).
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { expect } from 'vitest';
+import { LIMITS } from '../../src/views/limits.js';
+
+const schemaPath = fileURLToPath(new URL('../../../shared/slack/slack-block-kit-validator/src/slack-block-kit.schema.json', import.meta.url));
+const schema = JSON.parse(readFileSync(schemaPath, 'utf8')) as { $id: string };
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+// ajv-formats is CommonJS: under NodeNext the default import is its module object, whose `default` is the plugin.
+addFormats.default(ajv);
+ajv.addSchema(schema);
+
+const validateBlocks = ajv.getSchema(schema.$id)!;
+const validateModal = ajv.getSchema(`${schema.$id}#/$defs/modal_view`)!;
+
+function problems(validate: typeof validateBlocks): string {
+  return ajv.errorsText(validate.errors, { separator: '\n' });
+}
+
+export function expectValidModal(view: unknown): void {
+  const ok = validateModal(view);
+  expect(ok, problems(validateModal)).toBe(true);
+}
+
+export function expectValidMessage(message: { text: string; blocks: unknown[] }): void {
+  expect(message.text.length).toBeGreaterThan(0);
+  expect(message.blocks.length).toBeLessThanOrEqual(LIMITS.messageBlocks);
+  const ok = validateBlocks(message.blocks);
+  expect(ok, problems(validateBlocks)).toBe(true);
+}

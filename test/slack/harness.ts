@@ -1,0 +1,114 @@
+/**
+ * The whole Slack app over real loopback HTTP: the UISP simulator behind the services layer, the fake
+ * Slack Web API behind SLACK_API_URL, and the Bolt app on Bolt's HTTP receiver, driven by signed
+ * requests. Tests assert what Slack was asked to show (fake.calls, fake.messages) and what UISP was
+ * asked to do (sim.requests).
+ */
+import type { App } from '@slack/bolt';
+import { createApp, startApp, type RunningApp } from '../../src/app.js';
+import { loadAppConfig, type Env } from '../../src/config.js';
+import { startFakeSlack, type FakeSlack, type FakeSlackOptions, type RecordedCall } from '../../src/playground/fake-slack.js';
+import { SlackSender, type SlackReply, type ViewStateValues } from '../../src/playground/slack-sender.js';
+import type { SimulatorOptions } from '../../src/simulator/index.js';
+import { createLogger } from '../../src/slack/logging.js';
+import { startUisp, type UispFixture } from '../support/uisp.js';
+
+export const SIGNING_SECRET = 'test-signing-secret-0123456789abcdef';
+export const BOT_TOKEN = 'xoxb-test-bot-token';
+export const CHANNEL = 'C0SUPPORT';
+export const AUDIT_CHANNEL = 'C0AUDIT';
+export const AGENT = 'U0AGENT';
+
+export interface HarnessOptions {
+  /** Extra SLACK_* / access settings, e.g. ALLOWED_USER_IDS. */
+  env?: Env;
+  fakeSlack?: FakeSlackOptions;
+  simulator?: SimulatorOptions;
+}
+
+export interface Harness {
+  uisp: UispFixture;
+  fake: FakeSlack;
+  sender: SlackSender;
+  app: App;
+  /** Every pino line the app logged, parsed. */
+  logs: Record<string, unknown>[];
+  /** Raw log output, to prove secrets never appear in it. */
+  rawLog: () => string;
+  command(command: string, text?: string, userId?: string): Promise<SlackReply>;
+  /** Submits the view as the fake currently holds it (after opens and updates), with these input values. */
+  submit(viewId: string, values: ViewStateValues, userId?: string): Promise<SlackReply>;
+  /** The first views.open call matching `predicate`, and the view id it created. */
+  openedView(predicate?: (call: RecordedCall) => boolean): Promise<{ id: string; view: Record<string, unknown> }>;
+  /** Waits for the view to be updated to one with this callback_id and returns it. */
+  viewBecomes(viewId: string, callbackId: string, textContains?: string): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const uisp = await startUisp({ simulator: options.simulator ?? {} });
+  const fake = await startFakeSlack(options.fakeSlack);
+  const lines: string[] = [];
+  const logs: Record<string, unknown>[] = [];
+  const logger = createLogger('debug', {
+    write(line: string) {
+      lines.push(line);
+      logs.push(JSON.parse(line) as Record<string, unknown>);
+    },
+  });
+  const { slack } = loadAppConfig({
+    UISP_URL: uisp.sim.url,
+    UISP_TOKEN: uisp.sim.token,
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: fake.apiUrl,
+    AUDIT_CHANNEL_ID: AUDIT_CHANNEL,
+    ...options.env,
+  });
+  const app = createApp({ services: uisp.services, slack, logger, statuses: uisp.config.activation.statuses });
+  const running: RunningApp = await startApp(app, slack, 0);
+  const sender = new SlackSender({ url: `http://127.0.0.1:${running.port}/slack/events`, signingSecret: SIGNING_SECRET, responseUrl: () => fake.responseUrl() });
+
+  const harness: Harness = {
+    uisp,
+    fake,
+    sender,
+    app,
+    logs,
+    rawLog: () => lines.join(''),
+    command: (command, text = '', userId = AGENT) => sender.slashCommand({ command, text, userId, channelId: CHANNEL }),
+    submit: (viewId, values, userId = AGENT) => sender.viewSubmission({ userId, view: fake.views.get(viewId)!, values }),
+    async openedView(predicate = () => true) {
+      const call = await fake.waitFor('views.open', predicate);
+      const view = call.response.view as Record<string, unknown>;
+      return { id: String(view.id), view };
+    },
+    async viewBecomes(viewId, callbackId, textContains) {
+      await fake.waitFor('views.update', (call) => {
+        const view = call.args.view as { callback_id?: string };
+        return call.args.view_id === viewId && view.callback_id === callbackId && (!textContains || JSON.stringify(view).includes(textContains));
+      });
+      return fake.views.get(viewId)!;
+    },
+    async close() {
+      await running.stop();
+      await fake.close();
+      await uisp.close();
+    },
+  };
+  return harness;
+}
+
+/** Input values as Slack sends them in view.state.values. */
+export function inputs(values: Record<string, string>): ViewStateValues {
+  return Object.fromEntries(Object.entries(values).map(([blockId, value]) => [blockId, { value: { type: 'plain_text_input', value } }]));
+}
+
+export function selected(actionId: string, value: string): Record<string, unknown> {
+  return { [actionId]: { type: 'static_select', selected_option: { text: { type: 'plain_text', text: value }, value } } };
+}
+
+/** Every mrkdwn text of a message, joined: what a person reads. */
+export function shown(message: { text?: string; blocks?: unknown[] }): string {
+  return JSON.stringify(message.blocks ?? []) + (message.text ?? '');
+}

@@ -1,0 +1,130 @@
+/**
+ * Access control, request authenticity, ack timing and secrecy, through the real HTTP receiver.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SLASH_COMMANDS } from '../../src/commands/index.js';
+import { signSlackRequest } from '../../src/playground/slack-sender.js';
+import { AGENT, BOT_TOKEN, CHANNEL, inputs, shown, SIGNING_SECRET, startHarness, type Harness } from './harness.js';
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+const OPEN_WARNING = 'Neither ALLOWED_USER_IDS nor ALLOWED_USERGROUP_ID is set';
+
+describe('access', () => {
+  it('refuses a user who is not allowed, ephemerally, and runs nothing', async () => {
+    h = await startHarness({ env: { ALLOWED_USER_IDS: `${AGENT}, U0LEAD` } });
+    expect(h.logs.some((l) => String(l.msg).includes(OPEN_WARNING))).toBe(false);
+
+    const refused = await h.command('/activate', '10.20.1.88 jane doe', 'U0INTRUDER');
+    expect(refused.status).toBe(200);
+    expect(refused.body.response_type).toBe('ephemeral');
+    expect(refused.body.text).toContain('You are not allowed to run SubOps commands');
+
+    // A modal the agent opened, submitted by someone else, is refused too.
+    await h.command('/activate');
+    const { id } = await h.openedView();
+    const submitted = await h.submit(id, inputs({ device: '10.20.1.88', firstName: 'Jane', lastName: 'Doe' }), 'U0INTRUDER');
+    expect(submitted.body.response_action).toBe('update');
+    expect(JSON.stringify(submitted.body.view)).toContain('You are not allowed');
+
+    const clicked = await h.sender.blockAction({ userId: 'U0INTRUDER', actionId: 'activation_retry', channelId: CHANNEL, messageTs: '1700000000.000100', value: '{}' });
+    expect(clicked.status).toBe(200);
+    await vi.waitFor(() => expect(h.fake.responses.map((r) => String(r.body.text))).toEqual([expect.stringContaining('You are not allowed')]));
+
+    expect(h.fake.callsTo('views.open')).toHaveLength(1);
+    expect(h.uisp.sim.requests).toEqual([]);
+    expect(h.fake.callsTo('chat.postMessage')).toEqual([]);
+  });
+
+  it('allows members of ALLOWED_USERGROUP_ID, reading the group once for a burst of commands', async () => {
+    h = await startHarness({ env: { ALLOWED_USERGROUP_ID: 'S0OPS' }, fakeSlack: { usergroups: { S0OPS: ['U0GROUPIE'] } } });
+    const member = await h.command('/subops', 'help', 'U0GROUPIE');
+    expect(member.body.text).toBe('SubOps commands');
+    const again = await h.command('/subops', '', 'U0GROUPIE');
+    expect(again.body.text).toBe('SubOps commands');
+    const outsider = await h.command('/subops', 'help', 'U0OTHER');
+    expect(outsider.body.text).toContain('You are not allowed');
+    expect(h.fake.callsTo('usergroups.users.list')).toHaveLength(1);
+  });
+
+  it('lets everyone act when no list is set, and warns about it at startup', async () => {
+    h = await startHarness();
+    expect(h.logs.filter((l) => String(l.msg).includes(OPEN_WARNING))).toEqual([expect.objectContaining({ level: 40 })]);
+    expect((await h.command('/subops', '', 'U0ANYONE')).body.text).toBe('SubOps commands');
+  });
+});
+
+describe('help', () => {
+  it('/subops help and /activate help explain every command', async () => {
+    h = await startHarness();
+    for (const [command, text] of [
+      ['/subops', 'help'],
+      ['/activate', 'help'],
+    ] as const) {
+      const reply = await h.command(command, text);
+      expect(reply.body.response_type).toBe('ephemeral');
+      for (const c of SLASH_COMMANDS) expect(shown(reply.body)).toContain(c.name);
+    }
+    expect(h.fake.callsTo('views.open')).toEqual([]);
+  });
+});
+
+describe('request authenticity', () => {
+  const body = new URLSearchParams({ command: '/activate', text: '10.20.1.88 jane doe', user_id: AGENT, channel_id: CHANNEL, trigger_id: 't', team_id: 'T0001', response_url: 'http://127.0.0.1:9/x' }).toString();
+  const form = 'application/x-www-form-urlencoded';
+  // Bolt verifies its token with auth.test at startup; anything else would be the request's doing.
+  const sideEffects = () => h.fake.calls.filter((c) => c.method !== 'auth.test');
+
+  it('rejects a bad signature', async () => {
+    h = await startHarness();
+    const reply = await h.sender.send(body, form, { signature: signSlackRequest('not-the-secret', Math.floor(Date.now() / 1000), body) });
+    expect(reply.status).toBe(401);
+    expect(sideEffects()).toEqual([]);
+    expect(h.uisp.sim.requests).toEqual([]);
+  });
+
+  it('rejects a correctly signed request with a stale timestamp (replay)', async () => {
+    h = await startHarness();
+    const stale = Math.floor(Date.now() / 1000) - 10 * 60;
+    const reply = await h.sender.send(body, form, { timestamp: stale, signature: signSlackRequest(SIGNING_SECRET, stale, body) });
+    expect(reply.status).toBe(401);
+    expect(sideEffects()).toEqual([]);
+    expect(h.uisp.sim.requests).toEqual([]);
+  });
+});
+
+describe('acknowledgement', () => {
+  it('acks well within 3 seconds even when UISP is slow, and does the work after', async () => {
+    h = await startHarness({ simulator: { latencyMs: 1_000 } });
+    let started = performance.now();
+    expect((await h.command('/payments')).status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(500);
+    await vi.waitFor(() => expect(h.fake.responses).toHaveLength(1), { timeout: 10_000 });
+
+    await h.command('/activate');
+    const { id } = await h.openedView();
+    started = performance.now();
+    const reply = await h.submit(id, inputs({ device: '10.20.1.51', firstName: 'Priya', lastName: 'Ramnarine' }));
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(reply.body.response_action).toBe('update');
+    await h.viewBecomes(id, 'activate_confirm');
+  });
+});
+
+describe('secrets', () => {
+  it('never appear in the logs or in anything sent to Slack', async () => {
+    h = await startHarness();
+    await h.command('/activate');
+    const { id } = await h.openedView();
+    await h.submit(id, inputs({ device: '10.20.1.88', firstName: 'Jane', lastName: 'Doe' }));
+    await h.fake.waitFor('chat.postMessage', (call) => String(call.args.text).includes('One manual step left'));
+    const sentToSlack = JSON.stringify(h.fake.calls.map((c) => c.args));
+    for (const secret of [BOT_TOKEN, SIGNING_SECRET, h.uisp.sim.token]) {
+      expect(h.rawLog()).not.toContain(secret);
+      expect(sentToSlack).not.toContain(secret);
+    }
+  });
+});

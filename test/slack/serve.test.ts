@@ -1,0 +1,97 @@
+/** `subops serve` / `npm start`: configuration problems exit 2 before connecting; a good one serves. */
+import { createServer } from 'node:net';
+import { PassThrough, Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { serve } from '../../src/app.js';
+import type { CliIo } from '../../src/cli/io.js';
+import type { Env } from '../../src/config.js';
+import { startFakeSlack } from '../../src/playground/fake-slack.js';
+import { SlackSender } from '../../src/playground/slack-sender.js';
+import { startSimulator } from '../../src/simulator/index.js';
+
+function io(env: Env, untilStopped?: () => Promise<void>): CliIo & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  const sink = (append: (text: string) => void) =>
+    new Writable({
+      write(chunk, _encoding, done) {
+        append(String(chunk));
+        done();
+      },
+    });
+  return {
+    env,
+    stdout: sink((t) => (out += t)),
+    stderr: sink((t) => (err += t)),
+    stdin: new PassThrough(),
+    ...(untilStopped && { untilStopped }),
+    out: () => out,
+    err: () => err,
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('serve', () => {
+  it('lists every configuration problem by variable name and exits 2 without connecting', async () => {
+    const run = io({ SLACK_BOT_TOKEN: 'not-a-bot-token', UISP_URL: 'ftp://uisp', PORT: 'eighty', SLACK_API_URL: 'nope' });
+    expect(await serve([], run)).toBe(2);
+    const problems = run.err();
+    for (const variable of ['UISP_URL', 'SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'PORT', 'SLACK_API_URL']) expect(problems).toContain(variable);
+    expect(problems).not.toContain('not-a-bot-token');
+    expect(run.out()).toBe('');
+  });
+
+  it('serves signed requests on PORT until stopped', async () => {
+    const sim = await startSimulator();
+    const fake = await startFakeSlack();
+    const port = await freePort();
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    const run = io(
+      { UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), LOG_LEVEL: 'info' },
+      () => stopped,
+    );
+    const exit = serve([], run);
+    try {
+      const sender = new SlackSender({ url: `http://127.0.0.1:${port}/slack/events`, signingSecret: 'serve-secret' });
+      let reply;
+      for (let attempt = 0; attempt < 50 && !reply; attempt++) {
+        reply = await sender.slashCommand({ command: '/subops', text: 'help', userId: 'U1', channelId: 'C1' }).catch(async () => {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          return undefined;
+        });
+      }
+      expect(reply?.body.text).toBe('SubOps commands');
+      expect(run.out()).toContain(`listening on port ${port}`);
+      expect(run.out()).toContain('Neither ALLOWED_USER_IDS nor ALLOWED_USERGROUP_ID is set');
+    } finally {
+      stop();
+      expect(await exit).toBe(0);
+      await fake.close();
+      await sim.close();
+    }
+  });
+
+  it('uses Socket Mode when SLACK_APP_TOKEN is set, through SLACK_API_URL, and exits 1 when Slack refuses', async () => {
+    const sim = await startSimulator();
+    const fake = await startFakeSlack();
+    try {
+      // The fake accepts only xox… tokens, so it refuses the app token the way Slack refuses a revoked one.
+      const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_APP_TOKEN: 'xapp-1-revoked', SLACK_API_URL: fake.apiUrl });
+      expect(await serve([], run)).toBe(1);
+      expect(run.err()).toBe('Could not start the Slack app: invalid_auth\n');
+      expect(fake.callsTo('apps.connections.open').map((c) => c.token)).toEqual(['xapp-1-revoked']);
+    } finally {
+      await fake.close();
+      await sim.close();
+    }
+  });
+});

@@ -1,0 +1,113 @@
+/** /suspend and /unsuspend end to end: form, CRM lookup, confirmation, the write, thread and audit. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AGENT, AUDIT_CHANNEL, CHANNEL, inputs, selected, shown, startHarness, type Harness } from './harness.js';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+const hasBlock = (blockId: string) => (call: { args: Record<string, unknown> }) => JSON.stringify(call.args.view).includes(`"block_id":"${blockId}"`);
+
+describe('/suspend', () => {
+  it('pre-fills the service id, fills in the CRM reasons, confirms, suspends and reports in a thread', async () => {
+    expect((await h.command('/suspend', '101')).body).toBe('');
+    const { id, view } = await h.openedView();
+    expect(view.callback_id).toBe('suspension_form');
+    expect(JSON.stringify(view)).toContain('"initial_value":"101"');
+    await h.fake.waitFor('views.update', hasBlock('reason'));
+    const filled = JSON.stringify(h.fake.views.get(id));
+    for (const reason of ['Non-payment', 'Customer request', 'Equipment issue', 'Relocation']) expect(filled).toContain(reason);
+
+    const checking = await h.submit(id, { ...inputs({ service: '101' }), reason: selected('value', '2') });
+    expect(checking.body.response_action).toBe('update');
+    const confirm = JSON.stringify(await h.viewBecomes(id, 'suspension_confirm'));
+    expect(confirm).toContain('#1001 Marcus Baptiste');
+    expect(confirm).toContain('#101');
+    expect(confirm).toContain('*Current status*\\nActive');
+    expect(confirm).toContain('*Reason*\\nCustomer request');
+    expect(h.uisp.writes()).toEqual([]);
+
+    const done = await h.submit(id, {});
+    expect(JSON.stringify(done.body.view)).toContain(`<#${CHANNEL}>`);
+    await h.fake.waitFor('chat.update', (call) => call.args.channel === CHANNEL);
+
+    const suspendCall = h.uisp.sim.requests.filter((r) => r.method !== 'GET');
+    expect(suspendCall.map((r) => [r.method, r.path, r.body])).toEqual([['PATCH', '/crm/api/v1.0/clients/services/101/suspend', { suspensionReasonId: 2 }]]);
+    const [parent, reply] = h.fake.messages(CHANNEL);
+    expect(parent!.text).toContain('Suspension of service #101');
+    expect(parent!.text).toContain(`requested by <@${AGENT}>`);
+    expect(shown(parent!)).toContain('*Done*: service suspended.');
+    expect(reply!.thread_ts).toBe(parent!.ts);
+    expect(reply!.text).toContain('The CRM now reports status *Suspended*, reason Customer request');
+
+    await h.fake.waitFor('chat.postMessage', (call) => call.args.channel === AUDIT_CHANNEL);
+    expect(shown(h.fake.messages(AUDIT_CHANNEL)[0]!)).toContain('*suspend* by <@U0AGENT>: *suspended*');
+    expect(h.logs.find((l) => l.audit)).toMatchObject({ action: 'suspend', result: 'suspended', targets: { serviceId: 101, clientId: 1001, reasonId: 2 } });
+  });
+
+  it('lists a client’s services to pick from when the agent enters a client id', async () => {
+    await h.command('/suspend');
+    const { id } = await h.openedView();
+    await h.fake.waitFor('views.update', hasBlock('reason'));
+    const lookup = await h.sender.blockAction({ userId: AGENT, actionId: 'suspension_client_lookup', view: h.fake.views.get(id)!, value: '1006', values: inputs({ client: '1006' }) });
+    expect(lookup.status).toBe(200);
+    await h.fake.waitFor('views.update', hasBlock('clientService'));
+    const form = JSON.stringify(h.fake.views.get(id));
+    expect(form).toContain('Service of Bartica Marine Supplies');
+    expect(form).toContain('#105');
+
+    await h.submit(id, { ...inputs({ client: '1006' }), clientService: selected('value', '105'), reason: selected('value', '1') });
+    const confirm = JSON.stringify(await h.viewBecomes(id, 'suspension_confirm'));
+    expect(confirm).toContain('#1006 Bartica Marine Supplies');
+    expect(confirm).toContain('Non-payment');
+  });
+
+  it('rejects a missing or malformed service under the field, and an unknown one after the lookup', async () => {
+    await h.command('/suspend');
+    const { id } = await h.openedView();
+    await h.fake.waitFor('views.update', hasBlock('reason'));
+    expect((await h.submit(id, { reason: selected('value', '1') })).body).toEqual({
+      response_action: 'errors',
+      errors: { service: 'Enter a service id, or a client id (then Enter) and pick one of its services.' },
+    });
+    expect((await h.submit(id, { ...inputs({ service: '12a' }), reason: selected('value', '1') })).body.errors).toEqual({ service: 'A service id is a positive whole number.' });
+
+    await h.submit(id, { ...inputs({ service: '999' }), reason: selected('value', '1') });
+    await h.viewBecomes(id, 'suspension_form', 'No CRM service #999.');
+    expect(h.uisp.writes()).toEqual([]);
+  });
+
+  it('answers a malformed argument ephemerally without opening anything', async () => {
+    const reply = await h.command('/suspend', 'everyone');
+    expect(reply.body.response_type).toBe('ephemeral');
+    expect(reply.body.text).toContain('`everyone` is not a service id');
+    expect(h.fake.callsTo('views.open')).toEqual([]);
+  });
+});
+
+describe('/unsuspend', () => {
+  it('lifts the suspension through cancel-suspend, never /unsuspend', async () => {
+    await h.command('/unsuspend', '104');
+    const { id, view } = await h.openedView();
+    expect(JSON.stringify(view)).not.toContain('"block_id":"reason"');
+    await h.submit(id, inputs({ service: '104' }));
+    const confirm = JSON.stringify(await h.viewBecomes(id, 'suspension_confirm'));
+    expect(confirm).toContain('#1005 Ravi Persaud');
+    expect(confirm).toContain('*Current status*\\nSuspended');
+    expect(confirm).toContain('Lift suspension');
+
+    await h.submit(id, {});
+    await h.fake.waitFor('chat.update', (call) => call.args.channel === CHANNEL);
+    expect(h.uisp.writes()).toEqual(['PATCH /crm/api/v1.0/clients/services/104/cancel-suspend']);
+    expect(h.uisp.sim.requests.some((r) => r.path.endsWith('/unsuspend'))).toBe(false);
+    const [parent, reply] = h.fake.messages(CHANNEL);
+    expect(parent!.text).toContain('Lifting the suspension of service #104');
+    expect(reply!.text).toContain('Service #104 unsuspended. The CRM now reports status *Active*');
+    await h.fake.waitFor('chat.postMessage', (call) => call.args.channel === AUDIT_CHANNEL);
+    expect(h.logs.find((l) => l.audit)).toMatchObject({ action: 'unsuspend', result: 'unsuspended', ok: true });
+  });
+});

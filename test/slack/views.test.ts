@@ -1,0 +1,151 @@
+/**
+ * Every view and message builder, fed hostile and oversized data, produces Block Kit that passes the
+ * JSON Schema and Slack's limits, and never lets user or UISP text become a mention or a link.
+ */
+import { describe, expect, it } from 'vitest';
+import { activationChecking, activationConfirm, activationForm, activationStarted } from '../../src/views/activation.js';
+import { activationFailure, activationParent, activationStep, manualLinkReminder, retryStarted } from '../../src/views/activation-progress.js';
+import { auditMessage } from '../../src/views/audit.js';
+import { ACCESS_REFUSED, helpMessage, notice } from '../../src/views/help.js';
+import type { Block } from '../../src/views/kit.js';
+import { LIMITS } from '../../src/views/limits.js';
+import { paymentForm, paymentRecordedMessage, paymentRecordedView, paymentRecording, paymentsList } from '../../src/views/payments.js';
+import { suspensionChecking, suspensionConfirm, suspensionForm, suspensionParent, suspensionResultReply, suspensionSubmitted } from '../../src/views/suspension.js';
+import { expectValidMessage, expectValidModal } from './block-kit.js';
+import * as f from './fixtures.js';
+
+const statusLabel = (status: number) => (status === 1 ? 'Active' : status === 3 ? 'Suspended' : `status ${status}`);
+
+/** Every mrkdwn string (and the message fallback text): where Slack would parse `<…>`. */
+function mrkdwnTexts(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(mrkdwnTexts);
+  if (!value || typeof value !== 'object') return [];
+  const record = value as Record<string, unknown>;
+  const own = record.type === 'mrkdwn' && typeof record.text === 'string' ? [record.text] : [];
+  return [...own, ...Object.values(record).flatMap(mrkdwnTexts)];
+}
+
+function expectNoInjectedMarkup(built: unknown): void {
+  const texts = [...mrkdwnTexts(built), ...(built && typeof (built as { text?: unknown }).text === 'string' && (built as { type?: string }).type !== 'modal' ? [(built as { text: string }).text] : [])];
+  expect(texts.length).toBeGreaterThan(0);
+  for (const text of texts) {
+    expect(text).not.toContain('<!channel>');
+    expect(text).not.toContain('<@U999>');
+    expect(text).not.toContain('<https://evil');
+  }
+}
+
+const modals = {
+  'activation form': activationForm({ origin: f.origin, values: { device: f.HOSTILE, firstName: f.LONG } }),
+  'activation form with problems': activationForm({ origin: f.origin, values: { device: 'x' }, problems: { device: f.HOSTILE, clientId: f.LONG.repeat(10) }, notice: f.HOSTILE }),
+  'activation checking': activationChecking(f.request),
+  'activation confirm': activationConfirm(f.origin, f.request, f.plan, f.HOSTILE),
+  'activation started': activationStarted(f.origin, f.request),
+  'suspend form, loading': suspensionForm({ action: 'suspend', origin: f.origin, reasons: 'loading', statusLabel }),
+  'suspend form, client picked': suspensionForm({
+    action: 'suspend',
+    origin: f.origin,
+    reasons: f.reasons,
+    client: { client: f.client, services: f.services },
+    values: { serviceId: '12', clientId: '1002', clientServiceId: '201', reasonId: '1' },
+    problems: { service: f.HOSTILE, client: f.HOSTILE, clientService: f.HOSTILE, reason: f.HOSTILE },
+    statusLabel,
+  }),
+  'suspend form, reasons unavailable': suspensionForm({ action: 'suspend', origin: f.origin, reasons: 'unavailable', notice: f.HOSTILE, statusLabel }),
+  'unsuspend form, client without services': suspensionForm({ action: 'unsuspend', origin: f.origin, reasons: 'loading', client: { client: f.client, services: [] }, statusLabel }),
+  'suspend checking': suspensionChecking('suspend'),
+  'suspend confirm': suspensionConfirm('suspend', f.origin, { service: f.services[0]!, client: f.client, reason: f.reasons[0] }, statusLabel),
+  'unsuspend confirm': suspensionConfirm('unsuspend', f.origin, { service: f.services[0]!, client: f.client }, statusLabel),
+  'unsuspend submitted': suspensionSubmitted('unsuspend', f.origin),
+  'payment form, loading': paymentForm({ origin: f.origin }),
+  'payment form': paymentForm({ origin: f.origin, methods: f.methods, values: { client: '1002', amount: '10', method: f.methods[1]!.id, note: f.HOSTILE }, problems: { amount: f.HOSTILE }, notice: f.HOSTILE }),
+  'payment recording': paymentRecording(),
+  'payment recorded': paymentRecordedView({ payment: f.payments(1)[0]!, client: f.client, method: f.methods[1] }, f.origin),
+};
+
+const messages = {
+  'activation parent, running': activationParent({ request: f.request, startedBy: 'U0AGENT' }),
+  'activation parent, activated': activationParent({ request: f.request, startedBy: 'U0AGENT', result: f.activated }),
+  'activation parent, already': activationParent({ request: f.request, startedBy: 'U0AGENT', result: f.alreadyActivated }),
+  'activation parent, failed': activationParent({ request: f.request, startedBy: 'U0AGENT', result: f.failed }),
+  ...Object.fromEntries(f.steps.map((step) => [`step ${step.step} ${step.status}`, activationStep(step)])),
+  'activation failure': activationFailure(f.request, 'U0AGENT', f.failed),
+  'manual link reminder': manualLinkReminder(f.activated),
+  'retry started': retryStarted('U0AGENT'),
+  'suspension parent, running': suspensionParent({ action: 'suspend', actorId: 'U0AGENT', target: { service: f.services[0]!, client: f.client, reason: f.reasons[0] } }),
+  'suspension parent, failed': suspensionParent({ action: 'unsuspend', actorId: 'U0AGENT', target: { service: f.services[0]!, client: f.client }, result: { ok: false, message: f.HOSTILE, changed: 'Nothing was changed.' } }),
+  'suspension result': suspensionResultReply('suspend', { ok: true, outcome: { service: f.services[0]!, after: { ...f.services[0]!, status: 3 }, reason: f.reasons[0] } }, statusLabel),
+  'suspension failure': suspensionResultReply('unsuspend', { ok: false, message: f.HOSTILE, changed: f.HOSTILE }, statusLabel),
+  'payments, 60': paymentsList({ summary: f.summary(60), clientNames: f.clientNames, methodNames: f.methodNames }),
+  'payments of a client': paymentsList({ summary: f.summary(3), client: f.client, clientNames: f.clientNames, methodNames: f.methodNames }),
+  'payments, none': paymentsList({ summary: { ...f.summary(0), totals: [], count: 0 }, clientNames: new Map(), methodNames: new Map() }),
+  'payment recorded message': paymentRecordedMessage({ payment: f.payments(1)[0]!, client: f.client, method: f.methods[1] }, 'U0AGENT'),
+  help: helpMessage(),
+  refusal: notice(ACCESS_REFUSED),
+  audit: auditMessage({ actorId: 'U0AGENT', action: 'activate', targets: { device: f.HOSTILE, clientId: 1002 }, result: 'failed', ok: false, summary: f.HOSTILE, permalink: 'https://x.slack.com/archives/C1/p1?a=1&b=2' }),
+};
+
+describe('modals', () => {
+  it.each(Object.entries(modals))('%s passes the modal schema and limits', (_name, view) => {
+    expectValidModal(view);
+    expect(view.title.text.length).toBeLessThanOrEqual(LIMITS.viewTitle);
+    expect(view.blocks.length).toBeLessThanOrEqual(LIMITS.modalBlocks);
+    expect((view.private_metadata ?? '').length).toBeLessThanOrEqual(LIMITS.privateMetadata);
+  });
+
+  it.each(Object.entries(modals).filter(([name]) => !/checking|recording|started|submitted|loading$/.test(name)))('%s escapes user and UISP text', (_name, view) => {
+    expectNoInjectedMarkup(view);
+  });
+
+  it('the confirmation lists every service it will delete and everything it will create', () => {
+    const text = JSON.stringify(activationConfirm(f.origin, f.request, f.plan));
+    for (const service of f.plan.service.action === 'create' ? f.plan.service.delete : []) expect(text).toContain(`service #${service.id}`);
+    expect(text).toContain('Reuse client #1002');
+    expect(text).toContain('Create an Active service: plan period 37, 10,000.00/month from 2025-01-15');
+    expect(text).toContain('Create NMS site');
+    expect(text).toContain('Authorize LBE');
+  });
+
+  it('option lists are capped at Slack’s 100 and option texts at 75 characters', () => {
+    const view = modals['suspend form, client picked'];
+    const selects = (view.blocks as Block[]).flatMap((b) => (b.type === 'input' && b.element.type === 'static_select' ? [b.element] : []));
+    expect(selects).toHaveLength(2);
+    for (const select of selects) {
+      expect(select.options!.length).toBe(100);
+      for (const option of select.options!) expect(option.text.text.length).toBeLessThanOrEqual(75);
+    }
+  });
+});
+
+describe('messages', () => {
+  it.each(Object.entries(messages))('%s passes the Block Kit schema and the 50-block limit', (_name, message) => {
+    expectValidMessage(message);
+  });
+
+  it.each(Object.entries(messages).filter(([name]) => !/^(help|refusal|retry started|payments, none)$/.test(name)))('%s escapes user and UISP text', (_name, message) => {
+    expectNoInjectedMarkup(message);
+  });
+
+  it('the payments listing shows the newest payments and every currency total', () => {
+    const text = JSON.stringify(messages['payments, 60']);
+    expect(text).toContain('`2025-01-01`  #1000 Bartholomew');
+    expect(text).toContain('*GYD 10,000.50*  &lt;!channel&gt;');
+    expect(text).toContain('GYD 480,000.00');
+    expect(text).toContain('USD 120,000.50');
+    expect(text).toContain('Showing the newest 60 of 1060');
+    // No row was clipped: the oldest shown payment is still there.
+    expect(text).toContain('10,029.50');
+  });
+
+  it('the failure report keeps the Retry button with the whole request in its value', () => {
+    const message = messages['activation failure'];
+    const actions = message.blocks.find((b) => b.type === 'actions');
+    expect(actions).toBeDefined();
+    const retry = actions!.type === 'actions' ? actions!.elements[0] : undefined;
+    expect(JSON.parse((retry as { value: string }).value)).toEqual({ request: f.request, startedBy: 'U0AGENT' });
+  });
+
+  it('the reminder links the CRM client page', () => {
+    expect(messages['manual link reminder'].text).toContain('<https://uisp.example.net/crm/client/1002?a=1&amp;b=2|#1002 &lt;!channel&gt;');
+  });
+});
