@@ -64,12 +64,12 @@ class EnvReader {
     return value ? value : undefined;
   }
 
-  url(name: string): string | undefined {
+  url(name: string, example: string): string | undefined {
     const value = this.string(name);
     if (value === undefined) return undefined;
     const parsed = z.url({ protocol: /^https?$/ }).safeParse(value);
     if (!parsed.success) {
-      this.problems.push(`${name} must be an http(s) URL, e.g. https://uisp.example.net`);
+      this.problems.push(`${name} must be an http(s) URL, e.g. ${example}`);
       return undefined;
     }
     return value.replace(/\/+$/, '');
@@ -131,7 +131,7 @@ class EnvReader {
 }
 
 function readCore(reader: EnvReader): CoreConfig {
-  const url = reader.url('UISP_URL');
+  const url = reader.url('UISP_URL', 'https://uisp.example.net');
   const shared = reader.string('UISP_TOKEN');
   const crmToken = reader.string('UISP_CRM_TOKEN') ?? shared;
   const nmsToken = reader.string('UISP_NMS_TOKEN') ?? shared;
@@ -187,7 +187,7 @@ export function loadAppConfig(env: Env): { core: CoreConfig; slack: SlackConfig 
     botToken: reader.required('SLACK_BOT_TOKEN', 'the bot token, xoxb-…, from OAuth & Permissions'),
     signingSecret: appToken ? reader.string('SLACK_SIGNING_SECRET') : reader.required('SLACK_SIGNING_SECRET', 'needed to verify requests in HTTP mode; or set SLACK_APP_TOKEN for Socket Mode'),
     appToken,
-    apiUrl: reader.url('SLACK_API_URL'),
+    apiUrl: reader.url('SLACK_API_URL', 'https://slack.com/api'),
     port: reader.int('PORT', 3000, { min: 1, max: 65_535 }),
     auditChannelId: reader.string('AUDIT_CHANNEL_ID'),
     allowedUserIds: reader.list('ALLOWED_USER_IDS'),

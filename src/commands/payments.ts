@@ -8,8 +8,8 @@ import { describeFailure } from '../slack/errors.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { originOfCommand } from '../slack/metadata.js';
 import { openAndFill } from '../slack/modals.js';
+import { clientDisplayName } from '../services/uisp/crm-client.js';
 import { parseId } from '../slack/state.js';
-import { clientName } from '../views/format.js';
 import { notice } from '../views/help.js';
 import type { SlackMessage } from '../views/kit.js';
 import { paymentForm, paymentsList } from '../views/payments.js';
@@ -72,6 +72,6 @@ async function listPayments(deps: ListenerDeps, clientId: number | undefined): P
   const clientIds = [...new Set(summary.payments.map((p) => p.clientId).filter((id): id is number => id != null))];
   // Names are a nicety: a client that cannot be read is shown by id.
   const named = await Promise.allSettled(clientIds.map((id) => (id === client?.id ? Promise.resolve(client) : payments.getClient(id))));
-  const clientNames = new Map(named.flatMap((r) => (r.status === 'fulfilled' ? [[r.value.id, clientName(r.value)] as const] : [])));
+  const clientNames = new Map(named.flatMap((r) => (r.status === 'fulfilled' ? [[r.value.id, clientDisplayName(r.value)] as const] : [])));
   return paymentsList({ summary, client, clientNames, methodNames: new Map(methods.map((m) => [m.id, m.name])) });
 }

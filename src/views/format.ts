@@ -24,8 +24,3 @@ export function link(url: string, label: string): string {
 export function isoDate(value: string): string {
   return /^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : value;
 }
-
-/** A CRM client's display name (raw: escape it where it goes into mrkdwn). */
-export function clientName(client: { id: number; firstName?: string | null; lastName?: string | null; companyName?: string | null }): string {
-  return [client.firstName, client.lastName].filter(Boolean).join(' ') || client.companyName || `client #${client.id}`;
-}

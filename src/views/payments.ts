@@ -3,10 +3,11 @@ import type { PaymentSummary } from '../services/payments.js';
 import type { Client, Payment, PaymentMethod } from '../services/uisp/schemas.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { encodeMetadata, PaymentMetaSchema, type Origin } from '../slack/metadata.js';
-import { channelLink, clientName, formatMoney, isoDate, mention } from './format.js';
+import { channelLink, formatMoney, isoDate, mention } from './format.js';
 import { ACTION, BLOCK, CALLBACK } from './ids.js';
 import { clip, LIMITS } from './limits.js';
 import { capBlocks, context, divider, header, message, modal, option, problem, section, sections, selectInput, textInput, type Block, type ModalView, type SlackMessage } from './kit.js';
+import { clientDisplayName } from '../services/uisp/crm-client.js';
 
 export interface PaymentsListInput {
   summary: PaymentSummary;
@@ -19,7 +20,7 @@ export interface PaymentsListInput {
 
 export function paymentsList({ summary, clientNames, methodNames, client }: PaymentsListInput): SlackMessage {
   const { from, to } = summary.query;
-  const title = client ? `Payments of client #${client.id} ${clientName(client)}` : 'Latest payments';
+  const title = client ? `Payments of client #${client.id} ${clientDisplayName(client)}` : 'Latest payments';
   const blocks: Block[] = [header(title), context(`From ${from} to ${to}  ·  ${summary.count} payment${summary.count === 1 ? '' : 's'}`)];
   if (summary.count === 0) {
     blocks.push(section('No payments in this period.'));
@@ -97,7 +98,7 @@ export interface RecordedPayment {
 }
 
 function describeRecorded({ payment, client, method }: RecordedPayment): string {
-  return `payment #${payment.id} of *${formatMoney(payment.amount, payment.currencyCode)}*${method ? ` by ${escapeMrkdwn(method.name)}` : ''} for client #${client.id} ${escapeMrkdwn(clientName(client))}`;
+  return `payment #${payment.id} of *${formatMoney(payment.amount, payment.currencyCode)}*${method ? ` by ${escapeMrkdwn(method.name)}` : ''} for client #${client.id} ${escapeMrkdwn(clientDisplayName(client))}`;
 }
 
 export function paymentRecordedView(recorded: RecordedPayment, origin: Origin): ModalView {

@@ -6,9 +6,10 @@ import type { SuspensionOutcome } from '../services/suspensions.js';
 import type { Client, Service, SuspensionReason } from '../services/uisp/schemas.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { encodeMetadata, SuspensionMetaSchema, type Origin, type SuspensionAction } from '../slack/metadata.js';
-import { channelLink, clientName, mention } from './format.js';
+import { channelLink, mention } from './format.js';
 import { ACTION, BLOCK, CALLBACK } from './ids.js';
 import { context, fields, message, modal, option, problem, section, selectInput, textInput, type Block, type ModalView, type SlackMessage } from './kit.js';
+import { clientDisplayName } from '../services/uisp/crm-client.js';
 
 interface ActionWords {
   title: string;
@@ -75,7 +76,7 @@ export function suspensionForm(input: SuspensionFormInput): ModalView {
     'client',
   );
   if (client) {
-    const name = clientName(client.client);
+    const name = clientDisplayName(client.client);
     if (client.services.length) {
       withProblem(
         selectInput({
@@ -135,7 +136,7 @@ export function suspensionConfirm(action: SuspensionAction, origin: Origin, targ
   const { service, client, reason } = target;
   const words = WORDS[action];
   const items = [
-    `*Client*\n#${client.id} ${escapeMrkdwn(clientName(client))}`,
+    `*Client*\n#${client.id} ${escapeMrkdwn(clientDisplayName(client))}`,
     `*Service*\n#${service.id} ${escapeMrkdwn(service.name ?? '')}`,
     `*Current status*\n${escapeMrkdwn(statusLabel(service.status))}`,
   ];
@@ -171,7 +172,7 @@ export interface SuspensionMessageInput {
 export function suspensionParent({ action, actorId, target, result }: SuspensionMessageInput): SlackMessage {
   const words = WORDS[action];
   const reason = target.reason ? ` (reason: ${escapeMrkdwn(target.reason.name)})` : '';
-  const title = `${words.emoji} ${words.noun} of service #${target.service.id} ${escapeMrkdwn(target.service.name ?? '')} of client #${target.client.id} ${escapeMrkdwn(clientName(target.client))}${reason}, requested by ${mention(actorId)}`;
+  const title = `${words.emoji} ${words.noun} of service #${target.service.id} ${escapeMrkdwn(target.service.name ?? '')} of client #${target.client.id} ${escapeMrkdwn(clientDisplayName(target.client))}${reason}, requested by ${mention(actorId)}`;
   const status = !result ? ':hourglass_flowing_sand: In progress…' : result.ok ? `:white_check_mark: *Done*: service ${words.done}.` : ':x: *Failed*: see the thread.';
   return message(`${title} — ${status}`, [section(title), context(status)]);
 }

@@ -1,6 +1,6 @@
 import { validateActivationRequest, type ActivationField } from '../../services/activation/request.js';
 import { parseFlags } from '../args.js';
-import { connect } from '../connect.js';
+import { connect } from '../../connect.js';
 import { EXIT, UsageError, writeLine, type CliIo } from '../io.js';
 import { renderEvent } from '../render.js';
 

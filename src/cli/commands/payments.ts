@@ -1,6 +1,6 @@
 /** `subops payments` (list, with totals per currency, or export) and `subops payments add`. */
 import { parseFlags, positiveInt } from '../args.js';
-import { connect } from '../connect.js';
+import { connect } from '../../connect.js';
 import { EXIT, UsageError, writeLine, type CliIo } from '../io.js';
 import { csvHeader, csvLine, money, renderPaymentSummary } from '../render.js';
 import { validatePaymentInput } from '../../services/payments.js';

@@ -1,5 +1,5 @@
 import { parseFlags } from '../args.js';
-import { connect } from '../connect.js';
+import { connect } from '../../connect.js';
 import { EXIT, writeLine, type CliIo } from '../io.js';
 
 export const reasonsHelp = `Usage: subops reasons [--json]

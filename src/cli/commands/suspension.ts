@@ -2,7 +2,7 @@
 import type { SuspensionOutcome } from '../../services/suspensions.js';
 import { statusLabel } from '../../services/activation/service-status.js';
 import { parseFlags, positiveInt } from '../args.js';
-import { connect } from '../connect.js';
+import { connect } from '../../connect.js';
 import { EXIT, UsageError, writeLine, type CliIo } from '../io.js';
 
 export const suspendHelp = `Usage: subops suspend --service-id <id> --reason <id or name> [--json]

@@ -63,7 +63,7 @@ export interface NewPayment {
 }
 
 /** How a person names a client: "First Last" for residential clients, the company name otherwise. */
-export function clientDisplayName(client: Pick<Client, 'id' | 'firstName' | 'lastName' | 'companyName'>): string {
+export function clientDisplayName(client: { id: number; firstName?: string | null; lastName?: string | null; companyName?: string | null }): string {
   return [client.firstName, client.lastName].filter(Boolean).join(' ') || client.companyName || `client #${client.id}`;
 }
 

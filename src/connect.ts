@@ -2,9 +2,9 @@
  * Turns configuration into running services. Without UISP_URL the CLI starts the bundled simulator
  * with its sample data, so anyone can try SubOps offline, and says so on stderr.
  */
-import { loadCoreConfig, type CoreConfig, type Env } from '../config.js';
-import { createServices, type Services } from '../services/container.js';
-import { startSimulator, type RunningSimulator } from '../simulator/index.js';
+import { loadCoreConfig, type CoreConfig, type Env } from './config.js';
+import { createServices, type Services } from './services/container.js';
+import { startSimulator, type RunningSimulator } from './simulator/index.js';
 
 export interface Connection {
   services: Services;
