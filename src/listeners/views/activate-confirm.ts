@@ -3,13 +3,12 @@
  * meanwhile and the run would now delete a service the agent did not see, they confirm the new list.
  */
 import type { App } from '@slack/bolt';
-import type { ActivationPlan } from '../../services/activation/types.js';
+import { planOrShowForm } from '../../slack/activation-plan.js';
 import { runActivation } from '../../slack/activation-run.js';
 import type { ListenerDeps } from '../../slack/deps.js';
-import { describeFailure } from '../../slack/errors.js';
 import { ActivationMetaSchema, decodeMetadata } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
-import { activationChecking, activationConfirm, activationForm, activationStarted } from '../../views/activation.js';
+import { activationChecking, activationConfirm, activationStarted } from '../../views/activation.js';
 import { CALLBACK } from '../../views/ids.js';
 
 export function register(app: App, deps: ListenerDeps): void {
@@ -19,16 +18,9 @@ export function register(app: App, deps: ListenerDeps): void {
     await ack({ response_action: 'update', view: activationChecking(request) });
     const logger = deps.logger.child({ flow: 'activation', userId: body.user.id });
 
-    let plan: ActivationPlan;
-    try {
-      plan = await deps.services.activation.plan(request);
-    } catch (error) {
-      const failure = describeFailure(error);
-      if (!failure.expected) logger.error({ err: error }, 'activation plan failed');
-      const values = Object.fromEntries(Object.entries(request).map(([key, value]) => [key, String(value)]));
-      await updateView(client, { viewId: view.id, view: activationForm({ origin, values, notice: failure.message }) }, logger);
-      return;
-    }
+    const values = Object.fromEntries(Object.entries(request).map(([key, value]) => [key, String(value)]));
+    const plan = await planOrShowForm(client, deps, { viewId: view.id, origin, request, values, logger });
+    if (!plan) return;
     const deletes = plan.service.action === 'create' ? plan.service.delete.map((s) => s.id) : [];
     // Deleting fewer services than confirmed is fine; deleting any the agent did not see is not.
     if (deletes.some((id) => !confirmedDeletes.includes(id))) {

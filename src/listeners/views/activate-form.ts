@@ -4,15 +4,14 @@
  * (the plan deletes a service), the form again (device not found…), or the run itself.
  */
 import type { App } from '@slack/bolt';
-import { validateActivationRequest, type ActivationField } from '../../services/activation/request.js';
-import type { ActivationPlan } from '../../services/activation/types.js';
+import { validateActivationRequest } from '../../services/activation/request.js';
+import { planOrShowForm } from '../../slack/activation-plan.js';
 import { runActivation } from '../../slack/activation-run.js';
 import type { ListenerDeps } from '../../slack/deps.js';
-import { describeFailure } from '../../slack/errors.js';
 import { ActivationMetaSchema, decodeMetadata } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
 import { readInputs } from '../../slack/state.js';
-import { activationChecking, activationConfirm, activationForm, activationStarted } from '../../views/activation.js';
+import { activationChecking, activationConfirm, activationStarted } from '../../views/activation.js';
 import { CALLBACK } from '../../views/ids.js';
 
 export function register(app: App, deps: ListenerDeps): void {
@@ -29,16 +28,8 @@ export function register(app: App, deps: ListenerDeps): void {
     await ack({ response_action: 'update', view: activationChecking(request) });
 
     const logger = deps.logger.child({ flow: 'activation', userId: actor.userId });
-    let plan: ActivationPlan;
-    try {
-      plan = await deps.services.activation.plan(request);
-    } catch (error) {
-      const failure = describeFailure(error);
-      if (!failure.expected) logger.error({ err: error }, 'activation plan failed');
-      const problem = failure.field ? { problems: { [failure.field as ActivationField]: failure.message } } : { notice: failure.message };
-      await updateView(client, { viewId: view.id, view: activationForm({ origin, values, ...problem }) }, logger);
-      return;
-    }
+    const plan = await planOrShowForm(client, deps, { viewId: view.id, origin, request, values, logger });
+    if (!plan) return;
     if (plan.destructive) {
       await updateView(client, { viewId: view.id, view: activationConfirm(origin, request, plan) }, logger);
       return;
