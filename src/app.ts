@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App } from '@slack/bolt';
 import type { Logger } from 'pino';
-import { connect } from './cli/connect.js';
+import { connect } from './connect.js';
 import { EXIT, untilSignal, writeLine, type CliIo } from './cli/io.js';
 import { ConfigError, loadAppConfig, type SlackConfig } from './config.js';
 import * as commands from './commands/index.js';
