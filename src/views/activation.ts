@@ -9,6 +9,7 @@ import { ActivationMetaSchema, encodeMetadata, type Origin } from '../slack/meta
 import { ACTION, CALLBACK } from './ids.js';
 import { channelLink, formatMoney } from './format.js';
 import { context, divider, modal, problem, section, sections, textInput, type Block, type ModalView } from './kit.js';
+import { titleCase } from '../services/activation/names.js';
 
 const TITLE = 'Activate subscriber';
 
@@ -95,8 +96,9 @@ export function activationStarted(origin: Origin, request: ActivationRequest): M
   });
 }
 
+/** The name as the CRM will write it (Title Case), whatever case the agent typed. */
 export function fullName(request: Pick<ActivationRequest, 'firstName' | 'lastName'>): string {
-  return `${request.firstName} ${request.lastName}`;
+  return titleCase(`${request.firstName} ${request.lastName}`);
 }
 
 function describeDevice(plan: ActivationPlan): string {

@@ -35,7 +35,7 @@ describe('/activate', () => {
     await h.fake.waitFor('chat.postMessage', reminderPosted);
     const [parent, ...replies] = h.fake.messages(CHANNEL);
     expect(parent!.thread_ts).toBeUndefined();
-    expect(parent!.text).toContain(`Activation of *10.20.1.88* for jane doe, started by <@${AGENT}>`);
+    expect(parent!.text).toContain(`Activation of *10.20.1.88* for Jane Doe, started by <@${AGENT}>`);
     // Updated in place to the final status.
     expect(parent!.edited).toBeDefined();
     expect(shown(parent!)).toContain('*Activated*');
