@@ -1,0 +1,110 @@
+/**
+ * The whole bot on loopback, offline: the UISP simulator (sample data) behind the services layer, the
+ * fake Slack Web API, and the Bolt app on its HTTP receiver with a fresh signing secret, reached by
+ * signed requests. `npm run demo` chats with it in the terminal; the end-to-end tests drive the same.
+ */
+import { randomBytes } from 'node:crypto';
+import type { DestinationStream } from 'pino';
+import { createApp, startApp } from '../app.js';
+import { loadAppConfig, type Env } from '../config.js';
+import type { ServiceStatusTable } from '../services/activation/service-status.js';
+import { createServices } from '../services/container.js';
+import { startSimulator, type RecordedRequest, type RunningSimulator, type SimulatorOptions } from '../simulator/index.js';
+import { createLogger } from '../slack/logging.js';
+import { startFakeSlack, type FakeSlack } from './fake-slack.js';
+import { SlackSender } from './slack-sender.js';
+import type { BackendActivity, ChatIdentity } from './terminal-chat.js';
+
+/** The agent at the keyboard, the only user SubOps lets act. */
+export const PLAYGROUND_AGENT: ChatIdentity = { id: 'U0AGENT', name: 'agent' };
+/** A workspace member who is not on the allow-list. */
+export const PLAYGROUND_VISITOR: ChatIdentity = { id: 'U0VISITOR', name: 'visitor' };
+export const SUPPORT_CHANNEL: ChatIdentity = { id: 'C0SUPPORT', name: 'support' };
+export const AUDIT_CHANNEL: ChatIdentity = { id: 'C0AUDIT', name: 'subops-audit' };
+
+/** id -> name of everyone and everywhere in the playground workspace. */
+export const PLAYGROUND_DIRECTORY = {
+  users: Object.fromEntries([PLAYGROUND_AGENT, PLAYGROUND_VISITOR].map((user) => [user.id, user.name])),
+  channels: Object.fromEntries([SUPPORT_CHANNEL, AUDIT_CHANNEL].map((channel) => [channel.id, channel.name])),
+};
+
+export interface PlaygroundOptions {
+  /**
+   * Settings as the environment gives them (ISP_TIMEZONE, SERVICE_PRICE…). Connection, Slack and
+   * access settings are ignored: the playground never reaches a real UISP or Slack.
+   */
+  env?: Env;
+  simulator?: SimulatorOptions;
+  /** Where the app logs, at LOG_LEVEL from `env`; nowhere when not given. */
+  log?: DestinationStream;
+}
+
+export interface Playground {
+  simulator: RunningSimulator;
+  fake: FakeSlack;
+  /** Signs with the app's signing secret, as Slack does. */
+  sender: SlackSender;
+  statuses: ServiceStatusTable;
+  /** UISP requests in flight, and when the last one started or ended. */
+  uispActivity(): BackendActivity;
+  close(): Promise<void>;
+}
+
+// Settings a caller's environment must not bring in: where UISP and Slack are, and who may act.
+const OWN_SETTINGS = /^(UISP_|SLACK_|ALLOWED_|AUDIT_CHANNEL_ID$|PORT$)/;
+
+export async function startPlayground(options: PlaygroundOptions = {}): Promise<Playground> {
+  const closers: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const closer of closers.splice(0).reverse()) await closer();
+  };
+  try {
+    const simulator = await startSimulator(options.simulator);
+    closers.push(() => simulator.close());
+    // Before the app: Bolt's constructor calls auth.test.
+    const named = (names: Record<string, string>) => Object.fromEntries(Object.entries(names).map(([id, name]) => [id, { name }]));
+    const fake = await startFakeSlack({ users: named(PLAYGROUND_DIRECTORY.users), channels: named(PLAYGROUND_DIRECTORY.channels) });
+    closers.push(() => fake.close());
+
+    const signingSecret = randomBytes(32).toString('hex');
+    const settings = Object.fromEntries(Object.entries(options.env ?? {}).filter(([name]) => !OWN_SETTINGS.test(name)));
+    const { core, slack } = loadAppConfig({
+      ...settings,
+      UISP_URL: simulator.url,
+      UISP_TOKEN: simulator.token,
+      SLACK_BOT_TOKEN: `xoxb-playground-${randomBytes(12).toString('hex')}`,
+      SLACK_SIGNING_SECRET: signingSecret,
+      SLACK_API_URL: fake.apiUrl,
+      AUDIT_CHANNEL_ID: AUDIT_CHANNEL.id,
+      ALLOWED_USER_IDS: PLAYGROUND_AGENT.id,
+    });
+    const services = createServices(core);
+    closers.push(() => services.close());
+    const app = createApp({ services, slack, logger: createLogger(options.log ? core.logLevel : 'silent', options.log), statuses: core.activation.statuses });
+    const running = await startApp(app, slack, 0);
+    closers.push(() => running.stop());
+
+    return {
+      simulator,
+      fake,
+      sender: new SlackSender({ url: `http://127.0.0.1:${running.port}/slack/events`, signingSecret, responseUrl: () => fake.responseUrl() }),
+      statuses: core.activation.statuses,
+      uispActivity: () => activityOf(simulator.requests),
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+function activityOf(requests: readonly RecordedRequest[]): BackendActivity {
+  let busy = false;
+  let lastAt = -Infinity;
+  for (const request of requests) {
+    if (Number.isNaN(request.endedAt)) busy = true;
+    else lastAt = Math.max(lastAt, request.endedAt);
+    lastAt = Math.max(lastAt, request.startedAt);
+  }
+  return { busy, lastAt };
+}

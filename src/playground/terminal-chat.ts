@@ -1,0 +1,361 @@
+/**
+ * The playground's chat: an agent in a channel types slash commands, SubOps' answers are printed as
+ * they arrive (see chat-effects.ts), and each modal it opens is filled in as a form, field by field,
+ * then submitted exactly as Slack would submit it. Everything goes through real HTTP: commands and
+ * submissions are signed requests to the bot, its answers are calls it makes to the fake Slack.
+ *
+ * After each line the chat waits for SubOps to go quiet (no Slack call, no UISP request for
+ * `quietMs`) before it prompts again, so answers and prompts do not interleave.
+ */
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ChatConsole } from './chat-console.js';
+import { ChatEffects } from './chat-effects.js';
+import { isRecord } from './fake-slack-api.js';
+import type { FakeSlack, RecordedCall } from './fake-slack.js';
+import { fieldPrompt, modalLines, parseAnswer, readModal, REQUIRED, stateValues, type FormField, type ModalForm } from './modal-form.js';
+import { renderTextObject, type DisplayNames } from './render-text.js';
+import type { SlackReply, SlackSender, ViewStateValues } from './slack-sender.js';
+
+type Json = Record<string, unknown>;
+
+export interface ChatIdentity {
+  id: string;
+  name: string;
+}
+
+export interface SlashCommandInfo {
+  name: string;
+  usageHint: string;
+  description: string;
+}
+
+/** Work the bot depends on besides Slack (UISP requests): in flight now, and when it last happened. */
+export interface BackendActivity {
+  busy: boolean;
+  /** performance.now() of the latest start or end. */
+  lastAt: number;
+}
+
+export interface TerminalChatOptions {
+  fake: FakeSlack;
+  sender: SlackSender;
+  /** Who types. */
+  user: ChatIdentity;
+  /** Where commands are typed. */
+  channel: ChatIdentity;
+  /** id -> name of the workspace's users and channels, to show mentions as names. */
+  directory: { users: Record<string, string>; channels: Record<string, string> };
+  /** The commands the app registered; nothing else is sent. */
+  commands: readonly SlashCommandInfo[];
+  botName?: string;
+  /** How long Slack and UISP must stay silent before the bot counts as done; default 300 ms. */
+  quietMs?: number;
+  backendActivity?: () => BackendActivity;
+}
+
+export type ChatResult = { ok: true } | { ok: false; failure: string };
+
+/** The lines `/help` prints: the app's commands and the chat's own. */
+export function chatHelp(commands: readonly SlashCommandInfo[]): string[] {
+  const width = Math.max(...commands.map((c) => c.name.length + c.usageHint.length + 1));
+  return [
+    'SubOps commands:',
+    ...commands.map((c) => `  ${`${c.name} ${c.usageHint}`.padEnd(width)}  ${c.description}`),
+    'In a form: Enter keeps the value in [brackets] or skips an optional field; choices by number or text;',
+    '  /submit sends the form as it stands, /cancel closes it.',
+    'Also: /press <button> presses a button in a message (e.g. /press Retry), /help, exit (or Ctrl-D).',
+  ];
+}
+
+// Nothing in the playground takes this long; past it the prompt returns and late answers print above it.
+const MAX_SETTLE_MS = 30_000;
+const CLOSE_WORDS = new Set(['exit', 'quit']);
+
+class ScriptFailure extends Error {}
+
+/** What the agent has on screen: the modal, and which version of it the chat has dealt with. */
+interface ShownModal {
+  id: string;
+  view: Json;
+  version: number;
+}
+
+const CANCEL = Symbol('cancel');
+const SUBMIT = Symbol('submit');
+type FieldAnswer = { value: string | undefined } | typeof CANCEL | typeof SUBMIT;
+
+export class TerminalChat {
+  private console: ChatConsole | undefined;
+  private readonly names: DisplayNames;
+  private readonly effects: ChatEffects;
+  private readonly quietMs: number;
+  private readonly botName: string;
+  private lastActivityAt = performance.now();
+  private modal: ShownModal | undefined;
+  private modalVersions = 0;
+  private attendedVersion = 0;
+
+  constructor(private readonly options: TerminalChatOptions) {
+    const { users, channels } = options.directory;
+    this.names = { user: (id) => users[id], channel: (id) => channels[id] };
+    this.quietMs = options.quietMs ?? 300;
+    this.botName = options.botName ?? 'SubOps';
+    this.effects = new ChatEffects({ names: this.names, userId: options.user.id, botName: this.botName, print: (lines) => this.print(lines), width: () => this.width(), messages: (channel) => options.fake.messages(channel) });
+    options.fake.on('call', (call) => this.onCall(call));
+    options.fake.on('response', (response) => {
+      this.touch();
+      this.effects.response(response);
+    });
+  }
+
+  /** Reads and acts on lines until the console ends or the agent types exit. */
+  async run(console: ChatConsole): Promise<ChatResult> {
+    this.console = console;
+    try {
+      for (;;) {
+        const line = await console.read(`#${this.options.channel.name} @${this.options.user.name}> `, 'command');
+        if (line === undefined || CLOSE_WORDS.has(line.trim())) return { ok: true };
+        await this.handle(line.trim());
+        await this.settle();
+        await this.attendModal();
+      }
+    } catch (error) {
+      if (!(error instanceof ScriptFailure)) throw error;
+      const failure = `${console.position() ?? 'script'}: ${error.message}`;
+      console.print([`✗ Script stopped at ${failure}`]);
+      return { ok: false, failure };
+    } finally {
+      this.console = undefined;
+    }
+  }
+
+  private async handle(line: string): Promise<void> {
+    if (line === '') return;
+    const word = line.split(/\s+/, 1)[0]!;
+    const rest = line.slice(word.length).trim();
+    if (word === '/help') return this.print(chatHelp(this.options.commands));
+    if (word === '/press') return this.press(rest);
+    if (word === '/submit' || word === '/cancel') return this.refuse('No form is open.');
+    if (this.options.commands.some((command) => command.name === word)) return this.slashCommand(word, rest);
+    if (word.startsWith('/')) return this.refuse(`SubOps has no ${word} command. Type /help for the list.`);
+    this.refuse('SubOps only answers slash commands, e.g. /activate or /payments. Type /help for the list.');
+  }
+
+  private async slashCommand(command: string, text: string): Promise<void> {
+    const { user, channel } = this.options;
+    const reply = await this.send(() => this.options.sender.slashCommand({ command, text, userId: user.id, userName: user.name, channelId: channel.id, channelName: channel.name }));
+    if (isRecord(reply.body)) this.effects.commandAck(reply.body);
+  }
+
+  /** Presses the newest button with that text in the workspace's channels. */
+  private async press(text: string): Promise<void> {
+    const wanted = text.toLowerCase();
+    const messages = Object.keys(this.options.directory.channels).flatMap((channel) => this.options.fake.messages(channel)).sort((a, b) => b.ts.localeCompare(a.ts, 'en', { numeric: true }));
+    for (const message of messages) {
+      const button = buttonsOf(message.blocks).find((b) => renderTextObject(b.text, this.names).toLowerCase() === wanted);
+      if (!button) continue;
+      await this.send(() => this.options.sender.blockAction({ userId: this.options.user.id, userName: this.options.user.name, actionId: String(button.action_id), message }));
+      return;
+    }
+    this.refuse(text ? `No button “${text}” in SubOps' messages.` : 'Which button? e.g. /press Retry');
+  }
+
+  /** Deals with the modal on screen until none needs the agent: fill in a form, or confirm. */
+  private async attendModal(): Promise<void> {
+    while (this.modal && this.modal.version !== this.attendedVersion) {
+      this.attendedVersion = this.modal.version;
+      const form = readModal(this.modal.view, this.names);
+      if (form.fields.length > 0) await this.fillForm(this.modal, form);
+      else if (form.submit) await this.confirm(this.modal, form);
+      await this.settle();
+    }
+  }
+
+  private async fillForm(shown: ShownModal, shownForm: ModalForm): Promise<void> {
+    let modal = shown;
+    let form = shownForm;
+    // Typed values survive a views.update that keeps the block, as in Slack.
+    const answers = new Map<string, string | undefined>();
+    const valueOf = (field: FormField) => (answers.has(field.blockId) ? answers.get(field.blockId) : field.initial);
+    this.print(modalLines(form, valueOf, this.width()));
+    let toAsk = form.fields;
+    let submitting = false;
+    for (;;) {
+      let redrawn = false;
+      for (const field of toAsk) {
+        // After /submit only what Slack would refuse to send empty is still asked.
+        if (submitting && (valueOf(field) !== undefined || field.optional)) continue;
+        const answer = await this.askField(form, field, valueOf(field));
+        if (answer === CANCEL) return this.closeModal(modal, form);
+        if (answer === SUBMIT) {
+          submitting = true;
+          continue;
+        }
+        answers.set(field.blockId, answer.value);
+        if (field.dispatchOnEnter && answer.value !== undefined && (await this.pressEnter(modal, form, field, valueOf))) {
+          modal = this.modal!;
+          this.attendedVersion = modal.version;
+          const asked = new Set(form.fields.slice(0, form.fields.indexOf(field) + 1).map((f) => f.blockId));
+          form = readModal(modal.view, this.names);
+          this.print(modalLines(form, valueOf, this.width()));
+          toAsk = form.fields.filter((f) => !asked.has(f.blockId));
+          redrawn = true;
+          break;
+        }
+      }
+      if (redrawn) continue;
+      const errors = await this.submit(modal, stateValues(form, valueOf));
+      if (!errors) return;
+      this.print(Object.entries(errors).map(([blockId, text]) => `  ⚠️ ${form.fields.find((f) => f.blockId === blockId)?.label ?? blockId}: ${text}`));
+      const wrong = form.fields.filter((f) => errors[f.blockId] !== undefined);
+      toAsk = wrong.length > 0 ? wrong : form.fields;
+      submitting = false;
+    }
+  }
+
+  private async askField(form: ModalForm, field: FormField, current: string | undefined): Promise<FieldAnswer> {
+    for (;;) {
+      const line = await this.console!.read(`  ${fieldPrompt(field, current)}`, 'answer');
+      if (line === undefined) {
+        if (this.console!.scripted) throw new ScriptFailure(`the script ended while the “${form.title}” form asked for ${field.label}.`);
+        return CANCEL;
+      }
+      const typed = line.trim();
+      if (typed === '/cancel') return CANCEL;
+      const required = current === undefined && !field.optional;
+      if (typed === '/submit' && !required) return SUBMIT;
+      const answer = typed === '/submit' ? { problem: REQUIRED } : typed.startsWith('/') ? { problem: 'A form is open: answer it, /submit it or /cancel it first.' } : parseAnswer(field, typed, current);
+      if ('value' in answer) return answer;
+      this.refuse(`${field.label}: ${answer.problem}`);
+    }
+  }
+
+  /** Enter in a dispatching field sends its block action; true when SubOps redrew the modal. */
+  private async pressEnter(modal: ShownModal, form: ModalForm, field: FormField, valueOf: (field: FormField) => string | undefined): Promise<boolean> {
+    const value = valueOf(field);
+    await this.send(() =>
+      this.options.sender.blockAction({
+        userId: this.options.user.id,
+        userName: this.options.user.name,
+        actionId: field.actionId,
+        blockId: field.blockId,
+        ...(value !== undefined && { value }),
+        view: modal.view,
+        values: stateValues(form, valueOf),
+      }),
+    );
+    await this.settle();
+    return this.modal !== undefined && this.modal.version !== modal.version;
+  }
+
+  /** A modal with nothing to fill in but a submit button: the app's confirmation step. */
+  private async confirm(modal: ShownModal, form: ModalForm): Promise<void> {
+    for (;;) {
+      const line = await this.console!.read(`  Confirm “${form.submit}”? [y/N] `, 'answer');
+      if (line === undefined && this.console!.scripted) throw new ScriptFailure(`the script ended while “${form.title}” asked for a confirmation.`);
+      const typed = (line ?? '').trim().toLowerCase();
+      if (typed === 'y' || typed === 'yes') {
+        await this.submit(modal, {});
+        return;
+      }
+      if (typed === '' || typed === 'n' || typed === 'no') return this.closeModal(modal, form);
+      this.refuse('Answer y or n.');
+    }
+  }
+
+  /** Sends the view_submission; returns the field errors when the app refused it, else applies its answer. */
+  private async submit(modal: ShownModal, values: ViewStateValues): Promise<Record<string, string> | undefined> {
+    const reply = await this.send(() => this.options.sender.viewSubmission({ userId: this.options.user.id, userName: this.options.user.name, view: modal.view, values }));
+    const body: Json = isRecord(reply.body) ? reply.body : {};
+    if (body.response_action === 'errors' && isRecord(body.errors)) {
+      return Object.fromEntries(Object.entries(body.errors).map(([blockId, text]) => [blockId, String(text)]));
+    }
+    if ((body.response_action === 'update' || body.response_action === 'push') && isRecord(body.view)) {
+      // Unless the app already changed the modal again after its ack, the ack's view is what shows.
+      if (this.modal?.version === modal.version) this.show({ ...identityOf(modal.view), ...body.view });
+      return undefined;
+    }
+    // An empty ack (or response_action clear) closes the modal in Slack.
+    if (this.modal?.id === modal.id) this.modal = undefined;
+    return undefined;
+  }
+
+  private async closeModal(modal: ShownModal, form: ModalForm): Promise<void> {
+    this.print([`└ closed “${form.title}”`]);
+    if (this.modal?.id === modal.id) this.modal = undefined;
+    if (form.notifyOnClose) await this.send(() => this.options.sender.viewClosed({ userId: this.options.user.id, view: modal.view }));
+  }
+
+  private onCall(call: RecordedCall): void {
+    this.touch();
+    if (call.response.ok !== true) return;
+    if (call.method === 'views.open' || call.method === 'views.push') return this.show(call.response.view);
+    if (call.method === 'views.update') {
+      // Only the modal on screen can change; an update to one the agent closed shows nothing.
+      if (isRecord(call.response.view) && call.response.view.id === this.modal?.id) this.show(call.response.view);
+      return;
+    }
+    this.effects.call(call);
+  }
+
+  /** A new or changed modal. Forms are printed when the chat asks for them; anything else at once. */
+  private show(view: unknown): void {
+    if (!isRecord(view)) return;
+    this.modal = { id: String(view.id), view, version: ++this.modalVersions };
+    const form = readModal(view, this.names);
+    if (form.fields.length === 0) this.print(modalLines(form, () => undefined, this.width()));
+  }
+
+  /** Sends one request to the bot; a non-200 answer is a failed step. */
+  private async send(request: () => Promise<SlackReply>): Promise<SlackReply> {
+    this.touch();
+    const reply = await request();
+    this.touch();
+    if (reply.status !== 200) this.refuse(`SubOps answered HTTP ${reply.status}.`);
+    return reply;
+  }
+
+  /** Waits until neither Slack nor UISP has heard from the bot for quietMs. */
+  private async settle(): Promise<void> {
+    const deadline = performance.now() + MAX_SETTLE_MS;
+    for (;;) {
+      const backend = this.options.backendActivity?.() ?? { busy: false, lastAt: -Infinity };
+      const idle = performance.now() - Math.max(this.lastActivityAt, backend.lastAt);
+      if (!backend.busy && idle >= this.quietMs) return;
+      if (performance.now() > deadline) return this.print(['(SubOps is still working: its answers will appear as they arrive.)']);
+      await sleep(Math.min(50, Math.max(10, this.quietMs - idle)));
+    }
+  }
+
+  private touch(): void {
+    this.lastActivityAt = performance.now();
+  }
+
+  /** Something the chat cannot do: told to a person, fatal to a script. */
+  private refuse(message: string): void {
+    if (this.console?.scripted) throw new ScriptFailure(message);
+    this.print([`  ⚠️ ${message}`]);
+  }
+
+  private print(lines: string[]): void {
+    this.console?.print(lines);
+  }
+
+  private width(): number | undefined {
+    return this.console?.columns();
+  }
+}
+
+// What Slack keeps of a view when response_action "update" replaces its definition.
+const VIEW_IDENTITY = ['id', 'team_id', 'root_view_id', 'previous_view_id', 'app_id', 'app_installed_team_id', 'bot_id', 'hash'];
+
+function identityOf(view: Json): Json {
+  return Object.fromEntries(VIEW_IDENTITY.filter((field) => field in view).map((field) => [field, view[field]]));
+}
+
+/** Buttons of a message, in actions blocks or as section accessories. */
+function buttonsOf(blocks: unknown): Json[] {
+  if (!Array.isArray(blocks)) return [];
+  return blocks.filter(isRecord).flatMap((block) => [...(Array.isArray(block.elements) ? block.elements : []), block.accessory].filter((element): element is Json => isRecord(element) && element.type === 'button'));
+}

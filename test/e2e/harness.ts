@@ -1,0 +1,63 @@
+/**
+ * End-to-end tests on the playground, the machinery `npm run demo` runs: the UISP simulator, the fake
+ * Slack, the bot on its real HTTP receiver, and the terminal chat typing scripted lines as the agent.
+ * Tests assert what the agent reads (the transcript), what Slack was asked to show (fake calls) and
+ * what UISP was asked to do (simulator requests).
+ *
+ * test/slack/harness.ts wires the same parts for the Slack app's own tests, which send payloads
+ * directly; this one goes through the chat, as a person would.
+ */
+import { PassThrough } from 'node:stream';
+import { SLASH_COMMANDS } from '../../src/commands/index.js';
+import { scriptConsole } from '../../src/playground/chat-console.js';
+import { PLAYGROUND_AGENT, PLAYGROUND_DIRECTORY, startPlayground, SUPPORT_CHANNEL, type Playground } from '../../src/playground/playground.js';
+import { TerminalChat, type ChatIdentity, type ChatResult } from '../../src/playground/terminal-chat.js';
+
+export interface ChatRun {
+  result: ChatResult;
+  /** Everything the chat printed, prompts and echoed lines included. */
+  transcript: string;
+}
+
+export interface E2e {
+  playground: Playground;
+  /** Types the lines (commands, then the answers their forms ask for) as `user`, the agent by default. */
+  chat(lines: string[], user?: ChatIdentity): Promise<ChatRun>;
+  /** UISP requests that change something, as "METHOD /path", in order. */
+  writes(): string[];
+  close(): Promise<void>;
+}
+
+// Loopback answers come within milliseconds; a short quiet period keeps the suite fast.
+const QUIET_MS = 120;
+
+export async function startE2e(): Promise<E2e> {
+  const playground = await startPlayground({ env: { ISP_TIMEZONE: 'America/Guyana' } });
+  return {
+    playground,
+    async chat(lines, user = PLAYGROUND_AGENT) {
+      const output = new PassThrough();
+      let transcript = '';
+      output.on('data', (chunk: Buffer) => (transcript += chunk.toString('utf8')));
+      const chat = new TerminalChat({
+        fake: playground.fake,
+        sender: playground.sender,
+        user,
+        channel: SUPPORT_CHANNEL,
+        directory: PLAYGROUND_DIRECTORY,
+        commands: SLASH_COMMANDS,
+        quietMs: QUIET_MS,
+        backendActivity: playground.uispActivity,
+      });
+      const result = await chat.run(scriptConsole(lines.join('\n'), output, { name: 'script' }));
+      return { result, transcript };
+    },
+    writes: () => playground.simulator.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`),
+    close: () => playground.close(),
+  };
+}
+
+/** The transcript's lines that contain `text`. */
+export function linesWith(transcript: string, text: string): string[] {
+  return transcript.split('\n').filter((line) => line.includes(text));
+}
