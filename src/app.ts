@@ -69,7 +69,11 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
-export async function startApp(app: App, slack: Pick<SlackConfig, 'appToken' | 'port'>, port = slack.port): Promise<RunningApp> {
+/**
+ * Starts the receiver. `listen.host` defaults to every interface (Slack must reach a deployed app);
+ * the playground and the tests pass 127.0.0.1 so nothing listens beyond loopback.
+ */
+export async function startApp(app: App, slack: Pick<SlackConfig, 'appToken' | 'port'>, listen: { port?: number; host?: string } = {}): Promise<RunningApp> {
   const stop = async () => {
     await app.stop();
   };
@@ -77,7 +81,8 @@ export async function startApp(app: App, slack: Pick<SlackConfig, 'appToken' | '
     await app.start();
     return { port: undefined, stop };
   }
-  const server = (await app.start(port)) as Server;
+  const { port = slack.port, host } = listen;
+  const server = (await app.start(host ? { port, host } : port)) as Server;
   return { port: (server.address() as AddressInfo).port, stop };
 }
 

@@ -81,7 +81,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     const services = createServices(core);
     closers.push(() => services.close());
     const app = createApp({ services, slack, logger: createLogger(options.log ? core.logLevel : 'silent', options.log), statuses: core.activation.statuses });
-    const running = await startApp(app, slack, 0);
+    const running = await startApp(app, slack, { port: 0, host: '127.0.0.1' });
     closers.push(() => running.stop());
 
     return {

@@ -125,10 +125,18 @@ export class PaymentService {
   }
 }
 
-export function validatePaymentInput(input: PaymentInput): void {
-  if (!Number.isInteger(input.clientId) || input.clientId <= 0) throw new InputError('client', 'Client id must be a positive whole number.');
-  if (!Number.isFinite(input.amount) || input.amount <= 0) throw new InputError('amount', 'Amount must be a number greater than 0.');
-  if (Math.round(input.amount * 100) !== input.amount * 100) throw new InputError('amount', 'Amount can have at most two decimals.');
-  if (input.note && input.note.length > 1000) throw new InputError('note', 'Note must be at most 1000 characters.');
+/** Every problem with a payment, by field (client, amount, note); empty when it can be sent. */
+export function paymentInputProblems(input: PaymentInput): Partial<Record<'client' | 'amount' | 'note', string>> {
+  const problems: Partial<Record<'client' | 'amount' | 'note', string>> = {};
+  if (!Number.isInteger(input.clientId) || input.clientId <= 0) problems.client = 'Client id must be a positive whole number.';
+  if (!Number.isFinite(input.amount) || input.amount <= 0) problems.amount = 'Amount must be a number greater than 0.';
+  else if (Math.round(input.amount * 100) !== input.amount * 100) problems.amount = 'Amount can have at most two decimals.';
+  if (input.note && input.note.length > 1000) problems.note = 'Note must be at most 1000 characters.';
+  return problems;
 }
 
+/** Throws an InputError naming the first bad field. */
+export function validatePaymentInput(input: PaymentInput): void {
+  const [field, message] = Object.entries(paymentInputProblems(input))[0] ?? [];
+  if (field && message) throw new InputError(field, message);
+}

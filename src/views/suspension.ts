@@ -15,14 +15,16 @@ interface ActionWords {
   title: string;
   confirmTitle: string;
   submit: string;
+  /** The confirmation's question. */
+  question: string;
   noun: string;
   done: string;
   emoji: string;
 }
 
 const WORDS: Record<SuspensionAction, ActionWords> = {
-  suspend: { title: 'Suspend service', confirmTitle: 'Confirm suspension', submit: 'Suspend', noun: 'Suspension', done: 'suspended', emoji: ':double_vertical_bar:' },
-  unsuspend: { title: 'Lift suspension', confirmTitle: 'Confirm unsuspend', submit: 'Lift suspension', noun: 'Lifting the suspension', done: 'unsuspended', emoji: ':arrow_forward:' },
+  suspend: { title: 'Suspend service', confirmTitle: 'Confirm suspension', submit: 'Suspend', question: 'Suspend this service?', noun: 'Suspension', done: 'suspended', emoji: ':double_vertical_bar:' },
+  unsuspend: { title: 'Lift suspension', confirmTitle: 'Confirm unsuspend', submit: 'Lift suspension', question: 'Lift the suspension of this service?', noun: 'Lifting the suspension', done: 'unsuspended', emoji: ':arrow_forward:' },
 };
 
 export type SuspensionField = 'service' | 'client' | 'clientService' | 'reason';
@@ -146,7 +148,7 @@ export function suspensionConfirm(action: SuspensionAction, origin: Origin, targ
     title: words.confirmTitle,
     submit: words.submit,
     close: 'Back out',
-    blocks: [section(`${words.emoji} *${words.submit}* this service?`), fields(items)],
+    blocks: [section(`${words.emoji} *${words.question}*`), fields(items)],
     privateMetadata: encodeMetadata(SuspensionMetaSchema, { action, origin, serviceId: service.id, ...(reason && { reasonId: reason.id }) }),
   });
 }

@@ -66,7 +66,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...options.env,
   });
   const app = createApp({ services: uisp.services, slack, logger, statuses: uisp.config.activation.statuses });
-  const running: RunningApp = await startApp(app, slack, 0);
+  const running: RunningApp = await startApp(app, slack, { port: 0, host: '127.0.0.1' });
   const sender = new SlackSender({ url: `http://127.0.0.1:${running.port}/slack/events`, signingSecret: SIGNING_SECRET, responseUrl: () => fake.responseUrl() });
 
   const harness: Harness = {

@@ -93,7 +93,12 @@ describe('/payments add', () => {
     const before = h.uisp.sim.requests.length;
     expect((await h.submit(id, inputs({ client: '1001', amount: '-5' }))).body).toEqual({ response_action: 'errors', errors: { amount: 'Amount must be a number greater than 0.' } });
     expect((await h.submit(id, inputs({ client: '1001', amount: '10,5' }))).body.errors).toEqual({ amount: 'Amount must be a number greater than 0.' });
-    expect((await h.submit(id, inputs({ client: 'Marcus', amount: '10' }))).body.errors).toEqual({ client: 'A client id is a positive whole number.' });
+    expect((await h.submit(id, inputs({ client: 'Marcus', amount: '10' }))).body.errors).toEqual({ client: 'Client id must be a positive whole number.' });
+    // Every bad field at once, not one per round.
+    expect((await h.submit(id, inputs({ client: 'Marcus', amount: '0' }))).body.errors).toEqual({
+      client: 'Client id must be a positive whole number.',
+      amount: 'Amount must be a number greater than 0.',
+    });
     expect(h.uisp.sim.requests.length).toBe(before);
   });
 

@@ -106,6 +106,11 @@ describe('modals', () => {
     expect(text).toContain('Authorize LBE');
   });
 
+  it('each suspension confirmation asks its own question', () => {
+    expect(JSON.stringify(modals['suspend confirm'])).toContain('Suspend this service?');
+    expect(JSON.stringify(modals['unsuspend confirm'])).toContain('Lift the suspension of this service?');
+  });
+
   it('option lists are capped at Slack’s 100 and option texts at 75 characters', () => {
     const view = modals['suspend form, client picked'];
     const selects = (view.blocks as Block[]).flatMap((b) => (b.type === 'input' && b.element.type === 'static_select' ? [b.element] : []));

@@ -22,7 +22,7 @@ export function register(app: App, deps: ListenerDeps): void {
       // A different client's service must not stay selected.
       values: { ...values, clientServiceId: undefined },
       clientId,
-      ...(clientId === undefined && { problems: { client: 'A client id is a positive whole number.' } }),
+      ...(clientId === undefined && { problems: { client: 'Client id must be a positive whole number.' } }),
     });
     await updateView(client, { viewId: view.id, view: form, hash: view.hash }, logger);
   });

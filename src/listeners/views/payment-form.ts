@@ -4,7 +4,7 @@
  */
 import type { App } from '@slack/bolt';
 import { InputError } from '../../services/errors.js';
-import { validatePaymentInput, type PaymentInput } from '../../services/payments.js';
+import { paymentInputProblems, type PaymentInput } from '../../services/payments.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure, errorSummary } from '../../slack/errors.js';
 import { decodeMetadata, PaymentMetaSchema } from '../../slack/metadata.js';
@@ -76,17 +76,11 @@ export function register(app: App, deps: ListenerDeps): void {
 
 /** Form strings to a PaymentInput, with the services layer's own rules; errors keyed by block id. */
 function parsePaymentInput(values: Partial<Record<PaymentField, string>>): { input: PaymentInput } | { errors: Partial<Record<PaymentField, string>> } {
-  const clientId = parseId(values.client);
-  if (clientId === undefined) return { errors: { client: 'A client id is a positive whole number.' } };
+  const clientId = parseId(values.client) ?? Number.NaN;
   // "10,000.00" is accepted (commas in thousands positions only); "10,5" is refused, not read as 105.
   const amountText = values.amount ?? '';
   const amount = /^(\d+|\d{1,3}(,\d{3})+)(\.\d+)?$/.test(amountText) ? Number(amountText.replace(/,/g, '')) : Number.NaN;
   const input: PaymentInput = { clientId, amount, ...(values.method && { method: values.method }), ...(values.note && { note: values.note }) };
-  try {
-    validatePaymentInput(input);
-  } catch (error) {
-    if (error instanceof InputError) return { errors: { [error.field]: error.message } };
-    throw error;
-  }
-  return { input };
+  const problems = paymentInputProblems(input);
+  return Object.keys(problems).length ? { errors: problems } : { input };
 }
