@@ -188,6 +188,7 @@ describe('failures and convergence', () => {
     expect(first.result.message).toMatch(/failed at the authorize step: NMS POST .*authorize: UISP is unavailable \(HTTP 503/);
     expect(first.result.done).toEqual([expect.stringMatching(/^Created client #\d+ Ada Lovelace$/), expect.stringMatching(/^Created Active service/), 'Created NMS site "Ada Lovelace"']);
     expect(first.result.notDone).toEqual(['authorize PowerBeam 5AC']);
+    expect(first.result).toMatchObject({ device: { name: 'PowerBeam 5AC' }, client: { name: 'Ada Lovelace' }, site: { name: 'Ada Lovelace' } });
     expect(first.steps.at(-1)).toMatchObject({ step: 'authorize', status: 'failed' });
 
     const second = await run(request);
@@ -218,6 +219,16 @@ describe('failures and convergence', () => {
     expect(result.done[0]).toMatch(/^Created client #\d+ Ada Lovelace$/);
     expect(result.notDone).toContain('create the Active service');
     expect(result.notDone).toContain('authorize PowerBeam 5AC');
+    expect(uisp.writes().some((w) => w.endsWith('/authorize'))).toBe(false);
+  });
+
+  it('a service UISP creates as Quoted (not Active) stops the run before the device is authorized', async () => {
+    // A wrong SERVICE_STATUS_ACTIVE sends status 2; the simulator, like UISP, then creates the service Quoted.
+    uisp = await startUisp({ now: NOW, env: { SERVICE_STATUS_ACTIVE: '2' } });
+    const { steps, result } = await run({ device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' });
+    expect(steps.find((s) => s.step === 'service')).toMatchObject({ status: 'failed', message: expect.stringMatching(/created service #\d+ as Quoted, not Active/) });
+    expect(result).toMatchObject({ outcome: 'failed', notDone: ['authorize PowerBeam 5AC'] });
+    expect(result.done).toContainEqual(expect.stringMatching(/^Created Quoted service #\d+/));
     expect(uisp.writes().some((w) => w.endsWith('/authorize'))).toBe(false);
   });
 

@@ -97,7 +97,7 @@ export class ActivationService {
         client = clientRef(await this.deps.crm.createClient({ firstName: plan.client.firstName, lastName: plan.client.lastName, ...contactOf(request) }));
       } catch (error) {
         yield step('client', 'failed', errorMessage(error));
-        yield log.failed('client', error);
+        yield log.failed('client', error, { device });
         return;
       }
       const message = `Created client #${client.id} ${client.name}`;
@@ -119,7 +119,7 @@ export class ActivationService {
     const service = serviceOutcome.status === 'fulfilled' ? serviceOutcome.value.service : undefined;
     const site = siteOutcome.status === 'fulfilled' ? siteOutcome.value.site : undefined;
     if (!service || !site) {
-      yield log.failed(failures[0]!.name, failures[0]!.error, { client, ...(service && { service }), ...(site && { site }) });
+      yield log.failed(failures[0]!.name, failures[0]!.error, { device, client, ...(service && { service }), ...(site && { site }) });
       return;
     }
 
@@ -130,7 +130,7 @@ export class ActivationService {
         await this.deps.nms.authorizeDevice(device.id, site.id);
       } catch (error) {
         yield step('authorize', 'failed', errorMessage(error));
-        yield log.failed('authorize', error, { client, service, site });
+        yield log.failed('authorize', error, { device, client, service, site });
         return;
       }
       const message = `Authorized ${device.name} onto site "${site.name}"`;
@@ -185,6 +185,10 @@ export class ActivationService {
     const what = `Created ${service.statusLabel} service #${service.id}${service.name ? ` (${service.name})` : ''}: ${formatMoney(plan.service.price, created.currencyCode)}/month from ${plan.service.activeFrom}`;
     const replaced = deleted.length ? ` after deleting ${deleted.map((id) => `#${id}`).join(', ')}` : '';
     log.did('service', what + replaced);
+    if (created.status !== settings.statuses.active) {
+      // UISP can leave a new service Quoted (spec §7); the device must not be let on without an Active one.
+      throw new ActivationFailure('uisp-error', `UISP created service #${service.id} as ${service.statusLabel}, not Active: check it in the CRM (and SERVICE_STATUS_ACTIVE) before retrying`);
+    }
     return { service, event: step('service', 'done', what + replaced, { clientId: client.id, serviceId: service.id, ...(deleted.length && { deletedServiceIds: deleted.join(',') }) }) };
   }
 
@@ -376,7 +380,7 @@ class RunLog {
     this.pending.delete(key);
   }
 
-  failed(name: StepName, error: unknown, reached: Partial<Pick<ActivationResult, 'client' | 'service' | 'site'>> = {}): ActivationResult {
+  failed(name: StepName, error: unknown, reached: Partial<Pick<ActivationResult, 'device' | 'client' | 'service' | 'site'>> = {}): ActivationResult {
     const failure = asFailure(error, '');
     return {
       type: 'result',
