@@ -99,15 +99,21 @@ export interface TextInputOptions {
   dispatchOnEnter?: boolean;
 }
 
-export function textInput(o: TextInputOptions): types.InputBlock {
+/** The input block around an element: label, hint and optional flag within Slack's limits. */
+function inputBlock(o: { blockId: string; label: string; hint?: string | undefined; optional?: boolean | undefined }, element: types.InputBlock['element']): types.InputBlock {
   return {
     type: 'input',
     block_id: o.blockId,
     label: plain(o.label, LIMITS.label),
     optional: o.optional ?? false,
     ...(o.hint && { hint: plain(o.hint, LIMITS.label) }),
-    ...(o.dispatchOnEnter && { dispatch_action: true }),
-    element: {
+    element,
+  };
+}
+
+export function textInput(o: TextInputOptions): types.InputBlock {
+  return {
+    ...inputBlock(o, {
       type: 'plain_text_input',
       action_id: o.actionId,
       ...(o.initial && { initial_value: o.initial }),
@@ -115,7 +121,8 @@ export function textInput(o: TextInputOptions): types.InputBlock {
       ...(o.multiline && { multiline: true }),
       ...(o.maxLength && { max_length: o.maxLength }),
       ...(o.dispatchOnEnter && { dispatch_action_config: { trigger_actions_on: ['on_enter_pressed'] } }),
-    },
+    }),
+    ...(o.dispatchOnEnter && { dispatch_action: true }),
   };
 }
 
@@ -139,20 +146,13 @@ export interface SelectOptions {
 export function selectInput(o: SelectOptions): types.InputBlock {
   const options = o.options.slice(0, LIMITS.selectOptions);
   const initial = options.find((opt) => opt.value === o.initialValue);
-  return {
-    type: 'input',
-    block_id: o.blockId,
-    label: plain(o.label, LIMITS.label),
-    optional: o.optional ?? false,
-    ...(o.hint && { hint: plain(o.hint, LIMITS.label) }),
-    element: {
-      type: 'static_select',
-      action_id: o.actionId,
-      options,
-      ...(initial && { initial_option: initial }),
-      ...(o.placeholder && { placeholder: plain(o.placeholder, LIMITS.placeholder) }),
-    },
-  };
+  return inputBlock(o, {
+    type: 'static_select',
+    action_id: o.actionId,
+    options,
+    ...(initial && { initial_option: initial }),
+    ...(o.placeholder && { placeholder: plain(o.placeholder, LIMITS.placeholder) }),
+  });
 }
 
 /** Keeps the first `max - 1` blocks and says how many were left out, instead of failing to post. */
