@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { connect } from './connect.js';
+import { parseFlags } from './cli/args.js';
 import { EXIT, untilSignal, writeLine, type CliIo } from './cli/io.js';
 import { ConfigError, loadAppConfig, type SlackConfig } from './config.js';
 import * as commands from './commands/index.js';
@@ -86,21 +87,23 @@ export async function startApp(app: App, slack: Pick<SlackConfig, 'appToken' | '
   return { port: (server.address() as AddressInfo).port, stop };
 }
 
-const SERVE_HELP = `Usage: subops serve
+const SERVE_HELP = `Usage: subops serve [--simulator]
 
 Runs the Slack app. Socket Mode when SLACK_APP_TOKEN is set; otherwise HTTP on PORT (default 3000)
 at /slack/events, verifying requests with SLACK_SIGNING_SECRET. SLACK_BOT_TOKEN is always required.
-Without UISP_URL the embedded UISP simulator is used. See README.md for every setting.`;
+UISP_URL is required; --simulator runs against the bundled UISP simulator and its sample data
+instead (for trials; agents' changes then go nowhere). See README.md for every setting.`;
 
 /** `npm start` / `subops serve`: exit code 2 for bad configuration (every problem listed, nothing connected). */
 export async function serve(argv: string[], io: CliIo): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
+  const { values } = parseFlags(argv, { simulator: { type: 'boolean' } });
+  if (values.help) {
     writeLine(io.stdout, SERVE_HELP);
     return EXIT.ok;
   }
   let config: ReturnType<typeof loadAppConfig>;
   try {
-    config = loadAppConfig(io.env);
+    config = loadAppConfig(io.env, { simulator: values.simulator ?? false });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     writeLine(io.stderr, error.message);

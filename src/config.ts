@@ -178,10 +178,17 @@ export function loadCoreConfig(env: Env): CoreConfig {
   return config;
 }
 
-/** Everything the Slack app needs, core included; all problems reported together. */
-export function loadAppConfig(env: Env): { core: CoreConfig; slack: SlackConfig } {
+/**
+ * Everything the Slack app needs, core included; all problems reported together. A real UISP is
+ * required unless the caller opts into the bundled simulator: a bot serving agents must never fall
+ * back to sample data because UISP_URL was forgotten.
+ */
+export function loadAppConfig(env: Env, { simulator = false }: { simulator?: boolean } = {}): { core: CoreConfig; slack: SlackConfig } {
   const reader = new EnvReader(env);
   const core = readCore(reader);
+  if (!core.uisp.url && !simulator && !reader.problems.some((p) => p.startsWith('UISP_URL'))) {
+    reader.problems.push('UISP_URL is required for the Slack app (to try it on sample data instead: `subops serve --simulator`, or `npm run demo`)');
+  }
   const appToken = reader.prefixed('SLACK_APP_TOKEN', 'xapp-', 'an app-level token with connections:write, for Socket Mode');
   const slack: SlackConfig = {
     botToken: reader.required('SLACK_BOT_TOKEN', 'the bot token, xoxb-…, from OAuth & Permissions'),

@@ -3,9 +3,8 @@
  * Exit codes: 0 success (also "already activated"), 1 the operation failed, 2 bad input or configuration.
  */
 import { ConfigError } from '../config.js';
-import { ActivationFailure } from '../services/activation/workflow.js';
-import { InputError, OperationError } from '../services/errors.js';
-import { UispError } from '../services/uisp/errors.js';
+import { InputError } from '../services/errors.js';
+import { changeNotice, UispError } from '../services/uisp/errors.js';
 import { activate, activateHelp } from './commands/activate.js';
 import { payments, paymentsHelp } from './commands/payments.js';
 import { reasons, reasonsHelp } from './commands/reasons.js';
@@ -69,13 +68,8 @@ function report(error: unknown, io: CliIo, help: string | undefined): number {
     writeLine(io.stderr, `Error: ${flagFor(error.field)}: ${error.message} Nothing was changed.`);
     return EXIT.usage;
   }
-  if (error instanceof UispError || error instanceof OperationError || error instanceof ActivationFailure) {
-    writeLine(io.stderr, `Failed: ${error.message}`);
-    if (error instanceof UispError && error.method !== 'GET' && error.kind === 'unavailable') {
-      writeLine(io.stderr, 'UISP did not confirm the change: it may or may not have been applied. Check before retrying.');
-    } else if (error instanceof UispError && error.method === 'GET') {
-      writeLine(io.stderr, 'Nothing was changed.');
-    }
+  if (error instanceof UispError) {
+    writeLine(io.stderr, `Failed: ${error.message}\n${changeNotice(error)}`);
     return EXIT.failed;
   }
   writeLine(io.stderr, `Unexpected error: ${error instanceof Error ? error.message : String(error)}`);

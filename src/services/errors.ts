@@ -11,18 +11,6 @@ export class InputError extends Error {
   }
 }
 
-/** An operation UISP could not carry out for a reason a person can act on (not found, wrong state). */
-export class OperationError extends Error {
-  override readonly name = 'OperationError';
-  constructor(
-    message: string,
-    /** What was and was not changed, in sentences. */
-    readonly changed: string = 'Nothing was changed.',
-  ) {
-    super(message);
-  }
-}
-
 /** Turns UISP's 404 for something a person named into an InputError on that field. */
 export async function notFoundAsInputError<T>(lookup: Promise<T>, field: string, message: string): Promise<T> {
   try {

@@ -2,7 +2,7 @@
  * Payment listing with per-currency totals, and recording payments. Listing streams UISP's pages
  * (limit ≤ 500) so memory stays bounded by the number of payments shown, not the number counted.
  */
-import { format, subDays } from 'date-fns';
+import { format, isValid, parse, subDays } from 'date-fns';
 import type { CrmClient, PaymentFilters } from './uisp/crm-client.js';
 import type { Client, Payment, PaymentMethod } from './uisp/schemas.js';
 import { InputError, notFoundAsInputError } from './errors.js';
@@ -105,12 +105,13 @@ export class PaymentService {
   private range(query: PaymentQuery): PaymentSummary['query'] {
     for (const field of ['from', 'to'] as const) {
       const value = query[field];
-      if (value !== undefined && (!DATE.test(value) || Number.isNaN(Date.parse(value)))) {
+      // Strict calendar parsing: 2024-02-30 is refused, not rolled over to March.
+      if (value !== undefined && (!DATE.test(value) || !isValid(parse(value, 'yyyy-MM-dd', new Date())))) {
         throw new InputError(field, `${field} must be a date as YYYY-MM-DD (got "${value}").`);
       }
     }
     const to = query.to ?? this.today();
-    const from = query.from ?? (query.clientId === undefined ? format(subDays(Date.parse(to), DEFAULT_PAYMENT_WINDOW_DAYS), 'yyyy-MM-dd') : '2000-01-01');
+    const from = query.from ?? (query.clientId === undefined ? format(subDays(parse(to, 'yyyy-MM-dd', new Date()), DEFAULT_PAYMENT_WINDOW_DAYS), 'yyyy-MM-dd') : '2000-01-01');
     if (from > to) throw new InputError('from', `from (${from}) is after to (${to}).`);
     return { ...query, from, to };
   }
@@ -130,7 +131,8 @@ export function paymentInputProblems(input: PaymentInput): Partial<Record<'clien
   const problems: Partial<Record<'client' | 'amount' | 'note', string>> = {};
   if (!Number.isInteger(input.clientId) || input.clientId <= 0) problems.client = 'Client id must be a positive whole number.';
   if (!Number.isFinite(input.amount) || input.amount <= 0) problems.amount = 'Amount must be a number greater than 0.';
-  else if (Math.round(input.amount * 100) !== input.amount * 100) problems.amount = 'Amount can have at most two decimals.';
+  // A tolerance, not equality: 19.99 * 100 is 1998.9999999999998 in floating point.
+  else if (Math.abs(input.amount * 100 - Math.round(input.amount * 100)) > 1e-6) problems.amount = 'Amount can have at most two decimals.';
   if (input.note && input.note.length > 1000) problems.note = 'Note must be at most 1000 characters.';
   return problems;
 }

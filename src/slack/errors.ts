@@ -4,8 +4,8 @@
  * is logged and summarised, so stack traces and internals never reach Slack.
  */
 import { ActivationFailure } from '../services/activation/workflow.js';
-import { InputError, OperationError } from '../services/errors.js';
-import { UispError } from '../services/uisp/errors.js';
+import { InputError } from '../services/errors.js';
+import { changeNotice, UispError } from '../services/uisp/errors.js';
 
 export interface Failure {
   message: string;
@@ -27,19 +27,11 @@ const ACTIVATION_FIELDS: Partial<Record<ActivationFailure['code'], string>> = {
 
 export function describeFailure(error: unknown): Failure {
   if (error instanceof InputError) return { message: error.message, field: error.field, changed: NOTHING, expected: true };
-  if (error instanceof OperationError) return { message: error.message, changed: error.changed, expected: true };
   if (error instanceof ActivationFailure) {
     const field = ACTIVATION_FIELDS[error.code];
     return { message: error.message, ...(field && { field }), changed: NOTHING, expected: true };
   }
-  if (error instanceof UispError) {
-    const unconfirmedWrite = error.kind === 'unavailable' && error.method !== 'GET';
-    return {
-      message: error.message,
-      changed: unconfirmedWrite ? 'UISP did not confirm the change: it may or may not have been applied. Check the CRM before retrying.' : NOTHING,
-      expected: true,
-    };
-  }
+  if (error instanceof UispError) return { message: error.message, changed: changeNotice(error), expected: true };
   return { message: 'Something unexpected went wrong; the details are in the SubOps log.', changed: 'Check UISP before retrying: the change may or may not have been applied.', expected: false };
 }
 

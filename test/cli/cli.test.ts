@@ -119,6 +119,14 @@ describe('subops suspend / unsuspend / reasons', () => {
     expect(writes()).toEqual([]);
   });
 
+  it('a write UISP does not answer is reported as possibly applied, and not retried', async () => {
+    sim.setFaults([{ method: 'PATCH', path: /\/suspend$/, kind: 'status', status: 503 }]);
+    const { code, err } = await subops(['suspend', '--service-id', '101', '--reason', '1']);
+    expect(code).toBe(1);
+    expect(err).toContain('UISP did not confirm the change: it may or may not have been applied.');
+    expect(writes()).toEqual(['PATCH /crm/api/v1.0/clients/services/101/suspend']);
+  });
+
   it('a missing service id is exit 2 before any request', async () => {
     const { code, err } = await subops(['suspend', '--reason', '1']);
     expect(code).toBe(2);
@@ -137,6 +145,7 @@ describe('subops suspend / unsuspend / reasons', () => {
     const { code, err } = await subops(['unsuspend', '--service-id', '101']);
     expect(code).toBe(1);
     expect(err).toMatch(/^Failed: CRM PATCH \/crm\/api\/v1\.0\/clients\/services\/101\/cancel-suspend: .*\(HTTP 422\)/m);
+    expect(err).toContain('Nothing was changed.');
   });
 
   it('an unknown service is exit 2 naming --service-id', async () => {

@@ -86,6 +86,14 @@ describe('a brand-new customer', () => {
     expect(bodyOf('POST', /\/services$/)).toMatchObject({ servicePlanPeriodId: 38, price: 29_000 });
     expect(bodyOf('POST', /\/sites$/)).toMatchObject({ parentSiteId: '7c1d9e2a-4b3f-4a6c-8e5d-2f9b0c1a7d12' });
   });
+
+  it('a parent site that does not exist is a setting problem, reported at the site step before any write', async () => {
+    uisp = await startUisp({ now: NOW, env: { NMS_PARENT_SITE_ID: 'no-such-site' } });
+    const { result } = await run({ device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' });
+    expect(result).toMatchObject({ outcome: 'failed', error: { code: 'parent-site-not-found' } });
+    expect(result.message).toMatch(/^Activation failed at the site step: NMS_PARENT_SITE_ID no-such-site is not an NMS site/);
+    expect(uisp.writes()).toEqual([]);
+  });
 });
 
 describe('existing clients, by service state', () => {
@@ -128,6 +136,19 @@ describe('existing clients, by service state', () => {
     expect(uisp.writes().filter((w) => w.includes('/crm/'))).toEqual(['POST /crm/api/v1.0/clients/1004/services']);
   });
 
+  it('never reuses a site SubOps made for another client whose id merely starts the same', async () => {
+    uisp = await startUisp({ now: NOW });
+    const other = structuredClone(uisp.sim.data.sites.find((s) => s.identification.name === 'Ravi Persaud')!);
+    other.id = other.identification.id = '00000000-0000-4000-8000-000000010040';
+    other.identification.name = 'Client 10040';
+    other.ucrm = null;
+    other.description = { ...other.description, ucrmId: null, note: siteMarker(10040) };
+    uisp.sim.data.sites.push(other);
+    const { result } = await run({ device: '10.20.3.12', firstName: 'Shanice', lastName: 'Williams' });
+    expect(result.site?.name).toBe('Shanice Williams');
+    expect(uisp.writes()).toContain('POST /nms/api/v2.1/sites');
+  });
+
   it('an explicit client id wins over the names typed', async () => {
     uisp = await startUisp({ now: NOW });
     const { result } = await run({ device: '10.20.3.12', firstName: 'Someone', lastName: 'Else', clientId: 1004 });
@@ -144,16 +165,17 @@ describe('existing clients, by service state', () => {
 
 describe('refusals write nothing', () => {
   it.each([
-    [{ device: '10.99.0.1', firstName: 'a', lastName: 'b' }, 'device-not-found', /Device not found: no device with IP 10\.99\.0\.1/],
-    [{ device: '10.20.1.88', firstName: 'kevin', lastName: 'singh' }, 'client-ambiguous', /Several CRM clients are named Kevin Singh \(#1008 Kevin Singh, #1009 Kevin Singh\)/],
-    [{ device: '10.20.1.88', firstName: 'a', lastName: 'b', clientId: 4242 }, 'client-not-found', /No CRM client #4242/],
-    [{ device: '10.20.2.44', firstName: 'ravi', lastName: 'persaud' }, 'service-suspended', /suspended service #104: lift the suspension/],
-  ])('%o → %s', async (request, code, message) => {
+    [{ device: '10.99.0.1', firstName: 'a', lastName: 'b' }, 'device-not-found', 'discover', /Device not found: no device with IP 10\.99\.0\.1/],
+    [{ device: '10.20.1.88', firstName: 'kevin', lastName: 'singh' }, 'client-ambiguous', 'client', /Several CRM clients are named Kevin Singh \(#1008 Kevin Singh, #1009 Kevin Singh\)/],
+    [{ device: '10.20.1.88', firstName: 'a', lastName: 'b', clientId: 4242 }, 'client-not-found', 'client', /No CRM client #4242/],
+    [{ device: '10.20.2.44', firstName: 'ravi', lastName: 'persaud' }, 'service-suspended', 'service', /suspended service #104: lift the suspension/],
+  ])('%o → %s at the %s step', async (request, code, failedStep, message) => {
     uisp = await startUisp({ now: NOW });
     const { steps, result } = await run(request);
     expect(result).toMatchObject({ outcome: 'failed', error: { code }, done: [], notDone: [] });
     expect(result.message).toMatch(message);
-    expect(steps).toEqual([expect.objectContaining({ step: 'discover', status: 'failed' })]);
+    expect(result.message).toMatch(new RegExp(`^Activation failed at the ${failedStep} step`));
+    expect(steps).toEqual([expect.objectContaining({ step: failedStep, status: 'failed' })]);
     expect(uisp.writes()).toEqual([]);
   });
 

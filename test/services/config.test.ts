@@ -39,20 +39,24 @@ describe('core configuration', () => {
 
 describe('Slack app configuration', () => {
   it('needs a bot token, and a signing secret unless Socket Mode is used', () => {
-    const problems = problemsOf(() => loadAppConfig({}));
+    const problems = problemsOf(() => loadAppConfig({ UISP_URL: 'https://uisp.example.net', UISP_TOKEN: 't' }));
     expect(problems).toHaveLength(2);
     expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/^SLACK_SIGNING_SECRET is required/), expect.stringMatching(/^SLACK_BOT_TOKEN is required/)]));
-    expect(problemsOf(() => loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' }))).toEqual([]);
+    expect(problemsOf(() => loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' }, { simulator: true }))).toEqual([]);
+  });
+
+  it('requires a real UISP unless the bundled simulator is asked for explicitly', () => {
+    expect(problemsOf(() => loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' }))).toEqual([expect.stringMatching(/^UISP_URL is required for the Slack app .*subops serve --simulator/)]);
   });
 
   it('rejects tokens of the wrong kind without printing them', () => {
-    const problems = problemsOf(() => loadAppConfig({ SLACK_BOT_TOKEN: 'xoxp-secret-user-token', SLACK_APP_TOKEN: 'secret-app', PORT: '99999' }));
+    const problems = problemsOf(() => loadAppConfig({ SLACK_BOT_TOKEN: 'xoxp-secret-user-token', SLACK_APP_TOKEN: 'secret-app', PORT: '99999' }, { simulator: true }));
     expect(problems.join('\n')).not.toContain('secret');
     expect(problems.map((p) => p.split(' ')[0]).sort()).toEqual(['PORT', 'SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN']);
   });
 
   it('reads the access lists', () => {
-    const { slack } = loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ALLOWED_USER_IDS: ' U1, U2 ,', ALLOWED_USERGROUP_ID: 'S9' });
+    const { slack } = loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ALLOWED_USER_IDS: ' U1, U2 ,', ALLOWED_USERGROUP_ID: 'S9' }, { simulator: true });
     expect(slack).toMatchObject({ allowedUserIds: ['U1', 'U2'], allowedUsergroupId: 'S9', port: 3000 });
   });
 });

@@ -49,6 +49,13 @@ describe('serve', () => {
     expect(run.out()).toBe('');
   });
 
+  it('refuses to serve agents without a real UISP unless --simulator is given', async () => {
+    const run = io({ SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret' });
+    expect(await serve([], run)).toBe(2);
+    expect(run.err()).toMatch(/UISP_URL is required for the Slack app .*subops serve --simulator/);
+    expect(run.out()).toBe('');
+  });
+
   it('serves signed requests on PORT until stopped', async () => {
     const sim = await startSimulator();
     const fake = await startFakeSlack();

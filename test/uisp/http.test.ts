@@ -10,6 +10,7 @@ import { errors as undiciErrors } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import {
+  changeNotice,
   UispAuthError,
   UispBadResponseError,
   UispError,
@@ -654,5 +655,19 @@ describe('schemas pass through', () => {
     h.pool.intercept({ path: anyPath }).reply(200, { n: '41' }, { headers: JSON_HEADERS });
     const value = await h.nmsHttp.get('whatever', z.object({ n: z.coerce.number().transform((n) => n + 1) }));
     expect(value).toEqual({ n: 42 });
+  });
+});
+
+describe('UispError.mayHaveApplied: what a failed request may have changed', () => {
+  const post = { system: 'crm' as const, method: 'POST', path: '/crm/api/v1.0/payments' };
+  const get = { ...post, method: 'GET' };
+  it.each([
+    ['a write with no answer', new UispUnavailableError(post, 'no answer'), true],
+    ['a write whose 2xx body could not be read', new UispBadResponseError(post, 'id: expected number', 201), true],
+    ['a write UISP refused', new UispValidationError(post, { amount: ['too small'] }), false],
+    ['a read with no answer', new UispUnavailableError(get, 'no answer'), false],
+  ])('%s → %s', (_, error, expected) => {
+    expect(error.mayHaveApplied).toBe(expected);
+    expect(changeNotice(error)).toBe(expected ? 'UISP did not confirm the change: it may or may not have been applied. Check the CRM before retrying.' : 'Nothing was changed.');
   });
 });

@@ -95,4 +95,5 @@ export type ActivationErrorCode =
   | 'client-not-found'
   | 'client-ambiguous'
   | 'service-suspended'
+  | 'parent-site-not-found'
   | 'uisp-error';

@@ -8,7 +8,7 @@
  */
 import type { ActivationConfig } from '../../config.js';
 import { clientDisplayName, type CrmClient } from '../uisp/crm-client.js';
-import { UispError, UispNotFoundError, UispUnavailableError } from '../uisp/errors.js';
+import { UispError, UispNotFoundError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import type { Client, Device, Service, Site } from '../uisp/schemas.js';
 import { describeQuery, findDevices, parseDeviceQuery } from './device-match.js';
@@ -52,6 +52,9 @@ export interface ActivationDeps {
 /** Written into the note of sites SubOps creates, so a re-run finds the site before the manual CRM link exists. */
 export const siteMarker = (clientId: number) => `subops:crm-client=${clientId}`;
 
+/** The marker must be a whole word of the note: client 12's marker is not inside client 120's. */
+const hasMarker = (site: Site, clientId: number) => (site.description?.note ?? '').split(/\s+/).includes(siteMarker(clientId));
+
 const clientRef = (client: Client): ClientRef => ({ id: client.id, name: clientDisplayName(client) });
 const siteRef = (site: Site): SiteRef => ({ id: site.id, name: site.identification.name });
 
@@ -75,8 +78,9 @@ export class ActivationService {
       plan = await this.read(request);
     } catch (error) {
       const failure = asFailure(error);
-      yield step('discover', 'failed', failure.message);
-      yield log.failed('discover', failure);
+      const failedStep = FAILED_STEP[failure.code];
+      yield step(failedStep, 'failed', failure.message);
+      yield log.failed(failedStep, failure);
       return;
     }
     const device = plan.device;
@@ -211,7 +215,7 @@ export class ActivationService {
   }
 
   private async read(request: ActivationRequest): Promise<ActivationPlan> {
-    const { crm, nms, settings } = this.deps;
+    const { crm, nms } = this.deps;
     const query = parseDeviceQuery(request.device);
     const firstName = titleCase(request.firstName);
     const lastName = titleCase(request.lastName);
@@ -287,7 +291,7 @@ export class ActivationService {
     const existing =
       id === undefined
         ? undefined
-        : (sites.find((s) => s.ucrm?.client?.id === id || s.description?.ucrmId === id) ?? sites.find((s) => s.description?.note?.includes(siteMarker(client!.id))));
+        : (sites.find((s) => s.ucrm?.client?.id === id || s.description?.ucrmId === id) ?? sites.find((s) => hasMarker(s, client!.id)));
     if (existing) {
       const site = siteRef(existing);
       const onSite = device.authorized && device.siteId === site.id;
@@ -298,11 +302,22 @@ export class ActivationService {
     }
     const parentSiteId = this.deps.settings.parentSiteId ?? sites.find((s) => !s.identification.parent && (s.identification.type ?? 'site') === 'site')?.id ?? null;
     if (this.deps.settings.parentSiteId && !sites.some((s) => s.id === parentSiteId)) {
-      throw new ActivationFailure('uisp-error', `NMS_PARENT_SITE_ID ${parentSiteId} is not an NMS site; fix the setting. Nothing was changed.`);
+      throw new ActivationFailure('parent-site-not-found', `NMS_PARENT_SITE_ID ${parentSiteId} is not an NMS site; fix the setting. Nothing was changed.`);
     }
     return { site: { action: 'create', name: client?.name ?? `${firstName} ${lastName}`, parentSiteId }, authorize: { action: 'authorize' } };
   }
 }
+
+/** The step a planning failure belongs to, so front ends label it where the agent looks for it. */
+const FAILED_STEP: Record<ActivationErrorCode, StepName> = {
+  'device-not-found': 'discover',
+  'device-ambiguous': 'discover',
+  'client-not-found': 'client',
+  'client-ambiguous': 'client',
+  'service-suspended': 'service',
+  'parent-site-not-found': 'site',
+  'uisp-error': 'discover',
+};
 
 function pickDevice(query: ReturnType<typeof parseDeviceQuery>, authorized: Device[], discovered: Device[]): DeviceRef {
   const found = findDevices(query, authorized, discovered);
@@ -352,7 +367,7 @@ function asFailure(error: unknown, suffix = '. Nothing was changed.'): Activatio
 }
 
 function errorMessage(error: unknown): string {
-  if (error instanceof UispUnavailableError && error.method !== 'GET') {
+  if (error instanceof UispError && error.mayHaveApplied) {
     return `${error.message}. UISP may or may not have applied this change; re-run the activation: it picks up where it stopped and creates no duplicates`;
   }
   if (error instanceof UispError || error instanceof Error) return error.message;

@@ -29,6 +29,19 @@ export class UispError extends Error {
     this.method = request.method;
     this.path = request.path;
   }
+
+  /**
+   * True when a write may have been applied although it failed: no answer, or a 2xx whose body we could
+   * not read. Every other failure (a read, or a 4xx refusal) changed nothing in UISP.
+   */
+  get mayHaveApplied(): boolean {
+    return this.method !== 'GET' && (this.kind === 'unavailable' || this.kind === 'bad_response');
+  }
+}
+
+/** The sentence front ends show under a UISP failure: what was, or may have been, changed. */
+export function changeNotice(error: UispError): string {
+  return error.mayHaveApplied ? 'UISP did not confirm the change: it may or may not have been applied. Check the CRM before retrying.' : 'Nothing was changed.';
 }
 
 export class UispAuthError extends UispError {

@@ -1,0 +1,65 @@
+/** Payment rules of the services layer: amounts, date ranges and totals, against the simulator. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { InputError } from '../../src/services/errors.js';
+import { paymentInputProblems } from '../../src/services/payments.js';
+import { startUisp, type UispFixture } from '../support/uisp.js';
+
+let uisp: UispFixture | undefined;
+afterEach(async () => {
+  await uisp?.close();
+  uisp = undefined;
+});
+
+describe('paymentInputProblems', () => {
+  it('accepts every two-decimal amount, including those floating point cannot hold exactly', () => {
+    for (const amount of [19.99, 0.29, 1.15, 4.35, 10_000, 2500.5, 0.01]) expect(paymentInputProblems({ clientId: 1, amount })).toEqual({});
+  });
+
+  it('names every bad field at once', () => {
+    expect(paymentInputProblems({ clientId: 0, amount: 1.005, note: 'x'.repeat(1001) })).toEqual({
+      client: 'Client id must be a positive whole number.',
+      amount: 'Amount can have at most two decimals.',
+      note: 'Note must be at most 1000 characters.',
+    });
+    expect(paymentInputProblems({ clientId: 1, amount: Number.NaN }).amount).toBe('Amount must be a number greater than 0.');
+  });
+});
+
+describe('PaymentService date ranges', () => {
+  it('refuses an impossible calendar date before asking UISP anything', async () => {
+    uisp = await startUisp();
+    const error = await uisp.services.payments.summarize({ from: '2024-02-30' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InputError);
+    expect(error).toMatchObject({ field: 'from', message: 'from must be a date as YYYY-MM-DD (got "2024-02-30").' });
+    expect(uisp.sim.requests).toEqual([]);
+  });
+
+  it('the default window is exactly 30 days, whatever the server time zone', async () => {
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/Guyana'; // behind UTC, where parsing the date as UTC midnight loses a day
+    try {
+      uisp = await startUisp();
+      const summary = await uisp.services.payments.summarize({ to: '2026-03-31' });
+      expect(summary.query).toMatchObject({ from: '2026-03-01', to: '2026-03-31' });
+      expect(uisp.sim.requests.find((r) => r.path.endsWith('/payments'))?.query).toMatchObject({ createdDateFrom: '2026-03-01', createdDateTo: '2026-03-31' });
+    } finally {
+      process.env.TZ = zone;
+    }
+  });
+
+  it('totals each currency to the cent over every page', async () => {
+    uisp = await startUisp();
+    const template = uisp.sim.data.payments[0]!;
+    uisp.sim.data.payments.length = 0;
+    for (let id = 1; id <= 1_203; id++) {
+      uisp.sim.data.payments.push({ ...template, id, clientId: 1001, amount: 0.1, currencyCode: id % 3 ? 'GYD' : 'USD', createdDate: '2026-01-15T10:00:00+0000' });
+    }
+    const summary = await uisp.services.payments.summarize({ clientId: 1001, show: 5 });
+    expect(summary.count).toBe(1_203);
+    expect(summary.payments).toHaveLength(5);
+    expect(summary.totals).toEqual([
+      { currency: 'GYD', amount: 80.2, count: 802 },
+      { currency: 'USD', amount: 40.1, count: 401 },
+    ]);
+  });
+});
