@@ -1,5 +1,6 @@
 /** Human-readable terminal lines for workflow events and payment listings. */
 import type { ActivationEvent, StepStatus } from '../services/activation/types.js';
+import { formatMoney } from '../services/money.js';
 import type { PaymentSummary } from '../services/payments.js';
 
 const MARK: Record<StepStatus, string> = { done: '✓', skipped: '↷', failed: '✗', planned: '•', manual: '!' };
@@ -24,17 +25,14 @@ export function renderPaymentSummary(summary: PaymentSummary, clientNames: Map<n
     lines.push('', `${'ID'.padStart(7)}  ${'DATE'.padEnd(10)}  ${'CLIENT'.padEnd(24)}  ${'AMOUNT'.padStart(14)}  NOTE`);
     for (const p of payments) {
       const client = p.clientId == null ? '-' : `#${p.clientId} ${clientNames.get(p.clientId) ?? ''}`.trim();
-      lines.push(`${String(p.id).padStart(7)}  ${p.createdDate.slice(0, 10)}  ${client.slice(0, 24).padEnd(24)}  ${money(p.amount, p.currencyCode).padStart(14)}  ${p.note ?? ''}`.trimEnd());
+      lines.push(`${String(p.id).padStart(7)}  ${p.createdDate.slice(0, 10)}  ${client.slice(0, 24).padEnd(24)}  ${formatMoney(p.amount, p.currencyCode).padStart(14)}  ${p.note ?? ''}`.trimEnd());
     }
     if (count > payments.length) lines.push(`  … ${count - payments.length} older payment${count - payments.length === 1 ? '' : 's'} not shown (use --limit, --csv or --json)`);
   }
-  if (totals.length) lines.push('', `Totals: ${totals.map((t) => `${money(t.amount, t.currency)} (${t.count})`).join(', ')}`);
+  if (totals.length) lines.push('', `Totals: ${totals.map((t) => `${formatMoney(t.amount, t.currency)} (${t.count})`).join(', ')}`);
   return lines;
 }
 
-export function money(amount: number, currency: string | null | undefined): string {
-  return `${currency ?? ''} ${amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`.trim();
-}
 
 const CSV_COLUMNS = ['id', 'createdDate', 'clientId', 'amount', 'currencyCode', 'methodId', 'note'] as const;
 

@@ -1,9 +1,10 @@
 /** Text formatting shared by the views: money, dates, user mentions and CRM links, all mrkdwn-safe. */
+import { formatMoney as moneyText } from '../services/money.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 
+/** The currency code comes from UISP, so it is escaped like any other UISP string. */
 export function formatMoney(amount: number, currency?: string | null): string {
-  const text = amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-  return currency ? `${currency} ${text}` : text;
+  return escapeMrkdwn(moneyText(amount, currency));
 }
 
 /** A Slack user mention; user ids come from Slack's signed payload, never from UISP or typed input. */

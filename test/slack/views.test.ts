@@ -142,6 +142,14 @@ describe('messages', () => {
     expect(text).toContain('10,029.50');
   });
 
+  it('a currency code from UISP is escaped like any other UISP text', () => {
+    const base = f.summary(1);
+    const hostile = { ...base, payments: base.payments.map((p) => ({ ...p, currencyCode: '<!here>' })), totals: [{ currency: '<!here>', amount: 5, count: 1 }] };
+    const text = JSON.stringify(paymentsList({ summary: hostile, clientNames: f.clientNames, methodNames: f.methodNames }));
+    expect(text).toContain('&lt;!here&gt; 5.00');
+    expect(text).not.toContain('<!here>');
+  });
+
   it('the failure report keeps the Retry button with the whole request in its value', () => {
     const message = messages['activation failure'];
     const actions = message.blocks.find((b) => b.type === 'actions');

@@ -2,7 +2,8 @@
 import { parseFlags, positiveInt } from '../args.js';
 import { connect } from '../../connect.js';
 import { EXIT, UsageError, writeLine, type CliIo } from '../io.js';
-import { csvHeader, csvLine, money, renderPaymentSummary } from '../render.js';
+import { csvHeader, csvLine, renderPaymentSummary } from '../render.js';
+import { formatMoney } from '../../services/money.js';
 import { validatePaymentInput } from '../../services/payments.js';
 import { clientDisplayName } from '../../services/uisp/crm-client.js';
 
@@ -67,7 +68,7 @@ async function addPayment(argv: string[], io: CliIo): Promise<number> {
     const { payment, client, method } = await connection.services.payments.record(input);
     if (values.json) writeLine(io.stdout, JSON.stringify(payment));
     else {
-      writeLine(io.stdout, `Recorded payment #${payment.id}: ${money(payment.amount, payment.currencyCode)} from client #${client.id} ${clientDisplayName(client)}${method ? ` by ${method.name}` : ''}.`);
+      writeLine(io.stdout, `Recorded payment #${payment.id}: ${formatMoney(payment.amount, payment.currencyCode)} from client #${client.id} ${clientDisplayName(client)}${method ? ` by ${method.name}` : ''}.`);
     }
     return EXIT.ok;
   } finally {

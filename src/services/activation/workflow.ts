@@ -13,6 +13,7 @@ import type { NmsClient } from '../uisp/nms-client.js';
 import type { Client, Device, Service, Site } from '../uisp/schemas.js';
 import { describeQuery, findDevices, parseDeviceQuery } from './device-match.js';
 import { sameName, titleCase } from './names.js';
+import { formatMoney } from '../money.js';
 import { dispositionOf, statusLabel } from './service-status.js';
 import type {
   ActivationErrorCode,
@@ -356,10 +357,6 @@ function* planEvents(plan: ActivationPlan): Generator<StepEvent> {
   yield step('authorize', 'planned', plan.authorize.action === 'skip' ? plan.authorize.reason : `Would authorize ${plan.device.name} onto that site`, { deviceId: plan.device.id });
 }
 
-function formatMoney(amount: number, currency?: string | null): string {
-  const text = amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-  return currency ? `${currency} ${text}` : text;
-}
 
 function asFailure(error: unknown, suffix = '. Nothing was changed.'): ActivationFailure {
   if (error instanceof ActivationFailure) return error;
