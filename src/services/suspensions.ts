@@ -8,8 +8,8 @@ import { InputError, notFoundAsInputError } from './errors.js';
 
 export interface SuspensionOutcome {
   service: Service;
-  /** The service as UISP reports it after the change (status, suspension reason). */
-  after: Service;
+  /** The service as UISP reports it after the change; null when that read failed (the change itself landed). */
+  after: Service | null;
   reason?: SuspensionReason;
 }
 
@@ -54,21 +54,21 @@ export class SuspensionService {
     const reason = reasons.find((r) => r.id === reasonId);
     if (!reason) throw new InputError('reason', `No suspension reason #${reasonId}.`);
     await this.crm.suspendService(serviceId, reasonId);
-    return { service, after: await this.readBack(serviceId, service), reason };
+    return { service, after: await this.readBack(serviceId), reason };
   }
 
   async unsuspend(serviceId: number): Promise<SuspensionOutcome> {
     const service = await this.getService(serviceId);
     await this.crm.cancelSuspendService(serviceId);
-    return { service, after: await this.readBack(serviceId, service) };
+    return { service, after: await this.readBack(serviceId) };
   }
 
-  /** The write has landed; a failed read-back must not turn it into a reported failure. */
-  private async readBack(serviceId: number, before: Service): Promise<Service> {
+  /** The write has landed; a failed read-back must not turn it into a reported failure, nor show the old status. */
+  private async readBack(serviceId: number): Promise<Service | null> {
     try {
       return await this.crm.getService(serviceId);
     } catch {
-      return before;
+      return null;
     }
   }
 }

@@ -326,6 +326,8 @@ function createPayment({ data, body }: RouteRequest): Reply {
 
 const router = new Router()
   .on('GET', '/clients', listClients)
+  // Stock UISP's documented way to list a client's services (before /clients/:id, which would take "services" as an id).
+  .on('GET', '/clients/services', ({ data, query }) => ok(data.services.filter((s) => query.clientId === undefined || s.clientId === Number(query.clientId))))
   .on('POST', '/clients', createClient)
   .on('GET', '/clients/:id', ({ data, params }) => ok(present(data, clientById(data, params.id))))
   .on('PATCH', '/clients/:id', updateClient)

@@ -78,7 +78,7 @@ export async function runSuspension(client: webApi.WebClient, deps: ListenerDeps
     targets: { serviceId: target.service.id, clientId: target.client.id, ...(target.reason && { reasonId: target.reason.id }) },
     result: result.ok ? (action === 'suspend' ? 'suspended' : 'unsuspended') : 'failed',
     ok: result.ok,
-    summary: result.ok ? `${action} service #${target.service.id}: CRM status now ${statusLabel(result.outcome.after.status)}` : `${action} service #${target.service.id} failed: ${result.message} ${result.changed}`,
+    summary: result.ok ? `${action} service #${target.service.id}: CRM status now ${result.outcome.after ? statusLabel(result.outcome.after.status) : 'unknown (read-back failed)'}` : `${action} service #${target.service.id} failed: ${result.message} ${result.changed}`,
     thread: { channel, ts: parentTs },
   });
 

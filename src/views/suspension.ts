@@ -185,7 +185,8 @@ export function suspensionResultReply(action: SuspensionAction, result: Suspensi
     const text = `:x: ${WORDS[action].noun} failed: ${escapeMrkdwn(result.message)}\n${escapeMrkdwn(result.changed)}`;
     return message(text, [section(text)]);
   }
-  const { after, reason } = result.outcome;
-  const text = `:white_check_mark: Service #${after.id} ${WORDS[action].done}. The CRM now reports status *${escapeMrkdwn(statusLabel(after.status))}*${reason ? `, reason ${escapeMrkdwn(reason.name)}` : ''}.`;
-  return message(text, [section(text), context(`service \`${after.id}\`  ·  client \`${after.clientId}\`${reason ? `  ·  reason \`${reason.id}\`` : ''}`)]);
+  const { service, after, reason } = result.outcome;
+  const status = after ? `The CRM now reports status *${escapeMrkdwn(statusLabel(after.status))}*` : 'The CRM accepted it; reading the new status back failed, so check it in the CRM';
+  const text = `:white_check_mark: Service #${service.id} ${WORDS[action].done}. ${status}${reason ? `, reason ${escapeMrkdwn(reason.name)}` : ''}.`;
+  return message(text, [section(text), context(`service \`${service.id}\`  ·  client \`${service.clientId}\`${reason ? `  ·  reason \`${reason.id}\`` : ''}`)]);
 }

@@ -149,6 +149,14 @@ describe('existing clients, by service state', () => {
     expect(uisp.writes()).toContain('POST /nms/api/v2.1/sites');
   });
 
+  it('works on a stock UISP CRM that lists services only through GET /clients/services?clientId=', async () => {
+    uisp = await startUisp({ now: NOW, simulator: { faults: [{ method: 'GET', path: /^\/crm\/api\/v1\.0\/clients\/\d+\/services$/, kind: 'status', status: 404 }] } });
+    const { result } = await run({ device: '10.20.1.51', firstName: 'priya', lastName: 'ramnarine' });
+    expect(result.outcome).toBe('activated');
+    expect(uisp.sim.requests.some((r) => r.path === '/crm/api/v1.0/clients/services' && r.query.clientId === '1002')).toBe(true);
+    expect(uisp.writes()).toContain('DELETE /crm/api/v1.0/clients/services/102');
+  });
+
   it('an explicit client id wins over the names typed', async () => {
     uisp = await startUisp({ now: NOW });
     const { result } = await run({ device: '10.20.3.12', firstName: 'Someone', lastName: 'Else', clientId: 1004 });

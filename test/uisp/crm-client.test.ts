@@ -169,6 +169,16 @@ describe('CrmClient request shapes', () => {
   const replyWith = (status: number, body: unknown) =>
     h.pool.intercept({ path: () => true, method: () => true }).reply(status, JSON.stringify(body), { headers: JSON_HEADERS });
 
+  it('listServices falls back to the documented GET /clients/services?clientId= when the spec path is 404', async () => {
+    replyWith(404, { code: 404, message: 'No route found.' });
+    replyWith(200, [fixtures.service(7)]);
+    expect((await h.crm.listServices(12)).map((s) => s.id)).toEqual([7]);
+    expect(h.calls().map((c) => [c.path, c.searchParams])).toEqual([
+      [`${CRM_BASE}/clients/12/services`, {}],
+      [`${CRM_BASE}/clients/services`, { clientId: '12' }],
+    ]);
+  });
+
   it('createClient without contact details sends no contacts', async () => {
     replyWith(201, fixtures.client(2));
     await h.crm.createClient({ firstName: 'Grace', lastName: 'Hopper' });

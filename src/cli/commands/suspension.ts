@@ -47,7 +47,7 @@ async function withConnection(
       const verb = reason ? `Suspended service #${service.id}` : `Lifted the suspension of service #${service.id}`;
       writeLine(
         io.stdout,
-        `${verb}${service.name ? ` (${service.name})` : ''} of client #${service.clientId}${reason ? ` — reason: ${reason.name}` : ''}. Status: ${statusLabel(service.status, statuses)} → ${statusLabel(after.status, statuses)}.`,
+        `${verb}${service.name ? ` (${service.name})` : ''} of client #${service.clientId}${reason ? ` — reason: ${reason.name}` : ''}. Status: ${statusLabel(service.status, statuses)} → ${after ? statusLabel(after.status, statuses) : 'unknown (the CRM accepted the change; reading it back failed)'}.`,
       );
     }
     return EXIT.ok;

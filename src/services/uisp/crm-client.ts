@@ -3,6 +3,7 @@
  * ../shared/spec/interface.md first and the CRM API Blueprint where the spec is silent.
  */
 import { z } from 'zod';
+import { UispNotFoundError } from './errors.js';
 import type { UispHttp } from './http.js';
 import {
   ClientSchema,
@@ -95,8 +96,17 @@ export class CrmClient {
     return this.http.patch(`clients/${id}`, changes, ClientSchema);
   }
 
-  listServices(clientId: number): Promise<Service[]> {
-    return this.http.get(`clients/${clientId}/services`, z.array(ServiceSchema));
+  /**
+   * The spec's GET /clients/{id}/services; a stock UISP CRM that no longer serves it (its current API
+   * Blueprint documents only GET /clients/services?clientId=) answers 404, and that path is used instead.
+   */
+  async listServices(clientId: number): Promise<Service[]> {
+    try {
+      return await this.http.get(`clients/${clientId}/services`, z.array(ServiceSchema));
+    } catch (error) {
+      if (!(error instanceof UispNotFoundError)) throw error;
+      return this.http.get('clients/services', z.array(ServiceSchema), { clientId });
+    }
   }
 
   getService(serviceId: number): Promise<Service> {
