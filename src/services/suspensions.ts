@@ -48,19 +48,16 @@ export class SuspensionService {
     return this.crm.listServices(clientId);
   }
 
-  async suspend(serviceId: number, reasonId: number): Promise<SuspensionOutcome> {
-    const service = await this.getService(serviceId);
-    const reasons = await this.crm.listSuspensionReasons();
-    const reason = reasons.find((r) => r.id === reasonId);
-    if (!reason) throw new InputError('reason', `No suspension reason #${reasonId}.`);
-    await this.crm.suspendService(serviceId, reasonId);
-    return { service, after: await this.readBack(serviceId), reason };
+  /** Suspends a service the caller has already looked up, for a reason it has already resolved. */
+  async suspend(service: Service, reason: SuspensionReason): Promise<SuspensionOutcome> {
+    await this.crm.suspendService(service.id, reason.id);
+    return { service, after: await this.readBack(service.id), reason };
   }
 
-  async unsuspend(serviceId: number): Promise<SuspensionOutcome> {
-    const service = await this.getService(serviceId);
-    await this.crm.cancelSuspendService(serviceId);
-    return { service, after: await this.readBack(serviceId) };
+  /** Lifts the suspension of a service the caller has already looked up (cancel-suspend). */
+  async unsuspend(service: Service): Promise<SuspensionOutcome> {
+    await this.crm.cancelSuspendService(service.id);
+    return { service, after: await this.readBack(service.id) };
   }
 
   /** The write has landed; a failed read-back must not turn it into a reported failure, nor show the old status. */

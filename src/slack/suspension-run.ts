@@ -52,7 +52,7 @@ export async function runSuspension(client: webApi.WebClient, deps: ListenerDeps
 
   let result: SuspensionResult;
   try {
-    const outcome = action === 'suspend' ? await services.suspensions.suspend(target.service.id, target.reason!.id) : await services.suspensions.unsuspend(target.service.id);
+    const outcome = action === 'suspend' ? await services.suspensions.suspend(target.service, target.reason!) : await services.suspensions.unsuspend(target.service);
     result = { ok: true, outcome };
   } catch (error) {
     const failure = describeFailure(error);

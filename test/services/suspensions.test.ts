@@ -30,7 +30,8 @@ it('a suspension that landed but could not be read back reports an unknown statu
     if (reads === 2) throw new UispUnavailableError({ system: 'crm', method: 'GET', path: `/crm/api/v1.0/clients/services/${id}` }, 'no answer within 15000 ms');
     return read(id);
   };
-  const outcome = await new SuspensionService(crm).suspend(101, 1);
+  const service = new SuspensionService(crm);
+  const outcome = await service.suspend(await service.getService(101), await service.resolveReason('1'));
   expect(outcome.after).toBeNull();
   expect(uisp.sim.data.services.find((s) => s.id === 101)?.status).toBe(3);
   const reply = JSON.stringify(suspensionResultReply('suspend', { ok: true, outcome }, (status) => (status === 1 ? 'Active' : `status ${status}`)));

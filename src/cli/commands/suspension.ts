@@ -20,8 +20,8 @@ export async function suspend(argv: string[], io: CliIo): Promise<number> {
   const reasonText = values.reason?.trim();
   if (!reasonText) throw new UsageError('--reason is required (an id or name from `subops reasons`).');
   return withConnection(io, values.json, async ({ suspensions }) => {
-    const reason = await suspensions.resolveReason(reasonText);
-    return suspensions.suspend(serviceId, reason.id);
+    const [service, reason] = await Promise.all([suspensions.getService(serviceId), suspensions.resolveReason(reasonText)]);
+    return suspensions.suspend(service, reason);
   });
 }
 
@@ -29,7 +29,7 @@ export async function unsuspend(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, { 'service-id': { type: 'string' }, json: { type: 'boolean' } });
   if (values.help) return writeLine(io.stdout, unsuspendHelp), EXIT.ok;
   const serviceId = positiveInt('--service-id', values['service-id'], true);
-  return withConnection(io, values.json, ({ suspensions }) => suspensions.unsuspend(serviceId));
+  return withConnection(io, values.json, async ({ suspensions }) => suspensions.unsuspend(await suspensions.getService(serviceId)));
 }
 
 async function withConnection(
