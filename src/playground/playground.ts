@@ -72,7 +72,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
       ...settings,
       UISP_URL: simulator.url,
       UISP_TOKEN: simulator.token,
-      SLACK_BOT_TOKEN: `xoxb-playground-${randomBytes(12).toString('hex')}`,
+      SLACK_BOT_TOKEN: `xoxb-fake-${randomBytes(12).toString('hex')}`, // for the fake Slack only, new each run
       SLACK_SIGNING_SECRET: signingSecret,
       SLACK_API_URL: fake.apiUrl,
       AUDIT_CHANNEL_ID: AUDIT_CHANNEL.id,
