@@ -373,6 +373,15 @@ describe('retries', () => {
     expect(h.calls()).toHaveLength(3);
   });
 
+  it('a GET answered 429 waits as long as Retry-After asks before trying again', async () => {
+    h.pool.intercept({ path: anyPath }).reply(429, { code: 429, message: 'Too Many Requests.' }, { headers: { ...JSON_HEADERS, 'retry-after': '1' } });
+    h.pool.intercept({ path: anyPath }).reply(200, [], { headers: JSON_HEADERS });
+    const started = performance.now();
+    await expect(h.crm.listSuspensionReasons()).resolves.toEqual([]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(990);
+    expect(h.calls()).toHaveLength(2);
+  });
+
   it('gives up after retries + 1 attempts with the last failure', async () => {
     harness({ retry: { retries: 3, backoffMs: 1 } });
     h.pool.intercept({ path: anyPath }).reply(503, '').times(4);
@@ -639,7 +648,7 @@ describe('secrets never leak into errors', () => {
     harness({ retry: { retries: 0 } });
     h.pool.intercept({ path: anyPath }).reply(500, '');
     const error = await failure(h.crm.listClients({ query: 'ada' }));
-    expect(Object.keys(error).sort()).toEqual(['kind', 'method', 'name', 'path', 'status', 'system']);
+    expect(Object.keys(error).sort()).toEqual(['kind', 'method', 'name', 'path', 'retryAfterMs', 'status', 'system']);
     expect(error.path).toBe(`${CRM_BASE}/clients?query=ada`);
   });
 });

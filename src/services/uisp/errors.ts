@@ -75,7 +75,14 @@ export class UispValidationError extends UispError {
 /** 5xx, 429, timeouts and connection failures: UISP may or may not have applied a write. */
 export class UispUnavailableError extends UispError {
   override readonly name = 'UispUnavailableError';
-  constructor(request: UispRequestInfo, detail: string, status?: number, options?: { cause?: unknown }) {
+  constructor(
+    request: UispRequestInfo,
+    detail: string,
+    status?: number,
+    options?: { cause?: unknown },
+    /** From a 429's Retry-After header: how long UISP asked us to wait. */
+    readonly retryAfterMs?: number,
+  ) {
     super('unavailable', request, detail, status, options);
   }
 }

@@ -104,7 +104,8 @@ export class UispHttp {
         return parsed.data;
       } catch (error) {
         if (!(error instanceof UispUnavailableError) || attempt >= attempts) throw error;
-        await sleep(this.options.retry.backoffMs * 2 ** (attempt - 1));
+        // A 429's Retry-After is UISP telling us how long to wait; never wait less than our own backoff.
+        await sleep(Math.max(this.options.retry.backoffMs * 2 ** (attempt - 1), Math.min(error.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS)));
       }
     }
   }
@@ -140,11 +141,24 @@ export class UispHttp {
         throw new UispBadResponseError(info, 'body is not JSON', status);
       }
     }
-    throw errorForStatus(info, status, text);
+    throw errorForStatus(info, status, text, retryAfterMs(response.headers['retry-after']));
   }
 }
 
-function errorForStatus(info: UispRequestInfo, status: number, text: string): UispError {
+/** Longest Retry-After honoured; past that the read fails rather than holding an agent's request. */
+const MAX_RETRY_AFTER_MS = 10_000;
+
+/** Retry-After in seconds (UISP's form) or as an HTTP date, in ms; undefined when absent or unreadable. */
+function retryAfterMs(header: string | string[] | undefined): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function errorForStatus(info: UispRequestInfo, status: number, text: string, retryAfter?: number): UispError {
   let parsedBody: z.output<typeof UispErrorBodySchema> | undefined;
   try {
     const result = UispErrorBodySchema.safeParse(JSON.parse(text));
@@ -163,7 +177,7 @@ function errorForStatus(info: UispRequestInfo, status: number, text: string): Ui
     return new UispValidationError(info, fieldErrors, message, status);
   }
   if (status === 429 || status >= 500) {
-    return new UispUnavailableError(info, `UISP is unavailable (HTTP ${status}${message ? `: ${message}` : ''})`, status);
+    return new UispUnavailableError(info, `UISP is unavailable (HTTP ${status}${message ? `: ${message}` : ''})`, status, {}, retryAfter);
   }
   return new UispRejectedError(info, status, message);
 }
