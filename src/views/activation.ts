@@ -8,7 +8,7 @@ import { escapeMrkdwn } from '../slack/escape.js';
 import { ActivationMetaSchema, encodeMetadata, type Origin } from '../slack/metadata.js';
 import { ACTION, CALLBACK } from './ids.js';
 import { channelLink, formatMoney } from './format.js';
-import { context, divider, modal, problem, section, sections, textInput, type Block, type ModalView } from './kit.js';
+import { context, divider, modal, problem, section, sections, textInput, withProblem, type Block, type ModalView } from './kit.js';
 import { titleCase } from '../services/activation/names.js';
 
 const TITLE = 'Activate subscriber';
@@ -37,20 +37,17 @@ export function activationForm({ origin, values = {}, problems = {}, notice }: A
   const blocks: Block[] = [];
   if (notice) blocks.push(problem(escapeMrkdwn(notice)));
   for (const f of FIELDS) {
-    blocks.push(
-      textInput({
-        blockId: f.field,
-        actionId: ACTION.value,
-        label: f.label,
-        initial: values[f.field],
-        optional: f.optional ?? false,
-        maxLength: f.maxLength,
-        ...(f.placeholder && { placeholder: f.placeholder }),
-        ...(f.hint && { hint: f.hint }),
-      }),
-    );
-    const fieldProblem = problems[f.field];
-    if (fieldProblem) blocks.push(problem(escapeMrkdwn(fieldProblem)));
+    const input = textInput({
+      blockId: f.field,
+      actionId: ACTION.value,
+      label: f.label,
+      initial: values[f.field],
+      optional: f.optional ?? false,
+      maxLength: f.maxLength,
+      ...(f.placeholder && { placeholder: f.placeholder }),
+      ...(f.hint && { hint: f.hint }),
+    });
+    blocks.push(...withProblem(input, problems[f.field]));
   }
   blocks.push(context('Nothing is written until you submit; a plan that deletes a service asks for confirmation first.'));
   return modal({ callbackId: CALLBACK.activateForm, title: TITLE, submit: 'Activate', blocks, privateMetadata: encodeMetadata(ActivationMetaSchema, { origin }) });

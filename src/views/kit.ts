@@ -5,6 +5,7 @@
  * escaped (see ../slack/escape.ts); plain_text is rendered literally by Slack and needs no escaping.
  */
 import type { types } from '@slack/bolt';
+import { escapeMrkdwn } from '../slack/escape.js';
 import { clip, clipMrkdwn, LIMITS } from './limits.js';
 
 export type Block = types.KnownBlock;
@@ -193,4 +194,9 @@ export function modal(o: ModalOptions): ModalView {
 /** A problem shown inside a modal after the ack, when `response_action: errors` is no longer possible. */
 export function problem(text: string): types.ContextBlock {
   return context(`:warning: ${text}`);
+}
+
+/** An input followed by its problem, when it has one: the problem text is escaped here, as it may quote the agent's input or UISP. */
+export function withProblem(input: types.InputBlock, problemText: string | undefined): Block[] {
+  return problemText ? [input, problem(escapeMrkdwn(problemText))] : [input];
 }

@@ -6,7 +6,7 @@ import { encodeMetadata, PaymentMetaSchema, type Origin } from '../slack/metadat
 import { channelLink, formatMoney, isoDate, mention } from './format.js';
 import { ACTION, BLOCK, CALLBACK } from './ids.js';
 import { clip, LIMITS } from './limits.js';
-import { capBlocks, context, divider, header, message, modal, option, problem, section, sections, selectInput, textInput, type Block, type ModalView, type SlackMessage } from './kit.js';
+import { capBlocks, context, divider, header, message, modal, option, problem, section, sections, selectInput, textInput, withProblem, type Block, type ModalView, type SlackMessage } from './kit.js';
 import { clientDisplayName } from '../services/uisp/crm-client.js';
 
 export interface PaymentsListInput {
@@ -59,31 +59,28 @@ export interface PaymentFormInput {
 export function paymentForm({ origin, methods, values = {}, problems = {}, notice }: PaymentFormInput): ModalView {
   const ids = BLOCK.payment;
   const blocks: Block[] = [];
-  const withProblem = (block: Block, field: PaymentField) => {
-    blocks.push(block);
-    const text = problems[field];
-    if (text) blocks.push(problem(escapeMrkdwn(text)));
-  };
   if (notice) blocks.push(problem(escapeMrkdwn(notice)));
-  withProblem(textInput({ blockId: ids.clientId, actionId: ACTION.value, label: 'Client id', initial: values.client, maxLength: 12 }), 'client');
-  withProblem(textInput({ blockId: ids.amount, actionId: ACTION.value, label: 'Amount', initial: values.amount, maxLength: 15, placeholder: '10000.00', hint: 'In the client’s currency; greater than 0, at most two decimals.' }), 'amount');
+  blocks.push(...withProblem(textInput({ blockId: ids.clientId, actionId: ACTION.value, label: 'Client id', initial: values.client, maxLength: 12 }), problems.client));
+  blocks.push(...withProblem(textInput({ blockId: ids.amount, actionId: ACTION.value, label: 'Amount', initial: values.amount, maxLength: 15, placeholder: '10000.00', hint: 'In the client’s currency; greater than 0, at most two decimals.' }), problems.amount));
   const visible = methods?.filter((m) => m.visible !== false);
   if (visible === undefined) blocks.push(context(':hourglass_flowing_sand: Loading the CRM’s payment methods…'));
   else if (visible.length) {
-    withProblem(
-      selectInput({
-        blockId: ids.method,
-        actionId: ACTION.value,
-        label: 'Method',
-        optional: true,
-        placeholder: 'Pick a method',
-        initialValue: values.method,
-        options: visible.map((m) => option(m.name, m.id)),
-      }),
-      'method',
+    blocks.push(
+      ...withProblem(
+        selectInput({
+          blockId: ids.method,
+          actionId: ACTION.value,
+          label: 'Method',
+          optional: true,
+          placeholder: 'Pick a method',
+          initialValue: values.method,
+          options: visible.map((m) => option(m.name, m.id)),
+        }),
+        problems.method,
+      ),
     );
   }
-  withProblem(textInput({ blockId: ids.note, actionId: ACTION.value, label: 'Note', initial: values.note, optional: true, multiline: true, maxLength: 1000 }), 'note');
+  blocks.push(...withProblem(textInput({ blockId: ids.note, actionId: ACTION.value, label: 'Note', initial: values.note, optional: true, multiline: true, maxLength: 1000 }), problems.note));
   return modal({ callbackId: CALLBACK.paymentForm, title: 'Record payment', submit: 'Record', blocks, privateMetadata: encodeMetadata(PaymentMetaSchema, { origin }) });
 }
 

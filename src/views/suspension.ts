@@ -8,7 +8,7 @@ import { escapeMrkdwn } from '../slack/escape.js';
 import { encodeMetadata, SuspensionMetaSchema, type Origin, type SuspensionAction } from '../slack/metadata.js';
 import { channelLink, mention } from './format.js';
 import { ACTION, BLOCK, CALLBACK } from './ids.js';
-import { context, fields, message, modal, option, problem, section, selectInput, textInput, type Block, type ModalView, type SlackMessage } from './kit.js';
+import { context, fields, message, modal, option, problem, section, selectInput, textInput, withProblem, type Block, type ModalView, type SlackMessage } from './kit.js';
 import { clientDisplayName } from '../services/uisp/crm-client.js';
 
 interface ActionWords {
@@ -54,43 +54,44 @@ export function suspensionForm(input: SuspensionFormInput): ModalView {
   const { action, origin, values = {}, problems = {}, client, statusLabel } = input;
   const ids = BLOCK.suspension;
   const blocks: Block[] = [];
-  const withProblem = (block: Block, field: SuspensionField) => {
-    blocks.push(block);
-    const text = problems[field];
-    if (text) blocks.push(problem(escapeMrkdwn(text)));
-  };
   if (input.notice) blocks.push(problem(escapeMrkdwn(input.notice)));
-  withProblem(
-    textInput({ blockId: ids.serviceId, actionId: ACTION.value, label: 'Service id', initial: values.serviceId, optional: true, maxLength: 12, hint: 'Or leave empty and pick a client below.' }),
-    'service',
+  blocks.push(
+    ...withProblem(
+      textInput({ blockId: ids.serviceId, actionId: ACTION.value, label: 'Service id', initial: values.serviceId, optional: true, maxLength: 12, hint: 'Or leave empty and pick a client below.' }),
+      problems.service,
+    ),
   );
-  withProblem(
-    textInput({
-      blockId: ids.clientId,
-      actionId: ACTION.suspensionClientLookup,
-      label: 'Client id',
-      initial: values.clientId,
-      optional: true,
-      maxLength: 12,
-      dispatchOnEnter: true,
-      hint: 'Press Enter to list the client’s services.',
-    }),
-    'client',
+  blocks.push(
+    ...withProblem(
+      textInput({
+        blockId: ids.clientId,
+        actionId: ACTION.suspensionClientLookup,
+        label: 'Client id',
+        initial: values.clientId,
+        optional: true,
+        maxLength: 12,
+        dispatchOnEnter: true,
+        hint: 'Press Enter to list the client’s services.',
+      }),
+      problems.client,
+    ),
   );
   if (client) {
     const name = clientDisplayName(client.client);
     if (client.services.length) {
-      withProblem(
-        selectInput({
-          blockId: ids.clientService,
-          actionId: ACTION.value,
-          label: `Service of ${name}`,
-          optional: true,
-          placeholder: 'Pick a service',
-          initialValue: values.clientServiceId,
-          options: client.services.map((s) => option(`#${s.id} ${s.name ?? 'service'} (${statusLabel(s.status)})`, String(s.id))),
-        }),
-        'clientService',
+      blocks.push(
+        ...withProblem(
+          selectInput({
+            blockId: ids.clientService,
+            actionId: ACTION.value,
+            label: `Service of ${name}`,
+            optional: true,
+            placeholder: 'Pick a service',
+            initialValue: values.clientServiceId,
+            options: client.services.map((s) => option(`#${s.id} ${s.name ?? 'service'} (${statusLabel(s.status)})`, String(s.id))),
+          }),
+          problems.clientService,
+        ),
       );
     } else {
       blocks.push(context(`Client #${client.client.id} ${escapeMrkdwn(name)} has no services.`));
@@ -101,16 +102,18 @@ export function suspensionForm(input: SuspensionFormInput): ModalView {
     else if (input.reasons === 'unavailable') blocks.push(problem('Without the suspension reasons this form cannot be submitted; close it and try again.'));
     else if (input.reasons.length === 0) blocks.push(problem('The CRM has no suspension reasons; add one in the CRM settings first.'));
     else {
-      withProblem(
-        selectInput({
-          blockId: ids.reason,
-          actionId: ACTION.value,
-          label: 'Reason',
-          placeholder: 'Pick a reason',
-          initialValue: values.reasonId,
-          options: input.reasons.map((r) => option(r.name, String(r.id))),
-        }),
-        'reason',
+      blocks.push(
+        ...withProblem(
+          selectInput({
+            blockId: ids.reason,
+            actionId: ACTION.value,
+            label: 'Reason',
+            placeholder: 'Pick a reason',
+            initialValue: values.reasonId,
+            options: input.reasons.map((r) => option(r.name, String(r.id))),
+          }),
+          problems.reason,
+        ),
       );
     }
   }
