@@ -8,7 +8,6 @@ import { describeFailure } from '../slack/errors.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { originOfCommand } from '../slack/metadata.js';
 import { openAndFill } from '../slack/modals.js';
-import { clientDisplayName } from '../services/uisp/crm-client.js';
 import { parseId } from '../slack/state.js';
 import { notice } from '../views/help.js';
 import type { SlackMessage } from '../views/kit.js';
@@ -69,9 +68,6 @@ async function listPayments(deps: ListenerDeps, clientId: number | undefined): P
   // The client lookup first: a wrong id says "no client #42" rather than "no payments".
   const client: Client | undefined = clientId === undefined ? undefined : await payments.getClient(clientId);
   const [summary, methods] = await Promise.all([payments.summarize({ ...(clientId !== undefined && { clientId }), show: PAYMENTS_SHOWN }), payments.listMethods().catch(() => [])]);
-  const clientIds = [...new Set(summary.payments.map((p) => p.clientId).filter((id): id is number => id != null))];
-  // Names are a nicety: a client that cannot be read is shown by id.
-  const named = await Promise.allSettled(clientIds.map((id) => (id === client?.id ? Promise.resolve(client) : payments.getClient(id))));
-  const clientNames = new Map(named.flatMap((r) => (r.status === 'fulfilled' ? [[r.value.id, clientDisplayName(r.value)] as const] : [])));
+  const clientNames = await payments.clientNames(summary.payments, client ? [client] : []);
   return paymentsList({ summary, client, clientNames, methodNames: new Map(methods.map((m) => [m.id, m.name])) });
 }

@@ -3,7 +3,7 @@
  * (limit ≤ 500) so memory stays bounded by the number of payments shown, not the number counted.
  */
 import { format, isValid, parse, subDays } from 'date-fns';
-import type { CrmClient, PaymentFilters } from './uisp/crm-client.js';
+import { clientDisplayName, type CrmClient, type PaymentFilters } from './uisp/crm-client.js';
 import type { Client, Payment, PaymentMethod } from './uisp/schemas.js';
 import { InputError, notFoundAsInputError } from './errors.js';
 
@@ -70,6 +70,16 @@ export class PaymentService {
       totals.set(currency, total);
     }
     return { query: ranged, payments, totals: [...totals.values()].sort((a, b) => a.currency.localeCompare(b.currency)), count };
+  }
+
+  /**
+   * Display names of the clients who made these payments, one read per distinct client (none for
+   * clients already in hand). Names are a nicety: a client that cannot be read is left out, shown by id.
+   */
+  async clientNames(payments: Payment[], known: Client[] = []): Promise<Map<number, string>> {
+    const ids = [...new Set(payments.map((p) => p.clientId).filter((id): id is number => id != null))];
+    const read = await Promise.allSettled(ids.map((id) => known.find((c) => c.id === id) ?? this.crm.getClient(id)));
+    return new Map(read.flatMap((r) => (r.status === 'fulfilled' ? [[r.value.id, clientDisplayName(r.value)] as const] : [])));
   }
 
   listMethods(): Promise<PaymentMethod[]> {

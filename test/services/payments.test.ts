@@ -63,3 +63,20 @@ describe('PaymentService date ranges', () => {
     ]);
   });
 });
+
+describe('PaymentService.clientNames', () => {
+  it('reads each distinct client once, skips clients in hand, and leaves out one that cannot be read', async () => {
+    uisp = await startUisp();
+    const template = uisp.sim.data.payments[0]!;
+    const payments = [1001, 1001, 1004, 4242, 1006].map((clientId, i) => ({ ...template, id: i + 1, clientId }));
+    const known = await uisp.services.crm.getClient(1004);
+    const before = uisp.sim.requests.length;
+    const names = await uisp.services.payments.clientNames(payments, [known]);
+    expect([...names]).toEqual([
+      [1001, 'Marcus Baptiste'],
+      [1004, 'Shanice Williams'],
+      [1006, 'Bartica Marine Supplies'],
+    ]);
+    expect(uisp.sim.requests.slice(before).map((r) => r.path).sort()).toEqual(['/crm/api/v1.0/clients/1001', '/crm/api/v1.0/clients/1006', '/crm/api/v1.0/clients/4242']);
+  });
+});

@@ -31,7 +31,7 @@ export async function payments(argv: string[], io: CliIo): Promise<number> {
   const query = { ...(clientId !== undefined && { clientId }), ...(values.from && { from: values.from }), ...(values.to && { to: values.to }) };
   const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
   try {
-    const { payments: service, crm } = connection.services;
+    const { payments: service } = connection.services;
     if (values.csv || values.json) {
       const stream = service.stream(query);
       if (values.csv) writeLine(io.stdout, csvHeader());
@@ -39,10 +39,7 @@ export async function payments(argv: string[], io: CliIo): Promise<number> {
       return EXIT.ok;
     }
     const summary = await service.summarize({ ...query, show });
-    const ids = [...new Set(summary.payments.map((p) => p.clientId).filter((id): id is number => id != null))];
-    const clients = await Promise.all(ids.map((id) => crm.getClient(id).catch(() => undefined)));
-    const names = new Map(clients.filter((c) => c !== undefined).map((c) => [c.id, clientDisplayName(c)]));
-    for (const line of renderPaymentSummary(summary, names)) writeLine(io.stdout, line);
+    for (const line of renderPaymentSummary(summary, await service.clientNames(summary.payments))) writeLine(io.stdout, line);
     return EXIT.ok;
   } finally {
     await connection.close();
