@@ -6,6 +6,7 @@
  */
 import type { webApi } from '@slack/bolt';
 import type { ActivationRequest, ActivationResult, StepEvent } from '../services/activation/types.js';
+import { activationAudit } from '../services/audit-records.js';
 import { activationFailure, activationParent, activationStep, manualLinkReminder, retryStarted } from '../views/activation-progress.js';
 import { channelLink } from '../views/format.js';
 import { notice } from '../views/help.js';
@@ -98,15 +99,7 @@ async function render(client: webApi.WebClient, deps: ListenerDeps, run: Activat
   if (result.outcome === 'failed') await post(activationFailure(request, startedBy, result), parentTs);
   else if (manualStep || result.client) await post(manualLinkReminder(result), parentTs);
 
-  await audit.record({
-    actorId: origin.userId,
-    action: 'activate',
-    targets: targetsOf(request, result),
-    result: result.outcome,
-    ok: result.outcome !== 'failed',
-    summary: result.message,
-    thread: { channel, ts: parentTs },
-  });
+  await audit.record({ actorId: origin.userId, ...activationAudit(request, result), thread: { channel, ts: parentTs } });
 
   if (renderFailures.length) {
     const lines = [
@@ -116,13 +109,4 @@ async function render(client: webApi.WebClient, deps: ListenerDeps, run: Activat
     ];
     await tellAgent(client, origin, notice(lines.join('\n')), log);
   }
-}
-
-function targetsOf(request: ActivationRequest, result: ActivationResult): Record<string, string | number> {
-  return {
-    device: result.device?.id ?? request.device,
-    ...(result.client && { clientId: result.client.id }),
-    ...(result.service && { serviceId: result.service.id }),
-    ...(result.site && { siteId: result.site.id }),
-  };
 }

@@ -1,34 +1,45 @@
 /**
- * The audit trail: every write (activation, suspend, unsuspend, payment) posts one message to
- * AUDIT_CHANNEL_ID and logs one structured line with the same fields. Failing to post is logged, never
- * thrown: the write has already happened and its own thread reports it.
+ * Slack's side of the audit trail. `slackAuditSink` posts one message per audit record to the audit
+ * channel (used by the Slack app and by the CLI). `createAuditor` builds what the app's listeners call:
+ * it names the Slack user, links the operation's thread and hands the record to the services' Auditor
+ * (the log line always, the audit channel when AUDIT_CHANNEL_ID is set). Failing to post is logged,
+ * never thrown: the write has already happened and its own thread reports it.
  */
 import type { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
-import { auditMessage, type AuditRecord } from '../views/audit.js';
+import { Auditor, logAuditSink, type AuditEntry, type AuditSink } from '../services/audit.js';
+import { auditMessage } from '../views/audit.js';
 import { errorSummary } from './errors.js';
 
-export interface AuditEntry extends Omit<AuditRecord, 'permalink'> {
+/** Posts each record to the audit channel; throws when Slack refuses (the Auditor reports it). */
+export function slackAuditSink(client: webApi.WebClient, channelId: string): AuditSink {
+  return {
+    name: 'slack',
+    async write(record) {
+      await client.chat.postMessage({ channel: channelId, ...auditMessage(record), unfurl_links: false });
+    },
+  };
+}
+
+export interface SlackAuditEntry extends AuditEntry {
+  actorId: string;
   /** The message that shows the operation (a thread parent), linked from the audit message. */
   thread?: { channel: string; ts: string } | undefined;
 }
 
-export interface Auditor {
-  record(entry: AuditEntry): Promise<void>;
+export interface SlackAuditor {
+  record(entry: SlackAuditEntry): Promise<void>;
 }
 
-export function createAuditor({ client, channelId, logger }: { client: webApi.WebClient; channelId: string | undefined; logger: Logger }): Auditor {
+export function createAuditor({ client, channelId, logger }: { client: webApi.WebClient; channelId: string | undefined; logger: Logger }): SlackAuditor {
+  const sinks = [logAuditSink(logger), ...(channelId ? [slackAuditSink(client, channelId)] : [])];
+  const auditor = new Auditor(sinks, (sink, error, record) => {
+    logger.error({ err: errorSummary(error), sink, auditChannel: channelId, action: record.action }, 'could not post to the audit channel (is the bot a member?)');
+  });
   return {
-    async record({ thread, ...entry }) {
+    async record({ actorId, thread, ...entry }) {
       const permalink = thread ? await permalinkOf(client, thread, logger) : undefined;
-      const record: AuditRecord = { ...entry, ...(permalink && { permalink }) };
-      logger.info({ audit: true, actor: record.actorId, action: record.action, targets: record.targets, result: record.result, ok: record.ok, permalink: record.permalink }, record.summary);
-      if (!channelId) return;
-      try {
-        await client.chat.postMessage({ channel: channelId, ...auditMessage(record), unfurl_links: false });
-      } catch (error) {
-        logger.error({ err: errorSummary(error), auditChannel: channelId, action: record.action }, 'could not post to the audit channel (is the bot a member?)');
-      }
+      await auditor.record({ ...entry, actor: { via: 'slack', userId: actorId }, ...(permalink && { permalink }) });
     },
   };
 }

@@ -3,6 +3,7 @@
  * the payment is recorded after it, then shown in the modal, posted in the channel and audited.
  */
 import type { App } from '@slack/bolt';
+import { paymentAudit, paymentFailureAudit } from '../../services/audit-records.js';
 import { InputError } from '../../services/errors.js';
 import { paymentInputProblems, type PaymentInput } from '../../services/payments.js';
 import type { ListenerDeps } from '../../slack/deps.js';
@@ -11,7 +12,6 @@ import { decodeMetadata, PaymentMetaSchema } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
 import { tellAgent } from '../../slack/notify.js';
 import { parseId, readInputs } from '../../slack/state.js';
-import { formatMoney } from '../../views/format.js';
 import { BLOCK, CALLBACK } from '../../views/ids.js';
 import { paymentForm, paymentRecordedMessage, paymentRecordedView, paymentRecording, type PaymentField } from '../../views/payments.js';
 
@@ -42,14 +42,7 @@ export function register(app: App, deps: ListenerDeps): void {
       await updateView(client, { viewId: view.id, view: paymentForm({ origin, methods, values, ...problem }) }, logger);
       // Input errors stop before the write; anything else reached UISP and belongs in the audit trail.
       if (!(error instanceof InputError)) {
-        await deps.audit.record({
-          actorId: origin.userId,
-          action: 'payment',
-          targets: { clientId: parsed.input.clientId },
-          result: 'failed',
-          ok: false,
-          summary: `Recording ${formatMoney(parsed.input.amount)} for client #${parsed.input.clientId} failed: ${failure.message} ${failure.changed}`,
-        });
+        await deps.audit.record({ actorId: origin.userId, ...paymentFailureAudit(parsed.input, failure) });
       }
       return;
     }
@@ -62,15 +55,7 @@ export function register(app: App, deps: ListenerDeps): void {
       logger.error({ err: errorSummary(error) }, 'could not post the payment message');
       await tellAgent(client, origin, paymentRecordedMessage(recorded, origin.userId), logger);
     }
-    await deps.audit.record({
-      actorId: origin.userId,
-      action: 'payment',
-      targets: { paymentId: recorded.payment.id, clientId: recorded.client.id, ...(recorded.method && { methodId: recorded.method.id }) },
-      result: 'recorded',
-      ok: true,
-      summary: `Recorded payment #${recorded.payment.id} of ${formatMoney(recorded.payment.amount, recorded.payment.currencyCode)} for client #${recorded.client.id}`,
-      thread: ts ? { channel: origin.channelId, ts } : undefined,
-    });
+    await deps.audit.record({ actorId: origin.userId, ...paymentAudit(recorded), thread: ts ? { channel: origin.channelId, ts } : undefined });
   });
 }
 

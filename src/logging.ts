@@ -1,0 +1,18 @@
+/**
+ * The one pino setup, for the Slack app and the CLI alike. Secrets are redacted by key, whatever
+ * object they appear in, so a token passed along by mistake is never written out.
+ */
+import { pino, type DestinationStream, type Logger } from 'pino';
+
+const SECRET_KEYS = ['token', 'botToken', 'appToken', 'signingSecret', 'crmToken', 'nmsToken', 'responseUrl', 'response_url', 'authorization'];
+/** Header names are not identifiers, so they take the bracket form, and only ever appear nested. */
+const SECRET_HEADERS = ['x-auth-token', 'x-auth-app-key', 'x-slack-signature'];
+
+const REDACT_PATHS = [
+  ...SECRET_KEYS.flatMap((key) => [key, `*.${key}`, `*.*.${key}`]),
+  ...SECRET_HEADERS.flatMap((header) => [`*["${header}"]`, `*.*["${header}"]`]),
+];
+
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return pino({ level, base: { app: 'subops' }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, destination);
+}

@@ -1,0 +1,78 @@
+/**
+ * One audit entry per kind of write, built from the services' own outcomes, so the Slack app and the
+ * CLI record the same fields and the same sentence for the same event.
+ */
+import type { ActivationRequest, ActivationResult } from './activation/types.js';
+import type { AuditEntry } from './audit.js';
+import { formatMoney } from './money.js';
+import type { PaymentInput, PaymentService } from './payments.js';
+import type { SuspensionAction, SuspensionOutcome } from './suspensions.js';
+
+/** What front ends tell people about a failed write: the problem, and what was or was not changed. */
+export interface FailureNote {
+  message: string;
+  changed: string;
+}
+
+export function activationAudit(request: ActivationRequest, result: ActivationResult): AuditEntry {
+  return {
+    action: 'activate',
+    targets: {
+      device: result.device?.id ?? request.device,
+      ...(result.client && { clientId: result.client.id }),
+      ...(result.service && { serviceId: result.service.id }),
+      ...(result.site && { siteId: result.site.id }),
+    },
+    result: result.outcome,
+    ok: result.outcome !== 'failed',
+    summary: result.message,
+  };
+}
+
+const ALREADY: Record<SuspensionAction, string> = { suspend: 'already-suspended', unsuspend: 'not-suspended' };
+
+export function suspensionAudit(outcome: SuspensionOutcome, statusLabel: (status: number) => string): AuditEntry {
+  const { action, service } = outcome;
+  const targets = { serviceId: service.id, clientId: service.clientId, ...(outcome.kind === 'done' && outcome.suspensionReason && { reasonId: outcome.suspensionReason.id }) };
+  const what = `${action} service #${service.id}`;
+  switch (outcome.kind) {
+    case 'done':
+      return {
+        action,
+        targets,
+        result: action === 'suspend' ? 'suspended' : 'unsuspended',
+        ok: true,
+        summary: `${what}: CRM status now ${outcome.after ? statusLabel(outcome.after.status) : 'unknown (read-back failed)'}`,
+      };
+    case 'already':
+      return { action, targets, result: ALREADY[action], ok: true, summary: `${what}: nothing to do, the CRM reports status ${statusLabel(service.status)}` };
+    case 'refused':
+      return { action, targets, result: 'refused', ok: false, summary: `${what} refused (${outcome.reason}): the CRM reports status ${statusLabel(outcome.status)}; nothing was changed` };
+  }
+}
+
+export function suspensionFailureAudit(action: SuspensionAction, targets: AuditEntry['targets'], failure: FailureNote): AuditEntry {
+  return { action, targets, result: 'failed', ok: false, summary: `${action} service #${targets.serviceId} failed: ${failure.message} ${failure.changed}` };
+}
+
+export type RecordedPayment = Awaited<ReturnType<PaymentService['record']>>;
+
+export function paymentAudit({ payment, client, method }: RecordedPayment): AuditEntry {
+  return {
+    action: 'payment',
+    targets: { paymentId: payment.id, clientId: client.id, ...(method && { methodId: method.id }) },
+    result: 'recorded',
+    ok: true,
+    summary: `Recorded payment #${payment.id} of ${formatMoney(payment.amount, payment.currencyCode)} for client #${client.id}`,
+  };
+}
+
+export function paymentFailureAudit(input: PaymentInput, failure: FailureNote): AuditEntry {
+  return {
+    action: 'payment',
+    targets: { clientId: input.clientId },
+    result: 'failed',
+    ok: false,
+    summary: `Recording ${formatMoney(input.amount)} for client #${input.clientId} failed: ${failure.message} ${failure.changed}`,
+  };
+}

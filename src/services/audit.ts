@@ -1,0 +1,70 @@
+/**
+ * The audit trail of every write (activation, suspend, unsuspend, payment), wherever it comes from.
+ * A front end records one AuditRecord per requested write; the Auditor hands it to every sink: a
+ * structured log line always, and the Slack audit channel when one is configured. A sink that fails is
+ * reported through `onSinkFailure`, never thrown: the write has already happened and was reported.
+ */
+import type { Logger } from 'pino';
+
+export type AuditAction = 'activate' | 'suspend' | 'unsuspend' | 'payment';
+
+/** Who asked for the write: a Slack user, or an operating-system user running the CLI. */
+export type AuditActor = { via: 'slack'; userId: string } | { via: 'cli'; username: string };
+
+/** What happened, independent of who asked and where it is shown; built by ./audit-records.ts. */
+export interface AuditEntry {
+  action: AuditAction;
+  /** Ids of what was acted on (device, client, service, site, payment…). */
+  targets: Record<string, string | number>;
+  /** e.g. activated, already-activated, failed, suspended, already-suspended, refused, recorded. */
+  result: string;
+  /** False when the request was not fulfilled (failed or refused). */
+  ok: boolean;
+  /** One sentence of plain text. */
+  summary: string;
+}
+
+export interface AuditRecord extends AuditEntry {
+  actor: AuditActor;
+  /** Where the operation is shown (a Slack thread), when there is such a place. */
+  permalink?: string | undefined;
+}
+
+export interface AuditSink {
+  /** Names the sink in failure reports, e.g. "log" or "slack". */
+  readonly name: string;
+  write(record: AuditRecord): Promise<void> | void;
+}
+
+export type SinkFailureHandler = (sink: string, error: unknown, record: AuditRecord) => void;
+
+export class Auditor {
+  constructor(
+    private readonly sinks: AuditSink[],
+    private readonly onSinkFailure: SinkFailureHandler,
+  ) {}
+
+  async record(record: AuditRecord): Promise<void> {
+    await Promise.all(
+      this.sinks.map(async (sink) => {
+        try {
+          await sink.write(record);
+        } catch (error) {
+          this.onSinkFailure(sink.name, error, record);
+        }
+      }),
+    );
+  }
+}
+
+/** The structured line every audit record produces: `audit: true`, actor, action, targets, result, ok, link. */
+export function logAuditSink(logger: Logger): AuditSink {
+  return {
+    name: 'log',
+    write(record) {
+      const { actor, action, targets, result, ok, permalink, summary } = record;
+      const who = actor.via === 'slack' ? { via: 'slack', actor: actor.userId } : { via: 'cli', actor: actor.username };
+      logger.info({ audit: true, ...who, action, targets, result, ok, ...(permalink && { permalink }) }, summary);
+    },
+  };
+}
