@@ -20,6 +20,7 @@ const EMOJI: Record<string, string> = {
   double_vertical_bar: '⏸️',
   fast_forward: '⏩',
   hourglass_flowing_sand: '⏳',
+  information_source: 'ℹ️',
   memo: '📝',
   moneybag: '💰',
   no_entry: '⛔',

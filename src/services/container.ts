@@ -58,7 +58,7 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
     crm,
     nms,
     activation: new ActivationService({ crm, nms, settings: config.activation, crmBaseUrl: `${uisp.url}/crm`, today }),
-    suspensions: new SuspensionService(crm),
+    suspensions: new SuspensionService(crm, config.activation.statuses),
     payments: new PaymentService(crm, today),
     uispUrl: uisp.url,
     close: async () => {

@@ -1,20 +1,61 @@
 /**
- * Suspend and lift suspensions of CRM services. Lifting always goes through cancel-suspend: UISP has
- * no /unsuspend endpoint (spec §4).
+ * Suspend and lift suspensions of CRM services. What to do is decided from the service's status as the
+ * CRM reports it right before the write, so a suspended service is never suspended again (UISP would
+ * answer 422) and a service that is not Active is never suspended. Lifting always goes through
+ * cancel-suspend: UISP has no /unsuspend endpoint (spec §4).
  */
 import type { CrmClient } from './uisp/crm-client.js';
 import type { Client, Service, SuspensionReason } from './uisp/schemas.js';
+import { UispError } from './uisp/errors.js';
 import { InputError, notFoundAsInputError } from './errors.js';
+import type { ServiceStatusTable } from './activation/service-status.js';
 
-export interface SuspensionOutcome {
-  service: Service;
-  /** The service as UISP reports it after the change; null when that read failed (the change itself landed). */
-  after: Service | null;
-  reason?: SuspensionReason;
+export type SuspensionAction = 'suspend' | 'unsuspend';
+
+/**
+ * write: the change applies. already: nothing to do (suspend: already suspended; unsuspend: not
+ * suspended). refused: the change must not be made (suspend of a service that is not Active).
+ */
+export type SuspensionDecision = 'write' | 'already' | 'refused';
+
+/** Pure: the decision for this action on a service with this status. */
+export function decideSuspension(action: SuspensionAction, status: number, statuses: ServiceStatusTable): SuspensionDecision {
+  if (action === 'unsuspend') return status === statuses.suspended ? 'write' : 'already';
+  if (status === statuses.suspended) return 'already';
+  return status === statuses.active ? 'write' : 'refused';
 }
 
+/** Pure: the one action that applies to a service in this status, if any (front ends offer only that). */
+export function applicableAction(status: number, statuses: ServiceStatusTable): SuspensionAction | undefined {
+  if (status === statuses.active) return 'suspend';
+  if (status === statuses.suspended) return 'unsuspend';
+  return undefined;
+}
+
+/**
+ * Why a change was refused. not-active: only an Active service can be suspended. crm-refused: the
+ * status allowed it but the CRM said no (its answer is in `detail`, for logs, never shown as is).
+ */
+export type SuspensionRefusal = 'not-active' | 'crm-refused';
+
+export type SuspensionOutcome =
+  | {
+      kind: 'done';
+      action: SuspensionAction;
+      /** The service as read right before the write. */
+      service: Service;
+      /** The service as UISP reports it after the change; null when that read failed (the change itself landed). */
+      after: Service | null;
+      suspensionReason?: SuspensionReason;
+    }
+  | { kind: 'already'; action: SuspensionAction; service: Service }
+  | { kind: 'refused'; action: SuspensionAction; service: Service; reason: SuspensionRefusal; status: number; detail?: string };
+
 export class SuspensionService {
-  constructor(private readonly crm: CrmClient) {}
+  constructor(
+    private readonly crm: CrmClient,
+    private readonly statuses: ServiceStatusTable,
+  ) {}
 
   listReasons(): Promise<SuspensionReason[]> {
     return this.crm.listSuspensionReasons();
@@ -48,19 +89,61 @@ export class SuspensionService {
     return this.crm.listServices(clientId);
   }
 
-  /** Suspends a service the caller has already looked up, for a reason it has already resolved. */
-  async suspend(service: Service, reason: SuspensionReason): Promise<SuspensionOutcome> {
-    await this.crm.suspendService(service.id, reason.id);
-    return { service, after: await this.readBack(service.id), reason };
+  /** What `action` would do to this service now (front ends preview it before asking for confirmation). */
+  decide(action: SuspensionAction, service: Service): SuspensionDecision {
+    return decideSuspension(action, service.status, this.statuses);
   }
 
-  /** Lifts the suspension of a service the caller has already looked up (cancel-suspend). */
-  async unsuspend(service: Service): Promise<SuspensionOutcome> {
-    await this.crm.cancelSuspendService(service.id);
-    return { service, after: await this.readBack(service.id) };
+  applicableAction(service: Service): SuspensionAction | undefined {
+    return applicableAction(service.status, this.statuses);
   }
 
-  /** The write has landed; a failed read-back must not turn it into a reported failure, nor show the old status. */
+  /** Suspends the service if it is Active, for a reason the caller has already resolved. */
+  suspend(serviceId: number, reason: SuspensionReason): Promise<SuspensionOutcome> {
+    return this.change('suspend', serviceId, () => this.crm.suspendService(serviceId, reason.id), reason);
+  }
+
+  /** Lifts the suspension of the service if it is suspended (cancel-suspend). */
+  unsuspend(serviceId: number): Promise<SuspensionOutcome> {
+    return this.change('unsuspend', serviceId, () => this.crm.cancelSuspendService(serviceId));
+  }
+
+  private async change(action: SuspensionAction, serviceId: number, write: () => Promise<void>, reason?: SuspensionReason): Promise<SuspensionOutcome> {
+    const service = await this.getService(serviceId);
+    const decision = this.decide(action, service);
+    if (decision !== 'write') return this.unchanged(action, decision, service);
+    try {
+      await write();
+    } catch (error) {
+      return this.reconcile(action, service, error, reason);
+    }
+    return { kind: 'done', action, service, after: await this.readBack(serviceId), ...(reason && { suspensionReason: reason }) };
+  }
+
+  private unchanged(action: SuspensionAction, decision: 'already' | 'refused', service: Service, detail?: string): SuspensionOutcome {
+    if (decision === 'already') return { kind: 'already', action, service };
+    return { kind: 'refused', action, service, reason: 'not-active', status: service.status, ...(detail && { detail }) };
+  }
+
+  /**
+   * The write failed: read the service again and decide from what UISP reports now. Someone else may
+   * have changed it between our read and our write (UISP then answers 422), or our write may have
+   * landed without an answer. Only a failure the new state does not explain is passed on.
+   */
+  private async reconcile(action: SuspensionAction, before: Service, error: unknown, reason?: SuspensionReason): Promise<SuspensionOutcome> {
+    if (!(error instanceof UispError)) throw error;
+    const now = await this.readBack(before.id);
+    if (!now) throw error;
+    const decision = this.decide(action, now);
+    if (decision === 'already' && error.mayHaveApplied) return { kind: 'done', action, service: before, after: now, ...(reason && { suspensionReason: reason }) };
+    if (decision !== 'write') return this.unchanged(action, decision, now, error.message);
+    if (error.kind === 'validation' || error.kind === 'rejected') {
+      return { kind: 'refused', action, service: now, reason: 'crm-refused', status: now.status, detail: error.message };
+    }
+    throw error;
+  }
+
+  /** A failed read after a landed write must not turn it into a reported failure, nor show the old status. */
   private async readBack(serviceId: number): Promise<Service | null> {
     try {
       return await this.crm.getService(serviceId);

@@ -1,7 +1,7 @@
 /**
  * Builds the /suspend and /unsuspend form with what it needs from the CRM: the suspension reasons
- * (suspend only) and, once the agent gave a client id, that client's services. Load failures appear
- * inside the form, so this never rejects.
+ * (suspend only) and, once the agent gave a client id, that client's services with the action the
+ * services layer says applies to each. Load failures appear inside the form, so this never rejects.
  */
 import { UispNotFoundError } from '../services/uisp/errors.js';
 import { suspensionForm, type SuspensionField, type SuspensionFormInput, type SuspensionFormValues } from '../views/suspension.js';
@@ -49,7 +49,10 @@ export async function buildSuspensionForm(deps: ListenerDeps, request: Suspensio
     problems,
     notice: notices.join(' ') || undefined,
     reasons: reasons.status === 'fulfilled' ? (reasons.value ?? []) : 'unavailable',
-    client: client.status === 'fulfilled' && client.value ? { client: client.value[0], services: client.value[1] } : undefined,
+    client:
+      client.status === 'fulfilled' && client.value
+        ? { client: client.value[0], services: client.value[1].map((service) => ({ service, applies: suspensions.applicableAction(service) })) }
+        : undefined,
   };
   return suspensionForm(input);
 }

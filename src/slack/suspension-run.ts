@@ -1,8 +1,10 @@
 /**
- * The confirmed suspend or unsuspend: a message in the channel, the CRM call, the outcome as a
- * threaded reply, the message updated in place, and the audit record. Shared by both actions.
+ * The confirmed suspend or unsuspend: a message in the channel, the services layer's decision and CRM
+ * call (it reads the service again right before writing), the outcome as a threaded reply (done,
+ * nothing to do, refused or failed), the message updated in place, and the audit record.
  */
 import type { webApi } from '@slack/bolt';
+import { suspensionAudit, suspensionFailureAudit } from '../services/audit-records.js';
 import type { SuspensionService } from '../services/suspensions.js';
 import { InputError } from '../services/errors.js';
 import { channelLink } from '../views/format.js';
@@ -52,7 +54,8 @@ export async function runSuspension(client: webApi.WebClient, deps: ListenerDeps
 
   let result: SuspensionResult;
   try {
-    const outcome = action === 'suspend' ? await services.suspensions.suspend(target.service, target.reason!) : await services.suspensions.unsuspend(target.service);
+    const outcome = action === 'suspend' ? await services.suspensions.suspend(target.service.id, target.reason!) : await services.suspensions.unsuspend(target.service.id);
+    if (outcome.kind === 'refused' && outcome.detail) log.warn({ refusal: outcome.reason, detail: outcome.detail }, `${action} refused`);
     result = { ok: true, outcome };
   } catch (error) {
     const failure = describeFailure(error);
@@ -72,15 +75,11 @@ export async function runSuspension(client: webApi.WebClient, deps: ListenerDeps
     noteProblem(error, 'could not update the suspension message');
   }
 
-  await deps.audit.record({
-    actorId: origin.userId,
-    action,
-    targets: { serviceId: target.service.id, clientId: target.client.id, ...(target.reason && { reasonId: target.reason.id }) },
-    result: result.ok ? (action === 'suspend' ? 'suspended' : 'unsuspended') : 'failed',
-    ok: result.ok,
-    summary: result.ok ? `${action} service #${target.service.id}: CRM status now ${result.outcome.after ? statusLabel(result.outcome.after.status) : 'unknown (read-back failed)'}` : `${action} service #${target.service.id} failed: ${result.message} ${result.changed}`,
-    thread: { channel, ts: parentTs },
-  });
+  const thread = { channel, ts: parentTs };
+  const entry = result.ok
+    ? suspensionAudit(result.outcome, statusLabel)
+    : suspensionFailureAudit(action, { serviceId: target.service.id, clientId: target.client.id, ...(target.reason && { reasonId: target.reason.id }) }, result);
+  await deps.audit.record({ actorId: origin.userId, ...entry, thread });
 
   if (slackProblems.length) await tellAgent(client, origin, reply, log);
 }

@@ -55,3 +55,23 @@ describe('/unsuspend in the chat', () => {
     expect(service(104).status).toBe(1);
   });
 });
+
+describe('suspensions follow the service’s state, in the chat', () => {
+  it('/suspend of a suspended service writes nothing and offers to lift the suspension instead', async () => {
+    const { result, transcript } = await e2e.chat(['/suspend 104', '/submit', '1', 'y']);
+    expect(result).toEqual({ ok: true });
+    expect(transcript).toContain('┌ Confirm unsuspend\n│ ℹ️ Service #104 is already suspended. Nothing was changed. Lift the suspension instead?');
+    expect(transcript).toContain('│ Current status: Suspended');
+    expect(transcript).toContain('Confirm “Lift suspension”? [y/N] y');
+    expect(transcript).toContain('  ↳ SubOps: ✅ Service #104 unsuspended. The CRM now reports status Active.');
+    expect(e2e.writes()).toEqual(['PATCH /crm/api/v1.0/clients/services/104/cancel-suspend']);
+  });
+
+  it('/suspend of a Quoted service is refused under the field, and nothing is written', async () => {
+    const { transcript } = await e2e.chat(['/suspend 102', '/submit', '1', '/cancel']);
+    expect(transcript).toContain('│ ⚠️ Service #102 is Quoted: only an Active service can be suspended. Nothing was changed.');
+    expect(transcript).not.toMatch(/422|Validation failed/);
+    expect(e2e.writes()).toEqual([]);
+    expect(service(102).status).toBe(6);
+  });
+});

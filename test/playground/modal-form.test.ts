@@ -20,7 +20,7 @@ const reasons = [
   { id: 2, name: 'Customer request' },
   { id: 4, name: 'Relocation' },
 ];
-const suspendForm = () => read(suspensionForm({ action: 'suspend', origin, reasons, client: { client, services: [service] }, statusLabel }));
+const suspendForm = () => read(suspensionForm({ action: 'suspend', origin, reasons, client: { client, services: [{ service, applies: 'suspend' }] }, statusLabel }));
 
 describe('readModal', () => {
   it('reads the activation form: labels, hints, placeholders, optional fields, pre-filled values, notes', () => {

@@ -111,3 +111,88 @@ describe('/unsuspend', () => {
     expect(h.logs.find((l) => l.audit)).toMatchObject({ action: 'unsuspend', result: 'unsuspended', ok: true });
   });
 });
+
+describe('suspensions follow the service’s state', () => {
+  it('/suspend of a suspended service writes nothing and offers to lift the suspension instead', async () => {
+    await h.command('/suspend', '104');
+    const { id } = await h.openedView();
+    await h.fake.waitFor('views.update', hasBlock('reason'));
+    await h.submit(id, { ...inputs({ service: '104' }), reason: selected('value', '1') });
+    const offer = await h.viewBecomes(id, 'suspension_confirm');
+    const text = JSON.stringify(offer);
+    expect(text).toContain('Service #104 is already suspended. Nothing was changed. Lift the suspension instead?');
+    expect(text).toContain('*Current status*\\nSuspended');
+    expect(offer.submit).toMatchObject({ text: 'Lift suspension' });
+    expect(JSON.parse(String(offer.private_metadata))).toMatchObject({ action: 'unsuspend', serviceId: 104 });
+    expect(h.uisp.writes()).toEqual([]);
+
+    await h.submit(id, {});
+    await h.fake.waitFor('chat.update', (call) => call.args.channel === CHANNEL);
+    expect(h.uisp.writes()).toEqual(['PATCH /crm/api/v1.0/clients/services/104/cancel-suspend']);
+  });
+
+  it.each([
+    ['102', 'Quoted'],
+    ['103', 'Obsolete'],
+  ])('/suspend of service #%s (%s) is refused under the field, without UISP’s raw error, and writes nothing', async (serviceId, state) => {
+    await h.command('/suspend', serviceId);
+    const { id } = await h.openedView();
+    await h.fake.waitFor('views.update', hasBlock('reason'));
+    await h.submit(id, { ...inputs({ service: serviceId }), reason: selected('value', '1') });
+    const form = JSON.stringify(await h.viewBecomes(id, 'suspension_form', 'only an Active service'));
+    expect(form).toContain(`Service #${serviceId} is ${state}: only an Active service can be suspended. Nothing was changed.`);
+    expect(form).not.toMatch(/422|Validation failed/);
+    expect(h.uisp.writes()).toEqual([]);
+  });
+
+  it('/unsuspend of an Active service writes nothing and offers the suspend form for it instead', async () => {
+    await h.command('/unsuspend', '101');
+    const { id } = await h.openedView();
+    await h.submit(id, inputs({ service: '101' }));
+    const form = await h.viewBecomes(id, 'suspension_form', 'not suspended');
+    const text = JSON.stringify(form);
+    expect(text).toContain('Service #101 is not suspended (status Active): there is no suspension to lift. Nothing was changed. To suspend it instead, pick a reason.');
+    expect(text).toContain('"initial_value":"101"');
+    expect(text).toContain('"block_id":"reason"');
+    expect(JSON.parse(String(form.private_metadata))).toMatchObject({ action: 'suspend' });
+    expect(h.uisp.writes()).toEqual([]);
+  });
+
+  it('the client lookup shows each service’s state and offers only the action that applies', async () => {
+    await h.command('/suspend');
+    const { id } = await h.openedView();
+    await h.fake.waitFor('views.update', hasBlock('reason'));
+    await h.sender.blockAction({ userId: AGENT, actionId: 'suspension_client_lookup', view: h.fake.views.get(id)!, value: '1005', values: inputs({ client: '1005' }) });
+    await h.fake.waitFor('views.update', (call) => JSON.stringify(call.args.view).includes('/unsuspend 104'));
+    const suspendForm = JSON.stringify(h.fake.views.get(id));
+    expect(suspendForm).not.toContain('"block_id":"clientService"');
+    expect(suspendForm).toContain('No service of client #1005 Ravi Persaud can be suspended.');
+    expect(suspendForm).toContain('#104 Standard Monthly (Suspended): use `/unsuspend 104`');
+
+    await h.command('/unsuspend');
+    const unsuspend = await h.openedView((call) => JSON.stringify(call.args.view).includes('Lift suspension'));
+    await h.sender.blockAction({ userId: AGENT, actionId: 'suspension_client_lookup', view: h.fake.views.get(unsuspend.id)!, value: '1005', values: inputs({ client: '1005' }) });
+    await h.fake.waitFor('views.update', (call) => call.args.view_id === unsuspend.id && hasBlock('clientService')(call));
+    const select = JSON.stringify(h.fake.views.get(unsuspend.id));
+    expect(select).toContain('#104 Standard Monthly (Suspended)');
+    expect(h.uisp.writes()).toEqual([]);
+  });
+
+  it('suspended by someone else after the confirmation was shown: nothing is written, the thread and the audit say so', async () => {
+    await h.command('/suspend', '101');
+    const { id } = await h.openedView();
+    await h.fake.waitFor('views.update', hasBlock('reason'));
+    await h.submit(id, { ...inputs({ service: '101' }), reason: selected('value', '1') });
+    await h.viewBecomes(id, 'suspension_confirm');
+    h.uisp.sim.data.services.find((s) => s.id === 101)!.status = 3;
+
+    await h.submit(id, {});
+    await h.fake.waitFor('chat.update', (call) => call.args.channel === CHANNEL);
+    expect(h.uisp.writes()).toEqual([]);
+    const [parent, reply] = h.fake.messages(CHANNEL);
+    expect(shown(parent!)).toContain('*Nothing to do*: already suspended.');
+    expect(reply!.text).toBe(':information_source: Service #101 is already suspended. Nothing was changed.');
+    await h.fake.waitFor('chat.postMessage', (call) => call.args.channel === AUDIT_CHANNEL);
+    expect(h.logs.find((l) => l.audit)).toMatchObject({ via: 'slack', actor: AGENT, action: 'suspend', result: 'already-suspended', ok: true });
+  });
+});

@@ -46,9 +46,16 @@ const modals = {
     action: 'suspend',
     origin: f.origin,
     reasons: f.reasons,
-    client: { client: f.client, services: f.services },
+    client: { client: f.client, services: f.services.map((service) => ({ service, applies: 'suspend' as const })) },
     values: { serviceId: '12', clientId: '1002', clientServiceId: '201', reasonId: '1' },
     problems: { service: f.HOSTILE, client: f.HOSTILE, clientService: f.HOSTILE, reason: f.HOSTILE },
+    statusLabel,
+  }),
+  'suspend form, services in every state': suspensionForm({
+    action: 'suspend',
+    origin: f.origin,
+    reasons: f.reasons,
+    client: { client: f.client, services: f.services.map((service, i) => ({ service, applies: (['suspend', 'unsuspend', undefined] as const)[i % 3] })) },
     statusLabel,
   }),
   'suspend form, reasons unavailable': suspensionForm({ action: 'suspend', origin: f.origin, reasons: 'unavailable', notice: f.HOSTILE, statusLabel }),
@@ -56,6 +63,7 @@ const modals = {
   'suspend checking': suspensionChecking('suspend'),
   'suspend confirm': suspensionConfirm('suspend', f.origin, { service: f.services[0]!, client: f.client, reason: f.reasons[0] }, statusLabel),
   'unsuspend confirm': suspensionConfirm('unsuspend', f.origin, { service: f.services[0]!, client: f.client }, statusLabel),
+  'unsuspend offered instead': suspensionConfirm('unsuspend', f.origin, { service: f.services[0]!, client: f.client }, statusLabel, f.HOSTILE),
   'unsuspend submitted': suspensionSubmitted('unsuspend', f.origin),
   'payment form, loading': paymentForm({ origin: f.origin }),
   'payment form': paymentForm({ origin: f.origin, methods: f.methods, values: { client: '1002', amount: '10', method: f.methods[1]!.id, note: f.HOSTILE }, problems: { amount: f.HOSTILE }, notice: f.HOSTILE }),
@@ -74,7 +82,9 @@ const messages = {
   'retry started': retryStarted('U0AGENT'),
   'suspension parent, running': suspensionParent({ action: 'suspend', actorId: 'U0AGENT', target: { service: f.services[0]!, client: f.client, reason: f.reasons[0] } }),
   'suspension parent, failed': suspensionParent({ action: 'unsuspend', actorId: 'U0AGENT', target: { service: f.services[0]!, client: f.client }, result: { ok: false, message: f.HOSTILE, changed: 'Nothing was changed.' } }),
-  'suspension result': suspensionResultReply('suspend', { ok: true, outcome: { service: f.services[0]!, after: { ...f.services[0]!, status: 3 }, reason: f.reasons[0] } }, statusLabel),
+  'suspension result': suspensionResultReply('suspend', { ok: true, outcome: { kind: 'done', action: 'suspend', service: f.services[0]!, after: { ...f.services[0]!, status: 3 }, suspensionReason: f.reasons[0]! } }, statusLabel),
+  'suspension already': suspensionResultReply('suspend', { ok: true, outcome: { kind: 'already', action: 'suspend', service: f.services[0]! } }, statusLabel),
+  'suspension refused': suspensionResultReply('suspend', { ok: true, outcome: { kind: 'refused', action: 'suspend', service: f.services[0]!, reason: 'not-active', status: 6 } }, statusLabel),
   'suspension failure': suspensionResultReply('unsuspend', { ok: false, message: f.HOSTILE, changed: f.HOSTILE }, statusLabel),
   'payments, 60': paymentsList({ summary: f.summary(60), clientNames: f.clientNames, methodNames: f.methodNames }),
   'payments of a client': paymentsList({ summary: f.summary(3), client: f.client, clientNames: f.clientNames, methodNames: f.methodNames }),
@@ -82,7 +92,8 @@ const messages = {
   'payment recorded message': paymentRecordedMessage({ payment: f.payments(1)[0]!, client: f.client, method: f.methods[1] }, 'U0AGENT'),
   help: helpMessage(),
   refusal: notice(ACCESS_REFUSED),
-  audit: auditMessage({ actorId: 'U0AGENT', action: 'activate', targets: { device: f.HOSTILE, clientId: 1002 }, result: 'failed', ok: false, summary: f.HOSTILE, permalink: 'https://x.slack.com/archives/C1/p1?a=1&b=2' }),
+  'audit, from the CLI': auditMessage({ actor: { via: 'cli', username: f.HOSTILE }, action: 'suspend', targets: { serviceId: 101 }, result: 'suspended', ok: true, summary: f.HOSTILE }),
+  audit: auditMessage({ actor: { via: 'slack', userId: 'U0AGENT' }, action: 'activate', targets: { device: f.HOSTILE, clientId: 1002 }, result: 'failed', ok: false, summary: f.HOSTILE, permalink: 'https://x.slack.com/archives/C1/p1?a=1&b=2' }),
 };
 
 describe('modals', () => {
@@ -109,6 +120,15 @@ describe('modals', () => {
   it('each suspension confirmation asks its own question', () => {
     expect(JSON.stringify(modals['suspend confirm'])).toContain('Suspend this service?');
     expect(JSON.stringify(modals['unsuspend confirm'])).toContain('Lift the suspension of this service?');
+  });
+
+  it('a client’s services: only those the action applies to can be picked; the others show their state and their action', () => {
+    const view = modals['suspend form, services in every state'];
+    const select = (view.blocks as Block[]).flatMap((b) => (b.type === 'input' && b.block_id === 'clientService' && b.element.type === 'static_select' ? [b.element] : []))[0]!;
+    expect(select.options!.map((o) => o.value)).toEqual(f.services.filter((_s, i) => i % 3 === 0).map((s) => String(s.id)));
+    const text = JSON.stringify(view);
+    expect(text).toContain('use `/unsuspend 201`');
+    expect(text).toContain('(Suspended): neither suspend nor unsuspend applies');
   });
 
   it('option lists are capped at Slack’s 100 and option texts at 75 characters', () => {

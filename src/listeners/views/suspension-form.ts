@@ -1,18 +1,20 @@
 /**
  * Submission of the /suspend or /unsuspend form: which service (typed id or picked from the client's
- * list) and, for suspend, the reason. The CRM lookup happens after the ack; its answer is the
- * confirmation view, or the form again with the problem under the field.
+ * list) and, for suspend, the reason. The CRM lookup happens after the ack; with the services layer's
+ * decision for the service's current state, its answer is the confirmation view, the action that
+ * applies instead, or the form again with the problem under the field.
  */
 import type { App } from '@slack/bolt';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure } from '../../slack/errors.js';
-import { decodeMetadata, SuspensionMetaSchema } from '../../slack/metadata.js';
+import { decodeMetadata, SuspensionMetaSchema, type Origin, type SuspensionAction } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
 import { parseId, readInputs } from '../../slack/state.js';
 import { buildSuspensionForm, suspensionFormValues } from '../../slack/suspension-form.js';
 import { loadSuspensionTarget } from '../../slack/suspension-run.js';
 import { CALLBACK } from '../../views/ids.js';
-import { suspensionChecking, suspensionConfirm, type SuspensionField, type SuspensionFormValues } from '../../views/suspension.js';
+import type { ModalView } from '../../views/kit.js';
+import { suspensionChecking, suspensionConfirm, unchangedText, type SuspensionField, type SuspensionFormValues, type SuspensionTarget } from '../../views/suspension.js';
 
 export function register(app: App, deps: ListenerDeps): void {
   app.view(CALLBACK.suspensionForm, async ({ ack, body, view, client }) => {
@@ -27,17 +29,44 @@ export function register(app: App, deps: ListenerDeps): void {
     }
     await ack({ response_action: 'update', view: suspensionChecking(action) });
     const logger = deps.logger.child({ flow: action, userId: origin.userId });
+    const field: SuspensionField = values.clientServiceId && !values.serviceId ? 'clientService' : 'service';
+    let target: SuspensionTarget;
     try {
-      const target = await loadSuspensionTarget(deps.services.suspensions, choice.serviceId, choice.reasonId);
-      await updateView(client, { viewId: view.id, view: suspensionConfirm(action, origin, target, deps.statusLabel) }, logger);
+      target = await loadSuspensionTarget(deps.services.suspensions, choice.serviceId, choice.reasonId);
     } catch (error) {
       const failure = describeFailure(error);
       if (!failure.expected) logger.error({ err: error }, 'suspension lookup failed');
-      const field: SuspensionField = failure.field === 'reason' ? 'reason' : values.clientServiceId && !values.serviceId ? 'clientService' : 'service';
-      const form = await buildSuspensionForm(deps, { action, origin, values, clientId, ...(failure.field ? { problems: { [field]: failure.message } } : { notice: failure.message }) });
+      const form = await buildSuspensionForm(deps, { action, origin, values, clientId, ...(failure.field ? { problems: { [failure.field === 'reason' ? 'reason' : field]: failure.message } } : { notice: failure.message }) });
       await updateView(client, { viewId: view.id, view: form }, logger);
+      return;
     }
+    await updateView(client, { viewId: view.id, view: await nextView(deps, { action, origin, values, clientId, field }, target) }, logger);
   });
+}
+
+interface FormState {
+  action: SuspensionAction;
+  origin: Origin;
+  values: SuspensionFormValues;
+  clientId: number | undefined;
+  field: SuspensionField;
+}
+
+/**
+ * The services layer's decision for the service as the CRM reports it now: the confirmation, or the
+ * one action that applies instead (a suspended service offers its unsuspend, an Active one its
+ * suspend), or the form again saying why nothing applies.
+ */
+async function nextView(deps: ListenerDeps, { action, origin, values, clientId, field }: FormState, target: SuspensionTarget): Promise<ModalView> {
+  const { suspensions } = deps.services;
+  const { service } = target;
+  const decision = suspensions.decide(action, service);
+  if (decision === 'write') return suspensionConfirm(action, origin, target, deps.statusLabel);
+  const why = `${unchangedText(action, service, decision === 'already' ? 'already' : 'not-active', deps.statusLabel)} Nothing was changed.`;
+  const instead = suspensions.applicableAction(service);
+  if (instead === 'unsuspend') return suspensionConfirm('unsuspend', origin, { service, client: target.client }, deps.statusLabel, `${why} Lift the suspension instead?`);
+  if (instead === 'suspend') return buildSuspensionForm(deps, { action: 'suspend', origin, values: { serviceId: String(service.id) }, notice: `${why} To suspend it instead, pick a reason.` });
+  return buildSuspensionForm(deps, { action, origin, values, clientId, problems: { [field]: why } });
 }
 
 type Choice = { serviceId: number; reasonId?: number } | { errors: Partial<Record<SuspensionField, string>> };
