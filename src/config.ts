@@ -204,3 +204,23 @@ export function loadAppConfig(env: Env, { simulator = false }: { simulator?: boo
   if (reader.problems.length) throw new ConfigError(reader.problems);
   return { core, slack };
 }
+
+/** Where the CLI posts its audit records in Slack: the bot's token, the audit channel and the API base. */
+export interface AuditChannelConfig {
+  botToken: string;
+  channelId: string;
+  apiUrl: string | undefined;
+}
+
+/**
+ * The CLI's audit channel, when both SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID are set (the same variables,
+ * and SLACK_API_URL, as the bot's); undefined otherwise, and the audit record goes to the log only.
+ */
+export function loadAuditChannelConfig(env: Env): AuditChannelConfig | undefined {
+  const reader = new EnvReader(env);
+  const botToken = reader.prefixed('SLACK_BOT_TOKEN', 'xoxb-', 'the bot token, used by the CLI to post audit records');
+  const channelId = reader.string('AUDIT_CHANNEL_ID');
+  const apiUrl = reader.url('SLACK_API_URL', 'https://slack.com/api');
+  if (reader.problems.length) throw new ConfigError(reader.problems);
+  return botToken && channelId ? { botToken, channelId, apiUrl } : undefined;
+}

@@ -6,6 +6,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { runCli } from './support.js';
 
 let sim: RunningSimulator;
 const TOKEN = 'cli-SECRET-token-5e1f';
@@ -16,17 +17,7 @@ beforeEach(async () => {
 });
 afterAll(async () => sim?.close());
 
-async function subops(argv: string[], env: Record<string, string> = { UISP_URL: sim.url, UISP_TOKEN: TOKEN }) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk) => (out += chunk));
-  stderr.on('data', (chunk) => (err += chunk));
-  const code = await main(argv, { env: { ISP_TIMEZONE: 'America/Guyana', ...env }, stdout, stderr, stdin: new PassThrough() });
-  expect(out + err).not.toContain(TOKEN);
-  return { code, out, err };
-}
+const subops = (argv: string[], env: Record<string, string> = { UISP_URL: sim.url, UISP_TOKEN: TOKEN }) => runCli(argv, env, [TOKEN]);
 
 const writes = () => sim.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
 
@@ -141,11 +132,11 @@ describe('subops suspend / unsuspend / reasons', () => {
     expect(writes()).toEqual(['PATCH /crm/api/v1.0/clients/services/104/cancel-suspend']);
   });
 
-  it('unsuspending a service that is not suspended fails with UISP’s reason (exit 1)', async () => {
-    const { code, err } = await subops(['unsuspend', '--service-id', '101']);
-    expect(code).toBe(1);
-    expect(err).toMatch(/^Failed: CRM PATCH \/crm\/api\/v1\.0\/clients\/services\/101\/cancel-suspend: .*\(HTTP 422\)/m);
-    expect(err).toContain('Nothing was changed.');
+  it('unsuspending a service that is not suspended writes nothing and says so (exit 0)', async () => {
+    const { code, out } = await subops(['unsuspend', '--service-id', '101']);
+    expect(code).toBe(0);
+    expect(out).toBe('Nothing to do: service #101 (Standard Monthly) of client #1001 is not suspended (status Active). Nothing was changed.\n');
+    expect(writes()).toEqual([]);
   });
 
   it('an unknown service is exit 2 naming --service-id', async () => {

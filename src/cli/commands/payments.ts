@@ -6,13 +6,17 @@ import { csvHeader, csvLine, renderPaymentSummary } from '../render.js';
 import { formatMoney } from '../../services/money.js';
 import { validatePaymentInput } from '../../services/payments.js';
 import { clientDisplayName } from '../../services/uisp/crm-client.js';
+import { paymentAudit, paymentFailureAudit } from '../../services/audit-records.js';
+import { auditedFailure, openCliAudit } from '../audit.js';
+import { clientJson, paymentJson, type RecordedPaymentJson } from '../json.js';
 
 export const paymentsHelp = `Usage: subops payments [--client-id <id>] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--limit <n>] [--json | --csv]
        subops payments add --client-id <id> --amount <n> [--method <id or name>] [--note <text>]
 
 Lists payments newest first with totals per currency. Without dates: the last 30 days for all
 clients, or a client's whole history. --csv prints a header line then one line per payment;
---json one JSON object per payment per line. \`payments add\` records a payment.`;
+--json one payment object per line (README: JSON output). \`payments add\` records a payment
+(--json: one object with the payment and its client).`;
 
 export async function payments(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'add') return addPayment(argv.slice(1), io);
@@ -35,7 +39,9 @@ export async function payments(argv: string[], io: CliIo): Promise<number> {
     if (values.csv || values.json) {
       const stream = service.stream(query);
       if (values.csv) writeLine(io.stdout, csvHeader());
-      for await (const payment of stream) writeLine(io.stdout, values.csv ? csvLine(payment) : JSON.stringify(payment));
+      // Method names are a nicety: without them each payment still carries its method id.
+      const methods = values.json ? await service.listMethods().catch(() => []) : [];
+      for await (const payment of stream) writeLine(io.stdout, values.csv ? csvLine(payment) : JSON.stringify(paymentJson(payment, methods)));
       return EXIT.ok;
     }
     const summary = await service.summarize({ ...query, show });
@@ -62,11 +68,21 @@ async function addPayment(argv: string[], io: CliIo): Promise<number> {
   validatePaymentInput(input); // before connecting: bad input never reaches UISP
   const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
   try {
-    const { payment, client, method } = await connection.services.payments.record(input);
-    if (values.json) writeLine(io.stdout, JSON.stringify(payment));
+    const audit = await openCliAudit(io, connection.config.logLevel);
+    let recorded;
+    try {
+      recorded = await connection.services.payments.record(input);
+    } catch (error) {
+      const failure = auditedFailure(error);
+      if (failure) await audit.record(paymentFailureAudit(input, failure));
+      throw error;
+    }
+    const { payment, client, method } = recorded;
+    if (values.json) writeLine(io.stdout, JSON.stringify({ payment: paymentJson(payment, method ? [method] : []), client: clientJson(client) } satisfies RecordedPaymentJson));
     else {
       writeLine(io.stdout, `Recorded payment #${payment.id}: ${formatMoney(payment.amount, payment.currencyCode)} from client #${client.id} ${clientDisplayName(client)}${method ? ` by ${method.name}` : ''}.`);
     }
+    await audit.record(paymentAudit(recorded));
     return EXIT.ok;
   } finally {
     await connection.close();

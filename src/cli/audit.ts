@@ -1,0 +1,71 @@
+/**
+ * The CLI's audit trail: the same records as the Slack app's, naming the operating-system user and
+ * "CLI". The structured log line goes to stderr (stdout stays the command's output, so `--json` stays
+ * parseable); when SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID are set the record is also posted to the audit
+ * channel, through the same Slack API base as the bot (SLACK_API_URL). A Slack failure never fails the
+ * write: it is said in one line on stderr.
+ */
+import { userInfo } from 'node:os';
+import { loadAuditChannelConfig, type AuditChannelConfig } from '../config.js';
+import { Auditor, logAuditSink, type AuditActor, type AuditEntry, type AuditSink } from '../services/audit.js';
+import type { FailureNote } from '../services/audit-records.js';
+import { InputError } from '../services/errors.js';
+import { changeNotice, UispError } from '../services/uisp/errors.js';
+import { createLogger } from '../logging.js';
+import { errorSummary } from '../slack/errors.js';
+import { writeLine, type CliIo } from './io.js';
+
+/**
+ * What a failed write tells the audit trail; undefined for bad input, which stops before any write
+ * (the Slack app draws the same line).
+ */
+export function auditedFailure(error: unknown): FailureNote | undefined {
+  if (error instanceof InputError) return undefined;
+  if (error instanceof UispError) return { message: error.message, changed: changeNotice(error) };
+  return { message: 'unexpected error', changed: 'Check UISP: the change may or may not have been applied.' };
+}
+
+export interface CliAudit {
+  record(entry: AuditEntry): Promise<void>;
+}
+
+/** The person at the terminal, as the operating system knows them. */
+export function cliActor(env: CliIo['env']): AuditActor {
+  let username: string | undefined;
+  try {
+    username = userInfo().username;
+  } catch {
+    // No passwd entry (some containers): fall back to what the shell says.
+    username = env.USER ?? env.USERNAME;
+  }
+  return { via: 'cli', username: username || 'unknown' };
+}
+
+/** Reads the audit settings (a bad value is a ConfigError, exit 2) and wires the sinks. */
+export async function openCliAudit(io: CliIo, logLevel: string): Promise<CliAudit> {
+  const channel = loadAuditChannelConfig(io.env);
+  const logger = createLogger(logLevel, io.stderr);
+  const sinks: AuditSink[] = [logAuditSink(logger)];
+  if (channel) sinks.push(await slackSink(channel, logger));
+  const auditor = new Auditor(sinks, (sink, error) => {
+    if (sink !== 'slack') return;
+    // Slack's error code (e.g. not_in_channel) or the transport's message: never the request, so never the token.
+    const { slackError, message } = errorSummary(error);
+    writeLine(io.stderr, `Warning: the audit record was not posted to Slack channel ${channel?.channelId} (${slackError ?? message}). The change itself stands; the audit line above is in the log.`);
+  });
+  const actor = cliActor(io.env);
+  return { record: (entry) => auditor.record({ ...entry, actor }) };
+}
+
+/** Bolt (and its WebClient) load only when the audit channel is configured: most CLI runs never need them. */
+async function slackSink(channel: AuditChannelConfig, logger: ReturnType<typeof createLogger>): Promise<AuditSink> {
+  const [{ webApi }, { boltLogger }, { slackAuditSink }] = await Promise.all([import('@slack/bolt'), import('../slack/logging.js'), import('../slack/audit.js')]);
+  const client = new webApi.WebClient(channel.botToken, {
+    ...(channel.apiUrl && { slackApiUrl: `${channel.apiUrl}/` }),
+    logger: boltLogger(logger),
+    // A person is waiting at the terminal: a few quick retries, not the default half hour.
+    retryConfig: { retries: 2, factor: 2, minTimeout: 250, maxTimeout: 2_000 },
+    timeout: 10_000,
+  });
+  return slackAuditSink(client, channel.channelId);
+}
