@@ -141,6 +141,8 @@ function clientServices(action: SuspensionAction, { client, services }: { client
     );
   } else {
     blocks.push(context(`No service of client #${client.id} ${escapeMrkdwn(name)} can be ${WORDS[action].done}.`));
+    // The picked service may have changed state since it was offered: its problem still shows.
+    if (problems.clientService) blocks.push(problem(escapeMrkdwn(problems.clientService)));
   }
   if (others.length) {
     const lines = others.map(({ service, applies }) => `${escapeMrkdwn(describe(service))}: ${applies ? `use \`/${applies} ${service.id}\`` : 'neither suspend nor unsuspend applies'}`);

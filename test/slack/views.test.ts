@@ -58,6 +58,14 @@ const modals = {
     client: { client: f.client, services: f.services.map((service, i) => ({ service, applies: (['suspend', 'unsuspend', undefined] as const)[i % 3] })) },
     statusLabel,
   }),
+  'suspend form, picked service no longer offered': suspensionForm({
+    action: 'suspend',
+    origin: f.origin,
+    reasons: f.reasons,
+    client: { client: f.client, services: [{ service: f.services[0]!, applies: 'unsuspend' }] },
+    problems: { clientService: f.HOSTILE },
+    statusLabel,
+  }),
   'suspend form, reasons unavailable': suspensionForm({ action: 'suspend', origin: f.origin, reasons: 'unavailable', notice: f.HOSTILE, statusLabel }),
   'unsuspend form, client without services': suspensionForm({ action: 'unsuspend', origin: f.origin, reasons: 'loading', client: { client: f.client, services: [] }, statusLabel }),
   'suspend checking': suspensionChecking('suspend'),
@@ -129,6 +137,11 @@ describe('modals', () => {
     const text = JSON.stringify(view);
     expect(text).toContain('use `/unsuspend 201`');
     expect(text).toContain('(Suspended): neither suspend nor unsuspend applies');
+  });
+
+  it('a picked service that is no longer offered keeps its problem on the form', () => {
+    const view = modals['suspend form, picked service no longer offered'];
+    expect(JSON.stringify(view.blocks)).toContain('"text":":warning: &lt;!channel&gt; &amp; &lt;@U999&gt;');
   });
 
   it('option lists are capped at Slack’s 100 and option texts at 75 characters', () => {
