@@ -3,8 +3,8 @@
  * repository. Give it a folder holding the upstream files at the paths listed in REFERENCES (the
  * layout test/fixtures/SOURCES.md describes, one folder per upstream repository):
  *
- *   npx tsx scripts/reference-fixtures.ts <references folder>          write the fixtures
- *   npx tsx scripts/reference-fixtures.ts <references folder> --check  exit 1 if any fixture differs
+ *   npm run fixtures -- <references folder>          write the fixtures
+ *   npm run fixtures -- <references folder> --check  exit 1 if any fixture differs
  *
  * Vendored files are copied byte for byte; the others are reduced to the facts the tests use.
  */
@@ -92,7 +92,7 @@ function main(args: string[]): number {
   const check = args.includes('--check');
   const [references] = args.filter((arg) => arg !== '--check');
   if (!references) {
-    process.stderr.write('usage: npx tsx scripts/reference-fixtures.ts <references folder> [--check]\n');
+    process.stderr.write('usage: npm run fixtures -- <references folder> [--check]\n');
     return 2;
   }
   let stale = 0;
