@@ -12,7 +12,7 @@ export function parseFlags<T extends FlagSpec>(argv: string[], spec: T, position
   } catch (error) {
     if (error instanceof UsageError) throw error;
     // parseArgs messages already name the flag ("Unknown option '--x'", "Option '--y <value>' argument missing").
-    throw new UsageError((error as Error).message.split('\n')[0]!);
+    throw new UsageError((error as Error).message.split('\n')[0]);
   }
 }
 

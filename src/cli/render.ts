@@ -38,11 +38,11 @@ const CSV_COLUMNS = ['id', 'createdDate', 'clientId', 'amount', 'currencyCode', 
 
 export const csvHeader = () => CSV_COLUMNS.join(',');
 
-export function csvLine(payment: Partial<Record<(typeof CSV_COLUMNS)[number], unknown>>): string {
+export function csvLine(payment: Partial<Record<(typeof CSV_COLUMNS)[number], string | number | null>>): string {
   return CSV_COLUMNS.map((column) => csvCell(payment[column])).join(',');
 }
 
-function csvCell(value: unknown): string {
+function csvCell(value: string | number | null | undefined): string {
   if (value === null || value === undefined) return '';
   const text = String(value);
   // Quote when needed; prefix formula-looking cells so a spreadsheet never executes a note.

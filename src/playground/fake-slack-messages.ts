@@ -96,7 +96,7 @@ export class FakeMessages {
     const message = this.find(channel, String(args.ts));
     if (!message) return apiError('message_not_found');
     // chat.update keeps whatever the call leaves out; an empty array is how blocks get removed.
-    Object.assign(message, content(args), args.text === undefined ? {} : { text: String(args.text) });
+    Object.assign(message, content(args), typeof args.text === 'string' ? { text: args.text } : {});
     message.edited = { user: this.identity.botUserId, ts: this.clock.next() };
     // Slack's chat.update echoes the message without its ts fields; the ts is at the top level.
     const { ts: _ts, thread_ts: _threadTs, parent_user_id: _parent, ...updated } = this.asReturned(message);

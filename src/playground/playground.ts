@@ -46,7 +46,7 @@ export interface Playground {
   sender: SlackSender;
   statuses: ServiceStatusTable;
   /** UISP requests in flight, and when the last one started or ended. */
-  uispActivity(): BackendActivity;
+  uispActivity: () => BackendActivity;
   close(): Promise<void>;
 }
 

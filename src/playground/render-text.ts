@@ -76,7 +76,7 @@ export function renderBlock(block: Json, names: DisplayNames): string[] {
     case 'actions':
       return [elementsOf(block).map((element) => renderInteractive(element, names)).join(' ')];
     case 'image':
-      return [`[image: ${String(block.alt_text ?? '')}]`];
+      return [`[image: ${typeof block.alt_text === 'string' ? block.alt_text : ''}]`];
     default:
       return [`[${String(block.type)} block]`];
   }
@@ -101,7 +101,7 @@ function renderField(field: unknown, names: DisplayNames): string {
 }
 
 function renderContextElement(element: Json, names: DisplayNames): string {
-  return element.type === 'image' ? `[${String(element.alt_text ?? 'image')}]` : renderTextObject(element, names);
+  return element.type === 'image' ? `[${typeof element.alt_text === 'string' ? element.alt_text : 'image'}]` : renderTextObject(element, names);
 }
 
 /** Buttons as `[Text]`, selects and other controls by their placeholder. */

@@ -191,7 +191,7 @@ interface FoundElement {
 function findActionElement(blocks: unknown, actionId: string): FoundElement | undefined {
   if (!Array.isArray(blocks)) return undefined;
   for (const block of blocks.filter(isRecord)) {
-    const candidates = [...(Array.isArray(block.elements) ? block.elements : []), block.accessory, block.element];
+    const candidates: unknown[] = [...(Array.isArray(block.elements) ? (block.elements as unknown[]) : []), block.accessory, block.element];
     const element = candidates.find((candidate) => isRecord(candidate) && candidate.action_id === actionId);
     if (isRecord(element)) return { blockId: stringField(block, 'block_id'), element };
   }

@@ -357,5 +357,5 @@ function identityOf(view: Json): Json {
 /** Buttons of a message, in actions blocks or as section accessories. */
 function buttonsOf(blocks: unknown): Json[] {
   if (!Array.isArray(blocks)) return [];
-  return blocks.filter(isRecord).flatMap((block) => [...(Array.isArray(block.elements) ? block.elements : []), block.accessory].filter((element): element is Json => isRecord(element) && element.type === 'button'));
+  return blocks.filter(isRecord).flatMap((block) => [...(Array.isArray(block.elements) ? (block.elements as unknown[]) : []), block.accessory].filter((element): element is Json => isRecord(element) && element.type === 'button'));
 }

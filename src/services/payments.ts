@@ -78,7 +78,7 @@ export class PaymentService {
    */
   async clientNames(payments: Payment[], known: Client[] = []): Promise<Map<number, string>> {
     const ids = [...new Set(payments.map((p) => p.clientId).filter((id): id is number => id != null))];
-    const read = await Promise.allSettled(ids.map((id) => known.find((c) => c.id === id) ?? this.crm.getClient(id)));
+    const read = await Promise.allSettled(ids.map(async (id) => known.find((c) => c.id === id) ?? this.crm.getClient(id)));
     return new Map(read.flatMap((r) => (r.status === 'fulfilled' ? [[r.value.id, clientDisplayName(r.value)] as const] : [])));
   }
 

@@ -1,8 +1,8 @@
 /**
  * CRM v1.0 endpoints: clients, services, suspension, plans, payment methods and payments. Behaviour follows
- * ../shared/spec/interface.md, with the CRM API Blueprint filling the gaps: request bodies are parsed with
- * the writable shapes below, so fields UISP treats as read-only (a client's tags; a service's status,
- * activeFrom and invoicingStart on update) are silently dropped.
+ * the interface spec, with the UISP CRM API Blueprint (origin in test/fixtures/SOURCES.md) filling the
+ * gaps: request bodies are parsed with the writable shapes below, so fields UISP treats as read-only
+ * (a client's tags; a service's status, activeFrom and invoicingStart on update) are silently dropped.
  */
 import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';

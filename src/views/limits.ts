@@ -1,7 +1,8 @@
 /**
  * Slack's Block Kit and message limits, in one place. Builders clip and page through these so a long
  * client name or a busy payment history never turns into an `invalid_blocks` error at runtime.
- * Sources: docs.slack.dev/reference/block-kit and the schema in ../shared/slack/slack-block-kit-validator.
+ * Sources: docs.slack.dev/reference/block-kit and the TightknitAI/slack-block-kit-validator JSON Schema
+ * (vendored in test/fixtures/slack, which the view tests validate against).
  */
 export const LIMITS = {
   messageBlocks: 50,

@@ -12,9 +12,15 @@ const clientOf = (token: string | undefined, options: webApi.WebClientOptions = 
   // No retries, so an injected failure surfaces at once instead of being retried for minutes.
   new WebClient(token, { slackApiUrl: fake.apiUrl, logger: quiet, retryConfig: { retries: 0 }, ...options });
 
-const SAMPLES = new URL('../../../shared/slack/java-slack-sdk/json-logs/samples/api/', import.meta.url);
-const sample = (method: string): Record<string, unknown> =>
-  JSON.parse(readFileSync(new URL(`${method}.json`, SAMPLES), 'utf8')) as Record<string, unknown>;
+// The java-slack-sdk's Web API response samples, arrays emptied (see test/fixtures/SOURCES.md).
+const SHAPES = JSON.parse(readFileSync(new URL('../fixtures/slack/web-api-response-shapes.json', import.meta.url), 'utf8')) as {
+  methods: Record<string, Record<string, unknown>>;
+};
+const sample = (method: string): Record<string, unknown> => {
+  const shape = SHAPES.methods[method];
+  if (!shape) throw new Error(`no response shape for ${method} in test/fixtures/slack/web-api-response-shapes.json`);
+  return shape;
+};
 
 /**
  * Paths of keys in `actual` that Slack's observed response shape (`shape`) never has. An empty

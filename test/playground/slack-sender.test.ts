@@ -7,7 +7,8 @@ import { startFakeSlack, type FakeSlack, type RecordedResponse } from '../../src
 import { signSlackRequest, SlackSender } from '../../src/playground/slack-sender.js';
 
 const SIGNING_SECRET = 'playground-signing-secret';
-const SAMPLES = new URL('../../../shared/slack/java-slack-sdk/json-logs/samples/app-backend/', import.meta.url);
+// The java-slack-sdk's inbound payload samples (see test/fixtures/SOURCES.md).
+const SAMPLES = new URL('../fixtures/slack/java-slack-sdk/json-logs/samples/app-backend/', import.meta.url);
 const sampleKeys = (path: string): string[] => Object.keys(JSON.parse(readFileSync(new URL(path, SAMPLES), 'utf8')) as object);
 
 const activateModal: types.ModalView = {

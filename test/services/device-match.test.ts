@@ -8,7 +8,7 @@ const device = (id: string, fields: Partial<Device['identification']> & { ipAddr
     identification: { id, name: null, hostname: null, displayName: null, mac: null, ip: null, model: null, authorized: null, site: null, ...identification },
     ipAddress,
     overview: null,
-  } as Device;
+  };
 };
 
 describe('device queries', () => {

@@ -1,6 +1,7 @@
 /**
- * Block Kit validation for tests: the third-party JSON Schema in ../shared/slack/slack-block-kit-validator
- * (draft 2020-12) plus the limits it leaves out (50 blocks per message).
+ * Block Kit validation for tests: the third-party JSON Schema of TightknitAI/slack-block-kit-validator
+ * (draft 2020-12, vendored in test/fixtures/slack; see test/fixtures/SOURCES.md) plus the limits it
+ * leaves out (50 blocks per message).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +10,7 @@ import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
 import { LIMITS } from '../../src/views/limits.js';
 
-const schemaPath = fileURLToPath(new URL('../../../shared/slack/slack-block-kit-validator/src/slack-block-kit.schema.json', import.meta.url));
+const schemaPath = fileURLToPath(new URL('../fixtures/slack/slack-block-kit-validator/src/slack-block-kit.schema.json', import.meta.url));
 const schema = JSON.parse(readFileSync(schemaPath, 'utf8')) as { $id: string };
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });

@@ -1,5 +1,6 @@
 /**
- * manifest.yml is a valid app manifest (Slack's own JSON Schema, loaded offline) and declares exactly
+ * manifest.yml is a valid app manifest (Slack's own JSON Schema from slackapi/manifest-schema, vendored in
+ * test/fixtures/slack/manifest-schema) and declares exactly
  * the slash commands the app registers, with the same descriptions and usage hints.
  */
 import { readFileSync } from 'node:fs';
@@ -11,8 +12,8 @@ import { parse } from 'yaml';
 import { SLASH_COMMANDS } from '../../src/commands/index.js';
 
 const read = (path: string) => readFileSync(fileURLToPath(new URL(path, import.meta.url)), 'utf8');
-const schemas = '../../../shared/slack/manifest-schema/';
-// The root schema $refs the versioned schemas by their GitHub URLs; register the local copies under them.
+const schemas = '../fixtures/slack/manifest-schema/';
+// The root schema $refs the versioned schemas by their GitHub URLs; register the vendored copies under them.
 const VERSIONED_URL = 'https://raw.githubusercontent.com/slackapi/manifest-schema/v0.5.0/schemas/';
 
 const manifest = parse(read('../../manifest.yml')) as {

@@ -25,7 +25,7 @@ describe('/payments', () => {
     const text = shown(answer);
     expect(text).toContain('Latest payments');
     expect(text).toMatch(/\*Totals\*\\n• \*GYD [\d,]+\.\d\d\* in \d+ payments?/);
-    expect(text).toMatch(/`\d{4}-\d\d-\d\d`  #\d+ [A-Z]/);
+    expect(text).toMatch(/`\d{4}-\d\d-\d\d` {2}#\d+ [A-Z]/);
     expect(paymentPages().length).toBeGreaterThan(0);
     for (const page of paymentPages()) expect(Number(page.query.limit)).toBeLessThanOrEqual(500);
     expect(h.fake.callsTo('chat.postMessage')).toEqual([]);

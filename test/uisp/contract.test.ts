@@ -1,13 +1,14 @@
 /**
  * Contract: every request CrmClient and NmsClient make (method + path) is documented by the interface
- * spec, the NMS Swagger or the CRM API Blueprint in ../shared. Every public client method is driven
- * against a recording MockAgent; the recorded requests are then looked up in the catalogues.
+ * spec, the UISP NMS Swagger or the UISP CRM API Blueprint (their endpoint catalogues are in
+ * test/fixtures/uisp/endpoints.json). Every public client method is driven against a recording
+ * MockAgent; the recorded requests are then looked up in the catalogues.
  */
 import type { MockCallHistoryLog } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrmClient } from '../../src/services/uisp/crm-client.js';
 import { NmsClient } from '../../src/services/uisp/nms-client.js';
-import { CRM_PREFIX, findEndpoint, loadCatalogues, NMS_PREFIX, parseBlueprint, parseSpec, parseSwagger, pathMatches, type Catalogue } from './api-catalogue.js';
+import { CRM_PREFIX, endpointsOf, findEndpoint, loadCatalogues, NMS_PREFIX, pathMatches, type Catalogue } from './api-catalogue.js';
 import { createHarness, fixtures, JSON_HEADERS, type Harness } from './support.js';
 
 const catalogues: Catalogue[] = loadCatalogues();
@@ -87,9 +88,9 @@ afterAll(async () => {
 const allCalls = () => [...recorded.values()].flat();
 const describeCall = (call: MockCallHistoryLog) => `${call.method} ${call.path}`;
 
-describe('the catalogues parse', () => {
+describe('the catalogues', () => {
   it('the spec tables give the endpoints of section 4, plus the PATCH on a client stated in prose', () => {
-    expect(parseSpec().map((e) => `${e.method} ${e.path}`)).toEqual([
+    expect(endpointsOf(catalogues, 'spec').map((e) => `${e.method} ${e.path}`)).toEqual([
       'GET /crm/api/v1.0/clients',
       'GET /crm/api/v1.0/clients/{id}',
       'POST /crm/api/v1.0/clients',
@@ -108,7 +109,7 @@ describe('the catalogues parse', () => {
   });
 
   it('the CRM blueprint yields resource actions, own-path actions and level-1 action headings', () => {
-    const apib = parseBlueprint().map((e) => `${e.method} ${e.path}`);
+    const apib = endpointsOf(catalogues, 'crm-blueprint').map((e) => `${e.method} ${e.path}`);
     expect(apib.length).toBeGreaterThan(300);
     expect(apib).toEqual(
       expect.arrayContaining([
@@ -131,15 +132,15 @@ describe('the catalogues parse', () => {
   });
 
   it('blueprint query templates are kept as documented query names', () => {
-    const payments = parseBlueprint().find((e) => e.method === 'GET' && e.path === `${CRM_PREFIX}/payments`);
+    const payments = endpointsOf(catalogues, 'crm-blueprint').find((e) => e.method === 'GET' && e.path === `${CRM_PREFIX}/payments`);
     expect(payments?.query).toEqual(expect.arrayContaining(['limit', 'offset', 'clientId', 'order', 'direction']));
   });
 
   it('the NMS swagger yields basePath-prefixed operations', () => {
-    const swagger = parseSwagger().map((e) => `${e.method} ${e.path}`);
+    const swagger = endpointsOf(catalogues, 'nms-swagger').map((e) => `${e.method} ${e.path}`);
     expect(swagger).toEqual(expect.arrayContaining([`POST ${NMS_PREFIX}/devices/{id}/authorize`, `GET ${NMS_PREFIX}/devices/discovered`, `POST ${NMS_PREFIX}/sites`]));
     expect(swagger.every((e) => e.includes(` ${NMS_PREFIX}/`))).toBe(true);
-    const authorize = parseSwagger().find((e) => e.method === 'POST' && e.path === `${NMS_PREFIX}/devices/{id}/authorize`);
+    const authorize = endpointsOf(catalogues, 'nms-swagger').find((e) => e.method === 'POST' && e.path === `${NMS_PREFIX}/devices/{id}/authorize`);
     expect(authorize?.bodyFields).toEqual(['siteId']);
   });
 

@@ -29,7 +29,8 @@ export function register(app: App, deps: ListenerDeps): void {
       request,
       startedBy,
       origin: { channelId, userId: body.user.id, ...(body.response_url && { responseUrl: body.response_url }) },
-      parentTs: failureReply.thread_ts ?? failureReply.ts,
+      // Bolt types a message's extra fields as any: thread_ts is a string when the reply is in a thread.
+      parentTs: typeof failureReply.thread_ts === 'string' ? failureReply.thread_ts : failureReply.ts,
     });
   });
 }

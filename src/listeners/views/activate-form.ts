@@ -21,7 +21,7 @@ export function register(app: App, deps: ListenerDeps): void {
     const values = readInputs(view.state.values);
     const validation = validateActivationRequest(values);
     if (!validation.ok) {
-      await ack({ response_action: 'errors', errors: validation.errors as Record<string, string> });
+      await ack({ response_action: 'errors', errors: validation.errors });
       return;
     }
     const { request } = validation;

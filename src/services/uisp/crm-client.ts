@@ -1,6 +1,6 @@
 /**
- * CRM v1.0 client: clients, services, suspension, plans and payments. Paths follow
- * ../shared/spec/interface.md first and the CRM API Blueprint where the spec is silent.
+ * CRM v1.0 client: clients, services, suspension, plans and payments. Paths follow the interface spec
+ * first and the UISP CRM API Blueprint where the spec is silent (origins in test/fixtures/SOURCES.md).
  */
 import { z } from 'zod';
 import { UispNotFoundError } from './errors.js';

@@ -116,7 +116,7 @@ export class UispHttp {
     let response: Dispatcher.ResponseData;
     try {
       response = await request(url, {
-        method: method as Dispatcher.HttpMethod,
+        method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         dispatcher: this.options.dispatcher,

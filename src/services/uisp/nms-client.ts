@@ -1,6 +1,6 @@
 /**
  * NMS v2.1 client: devices (authorized and discovered), sites, and device authorization.
- * Endpoints the spec leaves out come from the NMS Swagger in ../shared/uisp.
+ * Endpoints the spec leaves out come from the UISP NMS API Swagger (origin in test/fixtures/SOURCES.md).
  */
 import { z } from 'zod';
 import { UispRejectedError } from './errors.js';

@@ -1,7 +1,8 @@
 /**
- * zod schemas for every UISP response field SubOps reads. Shapes follow the CRM API Blueprint and the
- * NMS Swagger in ../shared/uisp; unknown fields pass through untouched (`looseObject`) so a newer UISP
- * with more fields still parses, while a missing or mistyped field we rely on fails loudly at the boundary.
+ * zod schemas for every UISP response field SubOps reads. Shapes follow the UISP CRM API Blueprint and
+ * the UISP NMS API Swagger (origins in test/fixtures/SOURCES.md); unknown fields pass through untouched
+ * (`looseObject`) so a newer UISP with more fields still parses, while a missing or mistyped field we
+ * rely on fails loudly at the boundary.
  */
 import { z } from 'zod';
 
