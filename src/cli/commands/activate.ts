@@ -3,15 +3,30 @@ import { parseFlags } from '../args.js';
 import { connect } from '../../connect.js';
 import { EXIT, UsageError, writeLine, type CliIo } from '../io.js';
 import { renderEvent } from '../render.js';
+import type { ActivationResult } from '../../services/activation/types.js';
+
+/** 0 done (also already done or planned), 2 an explicit client id of another name (bad input), 1 any other refusal or failure. */
+function exitCode(result: ActivationResult | undefined): number {
+  if (!result || result.outcome === 'failed') return result?.error?.code === 'client-name-mismatch' ? EXIT.usage : EXIT.failed;
+  return EXIT.ok;
+}
 
 export const activateHelp = `Usage: subops activate --device <ip|mac|name> --first-name <name> --last-name <name>
-                       [--client-id <id>] [--email <email>] [--phone <phone>] [--dry-run] [--json]
+                       [--client-id <id>] [--email <email>] [--phone <phone>] [--yes] [--dry-run] [--json]
 
 Runs the customer activation workflow: finds the device in the authorized and discovered
 lists, reuses or creates the CRM client (names in Title Case), replaces a Quoted or Obsolete
 service with an Active monthly one, reuses or creates the NMS site, authorizes the device, and
 reminds you of the manual CRM-NMS link. Re-running after a failure never duplicates anything.
 
+Refused (exit 1, nothing written): a device that is not a subscriber station (AP, router,
+switch...), or whose role NMS does not report; a client with a suspended service. Refused as bad
+input (exit 2): a --client-id whose CRM name is not the one typed. A name that matches only an
+archived client, or several clients, is reported with their ids instead of creating a duplicate.
+
+  --yes       confirm moving the device off another client's site (or a site of unknown
+              owner) onto this client's site; without it such an activation stops (exit 1)
+              and names that site and its client. The other client's records are left alone.
   --dry-run   read everything and print the plan; write nothing
   --json      one JSON object per line per event, the last one the result`;
 
@@ -32,6 +47,7 @@ export async function activate(argv: string[], io: CliIo): Promise<number> {
     'client-id': { type: 'string' },
     email: { type: 'string' },
     phone: { type: 'string' },
+    yes: { type: 'boolean' },
     'dry-run': { type: 'boolean' },
     json: { type: 'boolean' },
   });
@@ -50,13 +66,15 @@ export async function activate(argv: string[], io: CliIo): Promise<number> {
   }
   const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
   try {
-    let outcome = 'failed';
-    for await (const event of connection.services.activation.run(validation.request, { dryRun: values['dry-run'] ?? false })) {
+    let result: ActivationResult | undefined;
+    const options = { dryRun: values['dry-run'] ?? false, ...(values.yes && { confirm: { moveFrom: 'any' } }) };
+    for await (const event of connection.services.activation.run(validation.request, options)) {
       if (values.json) writeLine(io.stdout, JSON.stringify(event));
       else for (const line of renderEvent(event)) writeLine(io.stdout, line);
-      if (event.type === 'result') outcome = event.outcome;
+      if (event.type === 'result') result = event;
     }
-    return outcome === 'failed' ? EXIT.failed : EXIT.ok;
+    if (!values.json && result?.error?.code === 'device-in-use') writeLine(io.stdout, '  --yes moves the device off that site onto this client\'s site.');
+    return exitCode(result);
   } finally {
     await connection.close();
   }
