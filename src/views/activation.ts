@@ -76,7 +76,8 @@ export function activationConfirm(origin: Origin, request: ActivationRequest, pl
   if (move) {
     blocks.push(
       section(
-        `:warning: *${escapeMrkdwn(plan.device.name)} is in use on another client's site.* It is authorized on site *${escapeMrkdwn(move.site.name)}* of ${escapeMrkdwn(describeOwner(move.client))}. ` +
+        `:warning: *${escapeMrkdwn(plan.device.name)} is in use on ${move.client.id === null ? 'a customer site of unknown owner' : "another client's site"}.* ` +
+          `It is authorized on site *${escapeMrkdwn(move.site.name)}* ${move.client.id === null ? '(no CRM client is bound to it)' : `of ${escapeMrkdwn(describeOwner(move.client))}`}. ` +
           `Confirming moves it to ${escapeMrkdwn(targetName(plan))}'s site; that client's records (client, services, site) are left as they are.`,
       ),
     );

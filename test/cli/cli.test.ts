@@ -98,7 +98,7 @@ describe('subops activate', () => {
   it("a station on another client's site: exit 1 naming the site and its client and --yes; nothing written", async () => {
     const { code, out } = await subops(['activate', '--device', '10.20.1.77', '--first-name', 'ada', '--last-name', 'lovelace']);
     expect(code).toBe(1);
-    expect(out).toContain('✗ authorize    cpe-hope is authorized on site "Leon Hope" (client #1007 Leon Hope), another client\'s site: moving it needs your explicit confirmation. Nothing was changed.');
+    expect(out).toContain('✗ authorize    cpe-hope is authorized on site "Leon Hope" (client #1007 Leon Hope), which is not this client\'s site: moving it needs your explicit confirmation. Nothing was changed.');
     expect(out).toContain("--yes moves the device off that site onto this client's site.");
     expect(writes()).toEqual([]);
   });

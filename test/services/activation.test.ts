@@ -295,7 +295,7 @@ describe('devices already in use', () => {
     uisp = await startUisp({ now: NOW });
     const { steps, result } = await run({ device: '10.20.1.77', firstName: 'ada', lastName: 'lovelace' });
     expect(result).toMatchObject({ outcome: 'failed', error: { code: 'device-in-use' }, done: [], plan: { move: { site: { id: HOPE_SITE, name: 'Leon Hope' }, client: { id: 1007, name: 'Leon Hope' } } } });
-    expect(result.message).toBe('Activation failed at the authorize step: cpe-hope is authorized on site "Leon Hope" (client #1007 Leon Hope), another client\'s site: moving it needs your explicit confirmation. Nothing was changed.');
+    expect(result.message).toBe('Activation failed at the authorize step: cpe-hope is authorized on site "Leon Hope" (client #1007 Leon Hope), which is not this client\'s site: moving it needs your explicit confirmation. Nothing was changed.');
     expect(steps).toEqual([expect.objectContaining({ step: 'authorize', status: 'failed' })]);
     expect(uisp.writes()).toEqual([]);
   });

@@ -35,7 +35,7 @@ import type {
 } from './types.js';
 
 /** The one role NMS gives a subscriber CPE (the Swagger's enum also has ap, router, switch, gateway, ptp…). */
-export const SUBSCRIBER_ROLE = 'station';
+const SUBSCRIBER_ROLE = 'station';
 
 /** Written into the note of sites SubOps creates, so a re-run finds the site before the manual CRM link exists. */
 export const siteMarker = (clientId: number) => `subops:crm-client=${clientId}`;
@@ -52,7 +52,7 @@ function markedClientId(site: Site): number | null {
 }
 
 /** The CRM client id an NMS site is bound to (CRM binding first, then SubOps' marker), or null. */
-export function siteClientId(site: Site): number | null {
+function siteClientId(site: Site): number | null {
   const bound = site.ucrm?.client?.id ?? site.description?.ucrmId;
   if (bound != null && /^\d+$/.test(bound)) return Number(bound);
   return markedClientId(site);

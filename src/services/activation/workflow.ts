@@ -284,7 +284,7 @@ function planToRun(decision: ActivationDecision, confirm: ActivationConfirmation
   if (move && !dryRun && confirm.moveFrom !== 'any' && confirm.moveFrom !== move.site.id) {
     throw new ActivationFailure(
       'device-in-use',
-      `${plan.device.name} is authorized on site ${describeMove(move)}, another client's site: moving it needs your explicit confirmation. Nothing was changed.`,
+      `${plan.device.name} is authorized on site ${describeMove(move)}, which is not this client's site: moving it needs your explicit confirmation. Nothing was changed.`,
       [],
       plan,
     );
