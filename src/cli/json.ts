@@ -64,6 +64,8 @@ export type ActivationEventJson =
       client: ClientJson | null;
       service: ServiceJson | null;
       site: SiteJson | null;
+      /** Set when the run moved the device off another client's endpoint site (confirmed with --yes). */
+      movedFrom: { site: SiteJson; client: { id: number | null; name: string | null } } | null;
       crmClientUrl: string | null;
       done: string[];
       notDone: string[];
@@ -113,6 +115,7 @@ export function activationEventJson(event: ActivationEvent, label: StatusLabelle
     client: event.client ? clientJson(event.client) : null,
     service: event.service ? serviceJson(event.service, label, event.client?.id ?? null) : null,
     site: event.site ? { id: event.site.id, name: event.site.name } satisfies SiteJson : null,
+    movedFrom: event.movedFrom ? { site: { id: event.movedFrom.site.id, name: event.movedFrom.site.name }, client: { id: event.movedFrom.client.id, name: event.movedFrom.client.name } } : null,
     crmClientUrl: event.crmClientUrl ?? null,
     done: event.done,
     notDone: event.notDone,

@@ -22,6 +22,7 @@ export function activationAudit(request: ActivationRequest, result: ActivationRe
       ...(result.client && { clientId: result.client.id }),
       ...(result.service && { serviceId: result.service.id }),
       ...(result.site && { siteId: result.site.id }),
+      ...(result.movedFrom && { movedFromSiteId: result.movedFrom.site.id }),
     },
     result: result.outcome,
     ok: result.outcome !== 'failed',

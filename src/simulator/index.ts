@@ -21,7 +21,8 @@
  * **Linden Tower** `e5b7d9f1-3c5e-4a7b-9d1f-2b4d6f8a0c45` (inactive, empty). Endpoint sites linked to CRM
  * clients (ucrm.client.id and description.ucrmId): **Marcus Baptiste** `1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c56`
  * (client 1001, under Diamond), **Ravi Persaud** `2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d67` (1005, under Enmore),
- * **Bartica Marine Supplies** `3c4d5e6f-7a8b-4c9d-8e1f-2a3b4c5d6e78` (1006, under Parika).
+ * **Bartica Marine Supplies** `3c4d5e6f-7a8b-4c9d-8e1f-2a3b4c5d6e78` (1006, under Parika), **Leon Hope**
+ * `4d5e6f7a-8b9c-4dae-9f10-3b4c5d6e7f89` (1007, archived client, under Diamond; its radio is still there).
  *
  * Devices, authorized list (`GET /devices`):
  * | name | IP (`ipAddress`) | MAC | model | site |
@@ -33,6 +34,10 @@
  * | cpe-baptiste | 10.20.1.21/24 | B4:FB:E4:1A:2B:21 | LBE-5AC-Gen2 station | Marcus Baptiste (1001) |
  * | cpe-persaud | 10.20.2.44 | fc:ec:da:2c:44:01 | NBE-5AC-Gen2 station | Ravi Persaud (1005) |
  * | cpe-bartica-marine | 10.20.3.30/24 | 68:D7:9A:3E:30:0A | LTU-LR station | Bartica Marine Supplies (1006) |
+ * | cpe-hope | 10.20.1.77/24 | B4:FB:E4:1A:2B:77 | LBE-5AC-Gen2 station | Leon Hope (1007): another client's site, a move needs confirmation |
+ * | LBE-Stock-Diamond | 10.20.1.60/24 | B4:FB:E4:1A:2B:60 | LBE-5AC-Gen2 station | Diamond Tower: a station on infrastructure, the normal case |
+ *
+ * Every device has its NMS `role`: router, ap (infrastructure: activation refuses them) or station.
  *
  * Devices, discovered list (`GET /devices/discovered`; authorized false, site null):
  * | name | IP (`ipAddress`) | MAC | model | meant for |
@@ -51,7 +56,7 @@
  * | 1004 Shanice Williams | none | create Active |
  * | 1005 Ravi Persaud | 104 Suspended (3), reason 1 Non-payment | cancel-suspend; suspend 101/105 instead |
  * | 1006 Bartica Marine Supplies (company) | 105 Active (1), Business 25 (period 45) | company-name search |
- * | 1007 Leon Hope | none; archived | hidden unless isArchived=1 |
+ * | 1007 Leon Hope | none; archived | hidden unless isArchived=1; activating the name reports #1007 instead of a duplicate |
  * | 1008 Kevin Singh, 1009 Kevin Singh | none | same name twice: an ambiguous client |
  *
  * Suspension reasons 1 Non-payment, 2 Customer request, 3 Equipment issue, 4 Relocation. Plans: 7 Basic

@@ -5,7 +5,7 @@
  * workflow: they are logged, and the agent is told privately what was and was not changed.
  */
 import type { webApi } from '@slack/bolt';
-import type { ActivationRequest, ActivationResult, StepEvent } from '../services/activation/types.js';
+import type { ActivationConfirmation, ActivationRequest, ActivationResult, StepEvent } from '../services/activation/types.js';
 import { activationAudit } from '../services/audit-records.js';
 import { activationFailure, activationParent, activationStep, manualLinkReminder, retryStarted } from '../views/activation-progress.js';
 import { channelLink } from '../views/format.js';
@@ -25,6 +25,8 @@ export interface ActivationRun {
   startedBy: string;
   /** Set on retry: the existing parent message, whose thread the new run continues. */
   parentTs?: string;
+  /** What the agent confirmed (a device move off another client's site); Retry carries it on. */
+  confirm?: ActivationConfirmation;
 }
 
 export async function runActivation(client: webApi.WebClient, deps: ListenerDeps, run: ActivationRun): Promise<void> {
@@ -45,7 +47,7 @@ export async function runActivation(client: webApi.WebClient, deps: ListenerDeps
 
 async function render(client: webApi.WebClient, deps: ListenerDeps, run: ActivationRun): Promise<void> {
   const { logger, audit } = deps;
-  const { request, origin, startedBy } = run;
+  const { request, origin, startedBy, confirm } = run;
   const channel = origin.channelId;
   const log = logger.child({ flow: 'activation', device: request.device, userId: origin.userId });
   const renderFailures: string[] = [];
@@ -73,7 +75,7 @@ async function render(client: webApi.WebClient, deps: ListenerDeps, run: Activat
   let result: ActivationResult | undefined;
   let manualStep: StepEvent | undefined;
   try {
-    for await (const event of deps.services.activation.run(request)) {
+    for await (const event of deps.services.activation.run(request, confirm ? { confirm } : {})) {
       if (event.type === 'result') result = event;
       else if (event.status === 'manual') manualStep = event;
       else await post(activationStep(event), parentTs);
@@ -96,7 +98,7 @@ async function render(client: webApi.WebClient, deps: ListenerDeps, run: Activat
     log.error({ err: errorSummary(error) }, 'could not update the activation message');
     renderFailures.push(errorSummary(error).slackError ?? errorSummary(error).message);
   }
-  if (result.outcome === 'failed') await post(activationFailure(request, startedBy, result), parentTs);
+  if (result.outcome === 'failed') await post(activationFailure(request, startedBy, result, confirm), parentTs);
   else if (manualStep || result.client) await post(manualLinkReminder(result), parentTs);
 
   await audit.record({ actorId: origin.userId, ...activationAudit(request, result), thread: { channel, ts: parentTs } });

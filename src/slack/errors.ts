@@ -3,6 +3,7 @@
  * was or was not changed in UISP. Messages of our error classes are written to be shown; anything else
  * is logged and summarised, so stack traces and internals never reach Slack.
  */
+import type { ActivationField } from '../services/activation/request.js';
 import { ActivationFailure } from '../services/activation/workflow.js';
 import { InputError } from '../services/errors.js';
 import { changeNotice, UispError } from '../services/uisp/errors.js';
@@ -18,12 +19,21 @@ export interface Failure {
 
 const NOTHING = 'Nothing was changed.';
 
-const ACTIVATION_FIELDS: Partial<Record<ActivationFailure['code'], string>> = {
+/** The activation form field a refusal belongs to; the rest (suspended service, settings) is shown above the form. */
+const ACTIVATION_FIELDS: Partial<Record<ActivationFailure['code'], ActivationField>> = {
   'device-not-found': 'device',
   'device-ambiguous': 'device',
+  'device-infrastructure': 'device',
+  'device-role-unknown': 'device',
   'client-not-found': 'clientId',
+  'client-name-mismatch': 'clientId',
+  'client-archived': 'clientId',
   'client-ambiguous': 'clientId',
 };
+
+export function activationFieldOf(code: ActivationFailure['code']): ActivationField | undefined {
+  return ACTIVATION_FIELDS[code];
+}
 
 export function describeFailure(error: unknown): Failure {
   if (error instanceof InputError) return { message: error.message, field: error.field, changed: NOTHING, expected: true };

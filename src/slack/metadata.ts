@@ -27,11 +27,15 @@ const ActivationRequestSchema = z.object({
   phone: z.string().optional(),
 });
 
+/** What the agent confirmed before a run: moving the device off that site (ActivationConfirmation). */
+const ConfirmationSchema = z.object({ moveFrom: z.string().min(1).optional() });
+
 export const ActivationMetaSchema = z.object({
   origin: OriginSchema,
-  /** On the confirmation view: the request and the service ids the agent agreed to delete. */
+  /** On the confirmation view: the request, the service ids the agent agreed to delete, and the device move. */
   request: ActivationRequestSchema.optional(),
   confirmedDeletes: z.array(z.number().int()).optional(),
+  confirmedMove: z.object({ deviceId: z.string().min(1), siteId: z.string().min(1) }).optional(),
 });
 
 const SuspensionActionSchema = z.enum(['suspend', 'unsuspend']);
@@ -49,8 +53,8 @@ export const SuspensionMetaSchema = z.object({
 
 export const PaymentMetaSchema = z.object({ origin: OriginSchema });
 
-/** The Retry button's value: the request to re-run and who started the original run (the parent message names them). */
-export const RetryValueSchema = z.object({ request: ActivationRequestSchema, startedBy: z.string().min(1) });
+/** The Retry button's value: the request to re-run, who started the original run (the parent message names them) and what they confirmed. */
+export const RetryValueSchema = z.object({ request: ActivationRequestSchema, startedBy: z.string().min(1), confirm: ConfirmationSchema.optional() });
 export type RetryValue = z.infer<typeof RetryValueSchema>;
 
 /** Checked against the schema that will read it back, so writer and reader cannot drift apart. */

@@ -2,7 +2,8 @@
  * Messages of an activation's progress thread: the parent (updated in place to the final status), one
  * reply per step, the failure report with its Retry button and the manual CRM–NMS link reminder.
  */
-import type { ActivationRequest, ActivationResult, StepEvent, StepStatus } from '../services/activation/types.js';
+import { describeMove } from '../services/activation/planner.js';
+import type { ActivationConfirmation, ActivationRequest, ActivationResult, StepEvent, StepStatus } from '../services/activation/types.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { encodeMetadata, RetryValueSchema, type RetryValue } from '../slack/metadata.js';
 import { fullName } from './activation.js';
@@ -51,6 +52,7 @@ function statusLine(result: ActivationResult | undefined): string {
     result.client && `client #${result.client.id} ${escapeMrkdwn(result.client.name)}`,
     result.service && `service #${result.service.id}`,
     result.site && `site "${escapeMrkdwn(result.site.name)}"`,
+    result.movedFrom && `device moved from ${escapeMrkdwn(describeMove(result.movedFrom))}`,
   ].filter(Boolean);
   switch (result.outcome) {
     case 'activated':
@@ -72,14 +74,19 @@ export function activationStep(event: StepEvent): SlackMessage {
   return message(text, blocks);
 }
 
-/** What was done, what was not, and a Retry button that re-runs the converging workflow in this thread. */
-export function activationFailure(request: ActivationRequest, startedBy: string, result: ActivationResult): SlackMessage {
+/**
+ * What was done, what was not, and a Retry button that re-runs the converging workflow in this thread
+ * with what the agent had confirmed.
+ */
+export function activationFailure(request: ActivationRequest, startedBy: string, result: ActivationResult, confirm?: ActivationConfirmation): SlackMessage {
   const headline = `:x: *Activation failed.* ${escapeMrkdwn(result.message)}`;
   const lists: Block[] = [];
   if (result.error?.candidates?.length) lists.push(...sections('*Candidates:*', result.error.candidates.map((c) => `• ${escapeMrkdwn(c)}`)));
   lists.push(...sections('*Done:*', result.done.length ? result.done.map((line) => `• ${escapeMrkdwn(line)}`) : ['• Nothing: UISP was not changed.']));
   if (result.notDone.length) lists.push(...sections('*Not done:*', result.notDone.map((line) => `• ${escapeMrkdwn(line)}`)));
-  const retry: RetryValue = { request, startedBy };
+  // A move nobody confirmed stays unconfirmed on Retry: the form's confirmation is where it is agreed to.
+  if (result.error?.code === 'device-in-use') lists.push(context('Run /activate again to see the move and confirm it.'));
+  const retry: RetryValue = { request, startedBy, ...(confirm && { confirm }) };
   const tail: Block[] = [
     context('Retrying is safe: the workflow re-reads UISP and only does what is still missing, so no client, service or site is created twice.'),
     actions(BLOCK.activationRetry, [button({ actionId: ACTION.activationRetry, text: 'Retry', style: 'primary', value: encodeMetadata(RetryValueSchema, retry) })]),

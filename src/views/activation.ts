@@ -10,6 +10,7 @@ import { ACTION, CALLBACK } from './ids.js';
 import { channelLink, formatMoney } from './format.js';
 import { context, divider, modal, problem, section, sections, textInput, withProblem, type Block, type ModalView } from './kit.js';
 import { titleCase } from '../services/activation/names.js';
+import { describeOwner } from '../services/activation/planner.js';
 
 const TITLE = 'Activate subscriber';
 
@@ -63,25 +64,49 @@ export function activationChecking(request: ActivationRequest): ModalView {
   });
 }
 
-/** Lists exactly what the run will delete and create; submitting it runs the activation. */
+/**
+ * Lists exactly what the run will delete, which device it takes off which client's site, and what it
+ * creates; submitting it runs the activation. What was shown is carried in private_metadata, so the
+ * confirmation is re-checked against a fresh read.
+ */
 export function activationConfirm(origin: Origin, request: ActivationRequest, plan: ActivationPlan, notice?: string): ModalView {
   const deletes = plan.service.action === 'create' ? plan.service.delete : [];
-  const blocks: Block[] = [
-    ...(notice ? [problem(escapeMrkdwn(notice))] : []),
-    section(`:warning: *This activation deletes ${deletes.length === 1 ? 'a service' : `${deletes.length} services`}.* UISP cannot upgrade a Quoted service or reactivate an Obsolete one, so they are replaced.`),
-    ...sections('*Will delete:*', deletes.map((s) => `• ${escapeMrkdwn(s.statusLabel)} service #${s.id}${s.name ? ` _${escapeMrkdwn(s.name)}_` : ''}`)),
-    ...sections('*Will create or reuse:*', planLines(plan).map((line) => `• ${line}`)),
-    divider(),
-    context(`Device: ${escapeMrkdwn(describeDevice(plan))}`),
-  ];
+  const move = plan.move;
+  const blocks: Block[] = [...(notice ? [problem(escapeMrkdwn(notice))] : [])];
+  if (move) {
+    blocks.push(
+      section(
+        `:warning: *${escapeMrkdwn(plan.device.name)} is in use on ${move.client.id === null ? 'a customer site of unknown owner' : "another client's site"}.* ` +
+          `It is authorized on site *${escapeMrkdwn(move.site.name)}* ${move.client.id === null ? '(no CRM client is bound to it)' : `of ${escapeMrkdwn(describeOwner(move.client))}`}. ` +
+          `Confirming moves it to ${escapeMrkdwn(targetName(plan))}'s site; that client's records (client, services, site) are left as they are.`,
+      ),
+    );
+  }
+  if (deletes.length) {
+    blocks.push(
+      section(`:warning: *This activation deletes ${deletes.length === 1 ? 'a service' : `${deletes.length} services`}.* UISP cannot upgrade a Quoted service or reactivate an Obsolete one, so they are replaced.`),
+      ...sections('*Will delete:*', deletes.map((s) => `• ${escapeMrkdwn(s.statusLabel)} service #${s.id}${s.name ? ` _${escapeMrkdwn(s.name)}_` : ''}`)),
+    );
+  }
+  blocks.push(...sections('*Will create or reuse:*', planLines(plan).map((line) => `• ${line}`)), divider(), context(`Device: ${escapeMrkdwn(describeDevice(plan))}`));
+  const submit = move ? (deletes.length ? 'Delete, move, activate' : 'Move and activate') : 'Delete and activate';
   return modal({
     callbackId: CALLBACK.activateConfirm,
     title: 'Confirm activation',
-    submit: 'Delete and activate',
+    submit,
     close: 'Back out',
     blocks,
-    privateMetadata: encodeMetadata(ActivationMetaSchema, { origin, request, confirmedDeletes: deletes.map((s) => s.id) }),
+    privateMetadata: encodeMetadata(ActivationMetaSchema, {
+      origin,
+      request,
+      confirmedDeletes: deletes.map((s) => s.id),
+      ...(move && { confirmedMove: { deviceId: plan.device.id, siteId: move.site.id } }),
+    }),
   });
+}
+
+function targetName(plan: ActivationPlan): string {
+  return plan.client.action === 'reuse' ? plan.client.client.name : `${plan.client.firstName} ${plan.client.lastName}`;
 }
 
 export function activationStarted(origin: Origin, request: ActivationRequest): ModalView {
@@ -117,6 +142,12 @@ function planLines(plan: ActivationPlan): string[] {
       : `Create an Active service: plan period ${plan.service.servicePlanPeriodId}, ${formatMoney(plan.service.price)}/month from ${plan.service.activeFrom}`,
   );
   lines.push(plan.site.action === 'reuse' ? `Reuse NMS site "${escapeMrkdwn(plan.site.site.name)}"` : `Create NMS site "${escapeMrkdwn(plan.site.name)}"`);
-  lines.push(plan.authorize.action === 'skip' ? escapeMrkdwn(plan.authorize.reason) : `Authorize ${escapeMrkdwn(plan.device.name)} onto that site`);
+  lines.push(
+    plan.authorize.action === 'skip'
+      ? escapeMrkdwn(plan.authorize.reason)
+      : plan.move
+        ? `Move ${escapeMrkdwn(plan.device.name)} from site "${escapeMrkdwn(plan.move.site.name)}" onto that site`
+        : `Authorize ${escapeMrkdwn(plan.device.name)} onto that site`,
+  );
   return lines;
 }

@@ -4,7 +4,7 @@ import { context, header, message, section, type SlackMessage } from './kit.js';
 const COMMAND_HELP: { usage: string; text: string }[] = [
   {
     usage: '/activate [device] [first name] [last name]',
-    text: 'Opens the activation form (pre-filled from the arguments, e.g. `/activate 10.0.0.5 jane doe`). Device is an IP, MAC or NMS name; email, phone and an existing CRM client id are optional. If the run would delete a Quoted or Obsolete service, you confirm first. Progress is posted in a thread here; a failed run can be retried safely.',
+    text: 'Opens the activation form (pre-filled from the arguments, e.g. `/activate 10.0.0.5 jane doe`). Device is an IP, MAC or NMS name; email, phone and an existing CRM client id are optional. If the run would delete a Quoted or Obsolete service, or move the device off another client’s site, you confirm first; an AP, router or other infrastructure is never activated, and a client id must match the name. Progress is posted in a thread here; a failed run can be retried safely.',
   },
   { usage: '/suspend [service id]', text: 'Suspends a CRM service: enter its id, or a client id and pick one of its services, then a reason. You confirm before anything changes.' },
   { usage: '/unsuspend [service id]', text: 'Lifts a suspension (through the CRM’s cancel-suspend), with the same form and confirmation.' },

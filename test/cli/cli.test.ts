@@ -79,6 +79,49 @@ describe('subops activate', () => {
     expect(writes()).toEqual([]);
   });
 
+  it('a tower AP is refused whatever is confirmed: exit 1, names device, role and site, nothing written', async () => {
+    const { code, out } = await subops(['activate', '--device', '10.20.1.2', '--first-name', 'ada', '--last-name', 'lovelace', '--yes']);
+    expect(code).toBe(1);
+    expect(out).toContain('diamond-ap1 is network infrastructure (role ap) on site "Diamond Tower", not a subscriber station');
+    expect(writes()).toEqual([]);
+  });
+
+  it("a station on another client's site: exit 1 naming the site and its client and --yes; nothing written", async () => {
+    const { code, out } = await subops(['activate', '--device', '10.20.1.77', '--first-name', 'ada', '--last-name', 'lovelace']);
+    expect(code).toBe(1);
+    expect(out).toContain('✗ authorize    cpe-hope is authorized on site "Leon Hope" (client #1007 Leon Hope), which is not this client\'s site: moving it needs your explicit confirmation. Nothing was changed.');
+    expect(out).toContain("--yes moves the device off that site onto this client's site.");
+    expect(writes()).toEqual([]);
+  });
+
+  it('--yes moves it: the result says where it came from, and client 1007 and its site are not written', async () => {
+    const { code, out } = await subops(['activate', '--device', '10.20.1.77', '--first-name', 'ada', '--last-name', 'lovelace', '--yes', '--json']);
+    expect(code).toBe(0);
+    const result = JSON.parse(out.trim().split('\n').at(-1)!);
+    expect(result).toMatchObject({ outcome: 'activated', movedFrom: { site: { name: 'Leon Hope' }, client: { id: 1007, name: 'Leon Hope' } } });
+    expect(result.message).toContain('device cpe-hope (moved from "Leon Hope" (client #1007 Leon Hope))');
+    expect(writes().filter((w) => w.includes('/authorize'))).toHaveLength(1);
+    expect(writes().filter((w) => w.includes('1007') || w.includes('4d5e6f7a-8b9c-4dae-9f10-3b4c5d6e7f89'))).toEqual([]);
+  });
+
+  it('a --client-id of another name: exit 2 with the id and the CRM name; nothing written', async () => {
+    const { code, out } = await subops(['activate', '--device', '10.20.3.12', '--first-name', 'ada', '--last-name', 'lovelace', '--client-id', '1004']);
+    expect(code).toBe(2);
+    expect(out).toContain('CRM client #1004 is Shanice Williams, not Ada Lovelace.');
+    expect(writes()).toEqual([]);
+  });
+
+  it('a name matching only an archived client is reported with its id; ambiguous names list the candidates', async () => {
+    const archived = await subops(['activate', '--device', '10.20.1.88', '--first-name', 'Leon', '--last-name', 'Hope']);
+    expect(archived.code).toBe(1);
+    expect(archived.out).toContain('The CRM has this client archived: #1007 Leon Hope (leon.hope@example.com');
+    const ambiguous = await subops(['activate', '--device', '10.20.1.88', '--first-name', 'kevin', '--last-name', 'singh']);
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.out).toContain('  - #1008 Kevin Singh (kevin.singh@example.com, +592 677 1208, 19 Parika Backdam, Parika)');
+    expect(ambiguous.out).toContain('  - #1009 Kevin Singh (ksingh.berbice@example.com, +592 688 5530, 2 Canje Road, New Amsterdam)');
+    expect(writes()).toEqual([]);
+  });
+
   it('without UISP_URL runs against the embedded simulator and says so on stderr', async () => {
     const { code, err, out } = await subops(['activate', '--device', '10.20.1.88', '--first-name', 'ada', '--last-name', 'lovelace'], {});
     expect(code).toBe(0);
@@ -202,6 +245,7 @@ describe('subops help and simulate', () => {
     expect(none.out).toMatch(/^Usage: subops <command>/);
     expect((await subops(['help'])).code).toBe(0);
     expect((await subops(['activate', '--help'])).out).toMatch(/--dry-run +read everything and print the plan/);
+    expect((await subops(['activate', '--help'])).out).toMatch(/--yes +confirm moving the device off another client's site/);
   });
 
   it('an unknown command is exit 2', async () => {

@@ -79,6 +79,31 @@ describe('/activate in the chat', () => {
     expectReplaced(103, 1003);
   });
 
+  it('a station on another client’s site: backing out writes nothing; confirming moves it, retried after a failure with the move still confirmed', async () => {
+    const backedOut = await e2e.chat(['/activate 10.20.1.77 ada lovelace', '/submit', 'n']);
+    expect(backedOut.transcript).toContain("cpe-hope is in use on another client's site. It is authorized on site Leon Hope of client #1007 Leon Hope.");
+    expect(backedOut.transcript).toContain('└ [Move and activate]  [Back out]');
+    expect(e2e.writes()).toEqual([]);
+
+    e2e.playground.simulator.setFaults([{ method: 'POST', path: /\/authorize$/, kind: 'status', status: 503, times: 1 }]);
+    const { transcript } = await e2e.chat(['/activate 10.20.1.77 ada lovelace', '/submit', 'y', '/press Retry']);
+    expect(transcript).toContain('❌ Authorization (failed)');
+    expect(transcript).toContain('↳ SubOps: 🔁 Retry started by @agent.');
+    expect(transcript).toContain('device moved from "Leon Hope" (client #1007 Leon Hope)');
+    expect(linesWith(transcript, '#subops-audit')).toEqual([
+      '#subops-audit  SubOps: ❌ activate by @agent: failed',
+      '#subops-audit  SubOps: ✅ activate by @agent: activated',
+    ]);
+    expect(authorizeWrites()).toHaveLength(2);
+    expect(e2e.writes().filter((w) => w.includes('1007') || w.includes('4d5e6f7a-8b9c-4dae-9f10-3b4c5d6e7f89'))).toEqual([]);
+  });
+
+  it('a tower AP: the form comes back with the refusal under the device, nothing written', async () => {
+    const { transcript } = await e2e.chat(['/activate 10.20.1.2 ada lovelace', '/submit', '/cancel']);
+    expect(transcript).toContain('│ ⚠️ diamond-ap1 is network infrastructure (role ap) on site "Diamond Tower", not a subscriber station');
+    expect(e2e.writes()).toEqual([]);
+  });
+
   it('a device that is not found: the form comes back with the problem under the device, nothing is written or posted', async () => {
     const { result, transcript } = await e2e.chat(['/activate no-such-cpe jane doe', '/submit', '/cancel']);
     expect(result).toEqual({ ok: true });

@@ -77,9 +77,10 @@ describe('a client named <!channel>', () => {
   it('is shown as text everywhere SubOps names it, and pings nobody', async () => {
     const marcus = e2e.playground.simulator.data.clients.find((c) => c.id === 1001)!;
     marcus.firstName = '<!channel>';
+    e2e.playground.simulator.data.sites.find((site) => site.ucrm?.client?.id === '1001')!.ucrm!.client!.name = '<!channel> Baptiste';
     const { result, transcript } = await e2e.chat([
-      // Already activated, found by its id: the thread names the client.
-      '/activate 10.20.1.21 Marcus Baptiste', '', '', '', '', '', '1001',
+      // Marcus's radio taken for a new customer: the move confirmation, the thread and the audit name its client.
+      '/activate 10.20.1.21 Jane Doe', '', '', '', '', '', '', 'y',
       '/payments 1001',
       '/payments add 1001 10',
       '', '', '', '',
@@ -99,7 +100,8 @@ describe('a client named <!channel>', () => {
       }
     }
 
-    expect(transcript).toContain('Reusing client #1001 <!channel> Baptiste');
+    expect(transcript).toContain('It is authorized on site Marcus Baptiste of client #1001 <!channel> Baptiste.');
+    expect(transcript).toContain('device moved from "Marcus Baptiste" (client #1001 <!channel> Baptiste)');
     expect(transcript).toContain('(only you) SubOps: Payments of client #1001 <!channel> Baptiste');
     expect(transcript).toContain('recorded payment #');
     expect(transcript).toContain('for client #1001 <!channel> Baptiste.');

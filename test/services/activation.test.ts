@@ -3,7 +3,7 @@
  * UISP for every service state, what it refuses to do, and that re-running after a failure converges.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ActivationEvent, ActivationRequest, ActivationResult, StepEvent } from '../../src/services/activation/types.js';
+import type { ActivationConfirmation, ActivationEvent, ActivationRequest, ActivationResult, StepEvent } from '../../src/services/activation/types.js';
 import { siteMarker } from '../../src/services/activation/workflow.js';
 import { sequentialRoundTrips } from '../../src/simulator/index.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
@@ -14,7 +14,7 @@ afterEach(async () => uisp?.close());
 const PRIMARY_SITE = '3f6b2c1e-8d4a-4e7b-9c2d-5a1e0f7b3c01';
 const NOW = () => new Date('2026-11-22T15:00:00Z');
 
-async function run(request: ActivationRequest, options: { dryRun?: boolean } = {}) {
+async function run(request: ActivationRequest, options: { dryRun?: boolean; confirm?: ActivationConfirmation } = {}) {
   const events: ActivationEvent[] = [];
   for await (const event of uisp.services.activation.run(request, options)) events.push(event);
   const result = events.at(-1) as ActivationResult;
@@ -157,11 +157,18 @@ describe('existing clients, by service state', () => {
     expect(uisp.writes()).toContain('DELETE /crm/api/v1.0/clients/services/102');
   });
 
-  it('an explicit client id wins over the names typed', async () => {
+  it('an explicit client id whose CRM name matches the typed one (any case or spacing) is used', async () => {
     uisp = await startUisp({ now: NOW });
-    const { result } = await run({ device: '10.20.3.12', firstName: 'Someone', lastName: 'Else', clientId: 1004 });
-    expect(result.client).toEqual({ id: 1004, name: 'Shanice Williams' });
+    const { result } = await run({ device: '10.20.3.12', firstName: ' SHANICE', lastName: 'williams ', clientId: 1004 });
+    expect(result).toMatchObject({ outcome: 'activated', client: { id: 1004, name: 'Shanice Williams' } });
     expect(uisp.writes()).not.toContain('POST /crm/api/v1.0/clients');
+  });
+
+  it('a company client is found by its company name', async () => {
+    uisp = await startUisp({ now: NOW });
+    const { result } = await run({ device: '10.20.3.30', firstName: 'bartica marine', lastName: 'supplies' });
+    expect(result).toMatchObject({ outcome: 'already-activated', client: { id: 1006, name: 'Bartica Marine Supplies' }, service: { id: 105 } });
+    expect(uisp.writes()).toEqual([]);
   });
 
   it('follows a configured status table: under stock UISP numbers 6 is Deferred, so nothing is deleted', async () => {
@@ -174,7 +181,16 @@ describe('existing clients, by service state', () => {
 describe('refusals write nothing', () => {
   it.each([
     [{ device: '10.99.0.1', firstName: 'a', lastName: 'b' }, 'device-not-found', 'discover', /Device not found: no device with IP 10\.99\.0\.1/],
-    [{ device: '10.20.1.88', firstName: 'kevin', lastName: 'singh' }, 'client-ambiguous', 'client', /Several CRM clients are named Kevin Singh \(#1008 Kevin Singh, #1009 Kevin Singh\)/],
+    [
+      { device: '10.20.1.88', firstName: 'kevin', lastName: 'singh' },
+      'client-ambiguous',
+      'client',
+      /Several CRM clients are named Kevin Singh: #1008 Kevin Singh \(kevin\.singh@example\.com, \+592 677 1208, 19 Parika Backdam, Parika\); #1009 Kevin Singh \(ksingh\.berbice@example\.com, .*New Amsterdam\)\. Give the client id/,
+    ],
+    [{ device: '10.20.1.88', firstName: 'Someone', lastName: 'Else', clientId: 1004 }, 'client-name-mismatch', 'client', /CRM client #1004 is Shanice Williams, not Someone Else/],
+    [{ device: '10.20.1.88', firstName: 'leon', lastName: 'HOPE' }, 'client-archived', 'client', /archived: #1007 Leon Hope \(leon\.hope@example\.com, \+592 666 3001, 4 Water Street, Georgetown\)\. Restore the client/],
+    [{ device: '10.20.1.2', firstName: 'ada', lastName: 'lovelace' }, 'device-infrastructure', 'discover', /diamond-ap1 is network infrastructure \(role ap\) on site "Diamond Tower"/],
+    [{ device: '10.20.0.1', firstName: 'ada', lastName: 'lovelace' }, 'device-infrastructure', 'discover', /noc-er8 is network infrastructure \(role router\) on site "Georgetown NOC"/],
     [{ device: '10.20.1.88', firstName: 'a', lastName: 'b', clientId: 4242 }, 'client-not-found', 'client', /No CRM client #4242/],
     [{ device: '10.20.2.44', firstName: 'ravi', lastName: 'persaud' }, 'service-suspended', 'service', /suspended service #104: lift the suspension/],
   ])('%o → %s at the %s step', async (request, code, failedStep, message) => {
@@ -268,5 +284,55 @@ describe('failures and convergence', () => {
     expect(result).toMatchObject({ outcome: 'failed', error: { code: 'uisp-error' } });
     expect(result.message).toContain('Nothing was changed.');
     expect(uisp.writes()).toEqual([]);
+  });
+});
+
+describe('devices already in use', () => {
+  const HOPE_SITE = '4d5e6f7a-8b9c-4dae-9f10-3b4c5d6e7f89';
+  const hopeRecords = () => JSON.stringify([uisp.sim.data.clients.find((c) => c.id === 1007), uisp.sim.data.sites.find((s) => s.id === HOPE_SITE)]);
+
+  it('a station on another client’s site: without confirmation nothing is written, and the answer names the site and its client', async () => {
+    uisp = await startUisp({ now: NOW });
+    const { steps, result } = await run({ device: '10.20.1.77', firstName: 'ada', lastName: 'lovelace' });
+    expect(result).toMatchObject({ outcome: 'failed', error: { code: 'device-in-use' }, done: [], plan: { move: { site: { id: HOPE_SITE, name: 'Leon Hope' }, client: { id: 1007, name: 'Leon Hope' } } } });
+    expect(result.message).toBe('Activation failed at the authorize step: cpe-hope is authorized on site "Leon Hope" (client #1007 Leon Hope), which is not this client\'s site: moving it needs your explicit confirmation. Nothing was changed.');
+    expect(steps).toEqual([expect.objectContaining({ step: 'authorize', status: 'failed' })]);
+    expect(uisp.writes()).toEqual([]);
+  });
+
+  it('a confirmation for another site does not move it either', async () => {
+    uisp = await startUisp({ now: NOW });
+    const { result } = await run({ device: '10.20.1.77', firstName: 'ada', lastName: 'lovelace' }, { confirm: { moveFrom: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c56' } });
+    expect(result.error?.code).toBe('device-in-use');
+    expect(uisp.writes()).toEqual([]);
+  });
+
+  it('confirmed: moves the device onto the new site, leaves the other client’s records alone, and says where it came from', async () => {
+    uisp = await startUisp({ now: NOW });
+    const before = hopeRecords();
+    const { result } = await run({ device: 'cpe-hope', firstName: 'ada', lastName: 'lovelace' }, { confirm: { moveFrom: HOPE_SITE } });
+    expect(result).toMatchObject({ outcome: 'activated', movedFrom: { site: { id: HOPE_SITE, name: 'Leon Hope' }, client: { id: 1007 } } });
+    expect(result.message).toMatch(/^Activated Ada Lovelace: service #\d+, site "Ada Lovelace", device cpe-hope \(moved from "Leon Hope" \(client #1007 Leon Hope\)\)\.$/);
+    expect(bodyOf('POST', /\/authorize$/)).toEqual({ siteId: result.site!.id });
+    // Only the new client's records and the authorization: nothing of client 1007 or its site.
+    expect(uisp.writes().filter((w) => w.includes('1007') || w.includes(HOPE_SITE))).toEqual([]);
+    expect(hopeRecords()).toBe(before);
+    expect(uisp.sim.data.devices.find((d) => d.identification.name === 'cpe-hope')!.identification.site).toMatchObject({ id: result.site!.id });
+  });
+
+  it('the dry run shows the move it would make and writes nothing', async () => {
+    uisp = await startUisp({ now: NOW });
+    const { steps, result } = await run({ device: '10.20.1.77', firstName: 'ada', lastName: 'lovelace' }, { dryRun: true });
+    expect(result.outcome).toBe('planned');
+    expect(steps.at(-1)!.message).toBe('Would move cpe-hope from site "Leon Hope" (client #1007 Leon Hope) onto that site (only when confirmed)');
+    expect(uisp.writes()).toEqual([]);
+  });
+
+  it('a station on a tower is the normal case: moved onto the new site without asking', async () => {
+    uisp = await startUisp({ now: NOW });
+    const { result } = await run({ device: '10.20.1.60', firstName: 'ada', lastName: 'lovelace' });
+    expect(result).toMatchObject({ outcome: 'activated', site: { name: 'Ada Lovelace' } });
+    expect(result.movedFrom).toBeUndefined();
+    expect(uisp.writes()).toContain(`POST /nms/api/v2.1/devices/${deviceId('LBE-Stock-Diamond')}/authorize`);
   });
 });

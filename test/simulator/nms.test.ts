@@ -25,7 +25,7 @@ const discovered = async () => (await nms(sim, 'GET', '/devices/discovered')).bo
 describe('devices', () => {
   it('GET /devices lists the authorized devices, each on a site', async () => {
     const devices = await authorized();
-    expect(names(devices)).toEqual(['noc-er8', 'diamond-ap1', 'enmore-ap1', 'parika-ap1', 'cpe-baptiste', 'cpe-persaud', 'cpe-bartica-marine']);
+    expect(names(devices)).toEqual(['noc-er8', 'diamond-ap1', 'enmore-ap1', 'parika-ap1', 'cpe-baptiste', 'cpe-persaud', 'cpe-bartica-marine', 'cpe-hope', 'LBE-Stock-Diamond']);
     expect(devices.every((d) => d.identification.authorized && d.identification.site !== null && d.identification.status === 'active')).toBe(true);
     expect(devices.find((d) => d.identification.name === 'cpe-baptiste')!.identification.site).toMatchObject({
       name: 'Marcus Baptiste',

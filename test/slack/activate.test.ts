@@ -187,3 +187,78 @@ describe('/activate', () => {
     expect(h.fake.messages(CHANNEL).some((m) => m.text.includes('One manual step left'))).toBe(true);
   });
 });
+
+describe('/activate: devices in use and client identity', () => {
+  const HOPE_SITE = '4d5e6f7a-8b9c-4dae-9f10-3b4c5d6e7f89';
+  const MARCUS_SITE = '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c56';
+  const hopeDevice = () => h.uisp.sim.data.devices.find((d) => d.identification.name === 'cpe-hope')!;
+  const problemUnder = (form: Record<string, unknown>, blockId: string) => {
+    const blocks = form.blocks as { block_id?: string }[];
+    return JSON.stringify(blocks[blocks.findIndex((b) => b.block_id === blockId) + 1]);
+  };
+
+  async function submitForm(values: Record<string, string>) {
+    await h.command('/activate');
+    const { id } = await h.openedView();
+    await h.submit(id, inputs(values));
+    return id;
+  }
+
+  it('a tower AP is refused under the device field, naming device, role and site; nothing written or posted', async () => {
+    const id = await submitForm({ device: '10.20.1.2', firstName: 'Jane', lastName: 'Doe' });
+    const form = await h.viewBecomes(id, 'activate_form', 'network infrastructure');
+    expect(problemUnder(form, 'device')).toContain('diamond-ap1 is network infrastructure (role ap) on site \\"Diamond Tower\\", not a subscriber station');
+    expect(JSON.stringify(form)).toContain('"initial_value":"10.20.1.2"');
+    expect(h.uisp.writes()).toEqual([]);
+    expect(h.fake.callsTo('chat.postMessage')).toEqual([]);
+  });
+
+  it('a client id of another name is refused under the client-id field with the id and the CRM name', async () => {
+    const id = await submitForm({ device: '10.20.3.12', firstName: 'Jane', lastName: 'Doe', clientId: '1004' });
+    const form = await h.viewBecomes(id, 'activate_form', 'not Jane Doe');
+    expect(problemUnder(form, 'clientId')).toContain('CRM client #1004 is Shanice Williams, not Jane Doe.');
+    expect(h.uisp.writes()).toEqual([]);
+  });
+
+  it('a name matching only an archived client is reported with its id under the client-id field', async () => {
+    const id = await submitForm({ device: '10.20.1.88', firstName: 'leon', lastName: 'hope' });
+    const form = await h.viewBecomes(id, 'activate_form', 'archived');
+    expect(problemUnder(form, 'clientId')).toContain('The CRM has this client archived: #1007 Leon Hope (leon.hope@example.com');
+    expect(h.uisp.writes()).toEqual([]);
+  });
+
+  it('a station on another client’s site: the confirmation names the site and its client; confirmed, the device moves and the result and audit say from where', async () => {
+    const id = await submitForm({ device: '10.20.1.77', firstName: 'Jane', lastName: 'Doe' });
+    const confirm = await h.viewBecomes(id, 'activate_confirm');
+    const text = JSON.stringify(confirm);
+    expect(text).toContain("*cpe-hope is in use on another client's site.* It is authorized on site *Leon Hope* of client #1007 Leon Hope.");
+    expect(text).toContain('Move cpe-hope from site \\"Leon Hope\\" onto that site');
+    expect(text).not.toContain('Will delete');
+    expect((confirm.submit as { text: string }).text).toBe('Move and activate');
+    expect(JSON.parse(String(confirm.private_metadata))).toMatchObject({ confirmedMove: { deviceId: hopeDevice().identification.id, siteId: HOPE_SITE }, confirmedDeletes: [] });
+    expect(h.uisp.writes()).toEqual([]);
+
+    await h.submit(id, {});
+    await h.fake.waitFor('chat.postMessage', reminderPosted);
+    const authorizes = h.uisp.sim.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/authorize'));
+    expect(authorizes).toHaveLength(1);
+    expect(hopeDevice().identification.site).toMatchObject({ name: 'Jane Doe' });
+    expect(h.uisp.writes().filter((w) => w.includes('1007') || w.includes(HOPE_SITE))).toEqual([]);
+    expect(shown(h.fake.messages(CHANNEL)[0]!)).toContain('device moved from \\"Leon Hope\\" (client #1007 Leon Hope)');
+    await h.fake.waitFor('chat.postMessage', (call) => call.args.channel === AUDIT_CHANNEL);
+    expect(shown(h.fake.messages(AUDIT_CHANNEL)[0]!)).toContain('device cpe-hope (moved from \\"Leon Hope\\" (client #1007 Leon Hope))');
+  });
+
+  it('re-checks the move on confirm: a device now on a different client’s site is shown again, nothing written', async () => {
+    const id = await submitForm({ device: '10.20.1.77', firstName: 'Jane', lastName: 'Doe' });
+    await h.viewBecomes(id, 'activate_confirm');
+    // Meanwhile someone put the radio on Marcus Baptiste's site.
+    hopeDevice().identification.site = { ...h.uisp.sim.data.devices.find((d) => d.identification.name === 'cpe-baptiste')!.identification.site! };
+    await h.submit(id, {});
+    const again = await h.viewBecomes(id, 'activate_confirm', 'UISP changed since you looked');
+    expect(JSON.stringify(again)).toContain('of client #1001 Marcus Baptiste');
+    expect(JSON.parse(String(again.private_metadata))).toMatchObject({ confirmedMove: { siteId: MARCUS_SITE } });
+    expect(h.uisp.writes()).toEqual([]);
+    expect(h.fake.callsTo('chat.postMessage')).toEqual([]);
+  });
+});

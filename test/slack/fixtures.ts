@@ -12,7 +12,7 @@ export const origin: Origin = { channelId: 'C0SUPPORT', userId: 'U0AGENT', respo
 export const request: ActivationRequest = { device: '10.20.1.51', firstName: HOSTILE, lastName: LONG, email: 'a@b.gy', phone: '+592 600 1234', clientId: 1002 };
 
 export const plan: ActivationPlan = {
-  device: { id: 'dev-1', name: `LBE ${HOSTILE}`, ip: '10.20.1.51', mac: '78:8A:20:4C:1E:51', list: 'discovered', siteId: null, authorized: false },
+  device: { id: 'dev-1', name: `LBE ${HOSTILE}`, ip: '10.20.1.51', mac: '78:8A:20:4C:1E:51', list: 'discovered', siteId: null, authorized: false, role: 'station' },
   client: { action: 'reuse', client: { id: 1002, name: HOSTILE } },
   service: {
     action: 'create',
@@ -23,6 +23,7 @@ export const plan: ActivationPlan = {
   },
   site: { action: 'create', name: HOSTILE, parentSiteId: 'root' },
   authorize: { action: 'authorize' },
+  move: null,
   destructive: true,
 };
 

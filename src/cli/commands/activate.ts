@@ -7,15 +7,30 @@ import { openCliAudit } from '../audit.js';
 import { activationEventJson } from '../json.js';
 import { activationAudit } from '../../services/audit-records.js';
 import { statusLabel } from '../../services/activation/service-status.js';
+import type { ActivationResult } from '../../services/activation/types.js';
+
+/** 0 done (also already done or planned), 2 an explicit client id of another name (bad input), 1 any other refusal or failure. */
+function exitCode(result: ActivationResult | undefined): number {
+  if (!result || result.outcome === 'failed') return result?.error?.code === 'client-name-mismatch' ? EXIT.usage : EXIT.failed;
+  return EXIT.ok;
+}
 
 export const activateHelp = `Usage: subops activate --device <ip|mac|name> --first-name <name> --last-name <name>
-                       [--client-id <id>] [--email <email>] [--phone <phone>] [--dry-run] [--json]
+                       [--client-id <id>] [--email <email>] [--phone <phone>] [--yes] [--dry-run] [--json]
 
 Runs the customer activation workflow: finds the device in the authorized and discovered
 lists, reuses or creates the CRM client (names in Title Case), replaces a Quoted or Obsolete
 service with an Active monthly one, reuses or creates the NMS site, authorizes the device, and
 reminds you of the manual CRM-NMS link. Re-running after a failure never duplicates anything.
 
+Refused (exit 1, nothing written): a device that is not a subscriber station (AP, router,
+switch...), or whose role NMS does not report; a client with a suspended service. Refused as bad
+input (exit 2): a --client-id whose CRM name is not the one typed. A name that matches only an
+archived client, or several clients, is reported with their ids instead of creating a duplicate.
+
+  --yes       confirm moving the device off another client's site (or a site of unknown
+              owner) onto this client's site; without it such an activation stops (exit 1)
+              and names that site and its client. The other client's records are left alone.
   --dry-run   read everything and print the plan; write nothing
   --json      one JSON object per line per event, the last one the result (README: JSON output)`;
 
@@ -36,6 +51,7 @@ export async function activate(argv: string[], io: CliIo): Promise<number> {
     'client-id': { type: 'string' },
     email: { type: 'string' },
     phone: { type: 'string' },
+    yes: { type: 'boolean' },
     'dry-run': { type: 'boolean' },
     json: { type: 'boolean' },
   });
@@ -56,17 +72,19 @@ export async function activate(argv: string[], io: CliIo): Promise<number> {
   try {
     const audit = await openCliAudit(io, connection.config.logLevel);
     const label = (status: number) => statusLabel(status, connection.config.activation.statuses);
-    let outcome = 'failed';
-    for await (const event of connection.services.activation.run(validation.request, { dryRun: values['dry-run'] ?? false })) {
+    let result: ActivationResult | undefined;
+    const options = { dryRun: values['dry-run'] ?? false, ...(values.yes && { confirm: { moveFrom: 'any' as const } }) };
+    for await (const event of connection.services.activation.run(validation.request, options)) {
       if (values.json) writeLine(io.stdout, JSON.stringify(activationEventJson(event, label)));
       else for (const line of renderEvent(event)) writeLine(io.stdout, line);
       if (event.type === 'result') {
-        outcome = event.outcome;
+        result = event;
         // A dry run writes nothing, so there is nothing to audit.
         if (event.outcome !== 'planned') await audit.record(activationAudit(validation.request, event));
       }
     }
-    return outcome === 'failed' ? EXIT.failed : EXIT.ok;
+    if (!values.json && result?.error?.code === 'device-in-use') writeLine(io.stdout, '  --yes moves the device off that site onto this client\'s site.');
+    return exitCode(result);
   } finally {
     await connection.close();
   }

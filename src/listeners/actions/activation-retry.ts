@@ -14,7 +14,7 @@ import { context, type Block } from '../../views/kit.js';
 export function register(app: App, deps: ListenerDeps): void {
   app.action<BlockButtonAction>(ACTION.activationRetry, async ({ ack, body, action, client }) => {
     await ack();
-    const { request, startedBy } = decodeMetadata(RetryValueSchema, action.value);
+    const { request, startedBy, confirm } = decodeMetadata(RetryValueSchema, action.value);
     const channelId = body.channel?.id;
     const failureReply = body.message;
     if (!channelId || !failureReply) throw new Error('Retry clicked outside a message');
@@ -28,6 +28,7 @@ export function register(app: App, deps: ListenerDeps): void {
     await runActivation(client, deps, {
       request,
       startedBy,
+      ...(confirm && { confirm }),
       origin: { channelId, userId: body.user.id, ...(body.response_url && { responseUrl: body.response_url }) },
       // Bolt types a message's extra fields as any: thread_ts is a string when the reply is in a thread.
       parentTs: typeof failureReply.thread_ts === 'string' ? failureReply.thread_ts : failureReply.ts,

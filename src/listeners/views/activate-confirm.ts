@@ -1,9 +1,11 @@
 /**
- * The agent confirmed a plan that deletes services. The plan is read again first: if UISP changed
- * meanwhile and the run would now delete a service the agent did not see, they confirm the new list.
+ * The agent confirmed a plan that deletes services and/or moves the device off another client's site.
+ * The decision is read again first: if UISP changed meanwhile and the run would now delete a service,
+ * or move the device off a site, that the agent did not see, they confirm the new plan. The run itself
+ * re-checks the confirmed move against what it reads.
  */
 import type { App } from '@slack/bolt';
-import { planOrShowForm } from '../../slack/activation-plan.js';
+import { decideOrShowForm } from '../../slack/activation-plan.js';
 import { runActivation } from '../../slack/activation-run.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { ActivationMetaSchema, decodeMetadata } from '../../slack/metadata.js';
@@ -13,21 +15,30 @@ import { CALLBACK } from '../../views/ids.js';
 
 export function register(app: App, deps: ListenerDeps): void {
   app.view(CALLBACK.activateConfirm, async ({ ack, body, view, client }) => {
-    const { origin, request, confirmedDeletes = [] } = decodeMetadata(ActivationMetaSchema, view.private_metadata);
+    const { origin, request, confirmedDeletes = [], confirmedMove } = decodeMetadata(ActivationMetaSchema, view.private_metadata);
     if (!request) throw new Error('activation confirmation without a request in private_metadata');
     await ack({ response_action: 'update', view: activationChecking(request) });
     const logger = deps.logger.child({ flow: 'activation', userId: body.user.id });
 
     const values = Object.fromEntries(Object.entries(request).map(([key, value]) => [key, String(value)]));
-    const plan = await planOrShowForm(client, deps, { viewId: view.id, origin, request, values, logger });
-    if (!plan) return;
+    const decision = await decideOrShowForm(client, deps, { viewId: view.id, origin, request, values, logger });
+    if (!decision) return;
+    const { plan } = decision;
     const deletes = plan.service.action === 'create' ? plan.service.delete.map((s) => s.id) : [];
-    // Deleting fewer services than confirmed is fine; deleting any the agent did not see is not.
-    if (deletes.some((id) => !confirmedDeletes.includes(id))) {
-      await updateView(client, { viewId: view.id, view: activationConfirm(origin, request, plan, 'UISP changed since you looked: check the new list before confirming.') }, logger);
+    // Deleting fewer services than confirmed is fine; deleting any the agent did not see is not. A move
+    // is confirmed for one device off one site only.
+    const unseenDelete = deletes.some((id) => !confirmedDeletes.includes(id));
+    const unseenMove = plan.move !== null && (confirmedMove?.deviceId !== plan.device.id || confirmedMove.siteId !== plan.move.site.id);
+    if (unseenDelete || unseenMove) {
+      await updateView(client, { viewId: view.id, view: activationConfirm(origin, request, plan, 'UISP changed since you looked: check the new plan before confirming.') }, logger);
       return;
     }
     await updateView(client, { viewId: view.id, view: activationStarted(origin, request) }, logger);
-    await runActivation(client, deps, { request, origin: { ...origin, userId: body.user.id }, startedBy: body.user.id });
+    await runActivation(client, deps, {
+      request,
+      origin: { ...origin, userId: body.user.id },
+      startedBy: body.user.id,
+      ...(plan.move && { confirm: { moveFrom: plan.move.site.id } }),
+    });
   });
 }

@@ -1,11 +1,12 @@
 /**
  * Submission of the activation form: field errors go back under the field; a valid request is acked
- * with a "checking" view at once, and the read-only plan decides what comes next: the confirmation
- * (the plan deletes a service), the form again (device not found…), or the run itself.
+ * with a "checking" view at once, and the planner's decision says what comes next: the confirmation
+ * (the plan deletes a service or moves a device off another client's site), the form again (refused),
+ * or the run itself.
  */
 import type { App } from '@slack/bolt';
 import { validateActivationRequest } from '../../services/activation/request.js';
-import { planOrShowForm } from '../../slack/activation-plan.js';
+import { decideOrShowForm } from '../../slack/activation-plan.js';
 import { runActivation } from '../../slack/activation-run.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { ActivationMetaSchema, decodeMetadata } from '../../slack/metadata.js';
@@ -28,10 +29,10 @@ export function register(app: App, deps: ListenerDeps): void {
     await ack({ response_action: 'update', view: activationChecking(request) });
 
     const logger = deps.logger.child({ flow: 'activation', userId: actor.userId });
-    const plan = await planOrShowForm(client, deps, { viewId: view.id, origin, request, values, logger });
-    if (!plan) return;
-    if (plan.destructive) {
-      await updateView(client, { viewId: view.id, view: activationConfirm(origin, request, plan) }, logger);
+    const decision = await decideOrShowForm(client, deps, { viewId: view.id, origin, request, values, logger });
+    if (!decision) return;
+    if (decision.kind === 'needs-confirmation') {
+      await updateView(client, { viewId: view.id, view: activationConfirm(origin, request, decision.plan) }, logger);
       return;
     }
     await updateView(client, { viewId: view.id, view: activationStarted(origin, request) }, logger);

@@ -53,6 +53,7 @@ export function toDeviceRef(device: Device, list: DeviceRef['list']): DeviceRef 
     list,
     siteId: id.site?.id ?? null,
     authorized: list === 'authorized' && id.authorized !== false,
+    role: id.role ?? null,
   };
 }
 

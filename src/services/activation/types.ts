@@ -22,6 +22,8 @@ export interface DeviceRef {
   list: 'authorized' | 'discovered';
   siteId: string | null;
   authorized: boolean;
+  /** NMS `identification.role`: only a `station` (subscriber CPE) may be activated; null when NMS reports none. */
+  role: string | null;
 }
 
 export interface ClientRef {
@@ -41,6 +43,25 @@ export interface SiteRef {
   name: string;
 }
 
+/** The CRM client an NMS site belongs to, as far as NMS says (a CRM binding or SubOps' note marker). */
+export interface SiteOwner {
+  /** null: an endpoint site of unknown owner. */
+  id: number | null;
+  name: string | null;
+}
+
+/** An authorized station taken off another client's endpoint site: only with the agent's explicit confirmation. */
+export interface DeviceMove {
+  site: SiteRef;
+  client: SiteOwner;
+}
+
+/** What the agent agreed to before the run; the run re-checks it against what it reads. */
+export interface ActivationConfirmation {
+  /** The device may be moved off this site (the id the agent was shown), or off any site ('any': CLI --yes). */
+  moveFrom?: string;
+}
+
 /** What an activation will do, computed from reads alone. */
 export interface ActivationPlan {
   device: DeviceRef;
@@ -50,9 +71,46 @@ export interface ActivationPlan {
     | { action: 'create'; delete: ServiceRef[]; servicePlanPeriodId: number; price: number; activeFrom: string };
   site: { action: 'reuse'; site: SiteRef } | { action: 'create'; name: string; parentSiteId: string | null };
   authorize: { action: 'skip'; reason: string } | { action: 'authorize' };
+  /** Set when authorizing takes the device off another client's (or an unowned) endpoint site. */
+  move: DeviceMove | null;
   /** True when the plan deletes anything: front ends ask for confirmation first. */
   destructive: boolean;
 }
+
+/** A client the name lookup found, with what tells namesakes apart. */
+export interface ClientCandidate extends ClientRef {
+  email: string | null;
+  phone: string | null;
+  address: string | null;
+  archived: boolean;
+}
+
+/** Why an activation will not go ahead, with the facts a front end shows. Nothing is written. */
+export type ActivationRefusal = { message: string } & (
+  | { code: 'device-not-found'; query: string }
+  | { code: 'device-ambiguous'; devices: DeviceRef[] }
+  /** Not a subscriber station (AP, router, switch…): refused whatever is confirmed. */
+  | { code: 'device-infrastructure'; device: DeviceRef; role: string; site: SiteRef | null }
+  /** NMS reports no role, so nothing shows it is a subscriber station. */
+  | { code: 'device-role-unknown'; device: DeviceRef; site: SiteRef | null }
+  | { code: 'client-not-found'; clientId: number }
+  /** The explicit id belongs to a client of another name. */
+  | { code: 'client-name-mismatch'; clientId: number; crmName: string; typedName: string }
+  /** The only clients of that name (or the explicit id) are archived: never a duplicate, never a silent restore. */
+  | { code: 'client-archived'; candidates: ClientCandidate[] }
+  | { code: 'client-ambiguous'; candidates: ClientCandidate[] }
+  | { code: 'service-suspended'; client: ClientRef; services: ServiceRef[] }
+  | { code: 'parent-site-not-found'; parentSiteId: string }
+);
+
+/**
+ * The planner's answer from reads alone: refused, a plan that needs the agent's confirmation first
+ * (exactly which services it deletes and which device move it makes), or a plan to run as it is.
+ */
+export type ActivationDecision =
+  | { kind: 'refused'; refusal: ActivationRefusal }
+  | { kind: 'needs-confirmation'; plan: ActivationPlan; confirm: { deletes: ServiceRef[]; move: DeviceMove | null } }
+  | { kind: 'plan'; plan: ActivationPlan };
 
 export type StepName = 'discover' | 'client' | 'service' | 'site' | 'authorize' | 'manual-link';
 /** manual: a step the agent must do by hand (the CRM–NMS link); the bot never performs it. */
@@ -81,6 +139,8 @@ export interface ActivationResult {
   plan?: ActivationPlan;
   /** CRM web page of the client, for the manual CRM–NMS link. */
   crmClientUrl?: string;
+  /** The confirmed move this run made: the device came off that site of that client. */
+  movedFrom?: DeviceMove;
   /** Sentences describing what was written, and what was not, for failure reports. */
   done: string[];
   notDone: string[];
@@ -90,10 +150,7 @@ export interface ActivationResult {
 export type ActivationEvent = StepEvent | ActivationResult;
 
 export type ActivationErrorCode =
-  | 'device-not-found'
-  | 'device-ambiguous'
-  | 'client-not-found'
-  | 'client-ambiguous'
-  | 'service-suspended'
-  | 'parent-site-not-found'
+  | ActivationRefusal['code']
+  /** The plan moves the device off another client's site and the run was not confirmed for that move. */
+  | 'device-in-use'
   | 'uisp-error';

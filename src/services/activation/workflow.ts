@@ -7,27 +7,32 @@
  * re-running after any failure converges: no second client, service or site.
  */
 import type { ActivationConfig } from '../../config.js';
-import { clientDisplayName, type CrmClient } from '../uisp/crm-client.js';
+import type { CrmClient } from '../uisp/crm-client.js';
 import { UispError, UispNotFoundError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
-import type { Client, Device, Service, Site } from '../uisp/schemas.js';
-import { describeQuery, findDevices, parseDeviceQuery } from './device-match.js';
-import { sameName, titleCase } from './names.js';
+import type { Service } from '../uisp/schemas.js';
+import { parseDeviceQuery } from './device-match.js';
+import { titleCase } from './names.js';
 import { formatMoney } from '../money.js';
-import { dispositionOf, statusLabel } from './service-status.js';
+import { clientRef, decideActivation, describeCandidate, describeMove, identifyClient, siteMarker, siteRef, type ClientLookup } from './planner.js';
+import { statusLabel } from './service-status.js';
 import type {
+  ActivationConfirmation,
+  ActivationDecision,
   ActivationErrorCode,
   ActivationEvent,
   ActivationPlan,
+  ActivationRefusal,
   ActivationRequest,
   ActivationResult,
   ClientRef,
-  DeviceRef,
   ServiceRef,
   SiteRef,
   StepEvent,
   StepName,
 } from './types.js';
+
+export { siteMarker } from './planner.js';
 
 export class ActivationFailure extends Error {
   override readonly name = 'ActivationFailure';
@@ -35,8 +40,14 @@ export class ActivationFailure extends Error {
     readonly code: ActivationErrorCode,
     message: string,
     readonly candidates: string[] = [],
+    /** For a move that needs confirmation: the plan, so front ends can show what confirming would do. */
+    readonly plan?: ActivationPlan,
   ) {
     super(message);
+  }
+
+  static of(refusal: ActivationRefusal): ActivationFailure {
+    return new ActivationFailure(refusal.code, refusal.message, candidatesOf(refusal));
   }
 }
 
@@ -50,38 +61,42 @@ export interface ActivationDeps {
   today: () => string;
 }
 
-/** Written into the note of sites SubOps creates, so a re-run finds the site before the manual CRM link exists. */
-export const siteMarker = (clientId: number) => `subops:crm-client=${clientId}`;
-
-/** The marker must be a whole word of the note: client 12's marker is not inside client 120's. */
-const hasMarker = (site: Site, clientId: number) => (site.description?.note ?? '').split(/\s+/).includes(siteMarker(clientId));
-
-const clientRef = (client: Client): ClientRef => ({ id: client.id, name: clientDisplayName(client) });
-const siteRef = (site: Site): SiteRef => ({ id: site.id, name: site.identification.name });
-
 export class ActivationService {
   constructor(private readonly deps: ActivationDeps) {}
 
-  /** Reads only: what `run` would do now. Throws ActivationFailure for not-found and ambiguous input. */
-  async plan(request: ActivationRequest): Promise<ActivationPlan> {
+  /** Reads only: what `run` would do now, as a typed decision (refused, needs confirmation, or a plan). */
+  decide(request: ActivationRequest): Promise<ActivationDecision> {
     return this.read(request);
+  }
+
+  /** Reads only: the plan `run` would follow. Throws ActivationFailure when the activation is refused. */
+  async plan(request: ActivationRequest): Promise<ActivationPlan> {
+    const decision = await this.read(request);
+    if (decision.kind === 'refused') throw ActivationFailure.of(decision.refusal);
+    return decision.plan;
   }
 
   crmClientUrl(clientId: number): string {
     return `${this.deps.crmBaseUrl}/client/${clientId}`;
   }
 
-  /** Yields one event per step as it happens and always ends with exactly one result event; never throws. */
-  async *run(request: ActivationRequest, { dryRun = false }: { dryRun?: boolean } = {}): AsyncGenerator<ActivationEvent> {
+  /**
+   * Yields one event per step as it happens and always ends with exactly one result event; never throws.
+   * A refusal, or a device move the caller did not confirm (`confirm.moveFrom`), stops it before any write.
+   */
+  async *run(
+    request: ActivationRequest,
+    { dryRun = false, confirm = {} }: { dryRun?: boolean; confirm?: ActivationConfirmation } = {},
+  ): AsyncGenerator<ActivationEvent> {
     const log = new RunLog();
     let plan: ActivationPlan;
     try {
-      plan = await this.read(request);
+      plan = planToRun(await this.read(request), confirm, dryRun);
     } catch (error) {
       const failure = asFailure(error);
       const failedStep = FAILED_STEP[failure.code];
       yield step(failedStep, 'failed', failure.message);
-      yield log.failed(failedStep, failure);
+      yield { ...log.failed(failedStep, failure), ...(failure.plan && { plan: failure.plan }) };
       return;
     }
     const device = plan.device;
@@ -151,17 +166,19 @@ export class ActivationService {
       { clientId: client.id, siteId: site.id, deviceId: device.id },
     );
     const alreadyActive = log.done.length === 0;
+    const moved = plan.move ? ` (moved from ${describeMove(plan.move)})` : '';
     yield {
       type: 'result',
       outcome: alreadyActive ? 'already-activated' : 'activated',
       message: alreadyActive
         ? `Already activated: ${client.name} has Active service #${service.id} and ${device.name} is on site "${site.name}". Nothing was changed.`
-        : `Activated ${client.name}: service #${service.id}, site "${site.name}", device ${device.name}.`,
+        : `Activated ${client.name}: service #${service.id}, site "${site.name}", device ${device.name}${moved}.`,
       device,
       client,
       service,
       site,
       crmClientUrl,
+      ...(plan.move && { movedFrom: plan.move }),
       done: log.done,
       notDone: [],
     };
@@ -215,8 +232,9 @@ export class ActivationService {
     return { site: created, event: step('site', 'done', message, { siteId: created.id }) };
   }
 
-  private async read(request: ActivationRequest): Promise<ActivationPlan> {
-    const { crm, nms } = this.deps;
+  /** One round of independent reads, then (for a name lookup) the identified client's services; then the planner. */
+  private async read(request: ActivationRequest): Promise<ActivationDecision> {
+    const { nms, settings } = this.deps;
     const query = parseDeviceQuery(request.device);
     const firstName = titleCase(request.firstName);
     const lastName = titleCase(request.lastName);
@@ -224,88 +242,74 @@ export class ActivationService {
     const [authorized, discovered, lookup, sites] = await Promise.allSettled([
       nms.listDevices(),
       nms.listDiscoveredDevices(),
-      explicitId !== undefined
-        ? Promise.all([crm.getClient(explicitId), crm.listServices(explicitId)])
-        : crm.listClients({ query: `${firstName} ${lastName}` }),
+      explicitId !== undefined ? this.lookUpId(explicitId) : this.lookUpName(`${firstName} ${lastName}`, firstName, lastName),
       nms.listSites(),
     ]);
-    const device = pickDevice(query, settled(authorized), settled(discovered));
-    const siteList = settled(sites);
-
-    let client: Client | null;
-    let services: Service[];
-    if (explicitId !== undefined) {
-      if (lookup.status === 'rejected' && lookup.reason instanceof UispNotFoundError) {
-        throw new ActivationFailure('client-not-found', `No CRM client #${explicitId}. Check the id, or leave it empty to find or create the client by name.`);
-      }
-      [client, services] = settled(lookup) as [Client, Service[]];
-    } else {
-      const namesakes = (settled(lookup) as Client[]).filter((c) => sameName(c.firstName, firstName) && sameName(c.lastName, lastName));
-      if (namesakes.length > 1) {
-        const candidates = namesakes.map((c) => `#${c.id} ${clientRef(c).name}`);
-        throw new ActivationFailure('client-ambiguous', `Several CRM clients are named ${firstName} ${lastName} (${candidates.join(', ')}); give the client id.`, candidates);
-      }
-      client = namesakes[0] ?? null;
-      services = client ? await crm.listServices(client.id) : [];
-    }
-
-    const existing = client ? clientRef(client) : null;
-    const service = this.planService(existing, services);
-    return {
-      device,
-      client: existing ? { action: 'reuse', client: existing } : { action: 'create', firstName, lastName },
-      service,
-      ...this.planSiteAndAuthorization(existing, firstName, lastName, device, siteList),
-      destructive: service.action === 'create' && service.delete.length > 0,
-    };
+    const { lookup: clientLookup, services } = settled(lookup);
+    return decideActivation({
+      query,
+      firstName,
+      lastName,
+      authorized: settled(authorized),
+      discovered: settled(discovered),
+      lookup: clientLookup,
+      services,
+      sites: settled(sites),
+      settings,
+      today: this.deps.today(),
+    });
   }
 
-  private planService(client: ClientRef | null, services: Service[]): ActivationPlan['service'] {
-    const { statuses, servicePlanPeriodId, servicePrice } = this.deps.settings;
-    const ref = (s: Service): ServiceRef => ({ id: s.id, status: s.status, statusLabel: statusLabel(s.status, statuses), name: s.name });
-    const active = services.find((s) => dispositionOf(s.status, statuses) === 'reuse');
-    if (active) return { action: 'reuse', service: ref(active) };
-    const suspended = services.filter((s) => dispositionOf(s.status, statuses) === 'block');
-    if (suspended.length) {
-      throw new ActivationFailure(
-        'service-suspended',
-        `Client #${client?.id} ${client?.name} has suspended service ${suspended.map((s) => `#${s.id}`).join(', ')}: lift the suspension (/unsuspend) instead of activating again. Nothing was changed.`,
-      );
-    }
-    return {
-      action: 'create',
-      delete: services.filter((s) => dispositionOf(s.status, statuses) === 'replace').map(ref),
-      servicePlanPeriodId,
-      price: servicePrice,
-      activeFrom: this.deps.today(),
-    };
+  /** The client and its services together; an unknown id is a lookup result (the planner refuses it), not an error. */
+  private async lookUpId(id: number): Promise<{ lookup: ClientLookup; services: Service[] }> {
+    const [client, services] = await Promise.all([this.deps.crm.getClient(id).catch(nullWhenNotFound), this.deps.crm.listServices(id).catch(emptyWhenNotFound)]);
+    return { lookup: { by: 'id', id, client }, services };
   }
 
-  private planSiteAndAuthorization(
-    client: ClientRef | null,
-    firstName: string,
-    lastName: string,
-    device: DeviceRef,
-    sites: Site[],
-  ): Pick<ActivationPlan, 'site' | 'authorize'> {
-    const id = client ? String(client.id) : undefined;
-    const existing =
-      id === undefined
-        ? undefined
-        : (sites.find((s) => s.ucrm?.client?.id === id || s.description?.ucrmId === id) ?? sites.find((s) => hasMarker(s, client!.id)));
-    if (existing) {
-      const site = siteRef(existing);
-      const onSite = device.authorized && device.siteId === site.id;
-      return {
-        site: { action: 'reuse', site },
-        authorize: onSite ? { action: 'skip', reason: `${device.name} is already authorized on site "${site.name}"` } : { action: 'authorize' },
-      };
-    }
-    const parentSiteId = this.deps.settings.parentSiteId ?? sites.find((s) => !s.identification.parent && (s.identification.type ?? 'site') === 'site')?.id ?? null;
-    if (this.deps.settings.parentSiteId && !sites.some((s) => s.id === parentSiteId)) {
-      throw new ActivationFailure('parent-site-not-found', `NMS_PARENT_SITE_ID ${parentSiteId} is not an NMS site; fix the setting. Nothing was changed.`);
-    }
-    return { site: { action: 'create', name: client?.name ?? `${firstName} ${lastName}`, parentSiteId }, authorize: { action: 'authorize' } };
+  /** Active and archived namesakes (persons and companies); then the services of the one it identifies. */
+  private async lookUpName(query: string, firstName: string, lastName: string): Promise<{ lookup: ClientLookup; services: Service[] }> {
+    const { crm } = this.deps;
+    const [active, archived] = await Promise.all([crm.listClients({ query }), crm.listClients({ query, isArchived: true })]);
+    const lookup: ClientLookup = { by: 'name', active, archived };
+    const identity = identifyClient(lookup, firstName, lastName);
+    return { lookup, services: 'client' in identity && identity.client ? await crm.listServices(identity.client.id) : [] };
+  }
+}
+
+/** The plan to run: a refusal, or a device move the caller has not confirmed, stops here (a dry run only shows the move). */
+function planToRun(decision: ActivationDecision, confirm: ActivationConfirmation, dryRun: boolean): ActivationPlan {
+  if (decision.kind === 'refused') throw ActivationFailure.of(decision.refusal);
+  const { plan } = decision;
+  const move = plan.move;
+  if (move && !dryRun && confirm.moveFrom !== 'any' && confirm.moveFrom !== move.site.id) {
+    throw new ActivationFailure(
+      'device-in-use',
+      `${plan.device.name} is authorized on site ${describeMove(move)}, which is not this client's site: moving it needs your explicit confirmation. Nothing was changed.`,
+      [],
+      plan,
+    );
+  }
+  return plan;
+}
+
+function nullWhenNotFound(error: unknown): null {
+  if (error instanceof UispNotFoundError) return null;
+  throw error;
+}
+
+function emptyWhenNotFound(error: unknown): Service[] {
+  return nullWhenNotFound(error) ?? [];
+}
+
+function candidatesOf(refusal: ActivationRefusal): string[] {
+  switch (refusal.code) {
+    case 'client-ambiguous':
+    case 'client-archived':
+      return refusal.candidates.map(describeCandidate);
+    case 'device-ambiguous':
+      return refusal.devices.map((d) => `${d.name} (${[d.ip, d.mac, d.list].filter(Boolean).join(', ')})`);
+    default:
+      return [];
   }
 }
 
@@ -313,24 +317,17 @@ export class ActivationService {
 const FAILED_STEP: Record<ActivationErrorCode, StepName> = {
   'device-not-found': 'discover',
   'device-ambiguous': 'discover',
+  'device-infrastructure': 'discover',
+  'device-role-unknown': 'discover',
+  'device-in-use': 'authorize',
   'client-not-found': 'client',
+  'client-name-mismatch': 'client',
+  'client-archived': 'client',
   'client-ambiguous': 'client',
   'service-suspended': 'service',
   'parent-site-not-found': 'site',
   'uisp-error': 'discover',
 };
-
-function pickDevice(query: ReturnType<typeof parseDeviceQuery>, authorized: Device[], discovered: Device[]): DeviceRef {
-  const found = findDevices(query, authorized, discovered);
-  if (found.length === 0) {
-    throw new ActivationFailure('device-not-found', `Device not found: no device with ${describeQuery(query)} in the authorized or discovered lists. Nothing was changed.`);
-  }
-  if (found.length > 1) {
-    const candidates = found.map((d) => `${d.name} (${[d.ip, d.mac, d.list].filter(Boolean).join(', ')})`);
-    throw new ActivationFailure('device-ambiguous', `${found.length} devices match ${describeQuery(query)}: ${candidates.join('; ')}. Use the IP or MAC address. Nothing was changed.`, candidates);
-  }
-  return found[0]!;
-}
 
 function settled<T>(result: PromiseSettledResult<T>): T {
   if (result.status === 'rejected') throw result.reason;
@@ -354,7 +351,13 @@ function* planEvents(plan: ActivationPlan): Generator<StepEvent> {
     yield step('service', 'planned', `Would ${deletions}create an Active service (plan period ${plan.service.servicePlanPeriodId}, ${formatMoney(plan.service.price)}/month from ${plan.service.activeFrom})`);
   }
   yield step('site', 'planned', plan.site.action === 'reuse' ? `Would reuse NMS site "${plan.site.site.name}"` : `Would create NMS site "${plan.site.name}"`);
-  yield step('authorize', 'planned', plan.authorize.action === 'skip' ? plan.authorize.reason : `Would authorize ${plan.device.name} onto that site`, { deviceId: plan.device.id });
+  const authorize =
+    plan.authorize.action === 'skip'
+      ? plan.authorize.reason
+      : plan.move
+        ? `Would move ${plan.device.name} from site ${describeMove(plan.move)} onto that site (only when confirmed)`
+        : `Would authorize ${plan.device.name} onto that site`;
+  yield step('authorize', 'planned', authorize, { deviceId: plan.device.id });
 }
 
 

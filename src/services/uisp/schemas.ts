@@ -21,6 +21,8 @@ export const ClientSchema = z.looseObject({
   userIdent: nullableString,
   isLead: z.boolean().nullish(),
   isArchived: z.boolean().nullish(),
+  street1: z.string().nullish(),
+  city: z.string().nullish(),
   contacts: z
     .array(z.looseObject({ email: nullableString, phone: nullableString }))
     .nullish()
@@ -94,6 +96,8 @@ export const DeviceSchema = z.looseObject({
     mac: nullableString,
     ip: nullableString,
     model: nullableString,
+    /** station, ap, router, switch, gateway… (the NMS Swagger's enum); only a station is a subscriber CPE. */
+    role: z.string().nullish(),
     authorized: z.boolean().nullish(),
     site: SiteRefSchema.nullish(),
   }),

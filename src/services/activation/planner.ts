@@ -1,0 +1,320 @@
+/**
+ * The activation's decisions as pure functions: from what was read from UISP (both device lists, the
+ * client lookup, the client's services, the sites), the settings and today's date, to a typed decision:
+ * refused (with the facts), a plan that needs the agent's confirmation (exactly what), or a plan.
+ * No I/O here: the workflow reads, calls `decideActivation`, and writes.
+ *
+ * Device rules (issue 8 §2): only a subscriber station may be activated. Any other role (AP, router,
+ * switch, gateway…) is infrastructure and refused whatever is confirmed; a device for which NMS reports
+ * no role is refused too, since nothing shows it is a station. A station on an infrastructure site
+ * (type `site`) or not yet authorized is the normal case; on the target client's own site it is reused;
+ * on any other endpoint site (another client's, or of unknown owner) moving it needs confirmation.
+ *
+ * Client rules (§3): an explicit id must belong to the typed name (person: first and last name;
+ * company: the company name), ignoring case and extra spaces. A name lookup considers person and company
+ * clients, active and archived: only archived matches are reported, never duplicated; several active
+ * matches are listed with what tells them apart.
+ */
+import type { ActivationConfig } from '../../config.js';
+import { clientDisplayName } from '../uisp/crm-client.js';
+import type { Client, Device, Service, Site } from '../uisp/schemas.js';
+import { describeQuery, findDevices, type DeviceQuery } from './device-match.js';
+import { sameName } from './names.js';
+import { dispositionOf, statusLabel } from './service-status.js';
+import type {
+  ActivationDecision,
+  ActivationPlan,
+  ActivationRefusal,
+  ClientCandidate,
+  ClientRef,
+  DeviceMove,
+  DeviceRef,
+  ServiceRef,
+  SiteOwner,
+  SiteRef,
+} from './types.js';
+
+/** The one role NMS gives a subscriber CPE (the Swagger's enum also has ap, router, switch, gateway, ptp…). */
+const SUBSCRIBER_ROLE = 'station';
+
+/** Written into the note of sites SubOps creates, so a re-run finds the site before the manual CRM link exists. */
+export const siteMarker = (clientId: number) => `subops:crm-client=${clientId}`;
+
+const MARKER = /^subops:crm-client=(\d+)$/;
+
+/** The client id of SubOps' marker in a site note; the marker must be a whole word (12's is not inside 120's). */
+function markedClientId(site: Site): number | null {
+  for (const word of (site.description?.note ?? '').split(/\s+/)) {
+    const match = MARKER.exec(word);
+    if (match) return Number(match[1]);
+  }
+  return null;
+}
+
+/** The CRM client id an NMS site is bound to (CRM binding first, then SubOps' marker), or null. */
+function siteClientId(site: Site): number | null {
+  const bound = site.ucrm?.client?.id ?? site.description?.ucrmId;
+  if (bound != null && /^\d+$/.test(bound)) return Number(bound);
+  return markedClientId(site);
+}
+
+/** Infrastructure (a tower or POP): type `site`, or no type and no client of its own. */
+function isInfrastructure(site: Site): boolean {
+  const type = site.identification.type;
+  return type === 'site' || (type == null && siteClientId(site) === null);
+}
+
+export const siteRef = (site: Site): SiteRef => ({ id: site.id, name: site.identification.name });
+export const clientRef = (client: Client): ClientRef => ({ id: client.id, name: clientDisplayName(client) });
+
+/** What the client lookup returned: by explicit id (null when the CRM has no such client) or by name. */
+export type ClientLookup = { by: 'id'; id: number; client: Client | null } | { by: 'name'; active: Client[]; archived: Client[] };
+
+export interface ActivationReads {
+  query: DeviceQuery;
+  /** As typed; compared ignoring case and spaces, written in Title Case. */
+  firstName: string;
+  lastName: string;
+  authorized: Device[];
+  discovered: Device[];
+  lookup: ClientLookup;
+  /** The identified client's services ([] when the client is new or unknown). */
+  services: Service[];
+  sites: Site[];
+  settings: Pick<ActivationConfig, 'servicePlanPeriodId' | 'servicePrice' | 'parentSiteId' | 'statuses'>;
+  /** YYYY-MM-DD in the ISP's time zone. */
+  today: string;
+}
+
+export type ClientIdentity = { client: Client | null } | { refusal: ActivationRefusal };
+
+/** Which existing client the request means (null: a new one), or why that cannot be decided. */
+export function identifyClient(lookup: ClientLookup, firstName: string, lastName: string): ClientIdentity {
+  const typedName = `${firstName} ${lastName}`;
+  if (lookup.by === 'id') {
+    const { client, id } = lookup;
+    if (!client) {
+      return { refusal: { code: 'client-not-found', clientId: id, message: `No CRM client #${id}. Check the id, or leave it empty to find or create the client by name.` } };
+    }
+    const crmName = clientDisplayName(client);
+    if (!isNamed(client, firstName, lastName)) {
+      return {
+        refusal: {
+          code: 'client-name-mismatch',
+          clientId: id,
+          crmName,
+          typedName,
+          message: `CRM client #${id} is ${crmName}, not ${typedName}. Check the id, or type the name the CRM has. Nothing was changed.`,
+        },
+      };
+    }
+    if (client.isArchived) return { refusal: archivedRefusal([candidate(client)]) };
+    return { client };
+  }
+  const active = lookup.active.filter((c) => isNamed(c, firstName, lastName));
+  if (active.length > 1) {
+    const candidates = active.map(candidate);
+    return {
+      refusal: {
+        code: 'client-ambiguous',
+        candidates,
+        message: `Several CRM clients are named ${typedName}: ${candidates.map(describeCandidate).join('; ')}. Give the client id.`,
+      },
+    };
+  }
+  if (active.length === 1) return { client: active[0]! };
+  const archived = lookup.archived.filter((c) => isNamed(c, firstName, lastName));
+  if (archived.length) return { refusal: archivedRefusal(archived.map(candidate)) };
+  return { client: null };
+}
+
+/** Every decision of an activation, from the reads alone. Refusals come in the order an agent fixes them. */
+export function decideActivation(reads: ActivationReads): ActivationDecision {
+  const refused = (refusal: ActivationRefusal): ActivationDecision => ({ kind: 'refused', refusal });
+  const device = pickDevice(reads);
+  if ('refusal' in device) return refused(device.refusal);
+  const identity = identifyClient(reads.lookup, reads.firstName, reads.lastName);
+  if ('refusal' in identity) return refused(identity.refusal);
+  const client = identity.client ? clientRef(identity.client) : null;
+  const service = planService(reads, client);
+  if ('refusal' in service) return refused(service.refusal);
+  const site = planSite(reads, client, device.device);
+  if ('refusal' in site) return refused(site.refusal);
+
+  const plan: ActivationPlan = {
+    device: device.device,
+    client: client ? { action: 'reuse', client } : { action: 'create', firstName: reads.firstName, lastName: reads.lastName },
+    service: service.service,
+    site: site.site,
+    authorize: site.authorize,
+    move: site.move,
+    destructive: service.service.action === 'create' && service.service.delete.length > 0,
+  };
+  const deletes = plan.service.action === 'create' ? plan.service.delete : [];
+  if (deletes.length || plan.move) return { kind: 'needs-confirmation', plan, confirm: { deletes, move: plan.move } };
+  return { kind: 'plan', plan };
+}
+
+/** "site "Leon Hope" (client #1007 Leon Hope)": how a move is named in messages, results and the audit. */
+export function describeMove(move: DeviceMove): string {
+  return `"${move.site.name}" (${describeOwner(move.client)})`;
+}
+
+export function describeOwner(owner: SiteOwner): string {
+  if (owner.id === null) return 'client unknown';
+  return owner.name ? `client #${owner.id} ${owner.name}` : `client #${owner.id}`;
+}
+
+// ---------- device ----------
+
+function pickDevice({ query, authorized, discovered, sites }: ActivationReads): { device: DeviceRef } | { refusal: ActivationRefusal } {
+  const found = findDevices(query, authorized, discovered);
+  if (found.length === 0) {
+    return { refusal: { code: 'device-not-found', query: describeQuery(query), message: `Device not found: no device with ${describeQuery(query)} in the authorized or discovered lists. Nothing was changed.` } };
+  }
+  if (found.length > 1) {
+    const list = found.map((d) => `${d.name} (${[d.ip, d.mac, d.list].filter(Boolean).join(', ')})`);
+    return {
+      refusal: { code: 'device-ambiguous', devices: found, message: `${found.length} devices match ${describeQuery(query)}: ${list.join('; ')}. Use the IP or MAC address. Nothing was changed.` },
+    };
+  }
+  const device = found[0]!;
+  const site = deviceSite(device, authorized, sites);
+  const where = site ? ` on site "${site.name}"` : '';
+  if (device.role === null) {
+    return {
+      refusal: {
+        code: 'device-role-unknown',
+        device,
+        site,
+        message: `${device.name}${where} has no role in NMS, so nothing shows it is a subscriber station: check the device in UISP. SubOps activates subscriber stations only. Nothing was changed.`,
+      },
+    };
+  }
+  if (device.role !== SUBSCRIBER_ROLE) {
+    return {
+      refusal: {
+        code: 'device-infrastructure',
+        device,
+        role: device.role,
+        site,
+        message: `${device.name} is network infrastructure (role ${device.role})${where}, not a subscriber station: SubOps never activates or moves it. Nothing was changed.`,
+      },
+    };
+  }
+  return { device };
+}
+
+/** The device's site from the site list, else from the device's own site reference. */
+function deviceSite(device: DeviceRef, authorized: Device[], sites: Site[]): SiteRef | null {
+  if (!device.siteId) return null;
+  const site = sites.find((s) => s.id === device.siteId);
+  if (site) return siteRef(site);
+  const reference = authorized.find((d) => d.identification.id === device.id)?.identification.site;
+  return { id: device.siteId, name: reference?.name ?? device.siteId };
+}
+
+// ---------- client ----------
+
+/** A person by first and last name; a company by its name against the whole typed name. */
+function isNamed(client: Client, firstName: string, lastName: string): boolean {
+  if (client.firstName || client.lastName) return sameName(client.firstName, firstName) && sameName(client.lastName, lastName);
+  return sameName(client.companyName, `${firstName} ${lastName}`);
+}
+
+function candidate(client: Client): ClientCandidate {
+  const contact = client.contacts.find((c) => c.email || c.phone);
+  const address = [client.street1, client.city].filter(Boolean).join(', ');
+  return { ...clientRef(client), email: contact?.email ?? null, phone: contact?.phone ?? null, address: address || null, archived: client.isArchived === true };
+}
+
+/** "#1008 Kevin Singh (kevin.singh@example.com, +592 677 1208, 19 Parika Backdam, Parika)". */
+export function describeCandidate(c: ClientCandidate): string {
+  const details = [c.email, c.phone, c.address].filter(Boolean);
+  return `#${c.id} ${c.name}${details.length ? ` (${details.join(', ')})` : ''}`;
+}
+
+function archivedRefusal(candidates: ClientCandidate[]): ActivationRefusal {
+  const which = candidates.map(describeCandidate).join('; ');
+  return {
+    code: 'client-archived',
+    candidates,
+    message: `${candidates.length === 1 ? 'The CRM has this client archived' : 'The CRM has these clients archived'}: ${which}. Restore the client in the CRM and run again; SubOps does not create a duplicate. Nothing was changed.`,
+  };
+}
+
+// ---------- service ----------
+
+function planService({ services, settings, today }: ActivationReads, client: ClientRef | null): { service: ActivationPlan['service'] } | { refusal: ActivationRefusal } {
+  const { statuses } = settings;
+  const ref = (s: Service): ServiceRef => ({ id: s.id, status: s.status, statusLabel: statusLabel(s.status, statuses), name: s.name });
+  const active = services.find((s) => dispositionOf(s.status, statuses) === 'reuse');
+  if (active) return { service: { action: 'reuse', service: ref(active) } };
+  const suspended = services.filter((s) => dispositionOf(s.status, statuses) === 'block');
+  if (client && suspended.length) {
+    return {
+      refusal: {
+        code: 'service-suspended',
+        client,
+        services: suspended.map(ref),
+        message: `Client #${client.id} ${client.name} has suspended service ${suspended.map((s) => `#${s.id}`).join(', ')}: lift the suspension (/unsuspend) instead of activating again. Nothing was changed.`,
+      },
+    };
+  }
+  return {
+    service: {
+      action: 'create',
+      delete: services.filter((s) => dispositionOf(s.status, statuses) === 'replace').map(ref),
+      servicePlanPeriodId: settings.servicePlanPeriodId,
+      price: settings.servicePrice,
+      activeFrom: today,
+    },
+  };
+}
+
+// ---------- site, authorization and the device move ----------
+
+type SitePlan = Pick<ActivationPlan, 'site' | 'authorize' | 'move'>;
+
+function planSite({ sites, settings, firstName, lastName, authorized }: ActivationReads, client: ClientRef | null, device: DeviceRef): SitePlan | { refusal: ActivationRefusal } {
+  const own = client ? ownSites(sites, client.id) : [];
+  const current = device.authorized && device.siteId ? sites.find((s) => s.id === device.siteId) : undefined;
+  if (current && own.includes(current)) {
+    const site = siteRef(current);
+    return { site: { action: 'reuse', site }, authorize: { action: 'skip', reason: `${device.name} is already authorized on site "${site.name}"` }, move: null };
+  }
+  const move = moveOf(device, current, authorized);
+  if (own.length) return { site: { action: 'reuse', site: siteRef(own[0]!) }, authorize: { action: 'authorize' }, move };
+  const parentSiteId = settings.parentSiteId ?? sites.find((s) => !s.identification.parent && (s.identification.type ?? 'site') === 'site')?.id ?? null;
+  if (settings.parentSiteId && !sites.some((s) => s.id === parentSiteId)) {
+    return {
+      refusal: { code: 'parent-site-not-found', parentSiteId: settings.parentSiteId, message: `NMS_PARENT_SITE_ID ${settings.parentSiteId} is not an NMS site; fix the setting. Nothing was changed.` },
+    };
+  }
+  return { site: { action: 'create', name: client?.name ?? `${firstName} ${lastName}`, parentSiteId }, authorize: { action: 'authorize' }, move };
+}
+
+/** The client's own sites: bound to it in the CRM first, then carrying SubOps' marker for it. */
+function ownSites(sites: Site[], clientId: number): Site[] {
+  const id = String(clientId);
+  const bound = sites.filter((s) => s.ucrm?.client?.id === id || s.description?.ucrmId === id);
+  return [...bound, ...sites.filter((s) => !bound.includes(s) && markedClientId(s) === clientId)];
+}
+
+/**
+ * An authorized station sitting on an endpoint site that is not the target's: authorizing it elsewhere
+ * takes it from that site's client. On infrastructure it is the normal case (no move to confirm). A site
+ * NMS does not list is judged by the device's own reference to it; without a type it counts as an
+ * endpoint of unknown owner.
+ */
+function moveOf(device: DeviceRef, current: Site | undefined, authorized: Device[]): DeviceMove | null {
+  if (!device.authorized || !device.siteId) return null;
+  if (current) {
+    if (isInfrastructure(current)) return null;
+    const ownerId = siteClientId(current);
+    return { site: siteRef(current), client: { id: ownerId, name: ownerId === null ? null : (current.ucrm?.client?.name ?? null) } };
+  }
+  const reference = authorized.find((d) => d.identification.id === device.id)?.identification.site;
+  if (reference?.type === 'site') return null;
+  return { site: { id: device.siteId, name: reference?.name ?? device.siteId }, client: { id: null, name: null } };
+}
