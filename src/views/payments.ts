@@ -1,5 +1,5 @@
 /** /payments: the ephemeral listing with per-currency totals, and the record-payment modal. */
-import type { PaymentSummary } from '../services/payments.js';
+import type { PaymentField, PaymentSummary } from '../services/payments.js';
 import type { Client, Payment, PaymentMethod } from '../services/uisp/schemas.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { encodeMetadata, PaymentMetaSchema, type Origin } from '../slack/metadata.js';
@@ -45,7 +45,8 @@ function paymentLine(p: Payment, clientNames: ReadonlyMap<number, string>, metho
   return `\`${isoDate(p.createdDate)}\`  ${who}  *${formatMoney(p.amount, p.currencyCode)}*  ${method}`;
 }
 
-export type PaymentField = 'client' | 'amount' | 'method' | 'note';
+
+export type { PaymentField };
 
 export interface PaymentFormInput {
   origin: Origin;

@@ -68,8 +68,8 @@ describe('subops activate', () => {
     const { code, err } = await subops(['activate', '--device', '10.20.1.88', '--last-name', 'l0velace', '--email', 'nope']);
     expect(code).toBe(2);
     expect(err).toContain('--first-name: Enter the first name.');
-    expect(err).toContain('--last-name: Use letters');
-    expect(err).toContain('--email: Enter a valid email address.');
+    expect(err).toContain('--last-name: Last name may contain only letters');
+    expect(err).toContain('--email: Email address must be a valid address such as name@example.org.');
     expect(sim.requests).toEqual([]);
   });
 
@@ -130,7 +130,7 @@ describe('subops suspend / unsuspend / reasons', () => {
   it('a missing service id is exit 2 before any request', async () => {
     const { code, err } = await subops(['suspend', '--reason', '1']);
     expect(code).toBe(2);
-    expect(err).toContain('--service-id is required.');
+    expect(err).toContain('--service-id: Enter the service id.');
     expect(sim.requests).toEqual([]);
   });
 
@@ -186,14 +186,14 @@ describe('subops payments', () => {
   it('a bad date is exit 2 naming --from, and nothing is fetched', async () => {
     const { code, err } = await subops(['payments', '--from', '2026-13-45']);
     expect(code).toBe(2);
-    expect(err).toContain('--from: from must be a date as YYYY-MM-DD');
+    expect(err).toContain('--from: From date 2026-13-45 is not a real calendar date.');
     expect(sim.requests.filter((r) => r.path.endsWith('/payments'))).toEqual([]);
   });
 
   it('payments add validates before sending, then records the payment', async () => {
     const bad = await subops(['payments', 'add', '--client-id', '1001', '--amount', '0']);
     expect(bad.code).toBe(2);
-    expect(bad.err).toContain('--amount: Amount must be a number greater than 0.');
+    expect(bad.err).toContain('--amount: Amount must be greater than 0.');
     expect(sim.requests).toEqual([]);
 
     const { code, out } = await subops(['payments', 'add', '--client-id', '1001', '--amount', '2500.50', '--method', 'cash', '--note', 'counter']);
@@ -236,6 +236,6 @@ describe('subops help and simulate', () => {
 
     const bad = await subops(['simulate', '--port', '70000']);
     expect(bad.code).toBe(2);
-    expect(bad.err).toContain('--port must be at most 65535.');
+    expect(bad.err).toContain('--port: Port must be a whole number from 0 to 65535.');
   });
 });

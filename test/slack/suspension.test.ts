@@ -74,7 +74,7 @@ describe('/suspend', () => {
       response_action: 'errors',
       errors: { service: 'Enter a service id, or a client id (then Enter) and pick one of its services.' },
     });
-    expect((await h.submit(id, { ...inputs({ service: '12a' }), reason: selected('value', '1') })).body.errors).toEqual({ service: 'A service id is a positive whole number.' });
+    expect((await h.submit(id, { ...inputs({ service: '12a' }), reason: selected('value', '1') })).body.errors).toEqual({ service: 'Service id must be a positive whole number such as 1001 or #1001.' });
 
     await h.submit(id, { ...inputs({ service: '999' }), reason: selected('value', '1') });
     await h.viewBecomes(id, 'suspension_form', 'No CRM service #999.');
@@ -84,7 +84,7 @@ describe('/suspend', () => {
   it('answers a malformed argument ephemerally without opening anything', async () => {
     const reply = await h.command('/suspend', 'everyone');
     expect(reply.body.response_type).toBe('ephemeral');
-    expect(reply.body.text).toContain('`everyone` is not a service id');
+    expect(reply.body.text).toContain('Service id must be a positive whole number such as 1001 or #1001. You typed `everyone`.');
     expect(h.fake.callsTo('views.open')).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { validateActivationRequest, type ActivationField } from '../../services/activation/request.js';
-import { parseFlags } from '../args.js';
+import { flagProblems, parseFlags } from '../args.js';
 import { connect } from '../../connect.js';
-import { EXIT, UsageError, writeLine, type CliIo } from '../io.js';
+import { EXIT, writeLine, writeText, type CliIo } from '../io.js';
 import { renderEvent } from '../render.js';
 
 export const activateHelp = `Usage: subops activate --device <ip|mac|name> --first-name <name> --last-name <name>
@@ -44,16 +44,13 @@ export async function activate(argv: string[], io: CliIo): Promise<number> {
     email: values.email,
     phone: values.phone,
   });
-  if (!validation.ok) {
-    const problems = Object.entries(validation.errors).map(([field, message]) => `${FLAG_OF[field as ActivationField]}: ${message}`);
-    throw new UsageError(problems.join('\n'));
-  }
+  if (!validation.ok) throw flagProblems(validation.errors, FLAG_OF);
   const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
   try {
     let outcome = 'failed';
     for await (const event of connection.services.activation.run(validation.request, { dryRun: values['dry-run'] ?? false })) {
       if (values.json) writeLine(io.stdout, JSON.stringify(event));
-      else for (const line of renderEvent(event)) writeLine(io.stdout, line);
+      else writeText(io.stdout, ...renderEvent(event));
       if (event.type === 'result') outcome = event.outcome;
     }
     return outcome === 'failed' ? EXIT.failed : EXIT.ok;

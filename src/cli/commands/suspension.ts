@@ -1,9 +1,10 @@
 /** `subops suspend` and `subops unsuspend`: one flow, two actions. Lifting uses cancel-suspend. */
 import type { SuspensionOutcome } from '../../services/suspensions.js';
 import { statusLabel } from '../../services/activation/service-status.js';
-import { parseFlags, positiveInt } from '../args.js';
+import { flagValue, parseFlags } from '../args.js';
 import { connect } from '../../connect.js';
-import { EXIT, UsageError, writeLine, type CliIo } from '../io.js';
+import { readId, readIdOrName } from '../../services/input/grammar.js';
+import { EXIT, writeLine, writeText, type CliIo } from '../io.js';
 
 export const suspendHelp = `Usage: subops suspend --service-id <id> --reason <id or name> [--json]
 
@@ -16,9 +17,8 @@ Lifts a service's suspension (UISP's cancel-suspend).`;
 export async function suspend(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, { 'service-id': { type: 'string' }, reason: { type: 'string' }, json: { type: 'boolean' } });
   if (values.help) return writeLine(io.stdout, suspendHelp), EXIT.ok;
-  const serviceId = positiveInt('--service-id', values['service-id'], true);
-  const reasonText = values.reason?.trim();
-  if (!reasonText) throw new UsageError('--reason is required (an id or name from `subops reasons`).');
+  const serviceId = flagValue('--service-id', readId(values['service-id'], 'Service id'));
+  const reasonText = flagValue('--reason', readIdOrName(values.reason, 'Suspension reason'));
   return withConnection(io, values.json, async ({ suspensions }) => {
     const [service, reason] = await Promise.all([suspensions.getService(serviceId), suspensions.resolveReason(reasonText)]);
     return suspensions.suspend(service, reason);
@@ -28,7 +28,7 @@ export async function suspend(argv: string[], io: CliIo): Promise<number> {
 export async function unsuspend(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, { 'service-id': { type: 'string' }, json: { type: 'boolean' } });
   if (values.help) return writeLine(io.stdout, unsuspendHelp), EXIT.ok;
-  const serviceId = positiveInt('--service-id', values['service-id'], true);
+  const serviceId = flagValue('--service-id', readId(values['service-id'], 'Service id'));
   return withConnection(io, values.json, async ({ suspensions }) => suspensions.unsuspend(await suspensions.getService(serviceId)));
 }
 
@@ -45,7 +45,7 @@ async function withConnection(
     else {
       const { service, after, reason } = outcome;
       const verb = reason ? `Suspended service #${service.id}` : `Lifted the suspension of service #${service.id}`;
-      writeLine(
+      writeText(
         io.stdout,
         `${verb}${service.name ? ` (${service.name})` : ''} of client #${service.clientId}${reason ? ` — reason: ${reason.name}` : ''}. Status: ${statusLabel(service.status, statuses)} → ${after ? statusLabel(after.status, statuses) : 'unknown (the CRM accepted the change; reading it back failed)'}.`,
       );
