@@ -204,6 +204,62 @@ describe('subops payments', () => {
   });
 });
 
+describe('every flag goes through the input grammar: exit 2 naming the flag, and no request at all', () => {
+  it.each([
+    [['payments', 'add', '--client-id', '1001', '--amount', '-5'], '--amount: Amount must be positive: negative amounts are not accepted.'],
+    [['payments', 'add', '--client-id', '1001', '--amount=-5'], '--amount: Amount must be positive: negative amounts are not accepted.'],
+    [['payments', 'add', '--client-id', '1001', '--amount', '0x1F4'], '--amount: Amount must be a decimal number: hexadecimal is not accepted.'],
+    [['payments', 'add', '--client-id', '1001', '--amount', '1e3'], '--amount: Amount must be written out in full: exponents such as 1e3 are not accepted.'],
+    [['payments', 'add', '--client-id', '1001', '--amount', '1e308'], '--amount: Amount must be written out in full: exponents such as 1e3 are not accepted.'],
+    [['payments', 'add', '--client-id', '1001', '--amount', '1000000.01'], '--amount: Amount must be at most 1,000,000 (the PAYMENT_MAX_AMOUNT setting).'],
+    [['payments', 'add', '--client-id', '-3', '--amount', '10'], '--client-id: Client id must be a positive whole number such as 1001 or #1001.'],
+    [['payments', 'add', '--client-id', '1001', '--amount', '10', '--note', 'bell\u0007'], '--note: Note must not contain control characters (line breaks are fine).'],
+    [['payments', '--client-id', '2147483648'], '--client-id: Client id must be at most 2147483647.'],
+    [['payments', '--from', '2024-03-01', '--to', '2024-02-01'], '--from: From date (2024-03-01) is after the to date (2024-02-01).'],
+    [['payments', '--to', '2023-02-29'], '--to: To date 2023-02-29 is not a real calendar date.'],
+    [['payments', '--limit', '0'], '--limit: Limit must be a whole number from 1 to 10000.'],
+    [['suspend', '--service-id', '#0', '--reason', '1'], '--service-id: Service id must be greater than 0.'],
+    [['suspend', '--service-id', '101', '--reason', 'late\u001b[2J'], '--reason: Suspension reason must not contain control characters.'],
+    [['unsuspend', '--service-id', '1e2'], '--service-id: Service id must be a positive whole number such as 1001 or #1001.'],
+    [['activate', '--device', '10.20.1.88', '--first-name', 'ada', '--last-name', 'lovelace', '--client-id', '#x'], '--client-id: CRM client id must be a positive whole number such as 1001 or #1001.'],
+    [['activate', '--device', '10.20.1.88', '--first-name', 'ada', '--last-name', 'lovelace', '--phone', '12'], '--phone: Phone number must be 6 to 20 digits'],
+  ])('%j', async (argv, message) => {
+    const { code, err } = await subops(argv);
+    expect(code).toBe(2);
+    expect(err).toContain(message);
+    expect(err).not.toMatch(/ambiguous|\n\s+at /);
+    expect(sim.requests).toEqual([]);
+  });
+
+  it('names every bad flag of a payment at once', async () => {
+    const { code, err } = await subops(['payments', 'add', '--client-id', 'Marcus', '--amount', '10,5']);
+    expect(code).toBe(2);
+    expect(err).toMatch(/^Error: --client-id: Client id must be a positive whole number such as 1001 or #1001\.\n--amount: Amount must be a plain decimal number/);
+    expect(sim.requests).toEqual([]);
+  });
+
+  it('PAYMENT_MAX_AMOUNT sets the largest amount', async () => {
+    const { code, err } = await subops(['payments', 'add', '--client-id', '1001', '--amount', '600'], { UISP_URL: sim.url, UISP_TOKEN: TOKEN, PAYMENT_MAX_AMOUNT: '500' });
+    expect(code).toBe(2);
+    expect(err).toContain('--amount: Amount must be at most 500 (the PAYMENT_MAX_AMOUNT setting).');
+    expect(sim.requests).toEqual([]);
+  });
+
+  it('ids may be written #1001 in every flag, and amounts with thousands separators', async () => {
+    const added = await subops(['payments', 'add', '--client-id', '#1001', '--amount', '1,500']);
+    expect(added.code).toBe(0);
+    expect(sim.requests.find((r) => r.method === 'POST')).toMatchObject({ path: '/crm/api/v1.0/payments', body: { clientId: 1001, amount: 1500 } });
+
+    expect((await subops(['payments', '--client-id', '#1001', '--limit', '1'])).out).toMatch(/^Payments for client #1001 Marcus Baptiste/);
+    const activated = await subops(['activate', '--device', '10.20.1.21', '--first-name', 'Marcus', '--last-name', 'Baptiste', '--client-id', '#1001', '--json']);
+    expect(JSON.parse(activated.out.trim().split('\n').at(-1)!)).toMatchObject({ outcome: 'already-activated', client: { id: 1001 } });
+    expect((await subops(['suspend', '--service-id', '#101', '--reason', '#1'])).code).toBe(0);
+    expect(sim.requests.find((r) => r.method === 'PATCH')).toMatchObject({ path: '/crm/api/v1.0/clients/services/101/suspend', body: { suspensionReasonId: 1 } });
+    expect((await subops(['unsuspend', '--service-id', '#101'])).code).toBe(0);
+    expect(sim.requests.filter((r) => r.method === 'PATCH').at(-1)).toMatchObject({ path: '/crm/api/v1.0/clients/services/101/cancel-suspend' });
+  });
+});
+
 describe('subops help and simulate', () => {
   it('with no command prints the usage and exits 2; `help` exits 0', async () => {
     const none = await subops([]);

@@ -48,6 +48,12 @@ describe('/payments', () => {
     }
   });
 
+  it('takes a client id written #1001', async () => {
+    await h.command('/payments', '#1001');
+    expect(shown(await ephemeralAnswer())).toContain('Payments of client #1001 Marcus Baptiste');
+    for (const page of paymentPages()) expect(page.query.clientId).toBe('1001');
+  });
+
   it('names a bad argument, and an unknown client, ephemerally', async () => {
     const reply = await h.command('/payments', 'everything');
     expect(reply.body.response_type).toBe('ephemeral');

@@ -81,6 +81,15 @@ describe('/suspend', () => {
     expect(h.uisp.writes()).toEqual([]);
   });
 
+  it('takes service and client ids written with #', async () => {
+    await h.command('/suspend', '#101');
+    const { id } = await h.openedView();
+    await h.fake.waitFor('views.update', hasBlock('reason'));
+    await h.submit(id, { ...inputs({ service: '#101' }), reason: selected('value', '2') });
+    expect(JSON.stringify(await h.viewBecomes(id, 'suspension_confirm'))).toContain('#1001 Marcus Baptiste');
+    expect(h.uisp.sim.requests.map((r) => r.path)).toContain('/crm/api/v1.0/clients/services/101');
+  });
+
   it('answers a malformed argument ephemerally without opening anything', async () => {
     const reply = await h.command('/suspend', 'everyone');
     expect(reply.body.response_type).toBe('ephemeral');
