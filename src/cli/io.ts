@@ -26,20 +26,24 @@ export function writeText(stream: NodeJS.WritableStream, ...lines: string[]): vo
   for (const line of lines) stream.write(`${terminalSafe(line)}\n`);
 }
 
+/** Outputs whose reader has gone away. (process.stdout is never `destroyed`, even after EPIPE.) */
+const closedOutputs = new WeakSet<NodeJS.WritableStream>();
+
 /** True once the reader of this output has gone away (a closed pipe): long outputs stop early. */
 export function outputClosed(stream: NodeJS.WritableStream): boolean {
-  return (stream as Partial<{ destroyed: boolean }>).destroyed === true;
+  return closedOutputs.has(stream) || (stream as Partial<{ destroyed: boolean }>).destroyed === true;
 }
 
 /**
- * When the reader of the output goes away (`subops payments --csv | head -1`), the next write fails with
- * EPIPE. That is how pipes end, not a failure: the error is absorbed (without a listener Node would crash
- * with a stack trace), the stream is destroyed so `outputClosed` turns true, and the run ends quietly.
- * Returns the first other write error, to be reported once the command ends.
+ * When the reader of the output goes away (`subops payments --csv | head -1`), writes fail with EPIPE.
+ * That is how pipes end, not a failure: the error is absorbed (without a listener Node would crash with
+ * a stack trace), `outputClosed` turns true, and the run ends quietly. Returns the first other write
+ * error, to be reported once the command ends.
  */
 export function guardOutput(stream: NodeJS.WritableStream): () => Error | undefined {
   let failure: Error | undefined;
   stream.on('error', (error: NodeJS.ErrnoException) => {
+    closedOutputs.add(stream);
     if (error.code !== 'EPIPE') failure ??= error;
   });
   return () => failure;

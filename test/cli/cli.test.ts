@@ -260,6 +260,50 @@ describe('every flag goes through the input grammar: exit 2 naming the flag, and
   });
 });
 
+describe('text from UISP in the terminal', () => {
+  const ESC = '\u001b';
+  function plantControlCharacters() {
+    const client = sim.data.clients.find((c) => c.id === 1001)!;
+    client.firstName = `Marcus${ESC}[2J`;
+    const payment = sim.data.payments.filter((p) => p.clientId === 1001).sort((a, b) => b.createdDate.localeCompare(a.createdDate))[0]!;
+    payment.note = `=cmd|' /C calc'!A0\nOK: forged line ${ESC}[31m`;
+    sim.data.suspensionReasons[0]!.name = `Non-payment${ESC}]0;owned\u0007`;
+    const device = sim.data.devices.find((d) => d.identification.ip === '10.20.1.21')!;
+    device.identification = { ...device.identification, displayName: `cpe${ESC}[1A\r` };
+    return payment;
+  }
+
+  it('human output shows control characters escaped, in listings, steps and errors', async () => {
+    plantControlCharacters();
+    const listing = await subops(['payments', '--client-id', '1001', '--limit', '5']);
+    expect(listing.code).toBe(0);
+    expect(listing.out).toContain('Payments for client #1001 Marcus\\x1b[2J Baptiste');
+    expect(listing.out).toContain('A0\\nOK: forged line \\x1b[31m');
+    expect(listing.out).not.toMatch(/^OK: forged/m);
+
+    const reasons = await subops(['reasons']);
+    expect(reasons.out).toContain('Non-payment\\x1b]0;owned\\x07');
+
+    const activation = await subops(['activate', '--device', '10.20.1.21', '--first-name', 'marcus', '--last-name', 'baptiste', '--client-id', '1001']);
+    expect(activation.out).toContain('cpe\\x1b[1A\\r');
+
+    const unknownReason = await subops(['suspend', '--service-id', '101', '--reason', 'vacation']);
+    expect(unknownReason.err).toContain('Known reasons: 1 Non-payment\\x1b]0;owned\\x07');
+
+    for (const output of [listing, reasons, activation, unknownReason]) expect(output.out + output.err).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
+  });
+
+  it('--csv and --json stay exact (CSV quoted, with its formula guard)', async () => {
+    const payment = plantControlCharacters();
+    const csv = await subops(['payments', '--client-id', '1001', '--csv']);
+    expect(csv.out).toContain(`${payment.id},${payment.createdDate},1001,${payment.amount},`);
+    expect(csv.out).toContain(`"'${payment.note!}"`);
+    const json = await subops(['payments', '--client-id', '1001', '--json']);
+    const lines = json.out.trim().split('\n').map((line) => JSON.parse(line) as { id: number; note: string | null });
+    expect(lines.find((p) => p.id === payment.id)!.note).toBe(payment.note);
+  });
+});
+
 describe('subops help and simulate', () => {
   it('with no command prints the usage and exits 2; `help` exits 0', async () => {
     const none = await subops([]);
