@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_SERVICE_STATUSES, type ServiceStatusTable } from './services/activation/service-status.js';
+import { DEFAULT_PAYMENT_MAX_AMOUNT } from './services/input/grammar.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -35,9 +36,15 @@ export interface ActivationConfig {
   statuses: ServiceStatusTable;
 }
 
+export interface PaymentConfig {
+  /** The largest amount one payment may record; larger ones are refused as typing mistakes. */
+  maxAmount: number;
+}
+
 export interface CoreConfig {
   uisp: UispConfig;
   activation: ActivationConfig;
+  payments: PaymentConfig;
   logLevel: string;
 }
 
@@ -166,6 +173,7 @@ function readCore(reader: EnvReader): CoreConfig {
       parentSiteId: reader.string('NMS_PARENT_SITE_ID'),
       statuses,
     },
+    payments: { maxAmount: reader.positiveNumber('PAYMENT_MAX_AMOUNT', DEFAULT_PAYMENT_MAX_AMOUNT) },
     logLevel,
   };
 }

@@ -1,29 +1,60 @@
-/** Flag parsing on node:util parseArgs, with errors that name the flag. */
+/**
+ * Flag parsing on node:util parseArgs, with errors that name the flag. Values are read by the services'
+ * input grammar (src/services/input/grammar.ts), the same rules as the Slack forms; a bad value is a
+ * usage error (exit 2) raised before anything connects.
+ */
 import { parseArgs } from 'node:util';
+import type { Read } from '../services/input/grammar.js';
 import { UsageError } from './io.js';
 
 export type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
 
 export function parseFlags<T extends FlagSpec>(argv: string[], spec: T, positionals = 0) {
   try {
-    const parsed = parseArgs({ args: argv, options: { ...spec, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: positionals > 0 });
+    const options = { ...spec, help: { type: 'boolean' as const, short: 'h' } };
+    const parsed = parseArgs({ args: attachNegativeNumbers(argv, spec), options, strict: true, allowPositionals: positionals > 0 });
     if (parsed.positionals.length > positionals) throw new UsageError(`Unexpected argument "${parsed.positionals[positionals]}".`);
     return parsed;
   } catch (error) {
     if (error instanceof UsageError) throw error;
     // parseArgs messages already name the flag ("Unknown option '--x'", "Option '--y <value>' argument missing").
-    throw new UsageError((error as Error).message.split('\n')[0]);
+    throw new UsageError((error as Error).message.replace(/\n/g, ' '));
   }
 }
 
-export function positiveInt(flag: string, value: string | undefined, required: true): number;
-export function positiveInt(flag: string, value: string | undefined, required?: false): number | undefined;
-export function positiveInt(flag: string, value: string | undefined, required = false): number | undefined {
-  if (value === undefined || value.trim() === '') {
-    if (required) throw new UsageError(`${flag} is required.`);
-    return undefined;
+/**
+ * parseArgs takes the "-5" of `--amount -5` for an option of its own and calls the value ambiguous. A
+ * value that starts with a dash and a digit is a (negative) number meant for the flag before it: it is
+ * attached (`--amount=-5`) so it reaches the input grammar, which says what is wrong with it.
+ */
+function attachNegativeNumbers(argv: string[], spec: FlagSpec): string[] {
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') return [...args, ...argv.slice(i)];
+    const next = argv[i + 1];
+    if (arg.startsWith('--') && spec[arg.slice(2)]?.type === 'string' && next !== undefined && /^-[\d.,]/.test(next)) {
+      args.push(`${arg}=${next}`);
+      i++;
+    } else args.push(arg);
   }
-  const number = Number(value);
-  if (!Number.isInteger(number) || number <= 0) throw new UsageError(`${flag} must be a positive whole number (got "${value}").`);
-  return number;
+  return args;
+}
+
+/** The flag that carries each field the services name in their problems. */
+export const FIELD_FLAGS: Record<string, string> = { service: '--service-id', client: '--client-id', reason: '--reason', method: '--method', amount: '--amount', note: '--note', from: '--from', to: '--to' };
+
+/** A flag's value as the input grammar read it; a problem becomes a usage error naming the flag. */
+export function flagValue<T>(flag: string, read: Read<T>): T {
+  if (!read.ok) throw new UsageError(`${flag}: ${read.problem}`);
+  return read.value;
+}
+
+/** Problems keyed by field, as one usage error with a line per flag ("--amount: Amount must be …"). */
+export function flagProblems(problems: Partial<Record<string, string>>, flagOf: Record<string, string> = FIELD_FLAGS): UsageError {
+  return new UsageError(
+    Object.entries(problems)
+      .map(([field, problem]) => `${flagOf[field] ?? field}: ${problem}`)
+      .join('\n'),
+  );
 }

@@ -1,4 +1,5 @@
 import type { Env } from '../config.js';
+import { terminalSafe } from './terminal.js';
 
 /** What a CLI run may touch: passed in so tests run commands in-process with captured output. */
 export interface CliIo {
@@ -17,7 +18,36 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** Exact output: JSON, CSV, and SubOps' own fixed texts (help, usage). */
 export const writeLine = (stream: NodeJS.WritableStream, line = '') => stream.write(`${line}\n`);
+
+/** Human output, one argument per line, with control characters escaped: lines may carry UISP text. */
+export function writeText(stream: NodeJS.WritableStream, ...lines: string[]): void {
+  for (const line of lines) stream.write(`${terminalSafe(line)}\n`);
+}
+
+/** Outputs whose reader has gone away. (process.stdout is never `destroyed`, even after EPIPE.) */
+const closedOutputs = new WeakSet<NodeJS.WritableStream>();
+
+/** True once the reader of this output has gone away (a closed pipe): long outputs stop early. */
+export function outputClosed(stream: NodeJS.WritableStream): boolean {
+  return closedOutputs.has(stream) || (stream as Partial<{ destroyed: boolean }>).destroyed === true;
+}
+
+/**
+ * When the reader of the output goes away (`subops payments --csv | head -1`), writes fail with EPIPE.
+ * That is how pipes end, not a failure: the error is absorbed (without a listener Node would crash with
+ * a stack trace), `outputClosed` turns true, and the run ends quietly. Returns the first other write
+ * error, to be reported once the command ends.
+ */
+export function guardOutput(stream: NodeJS.WritableStream): () => Error | undefined {
+  let failure: Error | undefined;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    closedOutputs.add(stream);
+    if (error.code !== 'EPIPE') failure ??= error;
+  });
+  return () => failure;
+}
 
 export function untilSignal(): Promise<void> {
   return new Promise((resolve) => {

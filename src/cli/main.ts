@@ -5,12 +5,13 @@
 import { ConfigError } from '../config.js';
 import { InputError } from '../services/errors.js';
 import { changeNotice, UispError } from '../services/uisp/errors.js';
+import { FIELD_FLAGS } from './args.js';
 import { activate, activateHelp } from './commands/activate.js';
 import { payments, paymentsHelp } from './commands/payments.js';
 import { reasons, reasonsHelp } from './commands/reasons.js';
 import { simulate, simulateHelp } from './commands/simulate.js';
 import { suspend, suspendHelp, unsuspend, unsuspendHelp } from './commands/suspension.js';
-import { EXIT, UsageError, writeLine, type CliIo } from './io.js';
+import { EXIT, guardOutput, UsageError, writeLine, writeText, type CliIo } from './io.js';
 
 type Command = { run: (argv: string[], io: CliIo) => Promise<number>; summary: string; help?: string };
 
@@ -47,34 +48,44 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     writeLine(io.stderr, `Unknown command "${name}".\n\n${usage}`);
     return EXIT.usage;
   }
+  const outputFailure = guardOutput(io.stdout);
+  guardOutput(io.stderr);
+  let code: number;
   try {
-    return await command.run(rest, io);
+    code = await command.run(rest, io);
   } catch (error) {
-    return report(error, io, command.help);
+    code = report(error, io, command.help);
   }
+  const failure = outputFailure();
+  if (failure) {
+    writeText(io.stderr, `Could not write the output: ${failure.message}`);
+    return EXIT.failed;
+  }
+  return code;
 }
 
+/** Expected failures as one or a few lines, never a stack trace; messages may carry UISP text, so escaped. */
 function report(error: unknown, io: CliIo, help: string | undefined): number {
   if (error instanceof UsageError) {
-    writeLine(io.stderr, `Error: ${error.message}`);
+    // One line per problem (several flags can be wrong at once).
+    writeText(io.stderr, ...`Error: ${error.message}`.split('\n'));
     if (help) writeLine(io.stderr, `\n${help.split('\n\n')[0]}`);
     return EXIT.usage;
   }
   if (error instanceof ConfigError) {
-    writeLine(io.stderr, error.message);
+    writeText(io.stderr, ...error.message.split('\n'));
     return EXIT.usage;
   }
   if (error instanceof InputError) {
-    writeLine(io.stderr, `Error: ${flagFor(error.field)}: ${error.message} Nothing was changed.`);
+    writeText(io.stderr, `Error: ${flagFor(error.field)}: ${error.message} Nothing was changed.`);
     return EXIT.usage;
   }
   if (error instanceof UispError) {
-    writeLine(io.stderr, `Failed: ${error.message}\n${changeNotice(error)}`);
+    writeText(io.stderr, `Failed: ${error.message}`, changeNotice(error));
     return EXIT.failed;
   }
-  writeLine(io.stderr, `Unexpected error: ${error instanceof Error ? error.message : String(error)}`);
+  writeText(io.stderr, `Unexpected error: ${error instanceof Error ? error.message : String(error)}`);
   return EXIT.failed;
 }
 
-const FLAGS: Record<string, string> = { service: '--service-id', client: '--client-id', reason: '--reason', method: '--method', amount: '--amount', note: '--note', from: '--from', to: '--to' };
-const flagFor = (field: string) => FLAGS[field] ?? field;
+const flagFor = (field: string) => FIELD_FLAGS[field] ?? field;

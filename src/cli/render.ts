@@ -33,7 +33,6 @@ export function renderPaymentSummary(summary: PaymentSummary, clientNames: Map<n
   return lines;
 }
 
-
 const CSV_COLUMNS = ['id', 'createdDate', 'clientId', 'amount', 'currencyCode', 'methodId', 'note'] as const;
 
 export const csvHeader = () => CSV_COLUMNS.join(',');
@@ -45,7 +44,8 @@ export function csvLine(payment: Partial<Record<(typeof CSV_COLUMNS)[number], st
 function csvCell(value: string | number | null | undefined): string {
   if (value === null || value === undefined) return '';
   const text = String(value);
-  // Quote when needed; prefix formula-looking cells so a spreadsheet never executes a note.
-  const safe = /^[=+\-@]/.test(text) && typeof value === 'string' ? `'${text}` : text;
+  // Quote when needed; prefix formula-looking text (OWASP's list: = + - @ tab CR) so a spreadsheet never
+  // executes a note. Numbers are left alone: -5 is a number, not a formula.
+  const safe = /^[=+\-@\t\r]/.test(text) && typeof value === 'string' ? `'${text}` : text;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }

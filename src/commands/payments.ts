@@ -2,13 +2,13 @@
  * /payments [client id]: the newest payments with totals per currency, only for the agent who asked.
  * /payments add [client id] [amount]: the record-payment form.
  */
+import { optional, readId } from '../services/input/grammar.js';
 import type { Client } from '../services/uisp/schemas.js';
 import type { ListenerDeps } from '../slack/deps.js';
 import { describeFailure } from '../slack/errors.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { originOfCommand } from '../slack/metadata.js';
 import { openAndFill } from '../slack/modals.js';
-import { parseId } from '../slack/state.js';
 import { notice } from '../views/help.js';
 import type { SlackMessage } from '../views/kit.js';
 import { paymentForm, paymentsList } from '../views/payments.js';
@@ -45,11 +45,13 @@ export const paymentsCommand: SlashCommand = {
       if (!opened) await respond({ response_type: 'ephemeral', ...notice(':x: Slack did not open the payment form; try again.') });
       return;
     }
-    const clientId = parseId(first);
-    if (first !== undefined && (clientId === undefined || rest.length)) {
-      await ack({ response_type: 'ephemeral', ...notice(`\`${escapeMrkdwn(command.text.trim())}\` is not a client id. ${USAGE}`) });
+    const read = optional(readId)(first, 'Client id');
+    if (!read.ok || rest.length) {
+      const problem = read.ok ? 'Give one client id.' : read.problem;
+      await ack({ response_type: 'ephemeral', ...notice(`${escapeMrkdwn(problem)} You typed \`${escapeMrkdwn(command.text.trim())}\`. ${USAGE}`) });
       return;
     }
+    const clientId = read.value;
     await ack();
     let answer: SlackMessage;
     try {

@@ -3,11 +3,11 @@
  * service id argument), then fill in what it needs from the CRM.
  */
 import type { Middleware, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { optional, readId } from '../services/input/grammar.js';
 import type { ListenerDeps } from '../slack/deps.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { originOfCommand, type SuspensionAction } from '../slack/metadata.js';
 import { openAndFill } from '../slack/modals.js';
-import { parseId } from '../slack/state.js';
 import { buildSuspensionForm } from '../slack/suspension-form.js';
 import { notice } from '../views/help.js';
 import { suspensionForm } from '../views/suspension.js';
@@ -15,8 +15,9 @@ import { suspensionForm } from '../views/suspension.js';
 export function suspensionCommandListener(action: SuspensionAction, deps: ListenerDeps): Middleware<SlackCommandMiddlewareArgs> {
   return async ({ command, ack, client, respond }) => {
     const text = command.text.trim();
-    if (text && parseId(text) === undefined) {
-      await ack({ response_type: 'ephemeral', ...notice(`\`${escapeMrkdwn(text)}\` is not a service id. Usage: \`/${action} [service id]\`. Nothing was changed.`) });
+    const read = optional(readId)(text, 'Service id');
+    if (!read.ok) {
+      await ack({ response_type: 'ephemeral', ...notice(`${escapeMrkdwn(read.problem)} You typed \`${escapeMrkdwn(text)}\`. Usage: \`/${action} [service id]\`. Nothing was changed.`) });
       return;
     }
     await ack();

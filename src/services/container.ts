@@ -59,7 +59,7 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
     nms,
     activation: new ActivationService({ crm, nms, settings: config.activation, crmBaseUrl: `${uisp.url}/crm`, today }),
     suspensions: new SuspensionService(crm, config.activation.statuses),
-    payments: new PaymentService(crm, today),
+    payments: new PaymentService(crm, today, config.payments),
     uispUrl: uisp.url,
     close: async () => {
       await ownDispatcher?.close();

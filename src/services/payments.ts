@@ -2,10 +2,11 @@
  * Payment listing with per-currency totals, and recording payments. Listing streams UISP's pages
  * (limit ≤ 500) so memory stays bounded by the number of payments shown, not the number counted.
  */
-import { format, isValid, parse, subDays } from 'date-fns';
+import { format, parse, subDays } from 'date-fns';
 import { clientDisplayName, type CrmClient, type PaymentFilters } from './uisp/crm-client.js';
 import type { Client, Payment, PaymentMethod } from './uisp/schemas.js';
 import { InputError, notFoundAsInputError } from './errors.js';
+import { checkAmount, checkDateRange, checkId, DEFAULT_PAYMENT_MAX_AMOUNT, optional, readAmount, readDate, readFields, readId, readLine, readNote, type Read } from './input/grammar.js';
 
 export interface PaymentQuery {
   clientId?: number;
@@ -40,13 +41,23 @@ export interface PaymentInput {
 
 /** Days covered by a listing that names no date range. */
 export const DEFAULT_PAYMENT_WINDOW_DAYS = 30;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+export interface PaymentLimits {
+  /** The largest amount one payment may record (PAYMENT_MAX_AMOUNT). */
+  maxAmount: number;
+}
 
 export class PaymentService {
   constructor(
     private readonly crm: CrmClient,
     private readonly today: () => string,
+    private readonly limits: PaymentLimits = { maxAmount: DEFAULT_PAYMENT_MAX_AMOUNT },
   ) {}
+
+  /** A payment as typed in a form or on the command line, read by the input grammar with this service's limits. */
+  readInput(fields: PaymentFields): PaymentInputRead {
+    return readPaymentInput(fields, this.limits);
+  }
 
   /** Newest-first stream of every payment matching the query; for CSV and JSON export. */
   stream(query: PaymentQuery): AsyncGenerator<Payment> {
@@ -100,7 +111,7 @@ export class PaymentService {
 
   /** Validates everything before the one write, so bad input never reaches UISP's POST. */
   async record(input: PaymentInput): Promise<{ payment: Payment; client: Client; method?: PaymentMethod }> {
-    validatePaymentInput(input);
+    validatePaymentInput(input, this.limits);
     const client = await this.getClient(input.clientId);
     const method = input.method ? await this.resolveMethod(input.method) : undefined;
     const payment = await this.crm.createPayment({
@@ -113,16 +124,10 @@ export class PaymentService {
   }
 
   private range(query: PaymentQuery): PaymentSummary['query'] {
-    for (const field of ['from', 'to'] as const) {
-      const value = query[field];
-      // Strict calendar parsing: 2024-02-30 is refused, not rolled over to March.
-      if (value !== undefined && (!DATE.test(value) || !isValid(parse(value, 'yyyy-MM-dd', new Date())))) {
-        throw new InputError(field, `${field} must be a date as YYYY-MM-DD (got "${value}").`);
-      }
-    }
+    for (const field of ['from', 'to'] as const) orRefuse(field, optional(readDate)(query[field], DATE_LABELS[field]));
     const to = query.to ?? this.today();
     const from = query.from ?? (query.clientId === undefined ? format(subDays(parse(to, 'yyyy-MM-dd', new Date()), DEFAULT_PAYMENT_WINDOW_DAYS), 'yyyy-MM-dd') : '2000-01-01');
-    if (from > to) throw new InputError('from', `from (${from}) is after to (${to}).`);
+    orRefuse('from', checkDateRange(from, to));
     return { ...query, from, to };
   }
 
@@ -136,19 +141,58 @@ export class PaymentService {
   }
 }
 
-/** Every problem with a payment, by field (client, amount, note); empty when it can be sent. */
-export function paymentInputProblems(input: PaymentInput): Partial<Record<'client' | 'amount' | 'note', string>> {
-  const problems: Partial<Record<'client' | 'amount' | 'note', string>> = {};
-  if (!Number.isInteger(input.clientId) || input.clientId <= 0) problems.client = 'Client id must be a positive whole number.';
-  if (!Number.isFinite(input.amount) || input.amount <= 0) problems.amount = 'Amount must be a number greater than 0.';
-  // A tolerance, not equality: 19.99 * 100 is 1998.9999999999998 in floating point.
-  else if (Math.abs(input.amount * 100 - Math.round(input.amount * 100)) > 1e-6) problems.amount = 'Amount can have at most two decimals.';
-  if (input.note && input.note.length > 1000) problems.note = 'Note must be at most 1000 characters.';
-  return problems;
+const DATE_LABELS = { from: 'From date', to: 'To date' } as const;
+
+/** A payment as typed: the text of each field, keyed like the Slack form's blocks. */
+export type PaymentField = 'client' | 'amount' | 'method' | 'note';
+export type PaymentFields = Partial<Record<PaymentField, string>>;
+export type PaymentInputRead = { ok: true; input: PaymentInput } | { ok: false; problems: Partial<Record<PaymentField, string>> };
+
+/** Every field of a typed payment read by the input grammar; every problem at once, by field. */
+export function readPaymentInput(fields: PaymentFields, limits: PaymentLimits): PaymentInputRead {
+  const read = readFields({
+    client: readId(fields.client, 'Client id'),
+    amount: readAmount(limits.maxAmount)(fields.amount, 'Amount'),
+    method: optional(readLine())(fields.method, 'Payment method'),
+    note: optional(readNote())(fields.note, 'Note'),
+  });
+  if (!read.ok) return read;
+  const { client, amount, method, note } = read.values;
+  return { ok: true, input: { clientId: client, amount, ...(method && { method }), ...(note && { note }) } };
+}
+
+/** A payment listing's filters as typed (client id, from, to), read by the input grammar; from ≤ to when both are given. */
+export function readPaymentQuery(fields: { client?: string | undefined; from?: string | undefined; to?: string | undefined }): { ok: true; query: PaymentQuery } | { ok: false; problems: Partial<Record<'client' | 'from' | 'to', string>> } {
+  const read = readFields({
+    client: optional(readId)(fields.client, 'Client id'),
+    from: optional(readDate)(fields.from, DATE_LABELS.from),
+    to: optional(readDate)(fields.to, DATE_LABELS.to),
+  });
+  if (!read.ok) return read;
+  const { client, from, to } = read.values;
+  const range = from && to ? checkDateRange(from, to) : undefined;
+  if (range && !range.ok) return { ok: false, problems: { from: range.problem } };
+  return { ok: true, query: { ...(client !== undefined && { clientId: client }), ...(from && { from }), ...(to && { to }) } };
+}
+
+/** Every problem with a payment already in numbers, by field; empty when it can be sent. */
+export function paymentInputProblems(input: PaymentInput, limits: PaymentLimits): Partial<Record<PaymentField, string>> {
+  const read = readFields({
+    client: checkId(input.clientId, 'Client id'),
+    amount: checkAmount(input.amount, 'Amount', limits.maxAmount),
+    method: optional(readLine())(input.method, 'Payment method'),
+    note: optional(readNote())(input.note, 'Note'),
+  });
+  return read.ok ? {} : read.problems;
 }
 
 /** Throws an InputError naming the first bad field. */
-export function validatePaymentInput(input: PaymentInput): void {
-  const [field, message] = Object.entries(paymentInputProblems(input))[0] ?? [];
+export function validatePaymentInput(input: PaymentInput, limits: PaymentLimits): void {
+  const [field, message] = Object.entries(paymentInputProblems(input, limits))[0] ?? [];
   if (field && message) throw new InputError(field, message);
+}
+
+function orRefuse<T>(field: string, read: Read<T>): T {
+  if (!read.ok) throw new InputError(field, read.problem);
+  return read.value;
 }

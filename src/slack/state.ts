@@ -1,4 +1,6 @@
 /** Reads a submitted view's input values as one string per block (trimmed; absent when empty). */
+import { readId } from '../services/input/grammar.js';
+
 export interface ViewStateValue {
   type?: string;
   value?: string | null;
@@ -19,9 +21,8 @@ export function readInputs(values: Record<string, Record<string, ViewStateValue>
   return inputs;
 }
 
-/** A positive whole number typed by an agent, or undefined when it is not one. */
+/** An id by the input grammar (`1001` or `#1001`), or undefined when the text is not one; for values SubOps itself put in a select. */
 export function parseId(text: string | undefined): number | undefined {
-  if (!text || !/^\d{1,12}$/.test(text)) return undefined;
-  const id = Number(text);
-  return id > 0 ? id : undefined;
+  const read = readId(text, 'Id');
+  return read.ok ? read.value : undefined;
 }

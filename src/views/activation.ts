@@ -2,6 +2,7 @@
  * The /activate modal in its four states: the form, "checking" while the plan is computed after the
  * ack, the confirmation of a destructive plan, and "started".
  */
+import { TEXT_LIMITS } from '../services/input/grammar.js';
 import type { ActivationField } from '../services/activation/request.js';
 import type { ActivationPlan, ActivationRequest } from '../services/activation/types.js';
 import { escapeMrkdwn } from '../slack/escape.js';
@@ -26,11 +27,11 @@ export interface ActivationFormInput {
 }
 
 const FIELDS: { field: ActivationField; label: string; placeholder?: string; hint?: string; optional?: boolean; maxLength: number }[] = [
-  { field: 'device', label: 'Device', placeholder: '10.0.0.5, 44:d9:e7:01:02:03 or device name', hint: 'IP, MAC address or NMS name; authorized and discovered devices are searched.', maxLength: 100 },
-  { field: 'firstName', label: 'First name', maxLength: 60 },
-  { field: 'lastName', label: 'Last name', maxLength: 60 },
-  { field: 'email', label: 'Email', optional: true, maxLength: 254 },
-  { field: 'phone', label: 'Phone', optional: true, maxLength: 30 },
+  { field: 'device', label: 'Device', placeholder: '10.0.0.5, 44:d9:e7:01:02:03 or device name', hint: 'IP, MAC address or NMS name; authorized and discovered devices are searched.', maxLength: TEXT_LIMITS.line },
+  { field: 'firstName', label: 'First name', maxLength: TEXT_LIMITS.name },
+  { field: 'lastName', label: 'Last name', maxLength: TEXT_LIMITS.name },
+  { field: 'email', label: 'Email', optional: true, maxLength: TEXT_LIMITS.email },
+  { field: 'phone', label: 'Phone', optional: true, maxLength: TEXT_LIMITS.phone },
   { field: 'clientId', label: 'Existing CRM client id', optional: true, hint: 'Leave empty to find the client by name, or create one.', maxLength: 12 },
 ];
 

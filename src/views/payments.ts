@@ -1,5 +1,6 @@
 /** /payments: the ephemeral listing with per-currency totals, and the record-payment modal. */
-import type { PaymentSummary } from '../services/payments.js';
+import { TEXT_LIMITS } from '../services/input/grammar.js';
+import type { PaymentField, PaymentSummary } from '../services/payments.js';
 import type { Client, Payment, PaymentMethod } from '../services/uisp/schemas.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { encodeMetadata, PaymentMetaSchema, type Origin } from '../slack/metadata.js';
@@ -45,7 +46,8 @@ function paymentLine(p: Payment, clientNames: ReadonlyMap<number, string>, metho
   return `\`${isoDate(p.createdDate)}\`  ${who}  *${formatMoney(p.amount, p.currencyCode)}*  ${method}`;
 }
 
-export type PaymentField = 'client' | 'amount' | 'method' | 'note';
+
+export type { PaymentField };
 
 export interface PaymentFormInput {
   origin: Origin;
@@ -80,7 +82,7 @@ export function paymentForm({ origin, methods, values = {}, problems = {}, notic
       ),
     );
   }
-  blocks.push(...withProblem(textInput({ blockId: ids.note, actionId: ACTION.value, label: 'Note', initial: values.note, optional: true, multiline: true, maxLength: 1000 }), problems.note));
+  blocks.push(...withProblem(textInput({ blockId: ids.note, actionId: ACTION.value, label: 'Note', initial: values.note, optional: true, multiline: true, maxLength: TEXT_LIMITS.note }), problems.note));
   return modal({ callbackId: CALLBACK.paymentForm, title: 'Record payment', submit: 'Record', blocks, privateMetadata: encodeMetadata(PaymentMetaSchema, { origin }) });
 }
 

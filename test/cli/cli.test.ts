@@ -59,8 +59,8 @@ describe('subops activate', () => {
     const { code, err } = await subops(['activate', '--device', '10.20.1.88', '--last-name', 'l0velace', '--email', 'nope']);
     expect(code).toBe(2);
     expect(err).toContain('--first-name: Enter the first name.');
-    expect(err).toContain('--last-name: Use letters');
-    expect(err).toContain('--email: Enter a valid email address.');
+    expect(err).toContain('--last-name: Last name may contain only letters');
+    expect(err).toContain('--email: Email address must be a valid address such as name@example.org.');
     expect(sim.requests).toEqual([]);
   });
 
@@ -164,7 +164,7 @@ describe('subops suspend / unsuspend / reasons', () => {
   it('a missing service id is exit 2 before any request', async () => {
     const { code, err } = await subops(['suspend', '--reason', '1']);
     expect(code).toBe(2);
-    expect(err).toContain('--service-id is required.');
+    expect(err).toContain('--service-id: Enter the service id.');
     expect(sim.requests).toEqual([]);
   });
 
@@ -220,14 +220,14 @@ describe('subops payments', () => {
   it('a bad date is exit 2 naming --from, and nothing is fetched', async () => {
     const { code, err } = await subops(['payments', '--from', '2026-13-45']);
     expect(code).toBe(2);
-    expect(err).toContain('--from: from must be a date as YYYY-MM-DD');
+    expect(err).toContain('--from: From date 2026-13-45 is not a real calendar date.');
     expect(sim.requests.filter((r) => r.path.endsWith('/payments'))).toEqual([]);
   });
 
   it('payments add validates before sending, then records the payment', async () => {
     const bad = await subops(['payments', 'add', '--client-id', '1001', '--amount', '0']);
     expect(bad.code).toBe(2);
-    expect(bad.err).toContain('--amount: Amount must be a number greater than 0.');
+    expect(bad.err).toContain('--amount: Amount must be greater than 0.');
     expect(sim.requests).toEqual([]);
 
     const { code, out } = await subops(['payments', 'add', '--client-id', '1001', '--amount', '2500.50', '--method', 'cash', '--note', 'counter']);
@@ -235,6 +235,112 @@ describe('subops payments', () => {
     expect(out).toMatch(/^Recorded payment #\d+: GYD 2,500\.50 from client #1001 Marcus Baptiste by Cash\./);
     const cash = sim.data.paymentMethods.find((m) => m.name === 'Cash')!;
     expect(sim.requests.find((r) => r.method === 'POST')).toMatchObject({ path: '/crm/api/v1.0/payments', body: { clientId: 1001, amount: 2500.5, methodId: cash.id, note: 'counter' } });
+  });
+});
+
+describe('every flag goes through the input grammar: exit 2 naming the flag, and no request at all', () => {
+  it.each([
+    [['payments', 'add', '--client-id', '1001', '--amount', '-5'], '--amount: Amount must be positive: negative amounts are not accepted.'],
+    [['payments', 'add', '--client-id', '1001', '--amount=-5'], '--amount: Amount must be positive: negative amounts are not accepted.'],
+    [['payments', 'add', '--client-id', '1001', '--amount', '0x1F4'], '--amount: Amount must be a decimal number: hexadecimal is not accepted.'],
+    [['payments', 'add', '--client-id', '1001', '--amount', '1e3'], '--amount: Amount must be written out in full: exponents such as 1e3 are not accepted.'],
+    [['payments', 'add', '--client-id', '1001', '--amount', '1e308'], '--amount: Amount must be written out in full: exponents such as 1e3 are not accepted.'],
+    [['payments', 'add', '--client-id', '1001', '--amount', '1000000.01'], '--amount: Amount must be at most 1,000,000 (the PAYMENT_MAX_AMOUNT setting).'],
+    [['payments', 'add', '--client-id', '-3', '--amount', '10'], '--client-id: Client id must be a positive whole number such as 1001 or #1001.'],
+    [['payments', 'add', '--client-id', '1001', '--amount', '10', '--note', 'bell\u0007'], '--note: Note must not contain control characters (line breaks are fine).'],
+    [['payments', '--client-id', '2147483648'], '--client-id: Client id must be at most 2147483647.'],
+    [['payments', '--from', '2024-03-01', '--to', '2024-02-01'], '--from: From date (2024-03-01) is after the to date (2024-02-01).'],
+    [['payments', '--to', '2023-02-29'], '--to: To date 2023-02-29 is not a real calendar date.'],
+    [['payments', '--limit', '0'], '--limit: Limit must be a whole number from 1 to 10000.'],
+    [['suspend', '--service-id', '#0', '--reason', '1'], '--service-id: Service id must be greater than 0.'],
+    [['suspend', '--service-id', '101', '--reason', 'late\u001b[2J'], '--reason: Suspension reason must not contain control characters.'],
+    [['unsuspend', '--service-id', '1e2'], '--service-id: Service id must be a positive whole number such as 1001 or #1001.'],
+    [['activate', '--device', '10.20.1.88', '--first-name', 'ada', '--last-name', 'lovelace', '--client-id', '#x'], '--client-id: CRM client id must be a positive whole number such as 1001 or #1001.'],
+    [['activate', '--device', '10.20.1.88', '--first-name', 'ada', '--last-name', 'lovelace', '--phone', '12'], '--phone: Phone number must be 6 to 20 digits'],
+  ])('%j', async (argv, message) => {
+    const { code, err } = await subops(argv);
+    expect(code).toBe(2);
+    expect(err).toContain(message);
+    expect(err).not.toMatch(/ambiguous|\n\s+at /);
+    expect(sim.requests).toEqual([]);
+  });
+
+  it('names every bad flag of a payment at once', async () => {
+    const { code, err } = await subops(['payments', 'add', '--client-id', 'Marcus', '--amount', '10,5']);
+    expect(code).toBe(2);
+    expect(err).toMatch(/^Error: --client-id: Client id must be a positive whole number such as 1001 or #1001\.\n--amount: Amount must be a plain decimal number/);
+    expect(sim.requests).toEqual([]);
+  });
+
+  it('PAYMENT_MAX_AMOUNT sets the largest amount', async () => {
+    const { code, err } = await subops(['payments', 'add', '--client-id', '1001', '--amount', '600'], { UISP_URL: sim.url, UISP_TOKEN: TOKEN, PAYMENT_MAX_AMOUNT: '500' });
+    expect(code).toBe(2);
+    expect(err).toContain('--amount: Amount must be at most 500 (the PAYMENT_MAX_AMOUNT setting).');
+    expect(sim.requests).toEqual([]);
+  });
+
+  it('ids may be written #1001 in every flag, and amounts with thousands separators', async () => {
+    const added = await subops(['payments', 'add', '--client-id', '#1001', '--amount', '1,500']);
+    expect(added.code).toBe(0);
+    expect(sim.requests.find((r) => r.method === 'POST')).toMatchObject({ path: '/crm/api/v1.0/payments', body: { clientId: 1001, amount: 1500 } });
+
+    expect((await subops(['payments', '--client-id', '#1001', '--limit', '1'])).out).toMatch(/^Payments for client #1001 Marcus Baptiste/);
+    const activated = await subops(['activate', '--device', '10.20.1.21', '--first-name', 'Marcus', '--last-name', 'Baptiste', '--client-id', '#1001', '--json']);
+    expect(JSON.parse(activated.out.trim().split('\n').at(-1)!)).toMatchObject({ outcome: 'already-activated', client: { id: 1001 } });
+    expect((await subops(['suspend', '--service-id', '#101', '--reason', '#1'])).code).toBe(0);
+    expect(sim.requests.find((r) => r.method === 'PATCH')).toMatchObject({ path: '/crm/api/v1.0/clients/services/101/suspend', body: { suspensionReasonId: 1 } });
+    expect((await subops(['unsuspend', '--service-id', '#101'])).code).toBe(0);
+    expect(sim.requests.filter((r) => r.method === 'PATCH').at(-1)).toMatchObject({ path: '/crm/api/v1.0/clients/services/101/cancel-suspend' });
+  });
+});
+
+describe('text from UISP in the terminal', () => {
+  const ESC = '\u001b';
+  function plantControlCharacters() {
+    const client = sim.data.clients.find((c) => c.id === 1001)!;
+    client.firstName = `Marcus${ESC}[2J`;
+    const payment = sim.data.payments.filter((p) => p.clientId === 1001).sort((a, b) => b.createdDate.localeCompare(a.createdDate))[0]!;
+    payment.note = `=cmd|' /C calc'!A0\nOK: forged line ${ESC}[31m`;
+    sim.data.suspensionReasons[0]!.name = `Non-payment${ESC}]0;owned\u0007`;
+    const device = sim.data.devices.find((d) => d.identification.ip === '10.20.3.12')!;
+    device.identification = { ...device.identification, displayName: `cpe${ESC}[1A\r` };
+    return payment;
+  }
+
+  it('human output shows control characters escaped, in listings, steps and errors', async () => {
+    plantControlCharacters();
+    const listing = await subops(['payments', '--client-id', '1001', '--limit', '5']);
+    expect(listing.code).toBe(0);
+    expect(listing.out).toContain('Payments for client #1001 Marcus\\x1b[2J Baptiste');
+    expect(listing.out).toContain('A0\\nOK: forged line \\x1b[31m');
+    expect(listing.out).not.toMatch(/^OK: forged/m);
+
+    const reasons = await subops(['reasons']);
+    expect(reasons.out).toContain('Non-payment\\x1b]0;owned\\x07');
+
+    const activation = await subops(['activate', '--device', '10.20.3.12', '--first-name', 'shanice', '--last-name', 'williams', '--dry-run']);
+    expect(activation.out).toContain('cpe\\x1b[1A\\r');
+
+    // The CRM's name for an explicit id that does not match the typed one is quoted, escaped, in the refusal.
+    const mismatch = await subops(['activate', '--device', '10.20.1.21', '--first-name', 'marcus', '--last-name', 'baptiste', '--client-id', '1001']);
+    expect(mismatch.code).toBe(2);
+    expect(mismatch.out).toContain('CRM client #1001 is Marcus\\x1b[2J Baptiste');
+
+    const unknownReason = await subops(['suspend', '--service-id', '101', '--reason', 'vacation']);
+    expect(unknownReason.err).toContain('Known reasons: 1 Non-payment\\x1b]0;owned\\x07');
+
+    // eslint-disable-next-line no-control-regex -- the point: no raw control character (but newline) reaches the terminal
+    for (const output of [listing, reasons, activation, mismatch, unknownReason]) expect(output.out + output.err).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
+  });
+
+  it('--csv and --json stay exact (CSV quoted, with its formula guard)', async () => {
+    const payment = plantControlCharacters();
+    const csv = await subops(['payments', '--client-id', '1001', '--csv']);
+    expect(csv.out).toContain(`${payment.id},${payment.createdDate},1001,${payment.amount},`);
+    expect(csv.out).toContain(`"'${payment.note!}"`);
+    const json = await subops(['payments', '--client-id', '1001', '--json']);
+    const lines = json.out.trim().split('\n').map((line) => JSON.parse(line) as { id: number; note: string | null });
+    expect(lines.find((p) => p.id === payment.id)!.note).toBe(payment.note);
   });
 });
 
@@ -271,6 +377,6 @@ describe('subops help and simulate', () => {
 
     const bad = await subops(['simulate', '--port', '70000']);
     expect(bad.code).toBe(2);
-    expect(bad.err).toContain('--port must be at most 65535.');
+    expect(bad.err).toContain('--port: Port must be a whole number from 0 to 65535.');
   });
 });

@@ -21,7 +21,7 @@ describe('the terminal chat', () => {
 
   it('shows what a slash command acknowledges with, and stops reading at exit', async () => {
     const { transcript } = await e2e.chat(['/suspend everyone', 'exit', '/payments 1001']);
-    expect(transcript).toContain('(only you) SubOps: `everyone` is not a service id. Usage: `/suspend [service id]`. Nothing was changed.');
+    expect(transcript).toContain('(only you) SubOps: Service id must be a positive whole number such as 1001 or #1001. You typed `everyone`. Usage: `/suspend [service id]`. Nothing was changed.');
     expect(transcript).not.toContain('/payments 1001');
   });
 

@@ -39,7 +39,7 @@ describe('/payments add in the chat', () => {
     expect(result).toEqual({ ok: true });
     expect(transcript).toContain('│ Method (optional)\n│     1. Cash\n│     2. Check');
     // The app's error shown under the field, and only that field asked again.
-    expect(transcript).toContain('  ⚠️ Amount: Amount must be a number greater than 0.\n  Amount [-5]: 2,500.00');
+    expect(transcript).toContain('  ⚠️ Amount: Amount must be positive: negative amounts are not accepted.\n  Amount [-5]: 2,500.00');
     expect(transcript).toMatch(/┌ Payment recorded\n│ ✅ Recorded payment #\d+ of GYD 2,500\.00 by Cash for client #1001 Marcus Baptiste\./);
     expect(transcript).toMatch(/#support {2}SubOps: 💰 @agent recorded payment #\d+ of GYD 2,500\.00 by Cash for client #1001 Marcus Baptiste\.\n {18}Note: Paid at the counter/);
     expect(transcript).toContain('#subops-audit  SubOps: ✅ payment by @agent: recorded');

@@ -32,6 +32,12 @@ describe('core configuration', () => {
     );
   });
 
+  it('PAYMENT_MAX_AMOUNT defaults to 1,000,000 and must be a positive number', () => {
+    expect(loadCoreConfig({}).payments).toEqual({ maxAmount: 1_000_000 });
+    expect(loadCoreConfig({ PAYMENT_MAX_AMOUNT: '250000.50' }).payments).toEqual({ maxAmount: 250_000.5 });
+    for (const value of ['0', '-1', 'lots']) expect(problemsOf(() => loadCoreConfig({ PAYMENT_MAX_AMOUNT: value }))).toEqual([`PAYMENT_MAX_AMOUNT must be a number greater than 0 (got "${value}")`]);
+  });
+
   it('requires a token when a real UISP URL is set', () => {
     expect(problemsOf(() => loadCoreConfig({ UISP_URL: 'https://uisp.example.net' }))).toEqual([expect.stringContaining('UISP_TOKEN is required')]);
   });

@@ -1,7 +1,7 @@
 /** Payment rules of the services layer: amounts, date ranges and totals, against the simulator. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/services/errors.js';
-import { paymentInputProblems } from '../../src/services/payments.js';
+import { paymentInputProblems, readPaymentInput, readPaymentQuery } from '../../src/services/payments.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
 
 let uisp: UispFixture | undefined;
@@ -10,18 +10,59 @@ afterEach(async () => {
   uisp = undefined;
 });
 
+const limits = { maxAmount: 1_000_000 };
+
 describe('paymentInputProblems', () => {
   it('accepts every two-decimal amount, including those floating point cannot hold exactly', () => {
-    for (const amount of [19.99, 0.29, 1.15, 4.35, 10_000, 2500.5, 0.01]) expect(paymentInputProblems({ clientId: 1, amount })).toEqual({});
+    for (const amount of [19.99, 0.29, 1.15, 4.35, 10_000, 2500.5, 0.01]) expect(paymentInputProblems({ clientId: 1, amount }, limits)).toEqual({});
   });
 
   it('names every bad field at once', () => {
-    expect(paymentInputProblems({ clientId: 0, amount: 1.005, note: 'x'.repeat(1001) })).toEqual({
-      client: 'Client id must be a positive whole number.',
+    expect(paymentInputProblems({ clientId: 0, amount: 1.005, note: 'x'.repeat(1001) }, limits)).toEqual({
+      client: 'Client id must be greater than 0.',
       amount: 'Amount can have at most two decimals.',
       note: 'Note must be at most 1000 characters.',
     });
-    expect(paymentInputProblems({ clientId: 1, amount: Number.NaN }).amount).toBe('Amount must be a number greater than 0.');
+    expect(paymentInputProblems({ clientId: 1, amount: Number.NaN }, limits).amount).toBe('Amount must be a plain decimal number such as 1500, 1,500 or 1500.50.');
+    expect(paymentInputProblems({ clientId: 1, amount: 1_000_000.01 }, limits).amount).toBe('Amount must be at most 1,000,000 (the PAYMENT_MAX_AMOUNT setting).');
+  });
+});
+
+describe('readPaymentInput and readPaymentQuery (typed text)', () => {
+  it('reads ids with #, amounts with thousands separators, and keeps a multi-line note', () => {
+    expect(readPaymentInput({ client: '#1001', amount: '1,500.50', method: 'Cash', note: 'line one\r\nline two' }, limits)).toEqual({
+      ok: true,
+      input: { clientId: 1001, amount: 1500.5, method: 'Cash', note: 'line one\nline two' },
+    });
+  });
+
+  it('reports every bad field at once, and the configured maximum', () => {
+    expect(readPaymentInput({ client: 'Marcus', amount: '501', note: 'bell\u0007' }, { maxAmount: 500 })).toEqual({
+      ok: false,
+      problems: {
+        client: 'Client id must be a positive whole number such as 1001 or #1001.',
+        amount: 'Amount must be at most 500 (the PAYMENT_MAX_AMOUNT setting).',
+        note: 'Note must not contain control characters (line breaks are fine).',
+      },
+    });
+  });
+
+  it('reads a listing’s filters; from after to is a problem of the from field', () => {
+    expect(readPaymentQuery({ client: '#7', from: '2024-01-01', to: '2024-01-31' })).toEqual({ ok: true, query: { clientId: 7, from: '2024-01-01', to: '2024-01-31' } });
+    expect(readPaymentQuery({ from: '2024-02-01', to: '2024-01-31' })).toEqual({ ok: false, problems: { from: 'From date (2024-02-01) is after the to date (2024-01-31).' } });
+    expect(readPaymentQuery({ to: '2023-02-29' })).toEqual({ ok: false, problems: { to: 'To date 2023-02-29 is not a real calendar date.' } });
+  });
+});
+
+describe('PaymentService.record and PAYMENT_MAX_AMOUNT', () => {
+  it('refuses an amount above the configured maximum before anything is sent', async () => {
+    uisp = await startUisp({ env: { PAYMENT_MAX_AMOUNT: '500' } });
+    expect(uisp.services.payments.readInput({ client: '1001', amount: '500.01' })).toEqual({ ok: false, problems: { amount: 'Amount must be at most 500 (the PAYMENT_MAX_AMOUNT setting).' } });
+    const error = await uisp.services.payments.record({ clientId: 1001, amount: 500.01 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'InputError', field: 'amount', message: 'Amount must be at most 500 (the PAYMENT_MAX_AMOUNT setting).' });
+    expect(uisp.sim.requests).toEqual([]);
+    await uisp.services.payments.record({ clientId: 1001, amount: 500 });
+    expect(uisp.writes()).toEqual(['POST /crm/api/v1.0/payments']);
   });
 });
 
@@ -30,7 +71,7 @@ describe('PaymentService date ranges', () => {
     uisp = await startUisp();
     const error = await uisp.services.payments.summarize({ from: '2024-02-30' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InputError);
-    expect(error).toMatchObject({ field: 'from', message: 'from must be a date as YYYY-MM-DD (got "2024-02-30").' });
+    expect(error).toMatchObject({ field: 'from', message: 'From date 2024-02-30 is not a real calendar date.' });
     expect(uisp.sim.requests).toEqual([]);
   });
 

@@ -96,9 +96,9 @@ describe('/activate', () => {
     expect(reply.body).toEqual({
       response_action: 'errors',
       errors: {
-        firstName: 'Use letters, spaces, hyphens and apostrophes only.',
-        email: 'Enter a valid email address.',
-        clientId: 'A CRM client id is a positive whole number.',
+        firstName: 'First name may contain only letters, spaces, hyphens, apostrophes and periods.',
+        email: 'Email address must be a valid address such as name@example.org.',
+        clientId: 'CRM client id must be a positive whole number such as 1001 or #1001.',
       },
     });
     expect(h.uisp.sim.requests).toEqual([]);

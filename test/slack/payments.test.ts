@@ -48,10 +48,16 @@ describe('/payments', () => {
     }
   });
 
+  it('takes a client id written #1001', async () => {
+    await h.command('/payments', '#1001');
+    expect(shown(await ephemeralAnswer())).toContain('Payments of client #1001 Marcus Baptiste');
+    for (const page of paymentPages()) expect(page.query.clientId).toBe('1001');
+  });
+
   it('names a bad argument, and an unknown client, ephemerally', async () => {
     const reply = await h.command('/payments', 'everything');
     expect(reply.body.response_type).toBe('ephemeral');
-    expect(reply.body.text).toContain('`everything` is not a client id');
+    expect(reply.body.text).toContain('Client id must be a positive whole number such as 1001 or #1001. You typed `everything`.');
     expect(h.uisp.sim.requests).toEqual([]);
 
     await h.command('/payments', '424242');
@@ -91,13 +97,13 @@ describe('/payments add', () => {
   it('returns bad fields under the field before anything is sent', async () => {
     const { id } = await openForm();
     const before = h.uisp.sim.requests.length;
-    expect((await h.submit(id, inputs({ client: '1001', amount: '-5' }))).body).toEqual({ response_action: 'errors', errors: { amount: 'Amount must be a number greater than 0.' } });
-    expect((await h.submit(id, inputs({ client: '1001', amount: '10,5' }))).body.errors).toEqual({ amount: 'Amount must be a number greater than 0.' });
-    expect((await h.submit(id, inputs({ client: 'Marcus', amount: '10' }))).body.errors).toEqual({ client: 'Client id must be a positive whole number.' });
+    expect((await h.submit(id, inputs({ client: '1001', amount: '-5' }))).body).toEqual({ response_action: 'errors', errors: { amount: 'Amount must be positive: negative amounts are not accepted.' } });
+    expect((await h.submit(id, inputs({ client: '1001', amount: '10,5' }))).body.errors).toEqual({ amount: 'Amount must be a plain decimal number such as 1500, 1,500 or 1500.50.' });
+    expect((await h.submit(id, inputs({ client: 'Marcus', amount: '10' }))).body.errors).toEqual({ client: 'Client id must be a positive whole number such as 1001 or #1001.' });
     // Every bad field at once, not one per round.
     expect((await h.submit(id, inputs({ client: 'Marcus', amount: '0' }))).body.errors).toEqual({
-      client: 'Client id must be a positive whole number.',
-      amount: 'Amount must be a number greater than 0.',
+      client: 'Client id must be a positive whole number such as 1001 or #1001.',
+      amount: 'Amount must be greater than 0.',
     });
     expect(h.uisp.sim.requests.length).toBe(before);
   });

@@ -74,17 +74,26 @@ describe('/suspend', () => {
       response_action: 'errors',
       errors: { service: 'Enter a service id, or a client id (then Enter) and pick one of its services.' },
     });
-    expect((await h.submit(id, { ...inputs({ service: '12a' }), reason: selected('value', '1') })).body.errors).toEqual({ service: 'A service id is a positive whole number.' });
+    expect((await h.submit(id, { ...inputs({ service: '12a' }), reason: selected('value', '1') })).body.errors).toEqual({ service: 'Service id must be a positive whole number such as 1001 or #1001.' });
 
     await h.submit(id, { ...inputs({ service: '999' }), reason: selected('value', '1') });
     await h.viewBecomes(id, 'suspension_form', 'No CRM service #999.');
     expect(h.uisp.writes()).toEqual([]);
   });
 
+  it('takes service and client ids written with #', async () => {
+    await h.command('/suspend', '#101');
+    const { id } = await h.openedView();
+    await h.fake.waitFor('views.update', hasBlock('reason'));
+    await h.submit(id, { ...inputs({ service: '#101' }), reason: selected('value', '2') });
+    expect(JSON.stringify(await h.viewBecomes(id, 'suspension_confirm'))).toContain('#1001 Marcus Baptiste');
+    expect(h.uisp.sim.requests.map((r) => r.path)).toContain('/crm/api/v1.0/clients/services/101');
+  });
+
   it('answers a malformed argument ephemerally without opening anything', async () => {
     const reply = await h.command('/suspend', 'everyone');
     expect(reply.body.response_type).toBe('ephemeral');
-    expect(reply.body.text).toContain('`everyone` is not a service id');
+    expect(reply.body.text).toContain('Service id must be a positive whole number such as 1001 or #1001. You typed `everyone`.');
     expect(h.fake.callsTo('views.open')).toEqual([]);
   });
 });

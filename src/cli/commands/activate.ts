@@ -1,7 +1,7 @@
 import { validateActivationRequest, type ActivationField } from '../../services/activation/request.js';
-import { parseFlags } from '../args.js';
+import { flagProblems, parseFlags } from '../args.js';
 import { connect } from '../../connect.js';
-import { EXIT, UsageError, writeLine, type CliIo } from '../io.js';
+import { EXIT, writeLine, writeText, type CliIo } from '../io.js';
 import { renderEvent } from '../render.js';
 import { openCliAudit } from '../audit.js';
 import { activationEventJson } from '../json.js';
@@ -64,10 +64,7 @@ export async function activate(argv: string[], io: CliIo): Promise<number> {
     email: values.email,
     phone: values.phone,
   });
-  if (!validation.ok) {
-    const problems = Object.entries(validation.errors).map(([field, message]) => `${FLAG_OF[field as ActivationField]}: ${message}`);
-    throw new UsageError(problems.join('\n'));
-  }
+  if (!validation.ok) throw flagProblems(validation.errors, FLAG_OF);
   const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
   try {
     const audit = await openCliAudit(io, connection.config.logLevel);
@@ -76,7 +73,7 @@ export async function activate(argv: string[], io: CliIo): Promise<number> {
     const options = { dryRun: values['dry-run'] ?? false, ...(values.yes && { confirm: { moveFrom: 'any' as const } }) };
     for await (const event of connection.services.activation.run(validation.request, options)) {
       if (values.json) writeLine(io.stdout, JSON.stringify(activationEventJson(event, label)));
-      else for (const line of renderEvent(event)) writeLine(io.stdout, line);
+      else writeText(io.stdout, ...renderEvent(event));
       if (event.type === 'result') {
         result = event;
         // A dry run writes nothing, so there is nothing to audit.

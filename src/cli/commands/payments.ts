@@ -1,22 +1,29 @@
 /** `subops payments` (list, with totals per currency, or export) and `subops payments add`. */
-import { parseFlags, positiveInt } from '../args.js';
+import { flagProblems, flagValue, parseFlags } from '../args.js';
 import { connect } from '../../connect.js';
-import { EXIT, UsageError, writeLine, type CliIo } from '../io.js';
+import { loadCoreConfig } from '../../config.js';
+import { EXIT, outputClosed, UsageError, writeLine, writeText, type CliIo } from '../io.js';
 import { csvHeader, csvLine, renderPaymentSummary } from '../render.js';
+import { optional, readWholeNumber } from '../../services/input/grammar.js';
 import { formatMoney } from '../../services/money.js';
-import { validatePaymentInput } from '../../services/payments.js';
+import { readPaymentInput, readPaymentQuery } from '../../services/payments.js';
 import { clientDisplayName } from '../../services/uisp/crm-client.js';
 import { paymentAudit, paymentFailureAudit } from '../../services/audit-records.js';
 import { auditedFailure, openCliAudit } from '../audit.js';
 import { clientJson, paymentJson, type RecordedPaymentJson } from '../json.js';
 
+/** How many of the newest payments the human listing shows at most (totals always cover all). */
+const MAX_SHOWN = 10_000;
+
 export const paymentsHelp = `Usage: subops payments [--client-id <id>] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--limit <n>] [--json | --csv]
        subops payments add --client-id <id> --amount <n> [--method <id or name>] [--note <text>]
 
 Lists payments newest first with totals per currency. Without dates: the last 30 days for all
-clients, or a client's whole history. --csv prints a header line then one line per payment;
---json one payment object per line (README: JSON output). \`payments add\` records a payment
-(--json: one object with the payment and its client).`;
+clients, or a client's whole history. --limit (1-${MAX_SHOWN}, default 20) is how many are listed.
+--csv prints a header line then one line per payment; --json one payment object per line (README:
+JSON output). \`payments add\` records a payment (--json: one object with the payment and its client).
+Ids may be written 1001 or #1001; amounts as 1500, 1,500 or 1500.50 (greater than 0, at most
+PAYMENT_MAX_AMOUNT).`;
 
 export async function payments(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'add') return addPayment(argv.slice(1), io);
@@ -30,9 +37,10 @@ export async function payments(argv: string[], io: CliIo): Promise<number> {
   });
   if (values.help) return writeLine(io.stdout, paymentsHelp), EXIT.ok;
   if (values.json && values.csv) throw new UsageError('--json and --csv cannot be combined.');
-  const clientId = positiveInt('--client-id', values['client-id']);
-  const show = positiveInt('--limit', values.limit) ?? 20;
-  const query = { ...(clientId !== undefined && { clientId }), ...(values.from && { from: values.from }), ...(values.to && { to: values.to }) };
+  const read = readPaymentQuery({ client: values['client-id'], from: values.from, to: values.to });
+  if (!read.ok) throw flagProblems(read.problems);
+  const { query } = read;
+  const show = flagValue('--limit', optional(readWholeNumber({ min: 1, max: MAX_SHOWN }))(values.limit, 'Limit')) ?? 20;
   const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
   try {
     const { payments: service } = connection.services;
@@ -41,11 +49,15 @@ export async function payments(argv: string[], io: CliIo): Promise<number> {
       if (values.csv) writeLine(io.stdout, csvHeader());
       // Method names are a nicety: without them each payment still carries its method id.
       const methods = values.json ? await service.listMethods().catch(() => []) : [];
-      for await (const payment of stream) writeLine(io.stdout, values.csv ? csvLine(payment) : JSON.stringify(paymentJson(payment, methods)));
+      for await (const payment of stream) {
+        // The reader went away (`| head -1`): stop paging through UISP for output nobody reads.
+        if (outputClosed(io.stdout)) break;
+        writeLine(io.stdout, values.csv ? csvLine(payment) : JSON.stringify(paymentJson(payment, methods)));
+      }
       return EXIT.ok;
     }
     const summary = await service.summarize({ ...query, show });
-    for (const line of renderPaymentSummary(summary, await service.clientNames(summary.payments))) writeLine(io.stdout, line);
+    writeText(io.stdout, ...renderPaymentSummary(summary, await service.clientNames(summary.payments)));
     return EXIT.ok;
   } finally {
     await connection.close();
@@ -61,11 +73,10 @@ async function addPayment(argv: string[], io: CliIo): Promise<number> {
     json: { type: 'boolean' },
   });
   if (values.help) return writeLine(io.stdout, paymentsHelp), EXIT.ok;
-  const clientId = positiveInt('--client-id', values['client-id'], true);
-  if (values.amount === undefined) throw new UsageError('--amount is required.');
-  const amount = Number(values.amount);
-  const input = { clientId, amount, ...(values.method && { method: values.method }), ...(values.note && { note: values.note }) };
-  validatePaymentInput(input); // before connecting: bad input never reaches UISP
+  // Read before connecting, with the configured PAYMENT_MAX_AMOUNT: bad input never reaches UISP.
+  const read = readPaymentInput({ client: values['client-id'], amount: values.amount, method: values.method, note: values.note }, loadCoreConfig(io.env).payments);
+  if (!read.ok) throw flagProblems(read.problems);
+  const { input } = read;
   const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
   try {
     const audit = await openCliAudit(io, connection.config.logLevel);
@@ -80,7 +91,7 @@ async function addPayment(argv: string[], io: CliIo): Promise<number> {
     const { payment, client, method } = recorded;
     if (values.json) writeLine(io.stdout, JSON.stringify({ payment: paymentJson(payment, method ? [method] : []), client: clientJson(client) } satisfies RecordedPaymentJson));
     else {
-      writeLine(io.stdout, `Recorded payment #${payment.id}: ${formatMoney(payment.amount, payment.currencyCode)} from client #${client.id} ${clientDisplayName(client)}${method ? ` by ${method.name}` : ''}.`);
+      writeText(io.stdout, `Recorded payment #${payment.id}: ${formatMoney(payment.amount, payment.currencyCode)} from client #${client.id} ${clientDisplayName(client)}${method ? ` by ${method.name}` : ''}.`);
     }
     await audit.record(paymentAudit(recorded));
     return EXIT.ok;

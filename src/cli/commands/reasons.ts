@@ -1,6 +1,6 @@
 import { parseFlags } from '../args.js';
 import { connect } from '../../connect.js';
-import { EXIT, writeLine, type CliIo } from '../io.js';
+import { EXIT, writeLine, writeText, type CliIo } from '../io.js';
 
 export const reasonsHelp = `Usage: subops reasons [--json]
 
@@ -12,7 +12,8 @@ export async function reasons(argv: string[], io: CliIo): Promise<number> {
   const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
   try {
     for (const reason of await connection.services.suspensions.listReasons()) {
-      writeLine(io.stdout, values.json ? JSON.stringify(reason) : `${String(reason.id).padStart(5)}  ${reason.name}`);
+      if (values.json) writeLine(io.stdout, JSON.stringify(reason));
+      else writeText(io.stdout, `${String(reason.id).padStart(5)}  ${reason.name}`);
     }
     return EXIT.ok;
   } finally {

@@ -1,6 +1,7 @@
 import { loadDataFile, startSimulator } from '../../simulator/index.js';
-import { parseFlags, positiveInt } from '../args.js';
-import { EXIT, UsageError, untilSignal, writeLine, type CliIo } from '../io.js';
+import { optional, readWholeNumber } from '../../services/input/grammar.js';
+import { flagValue, parseFlags } from '../args.js';
+import { EXIT, untilSignal, writeLine, type CliIo } from '../io.js';
 
 export const simulateHelp = `Usage: subops simulate [--port <n>] [--data <file.json>] [--token <token>] [--latency <ms>]
 
@@ -10,10 +11,8 @@ Point SubOps at it with UISP_URL and UISP_TOKEN. --data loads a JSON data set in
 export async function simulate(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, { port: { type: 'string' }, data: { type: 'string' }, token: { type: 'string' }, latency: { type: 'string' } });
   if (values.help) return writeLine(io.stdout, simulateHelp), EXIT.ok;
-  const port = positiveInt('--port', values.port) ?? 0;
-  if (port > 65_535) throw new UsageError('--port must be at most 65535.');
-  const latencyMs = values.latency === undefined ? 0 : Number(values.latency);
-  if (!Number.isFinite(latencyMs) || latencyMs < 0) throw new UsageError('--latency must be a number of milliseconds ≥ 0.');
+  const port = flagValue('--port', optional(readWholeNumber({ min: 0, max: 65_535 }))(values.port, 'Port')) ?? 0;
+  const latencyMs = flagValue('--latency', optional(readWholeNumber({ min: 0, max: 60_000 }))(values.latency, 'Latency in milliseconds')) ?? 0;
   const data = values.data ? await loadDataFile(values.data) : undefined;
   const simulator = await startSimulator({ port, latencyMs, ...(data && { data }), ...(values.token && { token: values.token }) });
   writeLine(io.stdout, `UISP simulator listening at ${simulator.url}`);

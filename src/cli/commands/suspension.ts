@@ -7,9 +7,10 @@ import { suspensionAudit, suspensionFailureAudit } from '../../services/audit-re
 import { statusLabel } from '../../services/activation/service-status.js';
 import type { SuspensionAction, SuspensionOutcome } from '../../services/suspensions.js';
 import { connect } from '../../connect.js';
-import { parseFlags, positiveInt } from '../args.js';
+import { readId, readIdOrName } from '../../services/input/grammar.js';
+import { flagValue, parseFlags } from '../args.js';
 import { auditedFailure, openCliAudit } from '../audit.js';
-import { EXIT, UsageError, writeLine, type CliIo } from '../io.js';
+import { EXIT, writeLine, writeText, type CliIo } from '../io.js';
 import { suspensionJson, type StatusLabeller } from '../json.js';
 
 export const suspendHelp = `Usage: subops suspend --service-id <id> --reason <id or name> [--json]
@@ -26,16 +27,15 @@ alone (exit 0, nothing written).`;
 export async function suspend(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, { 'service-id': { type: 'string' }, reason: { type: 'string' }, json: { type: 'boolean' } });
   if (values.help) return writeLine(io.stdout, suspendHelp), EXIT.ok;
-  const serviceId = positiveInt('--service-id', values['service-id'], true);
-  const reasonText = values.reason?.trim();
-  if (!reasonText) throw new UsageError('--reason is required (an id or name from `subops reasons`).');
+  const serviceId = flagValue('--service-id', readId(values['service-id'], 'Service id'));
+  const reasonText = flagValue('--reason', readIdOrName(values.reason, 'Suspension reason'));
   return run(io, { action: 'suspend', serviceId, json: values.json ?? false, reasonText });
 }
 
 export async function unsuspend(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, { 'service-id': { type: 'string' }, json: { type: 'boolean' } });
   if (values.help) return writeLine(io.stdout, unsuspendHelp), EXIT.ok;
-  const serviceId = positiveInt('--service-id', values['service-id'], true);
+  const serviceId = flagValue('--service-id', readId(values['service-id'], 'Service id'));
   return run(io, { action: 'unsuspend', serviceId, json: values.json ?? false });
 }
 
@@ -63,7 +63,7 @@ async function run(io: CliIo, { action, serviceId, json, reasonText }: Suspensio
     }
     const message = describe(outcome, label);
     if (json) writeLine(io.stdout, JSON.stringify(suspensionJson(outcome, message, label, reason)));
-    else writeLine(outcome.kind === 'refused' ? io.stderr : io.stdout, message);
+    else writeText(outcome.kind === 'refused' ? io.stderr : io.stdout, message);
     await audit.record(suspensionAudit(outcome, label));
     return outcome.kind === 'refused' ? EXIT.failed : EXIT.ok;
   } finally {

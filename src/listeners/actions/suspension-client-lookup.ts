@@ -1,9 +1,10 @@
 /** Enter in the suspension form's client-id box: re-render the form with that client's services to pick from. */
 import type { App, BlockAction, PlainTextInputAction } from '@slack/bolt';
+import { readId } from '../../services/input/grammar.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { decodeMetadata, SuspensionMetaSchema } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
-import { parseId, readInputs } from '../../slack/state.js';
+import { readInputs } from '../../slack/state.js';
 import { buildSuspensionForm, suspensionFormValues } from '../../slack/suspension-form.js';
 import { ACTION } from '../../views/ids.js';
 
@@ -14,7 +15,8 @@ export function register(app: App, deps: ListenerDeps): void {
     if (!view) return;
     const meta = decodeMetadata(SuspensionMetaSchema, view.private_metadata);
     const values = { ...suspensionFormValues(readInputs(view.state.values)), clientId: action.value?.trim() };
-    const clientId = parseId(values.clientId);
+    const read = readId(values.clientId, 'Client id');
+    const clientId = read.ok ? read.value : undefined;
     const logger = deps.logger.child({ flow: meta.action, userId: body.user.id });
     const form = await buildSuspensionForm(deps, {
       action: meta.action,
@@ -22,7 +24,7 @@ export function register(app: App, deps: ListenerDeps): void {
       // A different client's service must not stay selected.
       values: { ...values, clientServiceId: undefined },
       clientId,
-      ...(clientId === undefined && { problems: { client: 'Client id must be a positive whole number.' } }),
+      ...(!read.ok && { problems: { client: read.problem } }),
     });
     await updateView(client, { viewId: view.id, view: form, hash: view.hash }, logger);
   });

@@ -5,13 +5,12 @@
 import type { App } from '@slack/bolt';
 import { paymentAudit, paymentFailureAudit } from '../../services/audit-records.js';
 import { InputError } from '../../services/errors.js';
-import { paymentInputProblems, type PaymentInput } from '../../services/payments.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure, errorSummary } from '../../slack/errors.js';
 import { decodeMetadata, PaymentMetaSchema } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
 import { tellAgent } from '../../slack/notify.js';
-import { parseId, readInputs } from '../../slack/state.js';
+import { readInputs } from '../../slack/state.js';
 import { BLOCK, CALLBACK } from '../../views/ids.js';
 import { paymentForm, paymentRecordedMessage, paymentRecordedView, paymentRecording, type PaymentField } from '../../views/payments.js';
 
@@ -22,9 +21,9 @@ export function register(app: App, deps: ListenerDeps): void {
     const inputs = readInputs(view.state.values);
     const ids = BLOCK.payment;
     const values: Partial<Record<PaymentField, string>> = { client: inputs[ids.clientId], amount: inputs[ids.amount], method: inputs[ids.method], note: inputs[ids.note] };
-    const parsed = parsePaymentInput(values);
-    if ('errors' in parsed) {
-      await ack({ response_action: 'errors', errors: parsed.errors });
+    const parsed = deps.services.payments.readInput(values);
+    if (!parsed.ok) {
+      await ack({ response_action: 'errors', errors: parsed.problems });
       return;
     }
     await ack({ response_action: 'update', view: paymentRecording() });
@@ -57,15 +56,4 @@ export function register(app: App, deps: ListenerDeps): void {
     }
     await deps.audit.record({ actorId: origin.userId, ...paymentAudit(recorded), thread: ts ? { channel: origin.channelId, ts } : undefined });
   });
-}
-
-/** Form strings to a PaymentInput, with the services layer's own rules; errors keyed by block id. */
-function parsePaymentInput(values: Partial<Record<PaymentField, string>>): { input: PaymentInput } | { errors: Partial<Record<PaymentField, string>> } {
-  const clientId = parseId(values.client) ?? Number.NaN;
-  // "10,000.00" is accepted (commas in thousands positions only); "10,5" is refused, not read as 105.
-  const amountText = values.amount ?? '';
-  const amount = /^(\d+|\d{1,3}(,\d{3})+)(\.\d+)?$/.test(amountText) ? Number(amountText.replace(/,/g, '')) : Number.NaN;
-  const input: PaymentInput = { clientId, amount, ...(values.method && { method: values.method }), ...(values.note && { note: values.note }) };
-  const problems = paymentInputProblems(input);
-  return Object.keys(problems).length ? { errors: problems } : { input };
 }

@@ -5,6 +5,7 @@
  * applies instead, or the form again with the problem under the field.
  */
 import type { App } from '@slack/bolt';
+import { optional, readId } from '../../services/input/grammar.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure } from '../../slack/errors.js';
 import { decodeMetadata, SuspensionMetaSchema, type Origin, type SuspensionAction } from '../../slack/metadata.js';
@@ -73,9 +74,10 @@ type Choice = { serviceId: number; reasonId?: number } | { errors: Partial<Recor
 
 /** Exactly one service, from the typed id or the picked one (not two different ones), and a reason when suspending. */
 function chooseService(values: SuspensionFormValues, needsReason: boolean): Choice {
-  const typed = parseId(values.serviceId);
+  const typedRead = optional(readId)(values.serviceId, 'Service id');
+  if (!typedRead.ok) return { errors: { service: typedRead.problem } };
+  const typed = typedRead.value;
   const picked = parseId(values.clientServiceId);
-  if (values.serviceId && typed === undefined) return { errors: { service: 'A service id is a positive whole number.' } };
   if (typed !== undefined && picked !== undefined && typed !== picked) {
     return { errors: { service: `You typed service #${typed} but picked #${picked}: keep one.` } };
   }
