@@ -5,6 +5,7 @@
 import type { App } from '@slack/bolt';
 import { planOrShowForm } from '../../slack/activation-plan.js';
 import { runActivation } from '../../slack/activation-run.js';
+import { onceView } from '../../slack/deliveries.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { ActivationMetaSchema, decodeMetadata } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
@@ -12,7 +13,7 @@ import { activationChecking, activationConfirm, activationStarted } from '../../
 import { CALLBACK } from '../../views/ids.js';
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.view(CALLBACK.activateConfirm, async ({ ack, body, view, client }) => {
+  app.view(CALLBACK.activateConfirm, onceView(deps, async ({ ack, body, view, client }) => {
     const { origin, request, confirmedDeletes = [] } = decodeMetadata(ActivationMetaSchema, view.private_metadata);
     if (!request) throw new Error('activation confirmation without a request in private_metadata');
     await ack({ response_action: 'update', view: activationChecking(request) });
@@ -29,5 +30,5 @@ export function register(app: App, deps: ListenerDeps): void {
     }
     await updateView(client, { viewId: view.id, view: activationStarted(origin, request) }, logger);
     await runActivation(client, deps, { request, origin: { ...origin, userId: body.user.id }, startedBy: body.user.id });
-  });
+  }));
 }

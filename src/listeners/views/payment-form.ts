@@ -5,6 +5,7 @@
 import type { App } from '@slack/bolt';
 import { InputError } from '../../services/errors.js';
 import { paymentInputProblems, type PaymentInput } from '../../services/payments.js';
+import { onceView } from '../../slack/deliveries.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure, errorSummary } from '../../slack/errors.js';
 import { decodeMetadata, PaymentMetaSchema } from '../../slack/metadata.js';
@@ -16,7 +17,7 @@ import { BLOCK, CALLBACK } from '../../views/ids.js';
 import { paymentForm, paymentRecordedMessage, paymentRecordedView, paymentRecording, type PaymentField } from '../../views/payments.js';
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.view(CALLBACK.paymentForm, async ({ ack, body, view, client }) => {
+  app.view(CALLBACK.paymentForm, onceView(deps, async ({ ack, body, view, client }) => {
     const meta = decodeMetadata(PaymentMetaSchema, view.private_metadata);
     const origin = { ...meta.origin, userId: body.user.id };
     const inputs = readInputs(view.state.values);
@@ -71,7 +72,7 @@ export function register(app: App, deps: ListenerDeps): void {
       summary: `Recorded payment #${recorded.payment.id} of ${formatMoney(recorded.payment.amount, recorded.payment.currencyCode)} for client #${recorded.client.id}`,
       thread: ts ? { channel: origin.channelId, ts } : undefined,
     });
-  });
+  }));
 }
 
 /** Form strings to a PaymentInput, with the services layer's own rules; errors keyed by block id. */
