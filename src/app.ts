@@ -35,8 +35,11 @@ export interface AppDeps {
   statuses?: ServiceStatusTable;
   /** Counts the work in flight: pass one to wait for the app to settle (tests) or to drain it (SIGTERM). */
   work?: WorkTracker;
-  /** The bot's ids when the caller already read them (serve's start-up check): Bolt then skips its own auth.test. */
-  identity?: BotIdentity;
+  /**
+   * The bot's ids, from checkSlack(): with them Bolt never runs auth.test on its own, whose failure
+   * would be an unhandled rejection instead of a clear start-up error.
+   */
+  identity: BotIdentity;
 }
 
 const EVENTS_PATH = '/slack/events';
@@ -129,7 +132,10 @@ const SERVE_HELP = `Usage: subops serve [--simulator]
 Runs the Slack app. Socket Mode when SLACK_APP_TOKEN is set; otherwise HTTP on PORT (default 3000)
 at /slack/events, verifying requests with SLACK_SIGNING_SECRET. SLACK_BOT_TOKEN is always required.
 UISP_URL is required; --simulator runs against the bundled UISP simulator and its sample data
-instead (for trials; agents' changes then go nowhere). See README.md for every setting.`;
+instead (for trials; agents' changes then go nowhere). At start it checks that Slack answers (retrying
+a few times), accepts SLACK_BOT_TOKEN and lets the bot post in AUDIT_CHANNEL_ID. In HTTP mode GET /healthz
+says whether UISP and Slack are reachable. On SIGTERM it turns new requests away, lets running operations
+finish for up to SHUTDOWN_GRACE_MS (default 25000), then exits. See README.md for every setting.`;
 
 export interface ServeOptions {
   /** How start-up waits between attempts to reach Slack (tests pass one that does not wait). */
@@ -164,7 +170,7 @@ export async function serve(argv: string[], io: CliIo, options: ServeOptions = {
   try {
     let identity: BotIdentity;
     try {
-      identity = await checkSlack({ client: startupClient(slack, logger), auditChannelId: slack.auditChannelId, logger, ...(options.sleep && { sleep: options.sleep }) });
+      identity = await checkSlack({ slack, logger, ...(options.sleep && { sleep: options.sleep }) });
     } catch (error) {
       if (!(error instanceof StartupError)) throw error;
       writeLine(io.stderr, error.message);
@@ -192,17 +198,6 @@ export async function serve(argv: string[], io: CliIo, options: ServeOptions = {
     await connection.close();
     process.off('unhandledRejection', onUnhandled);
   }
-}
-
-/** For the start-up check: no retries of its own (the check retries, and logs each attempt). */
-function startupClient(slack: SlackConfig, logger: Logger): webApi.WebClient {
-  return new webApi.WebClient(slack.botToken, {
-    ...(slack.apiUrl && { slackApiUrl: `${slack.apiUrl}/` }),
-    retryConfig: { retries: 0 },
-    timeout: 10_000,
-    rejectRateLimitedCalls: true,
-    logger: boltLogger(logger),
-  });
 }
 
 /** One line for a receiver that would not start: a port in use, or Socket Mode refused. */

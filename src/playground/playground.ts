@@ -11,6 +11,7 @@ import type { ServiceStatusTable } from '../services/activation/service-status.j
 import { createServices } from '../services/container.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../simulator/index.js';
 import { createLogger } from '../slack/logging.js';
+import { checkSlack } from '../slack/startup.js';
 import { WorkTracker } from '../slack/work.js';
 import { startFakeSlack, type FakeSlack } from './fake-slack.js';
 import { SlackSender } from './slack-sender.js';
@@ -62,7 +63,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
   try {
     const simulator = await startSimulator(options.simulator);
     closers.push(() => simulator.close());
-    // Before the app: Bolt's constructor calls auth.test.
+    // Before the app: the start-up check calls auth.test.
     const named = (names: Record<string, string>) => Object.fromEntries(Object.entries(names).map(([id, name]) => [id, { name }]));
     const fake = await startFakeSlack({ users: named(PLAYGROUND_DIRECTORY.users), channels: named(PLAYGROUND_DIRECTORY.channels) });
     closers.push(() => fake.close());
@@ -82,7 +83,10 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     const services = createServices(core);
     closers.push(() => services.close());
     const work = new WorkTracker();
-    const app = createApp({ services, slack, logger: createLogger(options.log ? core.logLevel : 'silent', options.log), statuses: core.activation.statuses, work });
+    const logger = createLogger(options.log ? core.logLevel : 'silent', options.log);
+    // The same start-up check as `subops serve`, against the fake.
+    const identity = await checkSlack({ slack, logger });
+    const app = createApp({ services, slack, logger, statuses: core.activation.statuses, work, identity });
     const running = await startApp(app, slack, { port: 0, host: '127.0.0.1' });
     closers.push(() => running.stop());
 

@@ -4,9 +4,11 @@
  * will not fix itself becomes a StartupError whose message is the one line `serve` prints. Messages
  * name the setting, never its value when it is a secret.
  */
-import type { webApi } from '@slack/bolt';
+import { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
+import type { SlackConfig } from '../config.js';
 import { errorSummary } from './errors.js';
+import { boltLogger } from './logging.js';
 
 export class StartupError extends Error {
   override readonly name = 'StartupError';
@@ -21,9 +23,7 @@ export interface BotIdentity {
 }
 
 export interface StartupCheckOptions {
-  /** A client without retries of its own: the check does its own, and logs them. */
-  client: webApi.WebClient;
-  auditChannelId: string | undefined;
+  slack: Pick<SlackConfig, 'botToken' | 'apiUrl' | 'auditChannelId'>;
   logger: Logger;
   /** Attempts while Slack is unreachable, and the first backoff (doubling); default 5 and 1 s. */
   attempts?: number;
@@ -33,8 +33,21 @@ export interface StartupCheckOptions {
 
 const isPlatformError = (error: unknown): error is Error & { data: { error: string } } => (error as { code?: string } | undefined)?.code === 'slack_webapi_platform_error';
 
+/**
+ * Resolves to the bot's ids, which the app is then built with (so Bolt never calls auth.test on its own,
+ * where a refusal would be an unhandled rejection), or rejects with a StartupError.
+ */
 export async function checkSlack(options: StartupCheckOptions): Promise<BotIdentity> {
-  const { client, auditChannelId, logger, attempts = 5, backoffMs = 1_000, sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) } = options;
+  const { slack, logger, attempts = 5, backoffMs = 1_000, sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) } = options;
+  // No retries of its own: the check retries, and logs each attempt.
+  const client = new webApi.WebClient(slack.botToken, {
+    ...(slack.apiUrl && { slackApiUrl: `${slack.apiUrl}/` }),
+    retryConfig: { retries: 0 },
+    timeout: 10_000,
+    rejectRateLimitedCalls: true,
+    logger: boltLogger(logger),
+  });
+  const auditChannelId = slack.auditChannelId;
 
   /** Calls Slack, retrying only what may pass (no answer, 5xx, rate limit). */
   async function reach<T>(what: string, call: () => Promise<T>): Promise<T> {

@@ -14,6 +14,7 @@ import { SlackSender, type SlackReply, type ViewStateValues } from '../../src/pl
 import type { SimulatorOptions } from '../../src/simulator/index.js';
 import { createServices } from '../../src/services/container.js';
 import { createLogger } from '../../src/slack/logging.js';
+import { checkSlack } from '../../src/slack/startup.js';
 import { WorkTracker } from '../../src/slack/work.js';
 import { UispGate } from '../support/uisp-gate.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
@@ -37,6 +38,8 @@ export interface Harness {
   uisp: UispFixture;
   fake: FakeSlack;
   sender: SlackSender;
+  /** The app's HTTP origin, e.g. http://127.0.0.1:PORT (events at /slack/events, health at /healthz). */
+  origin: string;
   app: App;
   /** The app's work in flight: `work.idle()` resolves when everything it was asked has finished. */
   work: WorkTracker;
@@ -81,14 +84,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const gate = options.gateUisp ? new UispGate() : undefined;
   const services = gate ? createServices(uisp.config, { dispatcher: gate.dispatcher }) : uisp.services;
   const work = new WorkTracker();
-  const app = createApp({ services, slack, logger, statuses: uisp.config.activation.statuses, work });
+  const identity = await checkSlack({ slack, logger });
+  const app = createApp({ services, slack, logger, statuses: uisp.config.activation.statuses, work, identity });
   const running: RunningApp = await startApp(app, slack, { port: 0, host: '127.0.0.1' });
-  const sender = new SlackSender({ url: `http://127.0.0.1:${running.port}/slack/events`, signingSecret: SIGNING_SECRET, responseUrl: () => fake.responseUrl() });
+  const origin = `http://127.0.0.1:${running.port}`;
+  const sender = new SlackSender({ url: `${origin}/slack/events`, signingSecret: SIGNING_SECRET, responseUrl: () => fake.responseUrl() });
 
   const harness: Harness = {
     uisp,
     fake,
     sender,
+    origin,
     app,
     work,
     gate,
