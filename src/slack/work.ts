@@ -83,7 +83,11 @@ export function trackWork(work: WorkTracker, logger: Logger): Middleware<AnyMidd
       await ack?.({ response_action: 'push', view: restartingModal() });
     } else if (body.type === 'block_actions') {
       await ack?.();
-      if ('respond' in args && body.response_url) await (args.respond as Respond)({ response_type: 'ephemeral', replace_original: false, ...restartingMessage() }).catch(() => undefined);
+      if ('respond' in args && body.response_url) {
+        await (args.respond as Respond)({ response_type: 'ephemeral', replace_original: false, ...restartingMessage() }).catch((error: unknown) => {
+          logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not tell the agent SubOps is restarting');
+        });
+      }
     } else if (body.command) {
       await ack?.({ response_type: 'ephemeral', ...restartingMessage() });
     } else {

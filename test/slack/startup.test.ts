@@ -9,7 +9,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serve } from '../../src/app.js';
 import type { CliIo } from '../../src/cli/io.js';
-import type { Env } from '../../src/config.js';
+import { loadAppConfig, type Env } from '../../src/config.js';
 import { startFakeSlack, type FakeSlack, type FakeSlackOptions } from '../../src/playground/fake-slack.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 
@@ -183,5 +183,14 @@ describe('serve while running', () => {
     run.stop();
     expect(await exit).toBe(0);
     expect(process.listeners('unhandledRejection')).toEqual(vitestListeners);
+  });
+});
+
+describe('SHUTDOWN_GRACE_MS', () => {
+  const base = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' };
+  it('defaults to 25 s and takes a whole number of ms, naming the variable when it cannot', () => {
+    expect(loadAppConfig(base, { simulator: true }).slack.shutdownGraceMs).toBe(25_000);
+    expect(loadAppConfig({ ...base, SHUTDOWN_GRACE_MS: '5000' }, { simulator: true }).slack.shutdownGraceMs).toBe(5_000);
+    expect(() => loadAppConfig({ ...base, SHUTDOWN_GRACE_MS: 'soon' }, { simulator: true })).toThrow(/SHUTDOWN_GRACE_MS must be a whole number/);
   });
 });
