@@ -2,7 +2,7 @@
  * Who may act, which requests count, and a hostile client name: through the bot's real HTTP receiver
  * with the playground's own signing secret.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isRecord } from '../../src/playground/fake-slack-api.js';
 import { PLAYGROUND_AGENT, PLAYGROUND_VISITOR, SUPPORT_CHANNEL } from '../../src/playground/playground.js';
 import { signSlackRequest } from '../../src/playground/slack-sender.js';
@@ -54,7 +54,8 @@ describe('request authenticity', () => {
 
   it('the same request, signed now, is answered', async () => {
     expect((await e2e.playground.sender.send(payments(), form)).status).toBe(200);
-    await vi.waitFor(() => expect(e2e.playground.fake.responses).toHaveLength(1));
+    await e2e.playground.settled();
+    expect(e2e.playground.fake.responses).toHaveLength(1);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * Access control, request authenticity, ack timing and secrecy, through the real HTTP receiver.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { SLASH_COMMANDS } from '../../src/commands/index.js';
 import { signSlackRequest } from '../../src/playground/slack-sender.js';
 import { AGENT, BOT_TOKEN, CHANNEL, inputs, shown, SIGNING_SECRET, startHarness, type Harness } from './harness.js';
@@ -32,7 +32,8 @@ describe('access', () => {
 
     const clicked = await h.sender.blockAction({ userId: 'U0INTRUDER', actionId: 'activation_retry', channelId: CHANNEL, messageTs: '1700000000.000100', value: '{}' });
     expect(clicked.status).toBe(200);
-    await vi.waitFor(() => expect(h.fake.responses.map((r) => String(r.body.text))).toEqual([expect.stringContaining('You are not allowed')]));
+    await h.settled();
+    expect(h.fake.responses.map((r) => String(r.body.text))).toEqual([expect.stringContaining('You are not allowed')]);
 
     expect(h.fake.callsTo('views.open')).toHaveLength(1);
     expect(h.uisp.sim.requests).toEqual([]);
