@@ -165,8 +165,8 @@ export async function serve(argv: string[], io: CliIo, options: ServeOptions = {
   const logger = createLogger(config.core.logLevel, io.stdout);
   // A promise nobody awaited must not take down a bot serving a whole team: log it and keep serving.
   const onUnhandled = (reason: unknown) => logger.error({ err: errorSummary(reason) }, 'unhandled promise rejection; SubOps keeps running');
-  process.on('unhandledRejection', onUnhandled);
   const connection = await connect(io.env, (line) => logger.warn(line));
+  process.on('unhandledRejection', onUnhandled);
   try {
     let identity: BotIdentity;
     try {
