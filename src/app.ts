@@ -5,7 +5,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App } from '@slack/bolt';
+import { App, HTTPReceiver, webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { connect } from './connect.js';
 import { parseFlags } from './cli/args.js';
@@ -19,32 +19,51 @@ import type { Services } from './services/container.js';
 import { accessGuard, createAccessPolicy } from './slack/access.js';
 import { errorSummary } from './slack/errors.js';
 import { createAuditor } from './slack/audit.js';
+import { DeliveryLog, dropRedeliveries } from './slack/deliveries.js';
 import type { ListenerDeps } from './slack/deps.js';
+import { HEALTH_TIMEOUT_MS, healthRoute } from './slack/health.js';
+import { guardInbound } from './slack/inbound.js';
+import { checkSlack, StartupError, type BotIdentity } from './slack/startup.js';
+import { trackWork, WorkTracker } from './slack/work.js';
 import { boltLogger, createLogger } from './slack/logging.js';
 
 export interface AppDeps {
-  services: Pick<Services, 'activation' | 'suspensions' | 'payments'>;
+  services: Pick<Services, 'activation' | 'suspensions' | 'payments' | 'crm' | 'nms'>;
   slack: SlackConfig;
   logger: Logger;
   /** CRM service status numbers (SERVICE_STATUS_*), for naming statuses in Slack. */
   statuses?: ServiceStatusTable;
+  /** Counts the work in flight: pass one to wait for the app to settle (tests) or to drain it (SIGTERM). */
+  work?: WorkTracker;
+  /**
+   * The bot's ids, from checkSlack(): with them Bolt never runs auth.test on its own, whose failure
+   * would be an unhandled rejection instead of a clear start-up error.
+   */
+  identity: BotIdentity;
 }
 
-export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_STATUSES }: AppDeps): App {
+const EVENTS_PATH = '/slack/events';
+
+export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_STATUSES, work = new WorkTracker(), identity }: AppDeps): App {
   const clientOptions = {
     ...(slack.apiUrl && { slackApiUrl: `${slack.apiUrl}/` }),
     // A few quick retries, not the default half hour: progress is rendered while the workflow runs,
     // and a Slack outage must not hold UISP writes hostage. Rate limits still wait out Retry-After.
     retryConfig: { retries: 2, factor: 2, minTimeout: 250, maxTimeout: 2_000 },
   };
+  const common = { token: slack.botToken, clientOptions, logger: boltLogger(logger), ...identity };
   const app = slack.appToken
     ? // installerOptions.clientOptions is how the Socket Mode client (apps.connections.open) gets the API URL too.
-      new App({ token: slack.botToken, appToken: slack.appToken, socketMode: true, clientOptions, installerOptions: { clientOptions }, logger: boltLogger(logger) })
-    : new App({ token: slack.botToken, signingSecret: slack.signingSecret ?? '', clientOptions, logger: boltLogger(logger) });
+      new App({ ...common, appToken: slack.appToken, socketMode: true, installerOptions: { clientOptions } })
+    : new App({ ...common, receiver: httpReceiver({ services, slack, logger, work }) });
 
   const access = createAccessPolicy({ allowedUserIds: slack.allowedUserIds, allowedUsergroupId: slack.allowedUsergroupId, client: app.client, logger });
   if (access.open) logger.warn('Neither ALLOWED_USER_IDS nor ALLOWED_USERGROUP_ID is set: every member of the workspace may run SubOps commands.');
   if (!slack.auditChannelId) logger.warn('AUDIT_CHANNEL_ID is not set: audit records go to the log only.');
+  const deliveries = new DeliveryLog();
+  // Order matters: work is counted (and refused while draining) before anything else runs.
+  app.use(trackWork(work, logger));
+  app.use(dropRedeliveries(deliveries, logger));
   app.use(accessGuard(access, logger));
 
   const deps: ListenerDeps = {
@@ -53,6 +72,7 @@ export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_
     logger,
     statusLabel: (status) => statusLabel(status, statuses),
     runningActivations: new Set(),
+    deliveries,
   };
   commands.register(app, deps);
   views.register(app, deps);
@@ -62,6 +82,26 @@ export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_
     logger.error({ err: original instanceof Error ? original : errorSummary(original) }, 'unhandled error in a Slack listener');
   });
   return app;
+}
+
+/** Bolt's HTTP receiver behind the inbound gate (malformed requests get a 400), with GET /healthz. */
+function httpReceiver({ services, slack, logger, work }: Pick<AppDeps, 'services' | 'slack' | 'logger'> & { work: WorkTracker }): HTTPReceiver {
+  const signingSecret = slack.signingSecret ?? '';
+  const probeClient = new webApi.WebClient(slack.botToken, {
+    ...(slack.apiUrl && { slackApiUrl: `${slack.apiUrl}/` }),
+    retryConfig: { retries: 0 },
+    timeout: HEALTH_TIMEOUT_MS,
+    rejectRateLimitedCalls: true,
+    logger: boltLogger(logger),
+  });
+  const receiver = new HTTPReceiver({
+    signingSecret,
+    endpoints: [EVENTS_PATH],
+    logger: boltLogger(logger),
+    customRoutes: [{ path: '/healthz', method: 'GET', handler: healthRoute({ services, slackClient: probeClient, work }) }],
+  });
+  receiver.requestListener = guardInbound(receiver.requestListener, { signingSecret, endpoints: [EVENTS_PATH], logger });
+  return receiver;
 }
 
 export interface RunningApp {
@@ -92,10 +132,22 @@ const SERVE_HELP = `Usage: subops serve [--simulator]
 Runs the Slack app. Socket Mode when SLACK_APP_TOKEN is set; otherwise HTTP on PORT (default 3000)
 at /slack/events, verifying requests with SLACK_SIGNING_SECRET. SLACK_BOT_TOKEN is always required.
 UISP_URL is required; --simulator runs against the bundled UISP simulator and its sample data
-instead (for trials; agents' changes then go nowhere). See README.md for every setting.`;
+instead (for trials; agents' changes then go nowhere). At start it checks that Slack answers (retrying
+a few times), accepts SLACK_BOT_TOKEN and lets the bot post in AUDIT_CHANNEL_ID. In HTTP mode GET /healthz
+says whether UISP and Slack are reachable. On SIGTERM it turns new requests away, lets running operations
+finish for up to SHUTDOWN_GRACE_MS (default 25000), then exits. See README.md for every setting.`;
 
-/** `npm start` / `subops serve`: exit code 2 for bad configuration (every problem listed, nothing connected). */
-export async function serve(argv: string[], io: CliIo): Promise<number> {
+export interface ServeOptions {
+  /** How start-up waits between attempts to reach Slack (tests pass one that does not wait). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * `npm start` / `subops serve`. Exit codes: 2 bad configuration (every problem listed, nothing
+ * connected); 1 Slack refused, unreachable, AUDIT_CHANNEL_ID unusable, or the shutdown grace period
+ * ran out with work in flight — each one line on stderr, never a stack trace; 0 stopped cleanly.
+ */
+export async function serve(argv: string[], io: CliIo, options: ServeOptions = {}): Promise<number> {
   const { values } = parseFlags(argv, { simulator: { type: 'boolean' } });
   if (values.help) {
     writeLine(io.stdout, SERVE_HELP);
@@ -109,22 +161,50 @@ export async function serve(argv: string[], io: CliIo): Promise<number> {
     writeLine(io.stderr, error.message);
     return EXIT.usage;
   }
+  const { slack } = config;
   const logger = createLogger(config.core.logLevel, io.stdout);
+  // A promise nobody awaited must not take down a bot serving a whole team: log it and keep serving.
+  const onUnhandled = (reason: unknown) => logger.error({ err: errorSummary(reason) }, 'unhandled promise rejection; SubOps keeps running');
   const connection = await connect(io.env, (line) => logger.warn(line));
+  process.on('unhandledRejection', onUnhandled);
   try {
-    const app = createApp({ services: connection.services, slack: config.slack, logger, statuses: config.core.activation.statuses });
-    let running: RunningApp;
+    let identity: BotIdentity;
     try {
-      running = await startApp(app, config.slack);
+      identity = await checkSlack({ slack, logger, ...(options.sleep && { sleep: options.sleep }) });
     } catch (error) {
-      writeLine(io.stderr, `Could not start the Slack app: ${errorSummary(error).slackError ?? errorSummary(error).message}`);
+      if (!(error instanceof StartupError)) throw error;
+      writeLine(io.stderr, error.message);
       return EXIT.failed;
     }
-    logger.info(config.slack.appToken ? 'SubOps is connected to Slack (Socket Mode)' : `SubOps is listening on port ${running.port} at /slack/events`);
+    const work = new WorkTracker();
+    const app = createApp({ services: connection.services, slack, logger, statuses: config.core.activation.statuses, work, identity });
+    let running: RunningApp;
+    try {
+      running = await startApp(app, slack);
+    } catch (error) {
+      writeLine(io.stderr, startFailure(error));
+      return EXIT.failed;
+    }
+    logger.info(slack.appToken ? 'SubOps is connected to Slack (Socket Mode)' : `SubOps is listening on port ${running.port} at ${EVENTS_PATH}`);
     await (io.untilStopped ?? untilSignal)();
+
+    logger.info({ inFlight: work.inFlight, graceMs: slack.shutdownGraceMs }, 'stopping: new requests are turned away while the operations in flight finish');
+    const drained = await work.drain(slack.shutdownGraceMs);
+    if (!drained) logger.error({ inFlight: work.inFlight }, `stopped with ${work.inFlight} operation(s) still running after SHUTDOWN_GRACE_MS (${slack.shutdownGraceMs} ms); a retry converges where they stopped`);
     await running.stop();
-    return EXIT.ok;
+    logger.info('SubOps stopped');
+    return drained ? EXIT.ok : EXIT.failed;
   } finally {
     await connection.close();
+    process.off('unhandledRejection', onUnhandled);
   }
+}
+
+/** One line for a receiver that would not start: a port in use, or Socket Mode refused. */
+function startFailure(error: unknown): string {
+  const { slackError, message } = errorSummary(error);
+  if (slackError === 'invalid_auth' || slackError === 'not_authed' || slackError === 'token_revoked') {
+    return `Slack refused SLACK_APP_TOKEN (${slackError}); generate an app-level token with connections:write under Basic Information → App-Level Tokens.`;
+  }
+  return `Could not start the Slack app: ${slackError ?? message}`;
 }

@@ -57,6 +57,8 @@ export interface SlackConfig {
   auditChannelId: string | undefined;
   allowedUserIds: string[];
   allowedUsergroupId: string | undefined;
+  /** On SIGTERM: how long operations in flight may take to finish before the process exits anyway. */
+  shutdownGraceMs: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -207,6 +209,7 @@ export function loadAppConfig(env: Env, { simulator = false }: { simulator?: boo
     auditChannelId: reader.string('AUDIT_CHANNEL_ID'),
     allowedUserIds: reader.list('ALLOWED_USER_IDS'),
     allowedUsergroupId: reader.string('ALLOWED_USERGROUP_ID'),
+    shutdownGraceMs: reader.int('SHUTDOWN_GRACE_MS', 25_000, { max: 600_000 }),
   };
   if (slack.botToken && !slack.botToken.startsWith('xoxb-')) reader.problems.push('SLACK_BOT_TOKEN must start with "xoxb-"');
   if (reader.problems.length) throw new ConfigError(reader.problems);

@@ -44,7 +44,7 @@ export async function demo(argv: string[], io: CliIo): Promise<number> {
       channel: SUPPORT_CHANNEL,
       directory: PLAYGROUND_DIRECTORY,
       commands: SLASH_COMMANDS,
-      backendActivity: playground.uispActivity,
+      settled: playground.settled,
     });
     const console = script
       ? scriptConsole(script.text, io.stdout, { name: script.name, delayMs: values.slow ? SLOW_LINE_DELAY_MS : 0 })

@@ -21,6 +21,9 @@ export interface FakeUser {
 export interface FakeChannel {
   name: string;
   is_private?: boolean;
+  /** Whether the bot is in the channel; default true. */
+  is_member?: boolean;
+  is_archived?: boolean;
 }
 
 export interface FakeDirectoryContents {
@@ -128,9 +131,9 @@ export class FakeDirectory {
         is_mpim: false,
         is_private: isIm || (known?.is_private ?? false),
         created: CREATED,
-        is_archived: false,
+        is_archived: known?.is_archived ?? false,
         is_general: false,
-        is_member: true,
+        is_member: known?.is_member ?? true,
         is_shared: false,
         is_ext_shared: false,
         is_org_shared: false,

@@ -9,11 +9,13 @@ import { createApp, startApp } from '../app.js';
 import { loadAppConfig, type Env } from '../config.js';
 import type { ServiceStatusTable } from '../services/activation/service-status.js';
 import { createServices } from '../services/container.js';
-import { startSimulator, type RecordedRequest, type RunningSimulator, type SimulatorOptions } from '../simulator/index.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../simulator/index.js';
 import { createLogger } from '../slack/logging.js';
+import { checkSlack } from '../slack/startup.js';
+import { WorkTracker } from '../slack/work.js';
 import { startFakeSlack, type FakeSlack } from './fake-slack.js';
 import { SlackSender } from './slack-sender.js';
-import type { BackendActivity, ChatIdentity } from './terminal-chat.js';
+import type { ChatIdentity } from './terminal-chat.js';
 
 /** The agent at the keyboard, the only user SubOps lets act. */
 export const PLAYGROUND_AGENT: ChatIdentity = { id: 'U0AGENT', name: 'agent' };
@@ -45,8 +47,8 @@ export interface Playground {
   /** Signs with the app's signing secret, as Slack does. */
   sender: SlackSender;
   statuses: ServiceStatusTable;
-  /** UISP requests in flight, and when the last one started or ended. */
-  uispActivity: () => BackendActivity;
+  /** Resolves when the bot has finished everything it was asked so far (its work in flight is zero). */
+  settled: () => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -61,7 +63,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
   try {
     const simulator = await startSimulator(options.simulator);
     closers.push(() => simulator.close());
-    // Before the app: Bolt's constructor calls auth.test.
+    // Before the app: the start-up check calls auth.test.
     const named = (names: Record<string, string>) => Object.fromEntries(Object.entries(names).map(([id, name]) => [id, { name }]));
     const fake = await startFakeSlack({ users: named(PLAYGROUND_DIRECTORY.users), channels: named(PLAYGROUND_DIRECTORY.channels) });
     closers.push(() => fake.close());
@@ -80,7 +82,11 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     });
     const services = createServices(core);
     closers.push(() => services.close());
-    const app = createApp({ services, slack, logger: createLogger(options.log ? core.logLevel : 'silent', options.log), statuses: core.activation.statuses });
+    const work = new WorkTracker();
+    const logger = createLogger(options.log ? core.logLevel : 'silent', options.log);
+    // The same start-up check as `subops serve`, against the fake.
+    const identity = await checkSlack({ slack, logger });
+    const app = createApp({ services, slack, logger, statuses: core.activation.statuses, work, identity });
     const running = await startApp(app, slack, { port: 0, host: '127.0.0.1' });
     closers.push(() => running.stop());
 
@@ -89,22 +95,11 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
       fake,
       sender: new SlackSender({ url: `http://127.0.0.1:${running.port}/slack/events`, signingSecret, responseUrl: () => fake.responseUrl() }),
       statuses: core.activation.statuses,
-      uispActivity: () => activityOf(simulator.requests),
+      settled: () => work.idle(),
       close,
     };
   } catch (error) {
     await close();
     throw error;
   }
-}
-
-function activityOf(requests: readonly RecordedRequest[]): BackendActivity {
-  let busy = false;
-  let lastAt = -Infinity;
-  for (const request of requests) {
-    if (Number.isNaN(request.endedAt)) busy = true;
-    else lastAt = Math.max(lastAt, request.endedAt);
-    lastAt = Math.max(lastAt, request.startedAt);
-  }
-  return { busy, lastAt };
 }

@@ -52,6 +52,7 @@ export class SlackSender {
   private readonly now: () => number;
   private readonly stamps: PayloadStamps;
   private triggerCount = 0;
+  private last: { body: string; contentType: string } | undefined;
 
   constructor(private readonly options: SenderOptions) {
     this.now = options.now ?? (() => Math.floor(Date.now() / 1000));
@@ -79,8 +80,18 @@ export class SlackSender {
     return this.sendPayload(blockActionPayload(input, this.stamps));
   }
 
-  /** Raw access for the unhappy paths: a forged signature or a stale timestamp. */
-  async send(body: string, contentType: string, headers: { timestamp?: number; signature?: string } = {}): Promise<SlackReply> {
+  /**
+   * Sends the last request again, byte for byte, freshly signed and marked as Slack marks its retries
+   * (`x-slack-retry-num`, `x-slack-retry-reason`), as Slack does when it thinks a delivery was lost.
+   */
+  async redeliver(retryNum = 1, retryReason = 'http_timeout'): Promise<SlackReply> {
+    if (!this.last) throw new Error('nothing was sent yet');
+    return this.send(this.last.body, this.last.contentType, { retryNum, retryReason });
+  }
+
+  /** Raw access for the unhappy paths: a forged signature, a stale timestamp, a malformed body, a retry. */
+  async send(body: string, contentType: string, headers: { timestamp?: number; signature?: string; retryNum?: number; retryReason?: string } = {}): Promise<SlackReply> {
+    this.last = { body, contentType };
     const timestamp = headers.timestamp ?? this.now();
     const response = await fetch(this.options.url, {
       method: 'POST',
@@ -89,6 +100,7 @@ export class SlackSender {
         'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
         'x-slack-request-timestamp': String(timestamp),
         'x-slack-signature': headers.signature ?? signSlackRequest(this.options.signingSecret, timestamp, body),
+        ...(headers.retryNum !== undefined && { 'x-slack-retry-num': String(headers.retryNum), 'x-slack-retry-reason': headers.retryReason ?? 'http_timeout' }),
       },
       body,
     });

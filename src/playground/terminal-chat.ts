@@ -4,11 +4,9 @@
  * then submitted exactly as Slack would submit it. Everything goes through real HTTP: commands and
  * submissions are signed requests to the bot, its answers are calls it makes to the fake Slack.
  *
- * After each line the chat waits for SubOps to go quiet (no Slack call, no UISP request for
- * `quietMs`) before it prompts again, so answers and prompts do not interleave.
+ * After each line the chat waits for SubOps to settle (the app's own count of work in flight drops to
+ * zero) before it prompts again, so answers and prompts do not interleave.
  */
-import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatConsole } from './chat-console.js';
 import { ChatEffects } from './chat-effects.js';
 import { isRecord } from './fake-slack-api.js';
@@ -30,13 +28,6 @@ export interface SlashCommandInfo {
   description: string;
 }
 
-/** Work the bot depends on besides Slack (UISP requests): in flight now, and when it last happened. */
-export interface BackendActivity {
-  busy: boolean;
-  /** performance.now() of the latest start or end. */
-  lastAt: number;
-}
-
 export interface TerminalChatOptions {
   fake: FakeSlack;
   sender: SlackSender;
@@ -49,9 +40,8 @@ export interface TerminalChatOptions {
   /** The commands the app registered; nothing else is sent. */
   commands: readonly SlashCommandInfo[];
   botName?: string;
-  /** How long Slack and UISP must stay silent before the bot counts as done; default 300 ms. */
-  quietMs?: number;
-  backendActivity?: () => BackendActivity;
+  /** Resolves when the bot has finished what it was asked (its WorkTracker's idle()). */
+  settled: () => Promise<void>;
 }
 
 export type ChatResult = { ok: true } | { ok: false; failure: string };
@@ -89,9 +79,7 @@ export class TerminalChat {
   private console: ChatConsole | undefined;
   private readonly names: DisplayNames;
   private readonly effects: ChatEffects;
-  private readonly quietMs: number;
   private readonly botName: string;
-  private lastActivityAt = performance.now();
   private modal: ShownModal | undefined;
   private modalVersions = 0;
   private attendedVersion = 0;
@@ -99,14 +87,10 @@ export class TerminalChat {
   constructor(private readonly options: TerminalChatOptions) {
     const { users, channels } = options.directory;
     this.names = { user: (id) => users[id], channel: (id) => channels[id] };
-    this.quietMs = options.quietMs ?? 300;
     this.botName = options.botName ?? 'SubOps';
     this.effects = new ChatEffects({ names: this.names, userId: options.user.id, botName: this.botName, print: (lines) => this.print(lines), width: () => this.width(), messages: (channel) => options.fake.messages(channel) });
     options.fake.on('call', (call) => this.onCall(call));
-    options.fake.on('response', (response) => {
-      this.touch();
-      this.effects.response(response);
-    });
+    options.fake.on('response', (response) => this.effects.response(response));
   }
 
   /** Reads and acts on lines until the console ends or the agent types exit. */
@@ -288,7 +272,6 @@ export class TerminalChat {
   }
 
   private onCall(call: RecordedCall): void {
-    this.touch();
     if (call.response.ok !== true) return;
     if (call.method === 'views.open' || call.method === 'views.push') return this.show(call.response.view);
     if (call.method === 'views.update') {
@@ -309,27 +292,22 @@ export class TerminalChat {
 
   /** Sends one request to the bot; a non-200 answer is a failed step. */
   private async send(request: () => Promise<SlackReply>): Promise<SlackReply> {
-    this.touch();
     const reply = await request();
-    this.touch();
     if (reply.status !== 200) this.refuse(`SubOps answered HTTP ${reply.status}.`);
     return reply;
   }
 
-  /** Waits until neither Slack nor UISP has heard from the bot for quietMs. */
+  /** Waits until the bot has finished, or MAX_SETTLE_MS have passed (then its answers print as they come). */
   private async settle(): Promise<void> {
-    const deadline = performance.now() + MAX_SETTLE_MS;
-    for (;;) {
-      const backend = this.options.backendActivity?.() ?? { busy: false, lastAt: -Infinity };
-      const idle = performance.now() - Math.max(this.lastActivityAt, backend.lastAt);
-      if (!backend.busy && idle >= this.quietMs) return;
-      if (performance.now() > deadline) return this.print(['(SubOps is still working: its answers will appear as they arrive.)']);
-      await sleep(Math.min(50, Math.max(10, this.quietMs - idle)));
+    let timer: NodeJS.Timeout | undefined;
+    const tooLong = new Promise<'too-long'>((resolve) => {
+      timer = setTimeout(() => resolve('too-long'), MAX_SETTLE_MS);
+    });
+    try {
+      if ((await Promise.race([this.options.settled(), tooLong])) === 'too-long') this.print(['(SubOps is still working: its answers will appear as they arrive.)']);
+    } finally {
+      clearTimeout(timer);
     }
-  }
-
-  private touch(): void {
-    this.lastActivityAt = performance.now();
   }
 
   /** Something the chat cannot do: told to a person, fatal to a script. */

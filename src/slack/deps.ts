@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Services } from '../services/container.js';
 import type { StatusLabeller } from '../views/suspension.js';
 import type { SlackAuditor } from './audit.js';
+import type { DeliveryLog } from './deliveries.js';
 
 export interface ListenerDeps {
   services: Pick<Services, 'activation' | 'suspensions' | 'payments'>;
@@ -12,4 +13,6 @@ export interface ListenerDeps {
   statusLabel: StatusLabeller;
   /** Devices with an activation running in this process: a double-clicked Retry must not run twice at once. */
   runningActivations: Set<string>;
+  /** Deliveries already acted on: a repeated submission or button press runs nothing (see onceView, onceButton). */
+  deliveries: DeliveryLog;
 }

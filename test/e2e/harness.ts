@@ -28,9 +28,6 @@ export interface E2e {
   close(): Promise<void>;
 }
 
-// Loopback answers come within milliseconds; a short quiet period keeps the suite fast.
-const QUIET_MS = 120;
-
 export async function startE2e(): Promise<E2e> {
   const playground = await startPlayground({ env: { ISP_TIMEZONE: 'America/Guyana' } });
   return {
@@ -46,8 +43,7 @@ export async function startE2e(): Promise<E2e> {
         channel: SUPPORT_CHANNEL,
         directory: PLAYGROUND_DIRECTORY,
         commands: SLASH_COMMANDS,
-        quietMs: QUIET_MS,
-        backendActivity: playground.uispActivity,
+        settled: playground.settled,
       });
       const result = await chat.run(scriptConsole(lines.join('\n'), output, { name: 'script' }));
       return { result, transcript };

@@ -2,7 +2,9 @@
  * The whole Slack app over real loopback HTTP: the UISP simulator behind the services layer, the fake
  * Slack Web API behind SLACK_API_URL, and the Bolt app on Bolt's HTTP receiver, driven by signed
  * requests. Tests assert what Slack was asked to show (fake.calls, fake.messages) and what UISP was
- * asked to do (sim.requests).
+ * asked to do (sim.requests). The fake is the playground's (src/playground/fake-slack.ts): one fake of
+ * the Web API for the demo and every test. `settled()` waits for the app's own work counter, never a
+ * quiet period.
  */
 import type { App } from '@slack/bolt';
 import { createApp, startApp, type RunningApp } from '../../src/app.js';
@@ -10,7 +12,11 @@ import { loadAppConfig, type Env } from '../../src/config.js';
 import { startFakeSlack, type FakeSlack, type FakeSlackOptions, type RecordedCall } from '../../src/playground/fake-slack.js';
 import { SlackSender, type SlackReply, type ViewStateValues } from '../../src/playground/slack-sender.js';
 import type { SimulatorOptions } from '../../src/simulator/index.js';
+import { createServices } from '../../src/services/container.js';
 import { createLogger } from '../../src/slack/logging.js';
+import { checkSlack } from '../../src/slack/startup.js';
+import { WorkTracker } from '../../src/slack/work.js';
+import { UispGate } from '../support/uisp-gate.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789abcdef';
@@ -24,13 +30,23 @@ export interface HarnessOptions {
   env?: Env;
   fakeSlack?: FakeSlackOptions;
   simulator?: SimulatorOptions;
+  /** Park the app's UISP requests until `h.gate.release()`: what happens before UISP answers, without latency. */
+  gateUisp?: boolean;
 }
 
 export interface Harness {
   uisp: UispFixture;
   fake: FakeSlack;
   sender: SlackSender;
+  /** The app's HTTP origin, e.g. http://127.0.0.1:PORT (events at /slack/events, health at /healthz). */
+  origin: string;
   app: App;
+  /** The app's work in flight: `work.idle()` resolves when everything it was asked has finished. */
+  work: WorkTracker;
+  /** Set with `gateUisp`. */
+  gate: UispGate | undefined;
+  /** Resolves when the app has finished all it was asked so far (replies, threads, audit). */
+  settled(): Promise<void>;
   /** Every pino line the app logged, parsed. */
   logs: Record<string, unknown>[];
   /** Raw log output, to prove secrets never appear in it. */
@@ -65,15 +81,24 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     AUDIT_CHANNEL_ID: AUDIT_CHANNEL,
     ...options.env,
   });
-  const app = createApp({ services: uisp.services, slack, logger, statuses: uisp.config.activation.statuses });
+  const gate = options.gateUisp ? new UispGate() : undefined;
+  const services = gate ? createServices(uisp.config, { dispatcher: gate.dispatcher }) : uisp.services;
+  const work = new WorkTracker();
+  const identity = await checkSlack({ slack, logger });
+  const app = createApp({ services, slack, logger, statuses: uisp.config.activation.statuses, work, identity });
   const running: RunningApp = await startApp(app, slack, { port: 0, host: '127.0.0.1' });
-  const sender = new SlackSender({ url: `http://127.0.0.1:${running.port}/slack/events`, signingSecret: SIGNING_SECRET, responseUrl: () => fake.responseUrl() });
+  const origin = `http://127.0.0.1:${running.port}`;
+  const sender = new SlackSender({ url: `${origin}/slack/events`, signingSecret: SIGNING_SECRET, responseUrl: () => fake.responseUrl() });
 
   const harness: Harness = {
     uisp,
     fake,
     sender,
+    origin,
     app,
+    work,
+    gate,
+    settled: () => work.idle(),
     logs,
     rawLog: () => lines.join(''),
     command: (command, text = '', userId = AGENT) => sender.slashCommand({ command, text, userId, channelId: CHANNEL }),
@@ -92,6 +117,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     async close() {
       await running.stop();
+      await gate?.close();
       await fake.close();
       await uisp.close();
     },

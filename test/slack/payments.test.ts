@@ -1,5 +1,5 @@
 /** /payments listings (ephemeral, with totals per currency) and /payments add end to end. */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AGENT, AUDIT_CHANNEL, CHANNEL, inputs, selected, shown, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -11,7 +11,8 @@ afterEach(async () => {
 });
 
 async function ephemeralAnswer(): Promise<Record<string, unknown>> {
-  await vi.waitFor(() => expect(h.fake.responses).toHaveLength(1));
+  await h.settled();
+  expect(h.fake.responses).toHaveLength(1);
   return h.fake.responses[0]!.body;
 }
 

@@ -94,7 +94,7 @@ describe('serve', () => {
       // The fake accepts only xox… tokens, so it refuses the app token the way Slack refuses a revoked one.
       const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_APP_TOKEN: 'xapp-1-revoked', SLACK_API_URL: fake.apiUrl });
       expect(await serve([], run)).toBe(1);
-      expect(run.err()).toBe('Could not start the Slack app: invalid_auth\n');
+      expect(run.err()).toBe('Slack refused SLACK_APP_TOKEN (invalid_auth); generate an app-level token with connections:write under Basic Information → App-Level Tokens.\n');
       expect(fake.callsTo('apps.connections.open').map((c) => c.token)).toEqual(['xapp-1-revoked']);
     } finally {
       await fake.close();

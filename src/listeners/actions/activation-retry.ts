@@ -5,6 +5,7 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
 import { errorSummary } from '../../slack/errors.js';
 import { runActivation } from '../../slack/activation-run.js';
+import { onceButton } from '../../slack/deliveries.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { decodeMetadata, RetryValueSchema } from '../../slack/metadata.js';
 import { mention } from '../../views/format.js';
@@ -12,7 +13,7 @@ import { ACTION, BLOCK } from '../../views/ids.js';
 import { context, type Block } from '../../views/kit.js';
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.action<BlockButtonAction>(ACTION.activationRetry, async ({ ack, body, action, client }) => {
+  app.action<BlockButtonAction>(ACTION.activationRetry, onceButton(deps, async ({ ack, body, action, client }) => {
     await ack();
     const { request, startedBy, confirm } = decodeMetadata(RetryValueSchema, action.value);
     const channelId = body.channel?.id;
@@ -33,5 +34,5 @@ export function register(app: App, deps: ListenerDeps): void {
       // Bolt types a message's extra fields as any: thread_ts is a string when the reply is in a thread.
       parentTs: typeof failureReply.thread_ts === 'string' ? failureReply.thread_ts : failureReply.ts,
     });
-  });
+  }));
 }

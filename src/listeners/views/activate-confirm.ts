@@ -7,6 +7,7 @@
 import type { App } from '@slack/bolt';
 import { decideOrShowForm } from '../../slack/activation-plan.js';
 import { runActivation } from '../../slack/activation-run.js';
+import { onceView } from '../../slack/deliveries.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { ActivationMetaSchema, decodeMetadata } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
@@ -14,7 +15,7 @@ import { activationChecking, activationConfirm, activationStarted } from '../../
 import { CALLBACK } from '../../views/ids.js';
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.view(CALLBACK.activateConfirm, async ({ ack, body, view, client }) => {
+  app.view(CALLBACK.activateConfirm, onceView(deps, async ({ ack, body, view, client }) => {
     const { origin, request, confirmedDeletes = [], confirmedMove } = decodeMetadata(ActivationMetaSchema, view.private_metadata);
     if (!request) throw new Error('activation confirmation without a request in private_metadata');
     await ack({ response_action: 'update', view: activationChecking(request) });
@@ -40,5 +41,5 @@ export function register(app: App, deps: ListenerDeps): void {
       startedBy: body.user.id,
       ...(plan.move && { confirm: { moveFrom: plan.move.site.id } }),
     });
-  });
+  }));
 }

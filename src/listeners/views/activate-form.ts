@@ -8,6 +8,7 @@ import type { App } from '@slack/bolt';
 import { validateActivationRequest } from '../../services/activation/request.js';
 import { decideOrShowForm } from '../../slack/activation-plan.js';
 import { runActivation } from '../../slack/activation-run.js';
+import { onceView } from '../../slack/deliveries.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { ActivationMetaSchema, decodeMetadata } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
@@ -16,7 +17,7 @@ import { activationChecking, activationConfirm, activationStarted } from '../../
 import { CALLBACK } from '../../views/ids.js';
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.view(CALLBACK.activateForm, async ({ ack, body, view, client }) => {
+  app.view(CALLBACK.activateForm, onceView(deps, async ({ ack, body, view, client }) => {
     const { origin } = decodeMetadata(ActivationMetaSchema, view.private_metadata);
     const actor = { ...origin, userId: body.user.id };
     const values = readInputs(view.state.values);
@@ -37,5 +38,5 @@ export function register(app: App, deps: ListenerDeps): void {
     }
     await updateView(client, { viewId: view.id, view: activationStarted(origin, request) }, logger);
     await runActivation(client, deps, { request, origin: actor, startedBy: actor.userId });
-  });
+  }));
 }

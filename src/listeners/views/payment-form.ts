@@ -5,6 +5,7 @@
 import type { App } from '@slack/bolt';
 import { paymentAudit, paymentFailureAudit } from '../../services/audit-records.js';
 import { InputError } from '../../services/errors.js';
+import { onceView } from '../../slack/deliveries.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure, errorSummary } from '../../slack/errors.js';
 import { decodeMetadata, PaymentMetaSchema } from '../../slack/metadata.js';
@@ -15,7 +16,7 @@ import { BLOCK, CALLBACK } from '../../views/ids.js';
 import { paymentForm, paymentRecordedMessage, paymentRecordedView, paymentRecording, type PaymentField } from '../../views/payments.js';
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.view(CALLBACK.paymentForm, async ({ ack, body, view, client }) => {
+  app.view(CALLBACK.paymentForm, onceView(deps, async ({ ack, body, view, client }) => {
     const meta = decodeMetadata(PaymentMetaSchema, view.private_metadata);
     const origin = { ...meta.origin, userId: body.user.id };
     const inputs = readInputs(view.state.values);
@@ -55,5 +56,5 @@ export function register(app: App, deps: ListenerDeps): void {
       await tellAgent(client, origin, paymentRecordedMessage(recorded, origin.userId), logger);
     }
     await deps.audit.record({ actorId: origin.userId, ...paymentAudit(recorded), thread: ts ? { channel: origin.channelId, ts } : undefined });
-  });
+  }));
 }

@@ -1,5 +1,6 @@
 /** The agent confirmed: suspend or lift the suspension, with the result in the channel and the audit trail. */
 import type { App } from '@slack/bolt';
+import { onceView } from '../../slack/deliveries.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure } from '../../slack/errors.js';
 import { escapeMrkdwn } from '../../slack/escape.js';
@@ -11,7 +12,7 @@ import { CALLBACK } from '../../views/ids.js';
 import { suspensionSubmitted } from '../../views/suspension.js';
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.view(CALLBACK.suspensionConfirm, async ({ ack, body, view, client }) => {
+  app.view(CALLBACK.suspensionConfirm, onceView(deps, async ({ ack, body, view, client }) => {
     const meta = decodeMetadata(SuspensionMetaSchema, view.private_metadata);
     const { action, serviceId, reasonId } = meta;
     if (serviceId === undefined) throw new Error('suspension confirmation without a service id in private_metadata');
@@ -29,5 +30,5 @@ export function register(app: App, deps: ListenerDeps): void {
       return;
     }
     await runSuspension(client, deps, { action, origin, target });
-  });
+  }));
 }

@@ -1,0 +1,196 @@
+/**
+ * `subops serve` start-up against the fake Slack: Slack unreachable (retried, then one line and exit 1),
+ * the token refused, AUDIT_CHANNEL_ID unusable, and the process-level guard for stray rejections.
+ * No stack traces, no secrets, one line on stderr.
+ */
+import { EventEmitter } from 'node:events';
+import { createServer } from 'node:net';
+import { PassThrough, Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { serve } from '../../src/app.js';
+import type { CliIo } from '../../src/cli/io.js';
+import { loadAppConfig, type Env } from '../../src/config.js';
+import { startFakeSlack, type FakeSlack, type FakeSlackOptions } from '../../src/playground/fake-slack.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+
+const BOT_TOKEN = 'xoxb-startup-secret-token';
+const noWait = () => Promise.resolve();
+
+let sim: RunningSimulator;
+let fake: FakeSlack | undefined;
+beforeEach(async () => {
+  sim = await startSimulator();
+});
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+  await sim.close();
+});
+
+interface Run extends CliIo {
+  out(): string;
+  err(): string;
+  /** Resolves when stdout has a line containing `text`. */
+  printed(text: string): Promise<void>;
+  stop(): void;
+}
+
+function io(env: Env): Run {
+  let out = '';
+  let err = '';
+  const written = new EventEmitter();
+  const sink = (append: (text: string) => void) =>
+    new Writable({
+      write(chunk, _encoding, done) {
+        append(String(chunk));
+        written.emit('write');
+        done();
+      },
+    });
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  return {
+    env,
+    stdout: sink((t) => (out += t)),
+    stderr: sink((t) => (err += t)),
+    stdin: new PassThrough(),
+    untilStopped: () => stopped,
+    out: () => out,
+    err: () => err,
+    printed: (text) =>
+      new Promise((resolve) => {
+        const check = () => {
+          if (!out.includes(text)) return;
+          written.off('write', check);
+          resolve();
+        };
+        written.on('write', check);
+        check();
+      }),
+    stop,
+  };
+}
+
+async function withFake(options: FakeSlackOptions = {}): Promise<FakeSlack> {
+  fake = await startFakeSlack(options);
+  return fake;
+}
+
+let port: number;
+beforeEach(async () => {
+  port = await freePort();
+});
+
+function env(slackApiUrl: string, extra: Env = {}): Env {
+  return { UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: 'startup-secret', SLACK_API_URL: slackApiUrl, PORT: String(port), ...extra };
+}
+
+function expectOneCleanLine(run: Run): void {
+  expect(run.err().split('\n').filter(Boolean)).toHaveLength(1);
+  expect(run.err() + run.out()).not.toMatch(/\n\s+at /);
+  expect(run.err() + run.out()).not.toContain(BOT_TOKEN);
+}
+
+/** A port nothing listens on (for a moment): a Slack that refuses connections, or a port to serve on. */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('serve start-up', () => {
+  it('retries an unreachable Slack with a log line each time, then exits 1 with one clear line', async () => {
+    const run = io(env(`http://127.0.0.1:${await freePort()}/api`));
+    expect(await serve([], run, { sleep: noWait })).toBe(1);
+    expect(run.err()).toMatch(/^Slack is not reachable \(auth\.test: .*\) after 5 attempts; check the network, any proxy, and SLACK_API_URL\.\n$/);
+    expect(run.out().split('\n').filter((line) => line.includes('Slack is not reachable yet (auth.test); retrying in'))).toHaveLength(4);
+    expectOneCleanLine(run);
+  });
+
+  it('starts once Slack answers again', async () => {
+    const slack = await withFake();
+    slack.failNext('auth.test', { status: 503 });
+    slack.failNext('auth.test', { status: 503 });
+    const run = io(env(slack.apiUrl));
+    const exit = serve([], run, { sleep: noWait });
+    await run.printed('SubOps is listening on port');
+    run.stop();
+    expect(await exit).toBe(0);
+    expect(slack.callsTo('auth.test').map((c) => c.status)).toEqual([503, 503, 200]);
+    expect(run.err()).toBe('');
+  });
+
+  it('exits 1 naming SLACK_BOT_TOKEN, never showing it, when Slack refuses the token', async () => {
+    const slack = await withFake();
+    slack.failNext('auth.test', { error: 'invalid_auth' });
+    const run = io(env(slack.apiUrl));
+    expect(await serve([], run, { sleep: noWait })).toBe(1);
+    expect(run.err()).toBe("Slack refused SLACK_BOT_TOKEN (invalid_auth); copy the Bot User OAuth Token (xoxb-…) from the app's OAuth & Permissions page.\n");
+    expect(slack.callsTo('auth.test')).toHaveLength(1);
+    expectOneCleanLine(run);
+  });
+
+  it('exits 1 when the bot is not in the AUDIT_CHANNEL_ID channel, saying how to fix it', async () => {
+    const slack = await withFake({ channels: { C0AUDIT: { name: 'subops-audit', is_member: false } } });
+    const run = io(env(slack.apiUrl, { AUDIT_CHANNEL_ID: 'C0AUDIT' }));
+    expect(await serve([], run, { sleep: noWait })).toBe(1);
+    expect(run.err()).toBe('AUDIT_CHANNEL_ID C0AUDIT (#subops-audit): the bot is not a member, so it cannot post the audit trail there. Run /invite @SubOps in that channel.\n');
+    expect(slack.callsTo('chat.postMessage')).toEqual([]);
+    expectOneCleanLine(run);
+  });
+
+  it('exits 1 when AUDIT_CHANNEL_ID names no channel the bot can see', async () => {
+    const slack = await withFake();
+    slack.failNext('conversations.info', { error: 'channel_not_found' });
+    const run = io(env(slack.apiUrl, { AUDIT_CHANNEL_ID: 'C0GONE' }));
+    expect(await serve([], run, { sleep: noWait })).toBe(1);
+    expect(run.err()).toContain('AUDIT_CHANNEL_ID C0GONE: no such channel');
+    expectOneCleanLine(run);
+  });
+
+  it('starts with a warning when the app may not read channels (installed before that scope)', async () => {
+    const slack = await withFake();
+    slack.failNext('conversations.info', { error: 'missing_scope' });
+    const run = io(env(slack.apiUrl, { AUDIT_CHANNEL_ID: 'C0AUDIT' }));
+    const exit = serve([], run, { sleep: noWait });
+    await run.printed('SubOps is listening on port');
+    run.stop();
+    expect(await exit).toBe(0);
+    expect(run.out()).toContain('Could not verify AUDIT_CHANNEL_ID C0AUDIT');
+  });
+});
+
+describe('serve while running', () => {
+  it('logs a stray unhandled rejection and keeps serving', async () => {
+    const slack = await withFake();
+    const run = io(env(slack.apiUrl));
+    // Vitest reports any unhandled rejection as a failure of the run; step its listeners aside so this
+    // one reaches only the process-level guard under test, as it would in production.
+    const vitestListeners = process.listeners('unhandledRejection');
+    const exit = serve([], run, { sleep: noWait });
+    await run.printed('SubOps is listening on port');
+    for (const listener of vitestListeners) process.off('unhandledRejection', listener);
+    try {
+      void Promise.reject(new Error('a promise nobody awaited'));
+      await run.printed('unhandled promise rejection; SubOps keeps running');
+    } finally {
+      for (const listener of vitestListeners) process.on('unhandledRejection', listener);
+    }
+    expect(run.out()).toContain('a promise nobody awaited');
+    run.stop();
+    expect(await exit).toBe(0);
+    expect(process.listeners('unhandledRejection')).toEqual(vitestListeners);
+  });
+});
+
+describe('SHUTDOWN_GRACE_MS', () => {
+  const base = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' };
+  it('defaults to 25 s and takes a whole number of ms, naming the variable when it cannot', () => {
+    expect(loadAppConfig(base, { simulator: true }).slack.shutdownGraceMs).toBe(25_000);
+    expect(loadAppConfig({ ...base, SHUTDOWN_GRACE_MS: '5000' }, { simulator: true }).slack.shutdownGraceMs).toBe(5_000);
+    expect(() => loadAppConfig({ ...base, SHUTDOWN_GRACE_MS: 'soon' }, { simulator: true })).toThrow(/SHUTDOWN_GRACE_MS must be a whole number/);
+  });
+});
