@@ -67,7 +67,7 @@ describe('a form submitted twice', () => {
     await h.command('/payments', 'add');
     const { id } = await h.openedView();
     const replies = await submitTwice(id, inputs({ client: '1001', amount: '-5' }));
-    const errors = { response_action: 'errors', errors: { amount: 'Amount must be a number greater than 0.' } };
+    const errors = { response_action: 'errors', errors: { amount: 'Amount must be positive: negative amounts are not accepted.' } };
     expect(replies.map((r) => r.body)).toEqual([errors, errors]);
     expect(h.uisp.writes()).toEqual([]);
   });
