@@ -230,6 +230,20 @@ function updateClient({ data, params, body }: RouteRequest): Reply {
   return ok(present(data, client));
 }
 
+/** Permanent deletion takes the client's services and payments with it, as in UISP. */
+function deleteClient({ data, params }: RouteRequest): Reply {
+  const client = clientById(data, params.id);
+  data.clients.splice(data.clients.indexOf(client), 1);
+  removeWhere(data.services, (s) => s.clientId === client.id);
+  removeWhere(data.payments, (p) => p.clientId === client.id);
+  return { status: 200 };
+}
+
+/** In place: tests hold on to the simulator's arrays. */
+function removeWhere<T>(list: T[], doomed: (item: T) => boolean): void {
+  for (let i = list.length - 1; i >= 0; i--) if (doomed(list[i]!)) list.splice(i, 1);
+}
+
 // ---------- services ----------
 
 function planPeriodOr422(data: SimulatorData, periodId: number) {
@@ -331,6 +345,7 @@ const router = new Router()
   .on('POST', '/clients', createClient)
   .on('GET', '/clients/:id', ({ data, params }) => ok(present(data, clientById(data, params.id))))
   .on('PATCH', '/clients/:id', updateClient)
+  .on('DELETE', '/clients/:id', deleteClient)
   .on('GET', '/clients/:id/services', ({ data, params }) => {
     const client = clientById(data, params.id);
     return ok(data.services.filter((s) => s.clientId === client.id));

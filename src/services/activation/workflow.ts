@@ -8,6 +8,7 @@
  */
 import type { ActivationConfig } from '../../config.js';
 import { clientDisplayName, type CrmClient } from '../uisp/crm-client.js';
+import { noteHas, type KeyedLock, type WriteRetryPolicy } from '../converge.js';
 import { UispError, UispNotFoundError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import type { Client, Device, Service, Site } from '../uisp/schemas.js';
@@ -15,6 +16,18 @@ import { describeQuery, findDevices, parseDeviceQuery } from './device-match.js'
 import { sameName, titleCase } from './names.js';
 import { formatMoney } from '../money.js';
 import { dispositionOf, statusLabel } from './service-status.js';
+import {
+  ensureActiveService,
+  ensureAuthorized,
+  ensureClient,
+  ensureSite,
+  removeDuplicateClients,
+  settleActiveService,
+  settleSite,
+  siteMarker,
+  type DeviceState,
+  type WriteDeps,
+} from './writes.js';
 import type {
   ActivationErrorCode,
   ActivationEvent,
@@ -48,19 +61,37 @@ export interface ActivationDeps {
   crmBaseUrl: string;
   /** Today's date (YYYY-MM-DD) in the ISP's time zone. */
   today: () => string;
+  /** How write steps are retried after transient failures (UISP_WRITE_RETRIES and friends). */
+  writeRetry: WriteRetryPolicy;
+  /** This process's locks on device and client ids: the CLI and the bot share the services, so share these. */
+  locks: KeyedLock;
+  /** Wall clock for the creation stamp of new sites; real time even when `today` is pinned. */
+  clock?: () => number;
 }
 
-/** Written into the note of sites SubOps creates, so a re-run finds the site before the manual CRM link exists. */
-export const siteMarker = (clientId: number) => `subops:crm-client=${clientId}`;
+export { siteMarker };
 
 /** The marker must be a whole word of the note: client 12's marker is not inside client 120's. */
-const hasMarker = (site: Site, clientId: number) => (site.description?.note ?? '').split(/\s+/).includes(siteMarker(clientId));
+const hasMarker = (site: Site, clientId: number) => noteHas(site.description?.note, siteMarker(clientId));
 
 const clientRef = (client: Client): ClientRef => ({ id: client.id, name: clientDisplayName(client) });
 const siteRef = (site: Site): SiteRef => ({ id: site.id, name: site.identification.name });
+const serviceRefOf = (service: Service, statuses: ActivationConfig['statuses']): ServiceRef => ({
+  id: service.id,
+  status: service.status,
+  statusLabel: statusLabel(service.status, statuses),
+  name: service.name,
+});
+
+/** Keys of the in-process lock: resolved ids, never typed text (the same device typed two ways is one key). */
+const lockKeys = (plan: ActivationPlan) => [`device:${plan.device.id}`, ...(plan.client.action === 'reuse' ? [`client:${plan.client.client.id}`] : [])];
 
 export class ActivationService {
-  constructor(private readonly deps: ActivationDeps) {}
+  private readonly writes: WriteDeps;
+
+  constructor(private readonly deps: ActivationDeps) {
+    this.writes = { crm: deps.crm, nms: deps.nms, settings: deps.settings, retry: deps.writeRetry, clock: deps.clock ?? Date.now };
+  }
 
   /** Reads only: what `run` would do now. Throws ActivationFailure for not-found and ambiguous input. */
   async plan(request: ActivationRequest): Promise<ActivationPlan> {
@@ -71,12 +102,18 @@ export class ActivationService {
     return `${this.deps.crmBaseUrl}/client/${clientId}`;
   }
 
-  /** Yields one event per step as it happens and always ends with exactly one result event; never throws. */
+  /**
+   * Yields one event per step as it happens and always ends with exactly one result event; never throws.
+   * Runs on the same device or client in this process take turns (a waiting run plans again once the
+   * first is done); across processes the writes themselves converge (writes.ts).
+   */
   async *run(request: ActivationRequest, { dryRun = false }: { dryRun?: boolean } = {}): AsyncGenerator<ActivationEvent> {
     const log = new RunLog();
     let plan: ActivationPlan;
+    let release = () => {};
     try {
-      plan = await this.read(request);
+      plan = await this.readConverging(request);
+      if (!dryRun) ({ plan, release } = await this.lock(request, plan));
     } catch (error) {
       const failure = asFailure(error);
       const failedStep = FAILED_STEP[failure.code];
@@ -84,34 +121,85 @@ export class ActivationService {
       yield log.failed(failedStep, failure);
       return;
     }
-    const device = plan.device;
-    yield step('discover', 'done', `Found ${device.name} (${[device.ip, device.mac].filter(Boolean).join(', ')}) in the ${device.list} devices list`, { deviceId: device.id });
-    if (dryRun) {
-      yield* planEvents(plan);
-      yield { type: 'result', outcome: 'planned', message: 'Dry run: nothing was written.', plan, device, done: [], notDone: [] };
-      return;
+    try {
+      const device = plan.device;
+      yield step('discover', 'done', `Found ${device.name} (${[device.ip, device.mac].filter(Boolean).join(', ')}) in the ${device.list} devices list`, { deviceId: device.id });
+      if (dryRun) {
+        yield* planEvents(plan);
+        yield { type: 'result', outcome: 'planned', message: 'Dry run: nothing was written.', plan, device, done: [], notDone: [] };
+        return;
+      }
+      yield* this.write(request, plan, log);
+    } finally {
+      release();
     }
+  }
+
+  /**
+   * The plan, once a name made ambiguous only by SubOps' own duplicate clients (a lost create that
+   * landed late) has been tidied up.
+   */
+  private async readConverging(request: ActivationRequest): Promise<ActivationPlan> {
+    try {
+      return await this.read(request);
+    } catch (error) {
+      if (!(error instanceof ActivationFailure && error.code === 'client-ambiguous' && request.clientId === undefined)) throw error;
+      const removed = await removeDuplicateClients(this.writes, { firstName: titleCase(request.firstName), lastName: titleCase(request.lastName) });
+      if (!removed.length) throw error;
+      return this.read(request);
+    }
+  }
+
+  /** Takes this process's lock on the plan's ids; a run that had to wait plans again from UISP's new state. */
+  private async lock(request: ActivationRequest, plan: ActivationPlan): Promise<{ plan: ActivationPlan; release: () => void }> {
+    for (;;) {
+      const held = lockKeys(plan);
+      const { release, waited } = await this.deps.locks.acquire(held);
+      if (!waited) return { plan, release };
+      try {
+        plan = await this.readConverging(request);
+      } catch (error) {
+        release();
+        throw error;
+      }
+      if (lockKeys(plan).every((key) => held.includes(key))) return { plan, release };
+      release();
+    }
+  }
+
+  private async *write(request: ActivationRequest, plan: ActivationPlan, log: RunLog): AsyncGenerator<ActivationEvent> {
+    const { device } = plan;
     log.expect(plan);
 
     let client: ClientRef;
+    let clientIsNew = false;
     if (plan.client.action === 'reuse') {
       client = plan.client.client;
       yield step('client', 'skipped', `Reusing client #${client.id} ${client.name}`, { clientId: client.id });
     } else {
+      let outcome;
       try {
-        client = clientRef(await this.deps.crm.createClient({ firstName: plan.client.firstName, lastName: plan.client.lastName, ...contactOf(request) }));
+        outcome = await ensureClient(this.writes, plan.client, contactOf(request));
       } catch (error) {
         yield step('client', 'failed', errorMessage(error));
         yield log.failed('client', error, { device });
         return;
       }
-      const message = `Created client #${client.id} ${client.name}`;
-      log.did('client', message);
-      yield step('client', 'done', message, { clientId: client.id });
+      client = clientRef(outcome.record);
+      clientIsNew = outcome.created;
+      log.removed('client', outcome.removed);
+      if (outcome.created) {
+        const message = `Created client #${client.id} ${client.name}`;
+        log.did('client', message);
+        yield step('client', 'done', message, { clientId: client.id });
+      } else {
+        log.settled('client');
+        yield step('client', 'skipped', `Reusing client #${client.id} ${client.name}, created by another activation of the same customer`, { clientId: client.id });
+      }
     }
 
     // The service and the site depend only on the client, so both go out together.
-    const [serviceOutcome, siteOutcome] = await Promise.allSettled([this.ensureService(plan, client, log), this.ensureSite(plan, client, log)]);
+    const [serviceOutcome, siteOutcome] = await Promise.allSettled([this.ensureService(plan, client, clientIsNew, log), this.ensureSite(plan, client, clientIsNew, log)]);
     const failures: { name: StepName; error: unknown }[] = [];
     for (const [name, outcome] of [['service', serviceOutcome], ['site', siteOutcome]] as const) {
       if (outcome.status === 'fulfilled') {
@@ -128,11 +216,15 @@ export class ActivationService {
       return;
     }
 
-    if (plan.authorize.action === 'skip') {
-      yield step('authorize', 'skipped', plan.authorize.reason, { deviceId: device.id, siteId: site.id });
+    // Where the device is now (read with the site) wins over the plan: another run may have authorized it.
+    const now = siteOutcome.status === 'fulfilled' ? siteOutcome.value.device : undefined;
+    const onSite = now ? now.authorized && now.siteId === site.id : plan.authorize.action === 'skip';
+    if (onSite) {
+      log.settled('authorize');
+      yield step('authorize', 'skipped', `${device.name} is already authorized on site "${site.name}"`, { deviceId: device.id, siteId: site.id });
     } else {
       try {
-        await this.deps.nms.authorizeDevice(device.id, site.id);
+        await ensureAuthorized(this.writes, device.id, site.id);
       } catch (error) {
         yield step('authorize', 'failed', errorMessage(error));
         yield log.failed('authorize', error, { device, client, service, site });
@@ -167,52 +259,54 @@ export class ActivationService {
     };
   }
 
-  private async ensureService(plan: ActivationPlan, client: ClientRef, log: RunLog): Promise<{ service: ServiceRef; event: StepEvent }> {
+  /** `clientIsNew`: this run created the client just now, so nothing can hang under it yet but what it makes. */
+  private async ensureService(plan: ActivationPlan, client: ClientRef, clientIsNew: boolean, log: RunLog): Promise<{ service: ServiceRef; event: StepEvent }> {
+    const { statuses } = this.deps.settings;
     if (plan.service.action === 'reuse') {
-      const service = plan.service.service;
+      const kept = await settleActiveService(this.writes, client.id, plan.service.service);
+      const service = kept ? serviceRefOf(kept.record, statuses) : plan.service.service;
+      log.removed('service', kept?.removed ?? []);
       return { service, event: step('service', 'skipped', `Already activated: service #${service.id}${service.name ? ` (${service.name})` : ''} is Active`, { clientId: client.id, serviceId: service.id }) };
     }
-    const { settings, crm } = this.deps;
-    const deleted: number[] = [];
-    for (const old of plan.service.delete) {
-      await crm.deleteService(old.id);
-      deleted.push(old.id);
-      log.did(`delete:${old.id}`, `Deleted ${old.statusLabel} service #${old.id}`);
-    }
-    const created = await crm.createService(client.id, {
-      status: settings.statuses.active,
-      servicePlanPeriodId: plan.service.servicePlanPeriodId,
-      price: plan.service.price,
-      activeFrom: plan.service.activeFrom,
-      invoicingStart: plan.service.activeFrom,
-    });
-    const service: ServiceRef = { id: created.id, status: created.status, statusLabel: statusLabel(created.status, settings.statuses), name: created.name };
-    const what = `Created ${service.statusLabel} service #${service.id}${service.name ? ` (${service.name})` : ''}: ${formatMoney(plan.service.price, created.currencyCode)}/month from ${plan.service.activeFrom}`;
+    const planned = plan.service;
+    // The plan's read of this client's services is fresh unless another run made the client.
+    const outcome = await ensureActiveService(this.writes, client.id, planned, plan.client.action === 'reuse' || clientIsNew);
+    const deleted = outcome.deleted.map((old) => old.id);
+    for (const old of outcome.deleted) log.did(`delete:${old.id}`, `Deleted ${old.statusLabel} service #${old.id}`);
+    log.removed('service', outcome.removed);
+    const service = serviceRefOf(outcome.record, statuses);
     const replaced = deleted.length ? ` after deleting ${deleted.map((id) => `#${id}`).join(', ')}` : '';
+    if (!outcome.created) {
+      log.settled('service');
+      return { service, event: step('service', 'skipped', `Service #${service.id} is Active, created by another activation of the same customer${replaced}`, { clientId: client.id, serviceId: service.id }) };
+    }
+    const what = `Created ${service.statusLabel} service #${service.id}${service.name ? ` (${service.name})` : ''}: ${formatMoney(planned.price, outcome.record.currencyCode)}/month from ${planned.activeFrom}`;
     log.did('service', what + replaced);
-    if (created.status !== settings.statuses.active) {
+    if (outcome.record.status !== statuses.active) {
       // UISP can leave a new service Quoted (spec §7); the device must not be let on without an Active one.
       throw new ActivationFailure('uisp-error', `UISP created service #${service.id} as ${service.statusLabel}, not Active: check it in the CRM (and SERVICE_STATUS_ACTIVE) before retrying`);
     }
     return { service, event: step('service', 'done', what + replaced, { clientId: client.id, serviceId: service.id, ...(deleted.length && { deletedServiceIds: deleted.join(',') }) }) };
   }
 
-  private async ensureSite(plan: ActivationPlan, client: ClientRef, log: RunLog): Promise<{ site: SiteRef; event: StepEvent }> {
+  private async ensureSite(plan: ActivationPlan, client: ClientRef, clientIsNew: boolean, log: RunLog): Promise<{ site: SiteRef; event: StepEvent; device: DeviceState | undefined }> {
+    const deviceId = plan.device.id;
     if (plan.site.action === 'reuse') {
-      const site = plan.site.site;
-      return { site, event: step('site', 'skipped', `Reusing NMS site "${site.name}"`, { siteId: site.id }) };
+      const { kept, device } = await settleSite(this.writes, client.id, plan.site.site.id, deviceId);
+      const site = kept ? siteRef(kept.record) : plan.site.site;
+      log.removed('site', kept?.removed ?? []);
+      return { site, device, event: step('site', 'skipped', `Reusing NMS site "${site.name}"`, { siteId: site.id }) };
     }
-    const created = siteRef(
-      await this.deps.nms.createSite({
-        name: client.name,
-        type: 'endpoint',
-        ...(plan.site.parentSiteId && { parentSiteId: plan.site.parentSiteId }),
-        note: siteMarker(client.id),
-      }),
-    );
-    const message = `Created NMS site "${created.name}"`;
+    const outcome = await ensureSite(this.writes, client.id, plan.site, client.name, deviceId, clientIsNew || plan.client.action === 'reuse');
+    const site = siteRef(outcome.record);
+    log.removed('site', outcome.removed);
+    if (!outcome.created) {
+      log.settled('site');
+      return { site, device: outcome.device, event: step('site', 'skipped', `Reusing NMS site "${site.name}", created by another activation of the same customer`, { siteId: site.id }) };
+    }
+    const message = `Created NMS site "${site.name}"`;
     log.did('site', message);
-    return { site: created, event: step('site', 'done', message, { siteId: created.id }) };
+    return { site, device: outcome.device, event: step('site', 'done', message, { siteId: site.id }) };
   }
 
   private async read(request: ActivationRequest): Promise<ActivationPlan> {
@@ -390,6 +484,16 @@ class RunLog {
   did(key: string, sentence: string): void {
     this.done.push(sentence);
     this.pending.delete(key);
+  }
+
+  /** A planned write another run made first: no longer pending, and not done by this run. */
+  settled(key: string): void {
+    this.pending.delete(key);
+  }
+
+  /** Duplicates removed while converging (this run's own, or leftovers of lost writes). */
+  removed(kind: string, records: { id: number | string }[]): void {
+    for (const record of records) this.done.push(`Removed duplicate ${kind} ${typeof record.id === 'number' ? `#${record.id}` : record.id}`);
   }
 
   failed(name: StepName, error: unknown, reached: Partial<Pick<ActivationResult, 'device' | 'client' | 'service' | 'site'>> = {}): ActivationResult {

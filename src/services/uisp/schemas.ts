@@ -20,6 +20,8 @@ export const ClientSchema = z.looseObject({
   userIdent: nullableString,
   isLead: z.boolean().nullish(),
   isArchived: z.boolean().nullish(),
+  /** Optional in the type: records SubOps builds itself (tests, views) need not carry it. */
+  note: z.string().nullish(),
   contacts: z
     .array(z.looseObject({ email: nullableString, phone: nullableString }))
     .nullish()
@@ -39,6 +41,7 @@ export const ServiceSchema = z.looseObject({
   activeFrom: nullableString,
   invoicingStart: nullableString,
   suspensionReasonId: z.number().int().nullish(),
+  note: z.string().nullish(),
 });
 export type Service = z.infer<typeof ServiceSchema>;
 
