@@ -76,5 +76,5 @@ function report(error: unknown, io: CliIo, help: string | undefined): number {
   return EXIT.failed;
 }
 
-const FLAGS: Record<string, string> = { service: '--service-id', client: '--client-id', reason: '--reason', method: '--method', amount: '--amount', note: '--note', from: '--from', to: '--to' };
+const FLAGS: Record<string, string> = { service: '--service-id', client: '--client-id', reason: '--reason', method: '--method', amount: '--amount', note: '--note', key: '--key', from: '--from', to: '--to' };
 const flagFor = (field: string) => FLAGS[field] ?? field;

@@ -63,8 +63,8 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
     crm,
     nms,
     activation: new ActivationService({ crm, nms, settings: config.activation, crmBaseUrl: `${uisp.url}/crm`, today, writeRetry, locks }),
-    suspensions: new SuspensionService(crm),
-    payments: new PaymentService(crm, today),
+    suspensions: new SuspensionService(crm, writeRetry),
+    payments: new PaymentService(crm, today, { retry: writeRetry, locks }),
     uispUrl: uisp.url,
     close: async () => {
       await ownDispatcher?.close();

@@ -12,7 +12,7 @@
  *   cross-process path is only needed across processes.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { UispError, UispNotFoundError } from './uisp/errors.js';
+import { UispError, UispNotFoundError, UispWriteNotAppliedError } from './uisp/errors.js';
 
 export interface WriteRetryPolicy {
   /** Extra attempts after a transient failure (UISP_WRITE_RETRIES). */
@@ -26,20 +26,6 @@ export interface WriteRetryPolicy {
 /** True when trying again, after reading UISP, may succeed: no answer, 5xx/429, or a write's unreadable 2xx. */
 export function isTransient(error: unknown): boolean {
   return error instanceof UispError && (error.kind === 'unavailable' || (error.kind === 'bad_response' && error.method !== 'GET'));
-}
-
-/**
- * A write that failed without an answer, after which reading UISP showed it had not been applied: the
- * agent can be told for certain that nothing was changed by it.
- */
-export class WriteNotAppliedError extends Error {
-  override readonly name = 'WriteNotAppliedError';
-  constructor(
-    readonly last: UispError,
-    readonly attempts: number,
-  ) {
-    super(`${last.message} (tried ${attempts} time${attempts === 1 ? '' : 's'}; UISP shows it was not applied)`, { cause: last });
-  }
 }
 
 /**
@@ -106,7 +92,7 @@ export async function ensureOne<T>(spec: ConvergeSpec<T>, policy: WriteRetryPoli
     const found = await spec.find().catch(() => undefined);
     if (found === undefined) throw error;
     if (found.length) return settle(spec, found, mine, policy);
-    throw new WriteNotAppliedError(error, attempts);
+    throw new UispWriteNotAppliedError(error, attempts);
   }
 }
 

@@ -2,7 +2,9 @@
  * Suspend and lift suspensions of CRM services. Lifting always goes through cancel-suspend: UISP has
  * no /unsuspend endpoint (spec §4).
  */
+import { withRetries, type WriteRetryPolicy } from './converge.js';
 import type { CrmClient } from './uisp/crm-client.js';
+import { UispError, UispWriteNotAppliedError } from './uisp/errors.js';
 import type { Client, Service, SuspensionReason } from './uisp/schemas.js';
 import { InputError, notFoundAsInputError } from './errors.js';
 
@@ -13,8 +15,14 @@ export interface SuspensionOutcome {
   reason?: SuspensionReason;
 }
 
+/** Without a policy (tests), a write is tried once, and still reconciled by reading when its answer is lost. */
+const TRY_ONCE: WriteRetryPolicy = { retries: 0, backoffMs: 0, windowMs: 0 };
+
 export class SuspensionService {
-  constructor(private readonly crm: CrmClient) {}
+  constructor(
+    private readonly crm: CrmClient,
+    private readonly retry: WriteRetryPolicy = TRY_ONCE,
+  ) {}
 
   listReasons(): Promise<SuspensionReason[]> {
     return this.crm.listSuspensionReasons();
@@ -50,14 +58,36 @@ export class SuspensionService {
 
   /** Suspends a service the caller has already looked up, for a reason it has already resolved. */
   async suspend(service: Service, reason: SuspensionReason): Promise<SuspensionOutcome> {
-    await this.crm.suspendService(service.id, reason.id);
+    await this.changeStatus(service, () => this.crm.suspendService(service.id, reason.id));
     return { service, after: await this.readBack(service.id), reason };
   }
 
   /** Lifts the suspension of a service the caller has already looked up (cancel-suspend). */
   async unsuspend(service: Service): Promise<SuspensionOutcome> {
-    await this.crm.cancelSuspendService(service.id);
+    await this.changeStatus(service, () => this.crm.cancelSuspendService(service.id));
     return { service, after: await this.readBack(service.id) };
+  }
+
+  /**
+   * Sends a status change, retrying transient failures; before each retry, and after a last failure with
+   * no answer, the service is read again: once its status has moved from the one looked up, the change
+   * has landed and is not sent again. UISP refusing the change because another request made it first
+   * (suspend and suspend again at once) is the same outcome, not a failure.
+   */
+  private async changeStatus(service: Service, write: () => Promise<void>): Promise<void> {
+    const landed = async () => (await this.crm.getService(service.id)).status !== service.status;
+    let attempts = 0;
+    try {
+      await withRetries(this.retry, async (n) => {
+        attempts = n;
+        if (n === 1 || !(await landed())) await write();
+      });
+    } catch (error) {
+      if (!(error instanceof UispError) || (!error.mayHaveApplied && error.kind !== 'validation')) throw error;
+      const known = await landed().catch(() => undefined);
+      if (known === undefined) throw error;
+      if (!known) throw error.mayHaveApplied ? new UispWriteNotAppliedError(error, attempts) : error;
+    }
   }
 
   /** The write has landed; a failed read-back must not turn it into a reported failure, nor show the old status. */

@@ -10,6 +10,4 @@ export interface ListenerDeps {
   logger: Logger;
   /** Names CRM service status numbers as configured (SERVICE_STATUS_*). */
   statusLabel: StatusLabeller;
-  /** Devices with an activation running in this process: a double-clicked Retry must not run twice at once. */
-  runningActivations: Set<string>;
 }

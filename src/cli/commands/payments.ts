@@ -8,11 +8,14 @@ import { validatePaymentInput } from '../../services/payments.js';
 import { clientDisplayName } from '../../services/uisp/crm-client.js';
 
 export const paymentsHelp = `Usage: subops payments [--client-id <id>] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--limit <n>] [--json | --csv]
-       subops payments add --client-id <id> --amount <n> [--method <id or name>] [--note <text>]
+       subops payments add --client-id <id> --amount <n> [--method <id or name>] [--note <text>] [--key <text>]
 
 Lists payments newest first with totals per currency. Without dates: the last 30 days for all
 clients, or a client's whole history. --csv prints a header line then one line per payment;
---json one JSON object per payment per line. \`payments add\` records a payment.`;
+--json one JSON object per payment per line. \`payments add\` records a payment once: the same
+client, amount, method and note on the same day is one operation, so running it again (say after
+a lost answer) records nothing new. --key names the operation instead (letters, digits, . _ : -),
+e.g. a receipt number; give a new key to record a second identical payment.`;
 
 export async function payments(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'add') return addPayment(argv.slice(1), io);
@@ -52,6 +55,7 @@ async function addPayment(argv: string[], io: CliIo): Promise<number> {
     amount: { type: 'string' },
     method: { type: 'string' },
     note: { type: 'string' },
+    key: { type: 'string' },
     json: { type: 'boolean' },
   });
   if (values.help) return writeLine(io.stdout, paymentsHelp), EXIT.ok;
@@ -62,10 +66,17 @@ async function addPayment(argv: string[], io: CliIo): Promise<number> {
   validatePaymentInput(input); // before connecting: bad input never reaches UISP
   const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
   try {
-    const { payment, client, method } = await connection.services.payments.record(input);
+    const { payments: service } = connection.services;
+    const { payment, client, method, alreadyRecorded } = await service.record(input, { operationKey: values.key ?? service.operationKeyFor(input) });
     if (values.json) writeLine(io.stdout, JSON.stringify(payment));
     else {
-      writeLine(io.stdout, `Recorded payment #${payment.id}: ${formatMoney(payment.amount, payment.currencyCode)} from client #${client.id} ${clientDisplayName(client)}${method ? ` by ${method.name}` : ''}.`);
+      const what = `payment #${payment.id}: ${formatMoney(payment.amount, payment.currencyCode)} from client #${client.id} ${clientDisplayName(client)}${method ? ` by ${method.name}` : ''}`;
+      writeLine(
+        io.stdout,
+        alreadyRecorded
+          ? `Already recorded: ${what} (the same operation was recorded before). Nothing was changed; to record another identical payment, give a new --key.`
+          : `Recorded ${what}.`,
+      );
     }
     return EXIT.ok;
   } finally {

@@ -10,9 +10,9 @@
  *   and `subops:created=<epoch ms>`: NMS site ids are random, so the note says which site is the oldest.
  */
 import type { ActivationConfig } from '../../config.js';
-import { ensureOne, ignoreNotFound, noteHas, reconcile, withRetries, WriteNotAppliedError, type Converged, type ReconcileSpec, type WriteRetryPolicy } from '../converge.js';
+import { ensureOne, ignoreNotFound, noteHas, reconcile, withRetries, type Converged, type ReconcileSpec, type WriteRetryPolicy } from '../converge.js';
 import type { CrmClient } from '../uisp/crm-client.js';
-import { UispError, UispRejectedError } from '../uisp/errors.js';
+import { UispError, UispRejectedError, UispWriteNotAppliedError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import type { Client, Device, Service, Site } from '../uisp/schemas.js';
 import { sameName } from './names.js';
@@ -230,6 +230,6 @@ export async function ensureAuthorized(deps: WriteDeps, deviceId: string, siteId
     if (!(error instanceof UispError && error.mayHaveApplied)) throw error;
     const landed = await onSite().catch(() => undefined);
     if (landed === undefined) throw error;
-    if (!landed) throw new WriteNotAppliedError(error, attempts);
+    if (!landed) throw new UispWriteNotAppliedError(error, attempts);
   }
 }
