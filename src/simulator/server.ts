@@ -57,6 +57,13 @@ export interface RunningSimulator {
   /** Replaces the fault rules (their `times` counters and the PRNG start over). */
   setFaults(rules: FaultRule[]): void;
   setLatency(ms: number): void;
+  /**
+   * Resolves once every request received so far has been fully handled, late and trickled ones
+   * included (their clients may have given up long before): a signal to wait on instead of a sleep.
+   */
+  settled(): Promise<void>;
+  /** Resolves once `count` requests have arrived in all (a signal for tests that must not sleep). */
+  received(count: number): Promise<void>;
   /** Stops listening and ends every open connection, hung requests included. */
   close(): Promise<void>;
 }
@@ -76,6 +83,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const closing = new AbortController();
   /** Settles when each open request's response is sent or its connection closes. */
   const inFlight = new Set<Promise<void>>();
+  /** Settles when each request's handling ends, which for a late write is after its client has gone. */
+  const handling = new Set<Promise<void>>();
+  const arrivalWaiters: { count: number; resolve: () => void }[] = [];
 
   async function serve(req: IncomingMessage, res: ServerResponse, record: RecordedRequest, fault: FaultRule | undefined): Promise<void> {
     const text = await readBody(req);
@@ -113,6 +123,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       endedAt: Number.NaN,
     };
     requests.push(record);
+    for (const waiter of arrivalWaiters.filter((w) => w.count <= requests.length)) {
+      arrivalWaiters.splice(arrivalWaiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
     const ended = new Promise<void>((resolve) =>
       res.on('close', () => {
         record.endedAt = performance.now();
@@ -124,10 +138,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     void ended.then(() => inFlight.delete(ended));
     // Drawn on arrival, so concurrent requests meet the PRNG in arrival order.
     const fault = faults.pick(record.method, record.path);
-    serve(req, res, record, fault).catch((error: unknown) => {
-      if (closing.signal.aborted || res.headersSent) return res.destroy();
+    const handled = serve(req, res, record, fault).catch((error: unknown) => {
+      if (closing.signal.aborted || res.headersSent) return void res.destroy();
       send(res, fallbackApi.error(500, error instanceof Error ? error.message : String(error)));
     });
+    handling.add(handled);
+    void handled.then(() => handling.delete(handled));
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -156,6 +172,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     setFaults: (rules) => faults.set(rules),
     setLatency: (ms) => {
       latencyMs = checkedLatency(ms);
+    },
+    received: (count) => (requests.length >= count ? Promise.resolve() : new Promise((resolve) => arrivalWaiters.push({ count, resolve }))),
+    settled: async () => {
+      await Promise.all([...handling]);
     },
     close: () => (closed ??= shutDown()),
   };
