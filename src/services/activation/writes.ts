@@ -78,11 +78,10 @@ async function markedNamesakes(crm: CrmClient, { firstName, lastName }: { firstN
   return clients.filter((c) => sameName(c.firstName, firstName) && sameName(c.lastName, lastName) && noteHas(c.note, ACTIVATION_MARKER));
 }
 
-/** Deletes a duplicate client only while nothing hangs under it; true when it is gone. */
+/** Deletes a duplicate client only while nothing hangs under it; true when this call deleted it. */
 async function removeEmptyClient(crm: CrmClient, clientId: number): Promise<boolean> {
   if ((await crm.listServices(clientId)).length) return false;
-  await ignoreNotFound(crm.deleteClient(clientId));
-  return true;
+  return ignoreNotFound(crm.deleteClient(clientId));
 }
 
 export interface ServiceOutcome extends Converged<Service> {

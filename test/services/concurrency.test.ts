@@ -1,0 +1,101 @@
+/**
+ * Concurrent activations, suspensions and payments converge. Each services container has its own
+ * dispatcher and locks, as a separate CLI process or bot replica would; UISP (the simulator, with a
+ * little latency so requests interleave) is all they share.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Services } from '../../src/services/container.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { activate, containers, fleetCustomer, fleetData, holdings } from '../support/fleet.js';
+
+let sim: RunningSimulator;
+let open: Services[] = [];
+afterEach(async () => {
+  await Promise.all(open.map((s) => s.close()));
+  open = [];
+  await sim?.close();
+});
+
+async function start(processes: number, latencyMs = 3): Promise<Services[]> {
+  sim = await startSimulator({ data: fleetData(4), latencyMs });
+  open = containers(sim, processes);
+  return open;
+}
+
+const posts = (path: RegExp) => sim.requests.filter((r) => r.method === 'POST' && path.test(r.path));
+
+describe('activations of the same new customer at the same time', () => {
+  it('four processes, the device typed four ways: one client, one Active service, one site, authorized once', async () => {
+    const processes = await start(4);
+    const customer = fleetCustomer(0);
+    const results = await Promise.all(processes.map((services, i) => activate(services, { device: customer.typed[i]!, firstName: 'fleet', lastName: customer.lastName.toLowerCase() })));
+
+    expect(results.map((r) => r.outcome).sort()).toEqual(expect.arrayContaining(['activated']));
+    for (const result of results) expect(['activated', 'already-activated']).toContain(result.outcome);
+    const held = holdings(sim, customer);
+    expect(held.clients).toHaveLength(1);
+    expect(held.active).toHaveLength(1);
+    expect(held.services).toHaveLength(1);
+    expect(held.sites).toHaveLength(1);
+    expect(held.device.identification).toMatchObject({ authorized: true, site: { id: held.sites[0]!.id } });
+    // Processes in lockstep may each send the authorization, but only ever onto the one site kept.
+    expect(new Set(posts(/\/authorize$/).map((r) => (r.body as { siteId: string }).siteId))).toEqual(new Set([held.sites[0]!.id]));
+    // Every process reports the records UISP kept.
+    for (const result of results) {
+      expect(result).toMatchObject({ client: { id: held.clients[0]!.id }, service: { id: held.active[0]!.id }, site: { id: held.sites[0]!.id } });
+    }
+  });
+
+  it('in one process, runs on the same device take turns: the second finds it done and writes nothing', async () => {
+    const [services] = await start(1);
+    const customer = fleetCustomer(1);
+    const [a, b] = await Promise.all([
+      activate(services!, { device: customer.typed[0], firstName: 'Fleet', lastName: customer.lastName }),
+      activate(services!, { device: customer.typed[2], firstName: 'Fleet', lastName: customer.lastName }),
+    ]);
+    expect([a!.outcome, b!.outcome].sort()).toEqual(['activated', 'already-activated']);
+    expect(posts(/\/clients$/)).toHaveLength(1);
+    expect(posts(/\/services$/)).toHaveLength(1);
+    expect(posts(/\/sites$/)).toHaveLength(1);
+    expect(posts(/\/authorize$/)).toHaveLength(1);
+    expect(sim.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
+  });
+
+  it('a run that had to wait releases its lock however it ends, so later runs are never stuck', async () => {
+    const [services] = await start(1);
+    const customer = fleetCustomer(2);
+    sim.setFaults([{ method: 'POST', path: /\/authorize$/, kind: 'status', status: 422 }]);
+    const failed = await Promise.all([0, 1].map(() => activate(services!, { device: customer.typed[0], firstName: 'Fleet', lastName: customer.lastName })));
+    expect(failed.map((r) => r.outcome)).toEqual(['failed', 'failed']);
+    sim.setFaults([]);
+    expect((await activate(services!, { device: customer.typed[3], firstName: 'Fleet', lastName: customer.lastName })).outcome).toBe('activated');
+    expect(holdings(sim, customer).clients).toHaveLength(1);
+  });
+});
+
+describe('suspensions and payments requested twice', () => {
+  it('the same suspension from two processes at once is applied once, and both report it done', async () => {
+    const processes = await start(2);
+    const outcomes = await Promise.all(
+      processes.map(async ({ suspensions }) => suspensions.suspend(await suspensions.getService(101), await suspensions.resolveReason('1'))),
+    );
+    expect(outcomes.map((o) => o.after?.status)).toEqual([3, 3]);
+    expect(sim.data.services.find((s) => s.id === 101)!.suspensionPeriods).toHaveLength(1);
+  });
+
+  it('the same payment operation submitted three times, at once and again later, records one payment', async () => {
+    const [first, second] = await start(2);
+    const input = { clientId: 1001, amount: 2500, method: 'cash', note: 'counter' };
+    const before = sim.data.payments.length;
+    const together = await Promise.all([0, 1, 2].map(() => first!.payments.record(input, { operationKey: 'V0PAY1' })));
+    const again = await second!.payments.record(input, { operationKey: 'V0PAY1' });
+
+    expect(sim.data.payments).toHaveLength(before + 1);
+    expect(posts(/\/payments$/)).toHaveLength(1);
+    expect(together.map((r) => r.alreadyRecorded).sort()).toEqual([false, true, true]);
+    expect(again).toMatchObject({ alreadyRecorded: true, payment: { id: together[0]!.payment.id, note: 'counter' } });
+    // Another operation with the same values is another payment.
+    await second!.payments.record(input, { operationKey: 'V0PAY2' });
+    expect(sim.data.payments).toHaveLength(before + 2);
+  });
+});
