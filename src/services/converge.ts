@@ -165,6 +165,16 @@ export class KeyedLock {
   }
 }
 
+let lastStamp = 0;
+/**
+ * Date.now(), but strictly increasing within this process: two records stamped in the same millisecond
+ * by two runs still have an order, so every run agrees on which is the oldest.
+ */
+export function creationStamp(): number {
+  lastStamp = Math.max(Date.now(), lastStamp + 1);
+  return lastStamp;
+}
+
 /** Whether `marker` is a whole word of a note: client 12's marker is not inside client 120's. */
 export function noteHas(note: string | null | undefined, marker: string): boolean {
   return (note ?? '').split(/\s+/).includes(marker);

@@ -169,6 +169,14 @@ describe('deleting what SubOps created twice', () => {
     expect((await crm(sim, 'DELETE', '/clients/1002')).status).toBe(404);
   });
 
+  it('ids of deleted records are never handed out again, as with the CRM’s auto-increment', async () => {
+    const sim = await start();
+    const first = await crm(sim, 'POST', '/clients', { clientType: 1, isLead: false, firstName: 'Ada', lastName: 'Lovelace' });
+    await crm(sim, 'DELETE', `/clients/${first.body.id}`);
+    const second = await crm(sim, 'POST', '/clients', { clientType: 1, isLead: false, firstName: 'Ada', lastName: 'Lovelace' });
+    expect(second.body.id).toBe(first.body.id + 1);
+  });
+
   it('DELETE /sites/{id} removes an empty site and refuses one with devices on it', async () => {
     const sim = await start();
     const created = await nms(sim, 'POST', '/sites', { name: 'Spare', type: 'endpoint' });

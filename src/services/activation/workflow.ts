@@ -8,7 +8,7 @@
  */
 import type { ActivationConfig } from '../../config.js';
 import { clientDisplayName, type CrmClient } from '../uisp/crm-client.js';
-import { noteHas, type KeyedLock, type WriteRetryPolicy } from '../converge.js';
+import { creationStamp, noteHas, type KeyedLock, type WriteRetryPolicy } from '../converge.js';
 import { UispError, UispNotFoundError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import type { Client, Device, Service, Site } from '../uisp/schemas.js';
@@ -65,7 +65,7 @@ export interface ActivationDeps {
   writeRetry: WriteRetryPolicy;
   /** This process's locks on device and client ids: the CLI and the bot share the services, so share these. */
   locks: KeyedLock;
-  /** Wall clock for the creation stamp of new sites; real time even when `today` is pinned. */
+  /** Creation stamps of new sites (ms, increasing); real time even when `today` is pinned. */
   clock?: () => number;
 }
 
@@ -90,7 +90,7 @@ export class ActivationService {
   private readonly writes: WriteDeps;
 
   constructor(private readonly deps: ActivationDeps) {
-    this.writes = { crm: deps.crm, nms: deps.nms, settings: deps.settings, retry: deps.writeRetry, clock: deps.clock ?? Date.now };
+    this.writes = { crm: deps.crm, nms: deps.nms, settings: deps.settings, retry: deps.writeRetry, clock: deps.clock ?? creationStamp };
   }
 
   /** Reads only: what `run` would do now. Throws ActivationFailure for not-found and ambiguous input. */
@@ -136,16 +136,17 @@ export class ActivationService {
   }
 
   /**
-   * The plan, once a name made ambiguous only by SubOps' own duplicate clients (a lost create that
-   * landed late) has been tidied up.
+   * The plan, read again when another process changed what it read: a device another run authorized
+   * while the two device lists were being read is in neither, and a name made ambiguous only by SubOps'
+   * own duplicate clients (a lost create that landed late) is tidied up first.
    */
   private async readConverging(request: ActivationRequest): Promise<ActivationPlan> {
     try {
       return await this.read(request);
     } catch (error) {
+      if (error instanceof ActivationFailure && error.code === 'device-not-found') return this.read(request);
       if (!(error instanceof ActivationFailure && error.code === 'client-ambiguous' && request.clientId === undefined)) throw error;
-      const removed = await removeDuplicateClients(this.writes, { firstName: titleCase(request.firstName), lastName: titleCase(request.lastName) });
-      if (!removed.length) throw error;
+      if (!(await removeDuplicateClients(this.writes, { firstName: titleCase(request.firstName), lastName: titleCase(request.lastName) }))) throw error;
       return this.read(request);
     }
   }

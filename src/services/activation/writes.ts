@@ -60,17 +60,16 @@ export function ensureClient(deps: WriteDeps, name: { firstName: string; lastNam
 
 /**
  * Removes the newer of several clients an activation created under this name (lost writes that landed
- * late), so the name is no longer ambiguous. Clients with services, or created by anyone else, stay.
+ * late, or a race another process has not finished tidying), so the name is no longer ambiguous.
+ * Clients with services, or created by anyone else, stay. True when SubOps' duplicates were found,
+ * whoever removed them: the name is worth looking up again.
  */
-export async function removeDuplicateClients(deps: WriteDeps, name: { firstName: string; lastName: string }): Promise<number[]> {
+export async function removeDuplicateClients(deps: WriteDeps, name: { firstName: string; lastName: string }): Promise<boolean> {
   const marked = await markedNamesakes(deps.crm, name);
-  if (marked.length < 2) return [];
+  if (marked.length < 2) return false;
   const keep = oldestById(marked);
-  const removed: number[] = [];
-  for (const client of marked) {
-    if (client.id !== keep.id && (await withRetries(deps.retry, () => removeEmptyClient(deps.crm, client.id)))) removed.push(client.id);
-  }
-  return removed;
+  for (const client of marked) if (client.id !== keep.id) await withRetries(deps.retry, () => removeEmptyClient(deps.crm, client.id));
+  return true;
 }
 
 async function markedNamesakes(crm: CrmClient, { firstName, lastName }: { firstName: string; lastName: string }): Promise<Client[]> {
