@@ -87,12 +87,29 @@ export async function ensureOne<T>(spec: ConvergeSpec<T>, policy: WriteRetryPoli
       return settle(spec, after.some((r) => spec.id(r) === spec.id(mine!)) ? after : [...after, mine], mine, policy);
     });
   } catch (error) {
-    if (!(error instanceof UispError) || !error.mayHaveApplied) throw error;
-    // The last write got no answer: read once more, so the report says what is really there.
-    const found = await spec.find().catch(() => undefined);
-    if (found === undefined) throw error;
-    if (found.length) return settle(spec, found, mine, policy);
-    throw new UispWriteNotAppliedError(error, attempts);
+    if (error instanceof UispError && error.mayHaveApplied) {
+      // The last write got no answer: read once more, so the report says what is really there.
+      const found = await spec.find().catch(() => undefined);
+      if (found?.length) return settle(spec, found, mine, policy);
+      if (found && mine === undefined) throw new UispWriteNotAppliedError(error, attempts);
+    }
+    if (mine !== undefined) throw new UnconfirmedCreateError(mine, spec.id(mine), error);
+    throw error;
+  }
+}
+
+/**
+ * A record was created, but what came after (its read-back, removing a duplicate) failed: it exists in
+ * UISP, and the run's report must say so. A re-run finds it, and keeps it only if it is the oldest.
+ */
+export class UnconfirmedCreateError<T = unknown> extends Error {
+  override readonly name = 'UnconfirmedCreateError';
+  constructor(
+    readonly record: T,
+    readonly id: string | number,
+    readonly failure: unknown,
+  ) {
+    super(failure instanceof Error ? failure.message : String(failure), { cause: failure });
   }
 }
 
@@ -157,11 +174,6 @@ export class KeyedLock {
         releases.forEach((release) => release());
       },
     };
-  }
-
-  /** Keys currently held or awaited, for tests. */
-  get size(): number {
-    return this.tails.size;
   }
 }
 

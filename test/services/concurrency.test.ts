@@ -16,9 +16,9 @@ afterEach(async () => {
   await sim?.close();
 });
 
-async function start(processes: number, latencyMs = 3): Promise<Services[]> {
+async function start(processes: number, latencyMs = 3, env: Record<string, string> = {}): Promise<Services[]> {
   sim = await startSimulator({ data: fleetData(4), latencyMs });
-  open = containers(sim, processes);
+  open = containers(sim, processes, env);
   return open;
 }
 
@@ -70,6 +70,34 @@ describe('activations of the same new customer at the same time', () => {
     sim.setFaults([]);
     expect((await activate(services!, { device: customer.typed[3], firstName: 'Fleet', lastName: customer.lastName })).outcome).toBe('activated');
     expect(holdings(sim, customer).clients).toHaveLength(1);
+  });
+});
+
+describe('a UISP that never finishes answering', () => {
+  it('a trickled body ends the step at the total deadline, says what was done, and frees the device for the next run', async () => {
+    const [services] = await start(1, 0, { UISP_DEADLINE_MS: '150', UISP_RETRIES: '0', UISP_WRITE_RETRIES: '0' });
+    const customer = fleetCustomer(3);
+    const request = { device: customer.typed[0], firstName: 'Fleet', lastName: customer.lastName };
+    // The site is created, but every read of the device (the site's read-back reads it) trickles.
+    sim.setFaults([{ method: 'GET', path: `/nms/api/v2.1/devices/${customer.deviceId}`, kind: 'trickle', intervalMs: 1_000 }]);
+
+    const first = await activate(services!, request);
+    expect(first.outcome).toBe('failed');
+    expect(first.message).toMatch(/failed at the site step: NMS GET \/nms\/api\/v2\.1\/devices\/\S+: no complete answer within 150 ms/);
+    expect(first.done).toEqual([
+      expect.stringMatching(/^Created client/),
+      expect.stringMatching(/^Created Active service/),
+      'Created NMS site "Fleet Custd"; not yet confirmed as the only one (a re-run checks)',
+    ]);
+    expect(first.notDone).toEqual(['authorize cpe-fleet-3']);
+
+    // The same device again, in the same process: its lock was released, and the site is found, not
+    // made a second time.
+    sim.setFaults([]);
+    const second = await activate(services!, { ...request, device: customer.typed[3] });
+    expect(second.outcome).toBe('activated');
+    expect(holdings(sim, customer).sites).toHaveLength(1);
+    expect(posts(/\/sites$/)).toHaveLength(1);
   });
 });
 

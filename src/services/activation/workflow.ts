@@ -8,7 +8,7 @@
  */
 import type { ActivationConfig } from '../../config.js';
 import { clientDisplayName, type CrmClient } from '../uisp/crm-client.js';
-import { creationStamp, noteHas, type KeyedLock, type WriteRetryPolicy } from '../converge.js';
+import { creationStamp, noteHas, UnconfirmedCreateError, type KeyedLock, type WriteRetryPolicy } from '../converge.js';
 import { UispError, UispNotFoundError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import type { Client, Device, Service, Site } from '../uisp/schemas.js';
@@ -178,10 +178,12 @@ export class ActivationService {
       client = plan.client.client;
       yield step('client', 'skipped', `Reusing client #${client.id} ${client.name}`, { clientId: client.id });
     } else {
+      const { firstName, lastName } = plan.client;
       let outcome;
       try {
-        outcome = await ensureClient(this.writes, plan.client, contactOf(request));
+        outcome = await ensureClient(this.writes, { firstName, lastName }, contactOf(request));
       } catch (error) {
+        log.unconfirmed('client', error, (id) => `Created client #${id} ${firstName} ${lastName}`);
         yield step('client', 'failed', errorMessage(error));
         yield log.failed('client', error, { device });
         return;
@@ -207,6 +209,7 @@ export class ActivationService {
         yield outcome.value.event;
       } else {
         failures.push({ name, error: outcome.reason });
+        log.unconfirmed(name, outcome.reason, (id) => (name === 'service' ? `Created Active service #${id}` : `Created NMS site "${client.name}"`));
         yield step(name, 'failed', errorMessage(outcome.reason));
       }
     }
@@ -490,6 +493,11 @@ class RunLog {
   /** A planned write another run made first: no longer pending, and not done by this run. */
   settled(key: string): void {
     this.pending.delete(key);
+  }
+
+  /** A write that landed although its step failed afterwards (its read-back, say): it is done, and said so. */
+  unconfirmed(key: string, error: unknown, sentence: (id: string | number) => string): void {
+    if (error instanceof UnconfirmedCreateError) this.did(key, `${sentence(error.id)}; not yet confirmed as the only one (a re-run checks)`);
   }
 
   /** Duplicates removed while converging (this run's own, or leftovers of lost writes). */
