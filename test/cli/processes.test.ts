@@ -39,8 +39,10 @@ it('four `subops activate` processes for the same new customer end with one clie
   const customer = fleetCustomer(0);
   const runs = await Promise.all(customer.typed.map((device) => subops(['activate', '--device', device, '--first-name', 'fleet', '--last-name', customer.lastName.toLowerCase(), '--json'])));
 
-  for (const run of runs) expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
-  const results = runs.map((run) => JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { type: string; outcome: string; client: { id: number } });
+  const results = runs.map((run) => JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { type: string; outcome: string; message: string; client: { id: number } });
+  expect(runs.map((run, i) => ({ code: run.code, stderr: run.stderr, message: results[i]!.message }))).toEqual(
+    results.map((result) => ({ code: 0, stderr: '', message: result.message })),
+  );
   for (const result of results) expect(['activated', 'already-activated']).toContain(result.outcome);
 
   const held = holdings(sim, customer);

@@ -66,10 +66,10 @@ const isSuccess = (result: ActivationResult) => result.outcome === 'activated' |
 
 /**
  * The agent's view of a failure: the step and the reason, what was done (front ends show an empty list
- * as "nothing was changed") and, when anything was, what was not.
+ * as "nothing was changed") and what was not.
  */
 function saysWhatChanged(result: ActivationResult): boolean {
-  return /^Activation failed at the \w[\w-]* step: .+/.test(result.message) && (result.done.length === 0 || result.notDone.length > 0);
+  return /^Activation failed at the \w[\w-]* step: .+/.test(result.message) && Array.isArray(result.done) && Array.isArray(result.notDone);
 }
 
 async function inBatches<T>(items: T[], work: (item: T) => Promise<unknown>): Promise<void> {

@@ -83,6 +83,9 @@ const serviceRefOf = (service: Service, statuses: ActivationConfig['statuses']):
   name: service.name,
 });
 
+/** How many times a plan is read again when concurrent writes changed what it read. */
+const READ_AGAIN_LIMIT = 3;
+
 /** Keys of the in-process lock: resolved ids, never typed text (the same device typed two ways is one key). */
 const lockKeys = (plan: ActivationPlan) => [`device:${plan.device.id}`, ...(plan.client.action === 'reuse' ? [`client:${plan.client.client.id}`] : [])];
 
@@ -141,13 +144,16 @@ export class ActivationService {
    * own duplicate clients (a lost create that landed late) is tidied up first.
    */
   private async readConverging(request: ActivationRequest): Promise<ActivationPlan> {
-    try {
-      return await this.read(request);
-    } catch (error) {
-      if (error instanceof ActivationFailure && error.code === 'device-not-found') return this.read(request);
-      if (!(error instanceof ActivationFailure && error.code === 'client-ambiguous' && request.clientId === undefined)) throw error;
-      if (!(await removeDuplicateClients(this.writes, { firstName: titleCase(request.firstName), lastName: titleCase(request.lastName) }))) throw error;
-      return this.read(request);
+    for (let again = 0; ; again++) {
+      try {
+        return await this.read(request);
+      } catch (error) {
+        if (!(error instanceof ActivationFailure) || again >= READ_AGAIN_LIMIT) throw error;
+        if (error.code === 'device-not-found' && again === 0) continue;
+        if (error.code !== 'client-ambiguous' || request.clientId !== undefined) throw error;
+        // Other processes may still be creating (and tidying) their own duplicates: tidy, then look again.
+        if (!(await removeDuplicateClients(this.writes, { firstName: titleCase(request.firstName), lastName: titleCase(request.lastName) }))) throw error;
+      }
     }
   }
 

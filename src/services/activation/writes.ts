@@ -61,20 +61,26 @@ export function ensureClient(deps: WriteDeps, name: { firstName: string; lastNam
 /**
  * Removes the newer of several clients an activation created under this name (lost writes that landed
  * late, or a race another process has not finished tidying), so the name is no longer ambiguous.
- * Clients with services, or created by anyone else, stay. True when SubOps' duplicates were found,
- * whoever removed them: the name is worth looking up again.
+ * Clients with services, or created by anyone else, stay. True when looking the name up again may now
+ * find one client: SubOps' duplicates were there (whoever removed them), or the name is no longer
+ * ambiguous at all; false when people's own namesakes make it ambiguous.
  */
 export async function removeDuplicateClients(deps: WriteDeps, name: { firstName: string; lastName: string }): Promise<boolean> {
-  const marked = await markedNamesakes(deps.crm, name);
-  if (marked.length < 2) return false;
+  const namesakes = await findNamesakes(deps.crm, name);
+  const marked = namesakes.filter((c) => noteHas(c.note, ACTIVATION_MARKER));
+  if (marked.length < 2) return namesakes.length < 2;
   const keep = oldestById(marked);
   for (const client of marked) if (client.id !== keep.id) await withRetries(deps.retry, () => removeEmptyClient(deps.crm, client.id));
   return true;
 }
 
-async function markedNamesakes(crm: CrmClient, { firstName, lastName }: { firstName: string; lastName: string }): Promise<Client[]> {
+async function findNamesakes(crm: CrmClient, { firstName, lastName }: { firstName: string; lastName: string }): Promise<Client[]> {
   const clients = await crm.listClients({ query: `${firstName} ${lastName}` });
-  return clients.filter((c) => sameName(c.firstName, firstName) && sameName(c.lastName, lastName) && noteHas(c.note, ACTIVATION_MARKER));
+  return clients.filter((c) => sameName(c.firstName, firstName) && sameName(c.lastName, lastName));
+}
+
+async function markedNamesakes(crm: CrmClient, name: { firstName: string; lastName: string }): Promise<Client[]> {
+  return (await findNamesakes(crm, name)).filter((c) => noteHas(c.note, ACTIVATION_MARKER));
 }
 
 /** Deletes a duplicate client only while nothing hangs under it; true when this call deleted it. */
