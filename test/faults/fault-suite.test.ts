@@ -50,15 +50,18 @@ const FAULTS: FaultRule[] = [
 
 let sim: RunningSimulator;
 let processes: Services[];
+/** The agent's last pass, once the faults are gone: default timings, so a busy machine cannot fail it. */
+let calm: Services;
 beforeAll(async () => {
   sim = await startSimulator({ data: fleetData(CUSTOMERS), faults: FAULTS, seed: SEED });
   const timing = { UISP_DEADLINE_MS: String(DEADLINE_MS), UISP_TIMEOUT_MS: String(DEADLINE_MS) };
   // One patient process (the default retries) and one that gives up at the first fault, so runs also
   // fail, and their messages and the re-runs that follow are put to the test.
   processes = [...containers(sim, 1, timing), ...containers(sim, 1, { ...timing, UISP_RETRIES: '0', UISP_WRITE_RETRIES: '0' })];
+  [calm] = containers(sim, 1);
 });
 afterAll(async () => {
-  await Promise.all(processes.map((p) => p.close()));
+  await Promise.all([...processes, calm].map((p) => p.close()));
   await sim.close();
 });
 
@@ -115,7 +118,7 @@ it(`${CUSTOMERS * 2} seeded activations under faults, two processes per customer
   sim.setFaults([]);
   const last: ActivationResult[] = [];
   await inBatches(customers, async (customer) => {
-    last.push(await activate(processes[0]!, { device: customer.typed[3], firstName: customer.firstName, lastName: customer.lastName }));
+    last.push(await activate(calm, { device: customer.typed[3], firstName: customer.firstName, lastName: customer.lastName }));
   });
   expect(last.filter((result) => !isSuccess(result)).map((result) => result.message)).toEqual([]);
 
