@@ -58,7 +58,7 @@ beforeAll(async () => {
   // One patient process (the default retries) and one that gives up at the first fault, so runs also
   // fail, and their messages and the re-runs that follow are put to the test.
   processes = [...containers(sim, 1, timing), ...containers(sim, 1, { ...timing, UISP_RETRIES: '0', UISP_WRITE_RETRIES: '0' })];
-  [calm] = containers(sim, 1);
+  calm = containers(sim, 1)[0]!;
 });
 afterAll(async () => {
   await Promise.all([...processes, calm].map((p) => p.close()));
