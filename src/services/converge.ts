@@ -62,6 +62,8 @@ export interface ConvergeSpec<T> extends ReconcileSpec<T> {
   create(): Promise<T>;
   /** The plan's read has just shown nothing exists: the first attempt may create without reading again. */
   freshlyRead?: boolean;
+  /** Whether a record is this call's own, created by an attempt whose answer was lost (a marker says so). */
+  isMine?(record: T): boolean;
 }
 
 export interface Converged<T> {
@@ -80,7 +82,7 @@ export async function ensureOne<T>(spec: ConvergeSpec<T>, policy: WriteRetryPoli
     return await withRetries(policy, async (n) => {
       attempts = n;
       const found = n === 1 && spec.freshlyRead ? [] : await spec.find();
-      if (found.length) return settle(spec, found, mine, policy);
+      if (found.length) return settle(spec, found, mine ?? found.find((r) => spec.isMine?.(r)), policy);
       mine = await spec.create();
       const after = await spec.find();
       // A UISP that does not list a record right after creating it still has it.
@@ -90,7 +92,7 @@ export async function ensureOne<T>(spec: ConvergeSpec<T>, policy: WriteRetryPoli
     if (error instanceof UispError && error.mayHaveApplied) {
       // The last write got no answer: read once more, so the report says what is really there.
       const found = await spec.find().catch(() => undefined);
-      if (found?.length) return settle(spec, found, mine, policy);
+      if (found?.length) return settle(spec, found, mine ?? found.find((r) => spec.isMine?.(r)), policy);
       if (found && mine === undefined) throw new UispWriteNotAppliedError(error, attempts);
     }
     if (mine !== undefined) throw new UnconfirmedCreateError(mine, spec.id(mine), error);

@@ -75,7 +75,7 @@ describe('activations of the same new customer at the same time', () => {
 
 describe('a UISP that never finishes answering', () => {
   it('a trickled body ends the step at the total deadline, says what was done, and frees the device for the next run', async () => {
-    const [services] = await start(1, 0, { UISP_DEADLINE_MS: '150', UISP_RETRIES: '0', UISP_WRITE_RETRIES: '0' });
+    const [services] = await start(1, 0, { UISP_DEADLINE_MS: '500', UISP_RETRIES: '0', UISP_WRITE_RETRIES: '0' });
     const customer = fleetCustomer(3);
     const request = { device: customer.typed[0], firstName: 'Fleet', lastName: customer.lastName };
     // The site is created, but every read of the device (the site's read-back reads it) trickles.
@@ -83,7 +83,7 @@ describe('a UISP that never finishes answering', () => {
 
     const first = await activate(services!, request);
     expect(first.outcome).toBe('failed');
-    expect(first.message).toMatch(/failed at the site step: NMS GET \/nms\/api\/v2\.1\/devices\/\S+: no complete answer within 150 ms/);
+    expect(first.message).toMatch(/failed at the site step: NMS GET \/nms\/api\/v2\.1\/devices\/\S+: no complete answer within 500 ms/);
     expect(first.done).toEqual([
       expect.stringMatching(/^Created client/),
       expect.stringMatching(/^Created Active service/),

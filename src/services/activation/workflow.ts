@@ -6,6 +6,7 @@
  * the writes, each only if still needed. Every decision is re-derived from UISP's current state, so
  * re-running after any failure converges: no second client, service or site.
  */
+import { randomUUID } from 'node:crypto';
 import type { ActivationConfig } from '../../config.js';
 import { clientDisplayName, type CrmClient } from '../uisp/crm-client.js';
 import { creationStamp, noteHas, UnconfirmedCreateError, type KeyedLock, type WriteRetryPolicy } from '../converge.js';
@@ -24,6 +25,7 @@ import {
   removeDuplicateClients,
   settleActiveService,
   settleSite,
+  runMarker,
   siteMarker,
   type DeviceState,
   type WriteDeps,
@@ -90,10 +92,15 @@ const READ_AGAIN_LIMIT = 3;
 const lockKeys = (plan: ActivationPlan) => [`device:${plan.device.id}`, ...(plan.client.action === 'reuse' ? [`client:${plan.client.client.id}`] : [])];
 
 export class ActivationService {
-  private readonly writes: WriteDeps;
+  /** Shared by every run; each run adds its own marker (`forRun`). */
+  private readonly writes: Omit<WriteDeps, 'run'>;
 
   constructor(private readonly deps: ActivationDeps) {
     this.writes = { crm: deps.crm, nms: deps.nms, settings: deps.settings, retry: deps.writeRetry, clock: deps.clock ?? creationStamp };
+  }
+
+  private forRun(): WriteDeps {
+    return { ...this.writes, run: runMarker(randomUUID().slice(0, 8)) };
   }
 
   /** Reads only: what `run` would do now. Throws ActivationFailure for not-found and ambiguous input. */
@@ -132,7 +139,7 @@ export class ActivationService {
         yield { type: 'result', outcome: 'planned', message: 'Dry run: nothing was written.', plan, device, done: [], notDone: [] };
         return;
       }
-      yield* this.write(request, plan, log);
+      yield* this.write(request, plan, log, this.forRun());
     } finally {
       release();
     }
@@ -174,7 +181,7 @@ export class ActivationService {
     }
   }
 
-  private async *write(request: ActivationRequest, plan: ActivationPlan, log: RunLog): AsyncGenerator<ActivationEvent> {
+  private async *write(request: ActivationRequest, plan: ActivationPlan, log: RunLog, writes: WriteDeps): AsyncGenerator<ActivationEvent> {
     const { device } = plan;
     log.expect(plan);
 
@@ -187,7 +194,7 @@ export class ActivationService {
       const { firstName, lastName } = plan.client;
       let outcome;
       try {
-        outcome = await ensureClient(this.writes, { firstName, lastName }, contactOf(request));
+        outcome = await ensureClient(writes, { firstName, lastName }, contactOf(request));
       } catch (error) {
         log.unconfirmed('client', error, (id) => `Created client #${id} ${firstName} ${lastName}`);
         yield step('client', 'failed', errorMessage(error));
@@ -208,7 +215,7 @@ export class ActivationService {
     }
 
     // The service and the site depend only on the client, so both go out together.
-    const [serviceOutcome, siteOutcome] = await Promise.allSettled([this.ensureService(plan, client, clientIsNew, log), this.ensureSite(plan, client, clientIsNew, log)]);
+    const [serviceOutcome, siteOutcome] = await Promise.allSettled([this.ensureService(writes, plan, client, clientIsNew, log), this.ensureSite(writes, plan, client, clientIsNew, log)]);
     const failures: { name: StepName; error: unknown }[] = [];
     for (const [name, outcome] of [['service', serviceOutcome], ['site', siteOutcome]] as const) {
       if (outcome.status === 'fulfilled') {
@@ -234,7 +241,7 @@ export class ActivationService {
       yield step('authorize', 'skipped', `${device.name} is already authorized on site "${site.name}"`, { deviceId: device.id, siteId: site.id });
     } else {
       try {
-        await ensureAuthorized(this.writes, device.id, site.id);
+        await ensureAuthorized(writes, device.id, site.id);
       } catch (error) {
         yield step('authorize', 'failed', errorMessage(error));
         yield log.failed('authorize', error, { device, client, service, site });
@@ -270,17 +277,17 @@ export class ActivationService {
   }
 
   /** `clientIsNew`: this run created the client just now, so nothing can hang under it yet but what it makes. */
-  private async ensureService(plan: ActivationPlan, client: ClientRef, clientIsNew: boolean, log: RunLog): Promise<{ service: ServiceRef; event: StepEvent }> {
+  private async ensureService(writes: WriteDeps, plan: ActivationPlan, client: ClientRef, clientIsNew: boolean, log: RunLog): Promise<{ service: ServiceRef; event: StepEvent }> {
     const { statuses } = this.deps.settings;
     if (plan.service.action === 'reuse') {
-      const kept = await settleActiveService(this.writes, client.id, plan.service.service);
+      const kept = await settleActiveService(writes, client.id, plan.service.service);
       const service = kept ? serviceRefOf(kept.record, statuses) : plan.service.service;
       log.removed('service', kept?.removed ?? []);
       return { service, event: step('service', 'skipped', `Already activated: service #${service.id}${service.name ? ` (${service.name})` : ''} is Active`, { clientId: client.id, serviceId: service.id }) };
     }
     const planned = plan.service;
     // The plan's read of this client's services is fresh unless another run made the client.
-    const outcome = await ensureActiveService(this.writes, client.id, planned, plan.client.action === 'reuse' || clientIsNew);
+    const outcome = await ensureActiveService(writes, client.id, planned, plan.client.action === 'reuse' || clientIsNew);
     const deleted = outcome.deleted.map((old) => old.id);
     for (const old of outcome.deleted) log.did(`delete:${old.id}`, `Deleted ${old.statusLabel} service #${old.id}`);
     log.removed('service', outcome.removed);
@@ -299,15 +306,15 @@ export class ActivationService {
     return { service, event: step('service', 'done', what + replaced, { clientId: client.id, serviceId: service.id, ...(deleted.length && { deletedServiceIds: deleted.join(',') }) }) };
   }
 
-  private async ensureSite(plan: ActivationPlan, client: ClientRef, clientIsNew: boolean, log: RunLog): Promise<{ site: SiteRef; event: StepEvent; device: DeviceState | undefined }> {
+  private async ensureSite(writes: WriteDeps, plan: ActivationPlan, client: ClientRef, clientIsNew: boolean, log: RunLog): Promise<{ site: SiteRef; event: StepEvent; device: DeviceState | undefined }> {
     const deviceId = plan.device.id;
     if (plan.site.action === 'reuse') {
-      const { kept, device } = await settleSite(this.writes, client.id, plan.site.site.id, deviceId);
+      const { kept, device } = await settleSite(writes, client.id, plan.site.site.id, deviceId);
       const site = kept ? siteRef(kept.record) : plan.site.site;
       log.removed('site', kept?.removed ?? []);
       return { site, device, event: step('site', 'skipped', `Reusing NMS site "${site.name}"`, { siteId: site.id }) };
     }
-    const outcome = await ensureSite(this.writes, client.id, plan.site, client.name, deviceId, clientIsNew || plan.client.action === 'reuse');
+    const outcome = await ensureSite(writes, client.id, plan.site, client.name, deviceId, clientIsNew || plan.client.action === 'reuse');
     const site = siteRef(outcome.record);
     log.removed('site', outcome.removed);
     if (!outcome.created) {

@@ -6,6 +6,8 @@
  * Markers (whole words in the record's note; documented in the README):
  * - `subops:activation` on clients and services an activation creates: such a record may be removed
  *   again when it turns out to be a duplicate. Clients are found again by name, services by client.
+ * - `subops:run=<id>` on everything a run creates, so a record whose creation answer was lost is known
+ *   as the run's own (reported as created by it), not as another activation's.
  * - `subops:crm-client=<id>` on sites, so a re-run finds the site before the manual CRM–NMS link exists,
  *   and `subops:created=<epoch ms>`: NMS site ids are random, so the note says which site is the oldest.
  */
@@ -31,7 +33,11 @@ export interface WriteDeps {
   retry: WriteRetryPolicy;
   /** Wall-clock ms for the site's creation stamp. */
   clock: () => number;
+  /** This run's `subops:run=<id>` marker. */
+  run: string;
 }
+
+export const runMarker = (runId: string) => `subops:run=${runId}`;
 
 /** Where the device is now, read with the site's read-back, so authorization happens once. */
 export interface DeviceState {
@@ -48,7 +54,8 @@ export function ensureClient(deps: WriteDeps, name: { firstName: string; lastNam
     {
       freshlyRead: true,
       find: () => markedNamesakes(crm, name),
-      create: () => crm.createClient({ ...name, ...contact, note: ACTIVATION_MARKER }),
+      create: () => crm.createClient({ ...name, ...contact, note: `${ACTIVATION_MARKER} ${deps.run}` }),
+      isMine: (client) => noteHas(client.note, deps.run),
       keep: oldestById,
       isDuplicate: (client) => noteHas(client.note, ACTIVATION_MARKER),
       remove: async (client) => void (await removeEmptyClient(crm, client.id)),
@@ -65,7 +72,7 @@ export function ensureClient(deps: WriteDeps, name: { firstName: string; lastNam
  * find one client: SubOps' duplicates were there (whoever removed them), or the name is no longer
  * ambiguous at all; false when people's own namesakes make it ambiguous.
  */
-export async function removeDuplicateClients(deps: WriteDeps, name: { firstName: string; lastName: string }): Promise<boolean> {
+export async function removeDuplicateClients(deps: Pick<WriteDeps, 'crm' | 'retry'>, name: { firstName: string; lastName: string }): Promise<boolean> {
   const namesakes = await findNamesakes(deps.crm, name);
   const marked = namesakes.filter((c) => noteHas(c.note, ACTIVATION_MARKER));
   if (marked.length < 2) return namesakes.length < 2;
@@ -109,8 +116,9 @@ export async function ensureActiveService(deps: WriteDeps, clientId: number, pla
           price: plan.price,
           activeFrom: plan.activeFrom,
           invoicingStart: plan.activeFrom,
-          note: ACTIVATION_MARKER,
+          note: `${ACTIVATION_MARKER} ${deps.run}`,
         }),
+      isMine: (service) => noteHas(service.note, deps.run),
     },
     deps.retry,
   );
@@ -161,8 +169,9 @@ export async function ensureSite(
           name,
           type: 'endpoint',
           ...(plan.parentSiteId && { parentSiteId: plan.parentSiteId }),
-          note: `${siteMarker(clientId)} subops:created=${deps.clock()}`,
+          note: `${siteMarker(clientId)} subops:created=${deps.clock()} ${deps.run}`,
         }),
+      isMine: (site) => noteHas(site.description?.note, deps.run),
     },
     deps.retry,
   );
