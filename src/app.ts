@@ -71,7 +71,6 @@ export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_
     audit: createAuditor({ client: app.client, channelId: slack.auditChannelId, logger }),
     logger,
     statusLabel: (status) => statusLabel(status, statuses),
-    runningActivations: new Set(),
     deliveries,
   };
   commands.register(app, deps);

@@ -24,6 +24,14 @@ export interface UispConfig {
   requestTimeoutMs: number;
   retries: number;
   retryBackoffMs: number;
+  /** Total time one request may take: connect, headers and the whole body. */
+  deadlineMs: number;
+  /** Extra attempts for a write step whose outcome is unknown or transient, each after reading UISP again. */
+  writeRetries: number;
+  /** First delay before a write step is tried again; doubles each attempt. */
+  writeBackoffMs: number;
+  /** No write attempt starts later than this after the step's first one. */
+  retryWindowMs: number;
 }
 
 export interface ActivationConfig {
@@ -167,6 +175,10 @@ function readCore(reader: EnvReader): CoreConfig {
       requestTimeoutMs: reader.int('UISP_TIMEOUT_MS', 15_000, { min: 1 }),
       retries: reader.int('UISP_RETRIES', 2, { max: 10 }),
       retryBackoffMs: reader.int('UISP_RETRY_BACKOFF_MS', 250, { max: 60_000 }),
+      deadlineMs: reader.int('UISP_DEADLINE_MS', 30_000, { min: 1 }),
+      writeRetries: reader.int('UISP_WRITE_RETRIES', 4, { max: 10 }),
+      writeBackoffMs: reader.int('UISP_WRITE_BACKOFF_MS', 1_000, { max: 60_000 }),
+      retryWindowMs: reader.int('UISP_RETRY_WINDOW_MS', 30_000, { max: 600_000 }),
     },
     activation: {
       timeZone: reader.timeZone('ISP_TIMEZONE'),

@@ -42,7 +42,7 @@ function attachNegativeNumbers(argv: string[], spec: FlagSpec): string[] {
 }
 
 /** The flag that carries each field the services name in their problems. */
-export const FIELD_FLAGS: Record<string, string> = { service: '--service-id', client: '--client-id', reason: '--reason', method: '--method', amount: '--amount', note: '--note', from: '--from', to: '--to' };
+export const FIELD_FLAGS: Record<string, string> = { service: '--service-id', client: '--client-id', reason: '--reason', method: '--method', amount: '--amount', note: '--note', key: '--key', from: '--from', to: '--to' };
 
 /** A flag's value as the input grammar read it; a problem becomes a usage error naming the flag. */
 export function flagValue<T>(flag: string, read: Read<T>): T {

@@ -88,6 +88,8 @@ export interface SuspensionJson {
 export interface RecordedPaymentJson {
   payment: PaymentJson;
   client: ClientJson;
+  /** True when this operation had been recorded before: nothing was written. */
+  alreadyRecorded: boolean;
 }
 
 export type StatusLabeller = (status: number) => string;

@@ -5,7 +5,7 @@
 import type { ActivationRequest, ActivationResult } from './activation/types.js';
 import type { AuditEntry } from './audit.js';
 import { formatMoney } from './money.js';
-import type { PaymentInput, PaymentService } from './payments.js';
+import type { PaymentInput, RecordedPayment } from './payments.js';
 import type { SuspensionAction, SuspensionOutcome } from './suspensions.js';
 
 /** What front ends tell people about a failed write: the problem, and what was or was not changed. */
@@ -56,15 +56,13 @@ export function suspensionFailureAudit(action: SuspensionAction, targets: AuditE
   return { action, targets, result: 'failed', ok: false, summary: `${action} service #${targets.serviceId} failed: ${failure.message} ${failure.changed}` };
 }
 
-export type RecordedPayment = Awaited<ReturnType<PaymentService['record']>>;
-
-export function paymentAudit({ payment, client, method }: RecordedPayment): AuditEntry {
+export function paymentAudit({ payment, client, method, alreadyRecorded }: RecordedPayment): AuditEntry {
   return {
     action: 'payment',
     targets: { paymentId: payment.id, clientId: client.id, ...(method && { methodId: method.id }) },
-    result: 'recorded',
+    result: alreadyRecorded ? 'already-recorded' : 'recorded',
     ok: true,
-    summary: `Recorded payment #${payment.id} of ${formatMoney(payment.amount, payment.currencyCode)} for client #${client.id}`,
+    summary: `${alreadyRecorded ? 'Already recorded' : 'Recorded'} payment #${payment.id} of ${formatMoney(payment.amount, payment.currencyCode)} for client #${client.id}`,
   };
 }
 

@@ -6,6 +6,7 @@
 import type { Dispatcher } from 'undici';
 import type { CoreConfig } from '../config.js';
 import { ActivationService } from './activation/workflow.js';
+import { KeyedLock } from './converge.js';
 import { PaymentService } from './payments.js';
 import { SuspensionService } from './suspensions.js';
 import { CrmClient } from './uisp/crm-client.js';
@@ -35,11 +36,12 @@ export interface ServiceOverrides {
 export function createServices(config: CoreConfig, overrides: ServiceOverrides = {}): Services {
   const { uisp } = config;
   if (!uisp.url || !uisp.crmToken || !uisp.nmsToken) throw new Error('createServices needs a UISP URL and tokens');
-  const ownDispatcher = overrides.dispatcher ? undefined : createUispDispatcher({ connectMs: uisp.connectTimeoutMs, requestMs: uisp.requestTimeoutMs });
+  const timeouts = { connectMs: uisp.connectTimeoutMs, requestMs: uisp.requestTimeoutMs, deadlineMs: uisp.deadlineMs };
+  const ownDispatcher = overrides.dispatcher ? undefined : createUispDispatcher(timeouts);
   const dispatcher = overrides.dispatcher ?? ownDispatcher!;
   const common = {
     dispatcher,
-    timeouts: { connectMs: uisp.connectTimeoutMs, requestMs: uisp.requestTimeoutMs },
+    timeouts,
     retry: { retries: uisp.retries, backoffMs: uisp.retryBackoffMs },
   };
   const crm = new CrmClient(
@@ -54,12 +56,15 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
   const nms = new NmsClient(new UispHttp({ ...common, system: 'nms', baseUrl: `${uisp.url}/nms/api/v2.1`, headers: { 'X-Auth-Token': uisp.nmsToken } }));
   const now = overrides.now ?? (() => new Date());
   const today = () => todayIn(config.activation.timeZone, now());
+  const writeRetry = { retries: uisp.writeRetries, backoffMs: uisp.writeBackoffMs, windowMs: uisp.retryWindowMs };
+  // One set of locks per container: the CLI and the Slack app each build one container per process.
+  const locks = new KeyedLock();
   return {
     crm,
     nms,
-    activation: new ActivationService({ crm, nms, settings: config.activation, crmBaseUrl: `${uisp.url}/crm`, today }),
-    suspensions: new SuspensionService(crm, config.activation.statuses),
-    payments: new PaymentService(crm, today, config.payments),
+    activation: new ActivationService({ crm, nms, settings: config.activation, crmBaseUrl: `${uisp.url}/crm`, today, writeRetry, locks }),
+    suspensions: new SuspensionService(crm, config.activation.statuses, writeRetry),
+    payments: new PaymentService(crm, today, { limits: config.payments, retry: writeRetry, locks }),
     uispUrl: uisp.url,
     close: async () => {
       await ownDispatcher?.close();

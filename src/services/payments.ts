@@ -2,11 +2,13 @@
  * Payment listing with per-currency totals, and recording payments. Listing streams UISP's pages
  * (limit ≤ 500) so memory stays bounded by the number of payments shown, not the number counted.
  */
+import { createHash } from 'node:crypto';
 import { format, parse, subDays } from 'date-fns';
+import { ensureOne, noteHas, withMarkers, type KeyedLock, type WriteRetryPolicy } from './converge.js';
 import { clientDisplayName, type CrmClient, type PaymentFilters } from './uisp/crm-client.js';
 import type { Client, Payment, PaymentMethod } from './uisp/schemas.js';
 import { InputError, notFoundAsInputError } from './errors.js';
-import { checkAmount, checkDateRange, checkId, DEFAULT_PAYMENT_MAX_AMOUNT, optional, readAmount, readDate, readFields, readId, readLine, readNote, type Read } from './input/grammar.js';
+import { checkAmount, checkDateRange, checkId, optional, readAmount, readDate, readFields, readId, readLine, readNote, type Read } from './input/grammar.js';
 
 export interface PaymentQuery {
   clientId?: number;
@@ -39,6 +41,29 @@ export interface PaymentInput {
   note?: string;
 }
 
+export interface RecordedPayment {
+  payment: Payment;
+  client: Client;
+  method?: PaymentMethod;
+  /** True when this operation had been recorded before (a repeated submission or re-run): nothing was written. */
+  alreadyRecorded: boolean;
+}
+
+/**
+ * Written into the note of every payment SubOps records, on its own line after the agent's note:
+ * the same operation (a Slack view, a CLI invocation's key) is then never recorded twice.
+ */
+export const paymentMarker = (operationKey: string) => `subops:op=${operationKey}`;
+const OPERATION_KEY = /^[A-Za-z0-9._:-]{1,64}$/;
+/** The note as the agent wrote it, for display (exports keep the note exactly as the CRM has it). */
+function withoutMarkers(note: string | null): string | null {
+  const kept = (note ?? '').split('\n').filter((line) => !/^subops:op=\S+$/.test(line.trim())).join('\n');
+  return kept || null;
+}
+
+/** How many of the client's newest payments are searched for an operation's marker. */
+const RECENT_PAYMENTS_SEARCHED = 50;
+
 /** Days covered by a listing that names no date range. */
 export const DEFAULT_PAYMENT_WINDOW_DAYS = 30;
 
@@ -51,12 +76,12 @@ export class PaymentService {
   constructor(
     private readonly crm: CrmClient,
     private readonly today: () => string,
-    private readonly limits: PaymentLimits = { maxAmount: DEFAULT_PAYMENT_MAX_AMOUNT },
+    private readonly writes: { limits: PaymentLimits; retry: WriteRetryPolicy; locks: KeyedLock },
   ) {}
 
   /** A payment as typed in a form or on the command line, read by the input grammar with this service's limits. */
   readInput(fields: PaymentFields): PaymentInputRead {
-    return readPaymentInput(fields, this.limits);
+    return readPaymentInput(fields, this.writes.limits);
   }
 
   /** Newest-first stream of every payment matching the query; for CSV and JSON export. */
@@ -72,7 +97,7 @@ export class PaymentService {
     let count = 0;
     for await (const payment of this.crm.payments(this.filters(ranged))) {
       count++;
-      if (payments.length < show) payments.push(payment);
+      if (payments.length < show) payments.push({ ...payment, note: withoutMarkers(payment.note) });
       const currency = payment.currencyCode ?? '?';
       const total = totals.get(currency) ?? { currency, amount: 0, count: 0 };
       // Sum in cents: floating-point sums of thousands of amounts drift visibly otherwise.
@@ -109,18 +134,61 @@ export class PaymentService {
     return notFoundAsInputError(this.crm.getClient(clientId), 'client', `No CRM client #${clientId}.`);
   }
 
-  /** Validates everything before the one write, so bad input never reaches UISP's POST. */
-  async record(input: PaymentInput): Promise<{ payment: Payment; client: Client; method?: PaymentMethod }> {
-    validatePaymentInput(input, this.limits);
+  /**
+   * Records a payment once per operation. Everything is validated before the one write, so bad input
+   * never reaches UISP's POST. The client's newest payments are searched for the operation's marker
+   * before writing and again after a write that got no answer, so a repeated submission, a re-run or a
+   * lost answer never records a second payment.
+   */
+  async record(input: PaymentInput, { operationKey }: { operationKey: string }): Promise<RecordedPayment> {
+    validatePaymentInput(input, this.writes.limits);
+    if (!OPERATION_KEY.test(operationKey)) throw new InputError('key', 'The operation key must be 1 to 64 letters, digits or . _ : - characters.');
     const client = await this.getClient(input.clientId);
     const method = input.method ? await this.resolveMethod(input.method) : undefined;
-    const payment = await this.crm.createPayment({
-      clientId: input.clientId,
-      amount: input.amount,
-      ...(method ? { methodId: method.id } : {}),
-      ...(input.note ? { note: input.note } : {}),
-    });
-    return { payment, client, ...(method ? { method } : {}) };
+    const marker = paymentMarker(operationKey);
+    const { release } = await this.writes.locks.acquire([`payment:${operationKey}`]);
+    try {
+      const { record, created } = await ensureOne(
+        {
+          find: () => this.recentWithMarker(input.clientId, marker),
+          create: () =>
+            this.crm.createPayment({
+              clientId: input.clientId,
+              amount: input.amount,
+              ...(method ? { methodId: method.id } : {}),
+              note: withMarkers(input.note, marker),
+            }),
+          keep: (payments) => payments.reduce((a, b) => (b.id < a.id ? b : a)),
+          // The CRM API cannot delete a payment: a duplicate is never removed, only never made.
+          isDuplicate: () => false,
+          remove: () => Promise.resolve(),
+          id: (payment) => payment.id,
+        },
+        this.writes.retry,
+      );
+      return { payment: { ...record, note: withoutMarkers(record.note) }, client, ...(method ? { method } : {}), alreadyRecorded: !created };
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * The CLI's operation key when none is given: the same client, amount, method and note on the same
+   * day are one operation, so re-running a command whose answer was lost records nothing new.
+   */
+  operationKeyFor(input: PaymentInput): string {
+    const fields = JSON.stringify([input.clientId, input.amount, input.method?.trim().toLowerCase() ?? '', input.note ?? '', this.today()]);
+    return `cli-${createHash('sha256').update(fields).digest('hex').slice(0, 16)}`;
+  }
+
+  private async recentWithMarker(clientId: number, marker: string): Promise<Payment[]> {
+    const found: Payment[] = [];
+    let searched = 0;
+    for await (const payment of this.crm.payments({ clientId, direction: 'DESC' }, RECENT_PAYMENTS_SEARCHED)) {
+      if (noteHas(payment.note, marker)) found.push(payment);
+      if (++searched >= RECENT_PAYMENTS_SEARCHED) break;
+    }
+    return found;
   }
 
   private range(query: PaymentQuery): PaymentSummary['query'] {

@@ -4,9 +4,10 @@
  * answer 422) and a service that is not Active is never suspended. Lifting always goes through
  * cancel-suspend: UISP has no /unsuspend endpoint (spec §4).
  */
+import { withRetries, type WriteRetryPolicy } from './converge.js';
 import type { CrmClient } from './uisp/crm-client.js';
+import { UispError, UispWriteNotAppliedError } from './uisp/errors.js';
 import type { Client, Service, SuspensionReason } from './uisp/schemas.js';
-import { UispError } from './uisp/errors.js';
 import { InputError, notFoundAsInputError } from './errors.js';
 import type { ServiceStatusTable } from './activation/service-status.js';
 
@@ -51,10 +52,14 @@ export type SuspensionOutcome =
   | { kind: 'already'; action: SuspensionAction; service: Service }
   | { kind: 'refused'; action: SuspensionAction; service: Service; reason: SuspensionRefusal; status: number; detail?: string };
 
+/** Without a policy (tests), a write is tried once, and still reconciled by reading when its answer is lost. */
+const TRY_ONCE: WriteRetryPolicy = { retries: 0, backoffMs: 0, windowMs: 0 };
+
 export class SuspensionService {
   constructor(
     private readonly crm: CrmClient,
     private readonly statuses: ServiceStatusTable,
+    private readonly retry: WriteRetryPolicy = TRY_ONCE,
   ) {}
 
   listReasons(): Promise<SuspensionReason[]> {
@@ -112,10 +117,16 @@ export class SuspensionService {
     const service = await this.getService(serviceId);
     const decision = this.decide(action, service);
     if (decision !== 'write') return this.unchanged(action, decision, service);
+    let attempts = 0;
     try {
-      await write();
+      // Transient failures are retried; before each retry the service is read again, so a change whose
+      // answer was lost (it landed) is not sent a second time.
+      await withRetries(this.retry, async (n) => {
+        attempts = n;
+        if (n === 1 || this.decide(action, await this.crm.getService(serviceId)) === 'write') await write();
+      });
     } catch (error) {
-      return this.reconcile(action, service, error, reason);
+      return this.reconcile(action, service, error, attempts, reason);
     }
     return { kind: 'done', action, service, after: await this.readBack(serviceId), ...(reason && { suspensionReason: reason }) };
   }
@@ -130,7 +141,7 @@ export class SuspensionService {
    * have changed it between our read and our write (UISP then answers 422), or our write may have
    * landed without an answer. Only a failure the new state does not explain is passed on.
    */
-  private async reconcile(action: SuspensionAction, before: Service, error: unknown, reason?: SuspensionReason): Promise<SuspensionOutcome> {
+  private async reconcile(action: SuspensionAction, before: Service, error: unknown, attempts: number, reason?: SuspensionReason): Promise<SuspensionOutcome> {
     if (!(error instanceof UispError)) throw error;
     const now = await this.readBack(before.id);
     if (!now) throw error;
@@ -140,7 +151,8 @@ export class SuspensionService {
     if (error.kind === 'validation' || error.kind === 'rejected') {
       return { kind: 'refused', action, service: now, reason: 'crm-refused', status: now.status, detail: error.message };
     }
-    throw error;
+    // Still in the state the change starts from: the lost write did not land.
+    throw error.mayHaveApplied ? new UispWriteNotAppliedError(error, attempts) : error;
   }
 
   /** A failed read after a landed write must not turn it into a reported failure, nor show the old status. */

@@ -143,6 +143,20 @@ const PaymentBody = z.object({
   invoiceIds: z.array(z.number().int()).optional(),
 });
 
+/**
+ * A new id for a client, service or payment: above every id in use and every id ever handed out, as
+ * the CRM's auto-increment does. Reusing a deleted record's id would let a late delete of the old
+ * record remove the new one.
+ */
+const issued = new WeakMap<SimulatorData, Map<string, number>>();
+function newId(data: SimulatorData, kind: 'clients' | 'services' | 'payments'): number {
+  const byKind = issued.get(data) ?? new Map<string, number>();
+  issued.set(data, byKind);
+  const id = Math.max(nextId(data[kind].map((record) => record.id)), (byKind.get(kind) ?? 0) + 1);
+  byKind.set(kind, id);
+  return id;
+}
+
 // ---------- lookups ----------
 
 function numericId(value: string | undefined): number {
@@ -216,7 +230,7 @@ function createClient({ data, body }: RouteRequest): Reply {
   const fields = parse(ClientBody, body);
   requireNames({ clientType: 1, ...fields });
   const { contacts = [], ...rest } = fields;
-  const client = ClientRecordSchema.parse({ ...rest, id: nextId(data.clients.map((c) => c.id)) });
+  const client = ClientRecordSchema.parse({ ...rest, id: newId(data, 'clients') });
   data.clients.push(setContacts(data, client, contacts));
   return created(present(data, client));
 }
@@ -228,6 +242,20 @@ function updateClient({ data, params, body }: RouteRequest): Reply {
   Object.assign(client, fields);
   if (contacts) setContacts(data, client, contacts);
   return ok(present(data, client));
+}
+
+/** Permanent deletion takes the client's services and payments with it, as in UISP. */
+function deleteClient({ data, params }: RouteRequest): Reply {
+  const client = clientById(data, params.id);
+  data.clients.splice(data.clients.indexOf(client), 1);
+  removeWhere(data.services, (s) => s.clientId === client.id);
+  removeWhere(data.payments, (p) => p.clientId === client.id);
+  return { status: 200 };
+}
+
+/** In place: tests hold on to the simulator's arrays. */
+function removeWhere<T>(list: T[], doomed: (item: T) => boolean): void {
+  for (let i = list.length - 1; i >= 0; i--) if (doomed(list[i]!)) list.splice(i, 1);
 }
 
 // ---------- services ----------
@@ -244,7 +272,7 @@ function createService({ data, params, body }: RouteRequest): Reply {
   const { plan, period } = planPeriodOr422(data, fields.servicePlanPeriodId);
   const service = ServiceRecordSchema.parse({
     ...fields,
-    id: nextId(data.services.map((s) => s.id)),
+    id: newId(data, 'services'),
     clientId: client.id,
     // Without status 1 a new service comes out Quoted (spec §7).
     status: status === SERVICE_STATUS.active ? SERVICE_STATUS.active : SERVICE_STATUS.quoted,
@@ -317,7 +345,7 @@ function createPayment({ data, body }: RouteRequest): Reply {
   const { applyToInvoicesAutomatically: _apply, invoiceIds: _invoices, ...stored } = fields;
   const payment = PaymentRecordSchema.parse({
     ...stored,
-    id: nextId(data.payments.map((p) => p.id)),
+    id: newId(data, 'payments'),
     createdDate: stored.createdDate ?? uispDateTime(new Date()),
   });
   data.payments.push(completePayment(payment, currencyOf(data, payment.clientId)));
@@ -331,6 +359,7 @@ const router = new Router()
   .on('POST', '/clients', createClient)
   .on('GET', '/clients/:id', ({ data, params }) => ok(present(data, clientById(data, params.id))))
   .on('PATCH', '/clients/:id', updateClient)
+  .on('DELETE', '/clients/:id', deleteClient)
   .on('GET', '/clients/:id/services', ({ data, params }) => {
     const client = clientById(data, params.id);
     return ok(data.services.filter((s) => s.clientId === client.id));

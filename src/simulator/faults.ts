@@ -1,7 +1,9 @@
 /**
  * Fault injection: rules pick requests by method and path and make them fail with an HTTP status, hang
- * until the simulator closes, or have their connection reset. Probabilistic rules draw from a seeded PRNG,
- * so the same seed and the same request sequence fail the same way on every run.
+ * until the simulator closes, or have their connection reset — before the request is applied, or after
+ * (the write happened, the answer is lost) — trickle the real answer a byte at a time, or apply it late.
+ * Probabilistic rules draw from a seeded PRNG, so the same seed and the same request sequence fail the
+ * same way on every run.
  */
 import { seededRandom } from './prng.js';
 
@@ -10,10 +12,23 @@ export interface FaultRule {
   method?: string;
   /** A string is an exact pathname, or a prefix when it ends in '*'; a RegExp is tested on the pathname. */
   path: string | RegExp;
-  /** status: answer with `status` and the system's error body; hang: never answer (until close); reset: destroy the socket. */
-  kind: 'status' | 'hang' | 'reset';
+  /**
+   * status: answer with `status` and the system's error body; hang: never answer (until close); reset:
+   * destroy the socket; trickle: apply the request, send the headers, then the body one byte every
+   * `intervalMs`; late: hold the request `delayMs`, then apply and answer it (the client may be gone).
+   */
+  kind: 'status' | 'hang' | 'reset' | 'trickle' | 'late';
   /** For kind 'status'; default 500. */
   status?: number;
+  /**
+   * For status, hang and reset: 'before' (default) fails the request without applying it; 'after'
+   * applies it first, as a UISP whose answer is lost on the way back.
+   */
+  phase?: 'before' | 'after';
+  /** For kind 'trickle': ms between bytes; default 100. */
+  intervalMs?: number;
+  /** For kind 'late': ms before the request is applied; default 1000. */
+  delayMs?: number;
   /** 0..1 probability per matching request, drawn from the seeded PRNG. */
   rate?: number;
   /** Only the first N matching requests; after that the rule is spent. */
@@ -68,4 +83,14 @@ function validate(rule: FaultRule): void {
   if (rule.status !== undefined && !(Number.isInteger(rule.status) && rule.status >= 100 && rule.status <= 599)) {
     throw new RangeError(`fault status must be an HTTP status code (got ${rule.status})`);
   }
+  if (rule.phase !== undefined && !['status', 'hang', 'reset'].includes(rule.kind)) throw new RangeError(`fault phase applies to status, hang and reset faults (not ${rule.kind})`);
+  for (const key of ['intervalMs', 'delayMs'] as const) {
+    const value = rule[key];
+    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new RangeError(`fault ${key} must be a number of ms ≥ 0 (got ${value})`);
+  }
+}
+
+/** When a fault strikes: before the request is applied, or after it (its effect stays). */
+export function faultPhase(rule: FaultRule): 'before' | 'after' {
+  return rule.kind === 'trickle' || rule.kind === 'late' ? 'after' : (rule.phase ?? 'before');
 }

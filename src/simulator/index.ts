@@ -5,7 +5,10 @@
  * `{url}/nms/api/v2.1`, one token (`X-Auth-Token`; the CRM also takes `X-Auth-App-Key`). It backs offline
  * CLI runs, demos, training and the tests. Service statuses are the spec's: 1 Active, 6 Quoted,
  * 7 Obsolete, plus UISP's 3 Suspended. Knobs: `latencyMs`/`setLatency`, fault rules (`status`, `hang`,
- * `reset`, by `times` and seeded `rate`), and the `requests` log with `sequentialRoundTrips`.
+ * `reset` — `phase: 'before'` or `'after'` the request is applied —, `trickle` the answer, apply it
+ * `late`; by `times` and seeded `rate`), the `requests` log with `sequentialRoundTrips`, and signals to
+ * wait on instead of sleeping: `received(n)` (n requests arrived) and `settled()` (all handled, late
+ * writes included). Deleted CRM ids are never handed out again, as with UISP's auto-increment.
  *
  * ```ts
  * const sim = await startSimulator({ latencyMs: 20 });

@@ -96,6 +96,15 @@ function authorizeDevice({ data, params, body }: RouteRequest): Reply {
   return ok({ result: true, message: 'Device authorized.' });
 }
 
+/** NMS deletes only an empty site: no devices on it and no sites under it. */
+function deleteSite({ data, params }: RouteRequest): Reply {
+  const site = siteById(data, params.id);
+  const inUse = data.devices.some((d) => d.identification.site?.id === site.id) || data.sites.some((s) => s.identification.parent?.id === site.id);
+  if (inUse) throw new ApiError(nmsError(400, 'Site is not empty.'));
+  data.sites.splice(data.sites.indexOf(site), 1);
+  return ok({ result: true, message: 'Site deleted.' });
+}
+
 const router = new Router()
   .on('GET', '/devices', ({ data }) => ok(data.devices.filter((d) => d.identification.authorized)))
   .on('GET', '/devices/discovered', ({ data }) => ok(data.devices.filter((d) => !d.identification.authorized)))
@@ -103,7 +112,8 @@ const router = new Router()
   .on('POST', '/devices/:id/authorize', authorizeDevice)
   .on('GET', '/sites', ({ data }) => ok(data.sites))
   .on('POST', '/sites', createSite)
-  .on('GET', '/sites/:id', ({ data, params }) => ok(siteById(data, params.id)));
+  .on('GET', '/sites/:id', ({ data, params }) => ok(siteById(data, params.id)))
+  .on('DELETE', '/sites/:id', deleteSite);
 
 export const nmsApi: Api = {
   base: '/nms/api/v2.1',

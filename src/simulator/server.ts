@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { crmApi } from './crm-routes.js';
 import { sampleData, type SimulatorData } from './data.js';
-import { FaultInjector, type FaultRule } from './faults.js';
+import { FaultInjector, faultPhase, type FaultRule } from './faults.js';
 import { nmsApi } from './nms-routes.js';
 import { ApiError, type Api, type Reply } from './router.js';
 
@@ -57,6 +57,13 @@ export interface RunningSimulator {
   /** Replaces the fault rules (their `times` counters and the PRNG start over). */
   setFaults(rules: FaultRule[]): void;
   setLatency(ms: number): void;
+  /**
+   * Resolves once every request received so far has been fully handled, late and trickled ones
+   * included (their clients may have given up long before): a signal to wait on instead of a sleep.
+   */
+  settled(): Promise<void>;
+  /** Resolves once `count` requests have arrived in all (a signal for tests that must not sleep). */
+  received(count: number): Promise<void>;
   /** Stops listening and ends every open connection, hung requests included. */
   close(): Promise<void>;
 }
@@ -76,25 +83,32 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const closing = new AbortController();
   /** Settles when each open request's response is sent or its connection closes. */
   const inFlight = new Set<Promise<void>>();
+  /** Settles when each request's handling ends, which for a late write is after its client has gone. */
+  const handling = new Set<Promise<void>>();
+  const arrivalWaiters: { count: number; resolve: () => void }[] = [];
 
   async function serve(req: IncomingMessage, res: ServerResponse, record: RecordedRequest, fault: FaultRule | undefined): Promise<void> {
     const text = await readBody(req);
     const json = parseJson(text);
     record.body = json.value;
     if (latencyMs > 0) await sleep(latencyMs, undefined, { signal: closing.signal });
-    if (fault?.kind === 'hang') return;
-    if (fault?.kind === 'reset') {
-      req.socket.destroy();
-      return;
-    }
     const api = APIS.find((candidate) => record.path === candidate.base || record.path.startsWith(`${candidate.base}/`));
-    if (fault) return send(res, (api ?? fallbackApi).error(fault.status ?? 500));
-    if (!api) return send(res, fallbackApi.error(404));
-    if (!api.authenticates(req.headers, token)) return send(res, api.error(401));
-    if (!json.ok) return send(res, api.error(400, 'Invalid request payload JSON format.'));
+    if (fault && faultPhase(fault) === 'before') return fail(req, res, fault, api);
+    if (fault?.kind === 'late') await sleep(fault.delayMs ?? 1000, undefined, { signal: closing.signal });
+    const reply = dispatch(req, record, json, api);
+    if (!fault || fault.kind === 'late') return send(res, reply);
+    if (fault.kind === 'trickle') return trickle(res, reply, fault.intervalMs ?? 100, closing.signal);
+    return fail(req, res, fault, api);
+  }
+
+  /** Authentication, body and route: the reply UISP would give. */
+  function dispatch(req: IncomingMessage, record: RecordedRequest, json: { ok: boolean; value: unknown }, api: Api | undefined): Reply {
+    if (!api) return fallbackApi.error(404);
+    if (!api.authenticates(req.headers, token)) return api.error(401);
+    if (!json.ok) return api.error(400, 'Invalid request payload JSON format.');
     const route = api.router.match(record.method, record.path.slice(api.base.length));
-    if (!route) return send(res, api.error(404));
-    send(res, answer(() => route.handler({ data, params: route.params, query: record.query, body: json.value }), api));
+    if (!route) return api.error(404);
+    return answer(() => route.handler({ data, params: route.params, query: record.query, body: json.value }), api);
   }
 
   const server = createServer((req, res) => {
@@ -109,6 +123,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       endedAt: Number.NaN,
     };
     requests.push(record);
+    for (const waiter of arrivalWaiters.filter((w) => w.count <= requests.length)) {
+      arrivalWaiters.splice(arrivalWaiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
     const ended = new Promise<void>((resolve) =>
       res.on('close', () => {
         record.endedAt = performance.now();
@@ -120,10 +138,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     void ended.then(() => inFlight.delete(ended));
     // Drawn on arrival, so concurrent requests meet the PRNG in arrival order.
     const fault = faults.pick(record.method, record.path);
-    serve(req, res, record, fault).catch((error: unknown) => {
-      if (closing.signal.aborted || res.headersSent) return res.destroy();
+    const handled = serve(req, res, record, fault).catch((error: unknown) => {
+      if (closing.signal.aborted || res.headersSent) return void res.destroy();
       send(res, fallbackApi.error(500, error instanceof Error ? error.message : String(error)));
     });
+    handling.add(handled);
+    void handled.then(() => handling.delete(handled));
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -153,8 +173,33 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     setLatency: (ms) => {
       latencyMs = checkedLatency(ms);
     },
+    received: (count) => (requests.length >= count ? Promise.resolve() : new Promise((resolve) => arrivalWaiters.push({ count, resolve }))),
+    settled: async () => {
+      await Promise.all([...handling]);
+    },
     close: () => (closed ??= shutDown()),
   };
+}
+
+function fail(req: IncomingMessage, res: ServerResponse, fault: FaultRule, api: Api | undefined): void {
+  if (fault.kind === 'hang') return;
+  if (fault.kind === 'reset') {
+    req.socket.destroy();
+    return;
+  }
+  send(res, (api ?? fallbackApi).error(fault.status ?? 500));
+}
+
+/** The real answer, one byte per interval, until it is sent or the client goes away. */
+async function trickle(res: ServerResponse, reply: Reply, intervalMs: number, signal: AbortSignal): Promise<void> {
+  const payload = Buffer.from(reply.body === undefined ? '' : JSON.stringify(reply.body));
+  res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': payload.length });
+  for (const byte of payload) {
+    if (res.destroyed) return;
+    res.write(Buffer.of(byte));
+    await sleep(intervalMs, undefined, { signal });
+  }
+  res.end();
 }
 
 /** A handler's reply; ApiError is an early error reply, anything else thrown is a 500 in the system's shape. */

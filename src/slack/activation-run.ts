@@ -29,23 +29,8 @@ export interface ActivationRun {
   confirm?: ActivationConfirmation;
 }
 
+/** Runs on the same device or client take turns inside ActivationService (its lock is on resolved ids). */
 export async function runActivation(client: webApi.WebClient, deps: ListenerDeps, run: ActivationRun): Promise<void> {
-  const { logger, runningActivations } = deps;
-  const { request, origin } = run;
-  const key = request.device.trim().toLowerCase();
-  if (runningActivations.has(key)) {
-    await tellAgent(client, origin, notice(`An activation of *${escapeMrkdwn(request.device)}* is already running; wait for its result before retrying.`), logger);
-    return;
-  }
-  runningActivations.add(key);
-  try {
-    await render(client, deps, run);
-  } finally {
-    runningActivations.delete(key);
-  }
-}
-
-async function render(client: webApi.WebClient, deps: ListenerDeps, run: ActivationRun): Promise<void> {
   const { logger, audit } = deps;
   const { request, origin, startedBy, confirm } = run;
   const channel = origin.channelId;

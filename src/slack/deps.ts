@@ -11,8 +11,6 @@ export interface ListenerDeps {
   logger: Logger;
   /** Names CRM service status numbers as configured (SERVICE_STATUS_*). */
   statusLabel: StatusLabeller;
-  /** Devices with an activation running in this process: a double-clicked Retry must not run twice at once. */
-  runningActivations: Set<string>;
   /** Deliveries already acted on: a repeated submission or button press runs nothing (see onceView, onceButton). */
   deliveries: DeliveryLog;
 }

@@ -153,12 +153,24 @@ describe('subops suspend / unsuspend / reasons', () => {
     expect(writes()).toEqual([]);
   });
 
-  it('a write UISP does not answer is reported as possibly applied, and not retried', async () => {
+  const fastRetries = () => ({ UISP_URL: sim.url, UISP_TOKEN: TOKEN, UISP_WRITE_BACKOFF_MS: '1' });
+
+  it('a write UISP keeps refusing with 503 is retried, read back, and reported as not applied', async () => {
     sim.setFaults([{ method: 'PATCH', path: /\/suspend$/, kind: 'status', status: 503 }]);
-    const { code, err } = await subops(['suspend', '--service-id', '101', '--reason', '1']);
+    const { code, err } = await subops(['suspend', '--service-id', '101', '--reason', '1'], fastRetries());
     expect(code).toBe(1);
-    expect(err).toContain('UISP did not confirm the change: it may or may not have been applied.');
+    expect(err).toMatch(/HTTP 503.*\(tried 5 times; UISP shows it was not applied\)/);
+    expect(err).toContain('Nothing was changed.');
+    expect(writes()).toEqual(Array(5).fill('PATCH /crm/api/v1.0/clients/services/101/suspend'));
+  });
+
+  it('a suspension applied but whose answer was lost is not sent again: the service is read first', async () => {
+    sim.setFaults([{ method: 'PATCH', path: /\/suspend$/, kind: 'reset', phase: 'after', times: 1 }]);
+    const { code, out } = await subops(['suspend', '--service-id', '101', '--reason', '1'], fastRetries());
+    expect(code).toBe(0);
+    expect(out).toMatch(/Status: Active → Suspended\./);
     expect(writes()).toEqual(['PATCH /crm/api/v1.0/clients/services/101/suspend']);
+    expect(sim.data.services.find((s) => s.id === 101)?.suspensionPeriods).toHaveLength(1);
   });
 
   it('a missing service id is exit 2 before any request', async () => {
@@ -234,7 +246,7 @@ describe('subops payments', () => {
     expect(code).toBe(0);
     expect(out).toMatch(/^Recorded payment #\d+: GYD 2,500\.50 from client #1001 Marcus Baptiste by Cash\./);
     const cash = sim.data.paymentMethods.find((m) => m.name === 'Cash')!;
-    expect(sim.requests.find((r) => r.method === 'POST')).toMatchObject({ path: '/crm/api/v1.0/payments', body: { clientId: 1001, amount: 2500.5, methodId: cash.id, note: 'counter' } });
+    expect(sim.requests.find((r) => r.method === 'POST')).toMatchObject({ path: '/crm/api/v1.0/payments', body: { clientId: 1001, amount: 2500.5, methodId: cash.id, note: expect.stringMatching(/^counter\nsubops:op=cli-[0-9a-f]{16}$/) } });
   });
 });
 

@@ -64,7 +64,7 @@ describe('--json', () => {
 
   it('payments add: the recorded payment and its client', async () => {
     const [recorded] = lines((await subops(['payments', 'add', '--client-id', '1006', '--amount', '2500', '--method', 'cash', '--note', 'counter', '--json'])).out);
-    expect(keys(recorded)).toEqual(['client', 'payment']);
+    expect(keys(recorded)).toEqual(['alreadyRecorded', 'client', 'payment']);
     expect(keys(recorded!.payment)).toEqual(PAYMENT);
     expect(recorded).toMatchObject({ client: { id: 1006, name: 'Bartica Marine Supplies' }, payment: { clientId: 1006, amount: 2500, currency: 'GYD', method: { name: 'Cash' }, note: 'counter' } });
   });

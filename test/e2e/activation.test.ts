@@ -85,7 +85,8 @@ describe('/activate in the chat', () => {
     expect(backedOut.transcript).toContain('└ [Move and activate]  [Back out]');
     expect(e2e.writes()).toEqual([]);
 
-    e2e.playground.simulator.setFaults([{ method: 'POST', path: /\/authorize$/, kind: 'status', status: 503, times: 1 }]);
+    // A refusal (4xx), not a transient 503: those are retried within the run and would not fail it.
+    e2e.playground.simulator.setFaults([{ method: 'POST', path: /\/authorize$/, kind: 'status', status: 400, times: 1 }]);
     const { transcript } = await e2e.chat(['/activate 10.20.1.77 ada lovelace', '/submit', 'y', '/press Retry']);
     expect(transcript).toContain('❌ Authorization (failed)');
     expect(transcript).toContain('↳ SubOps: 🔁 Retry started by @agent.');

@@ -47,7 +47,7 @@ describe('/payments add in the chat', () => {
     const cash = e2e.playground.simulator.data.paymentMethods.find((m) => m.name === 'Cash')!;
     const posts = e2e.playground.simulator.requests.filter((r) => r.method !== 'GET');
     expect(posts.map((r) => [r.method, r.path, r.body])).toEqual([
-      ['POST', '/crm/api/v1.0/payments', expect.objectContaining({ clientId: 1001, amount: 2500, methodId: cash.id, note: 'Paid at the counter' })],
+      ['POST', '/crm/api/v1.0/payments', expect.objectContaining({ clientId: 1001, amount: 2500, methodId: cash.id, note: expect.stringMatching(/^Paid at the counter\nsubops:op=V\w+$/) })],
     ]);
   });
 });

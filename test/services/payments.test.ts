@@ -58,10 +58,10 @@ describe('PaymentService.record and PAYMENT_MAX_AMOUNT', () => {
   it('refuses an amount above the configured maximum before anything is sent', async () => {
     uisp = await startUisp({ env: { PAYMENT_MAX_AMOUNT: '500' } });
     expect(uisp.services.payments.readInput({ client: '1001', amount: '500.01' })).toEqual({ ok: false, problems: { amount: 'Amount must be at most 500 (the PAYMENT_MAX_AMOUNT setting).' } });
-    const error = await uisp.services.payments.record({ clientId: 1001, amount: 500.01 }).catch((e: unknown) => e);
+    const error = await uisp.services.payments.record({ clientId: 1001, amount: 500.01 }, { operationKey: 'over-max' }).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'InputError', field: 'amount', message: 'Amount must be at most 500 (the PAYMENT_MAX_AMOUNT setting).' });
     expect(uisp.sim.requests).toEqual([]);
-    await uisp.services.payments.record({ clientId: 1001, amount: 500 });
+    await uisp.services.payments.record({ clientId: 1001, amount: 500 }, { operationKey: 'at-max' });
     expect(uisp.writes()).toEqual(['POST /crm/api/v1.0/payments']);
   });
 });

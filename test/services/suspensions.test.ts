@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SERVICE_STATUSES } from '../../src/services/activation/service-status.js';
 import { InputError } from '../../src/services/errors.js';
 import { applicableAction, decideSuspension, SuspensionService } from '../../src/services/suspensions.js';
-import { UispUnavailableError } from '../../src/services/uisp/errors.js';
+import { UispUnavailableError, UispWriteNotAppliedError } from '../../src/services/uisp/errors.js';
 import { suspensionResultReply } from '../../src/views/suspension.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
 
@@ -110,7 +110,9 @@ describe('against the simulator', () => {
   it('a write UISP did not confirm and the read-back shows did not land is still a failure', async () => {
     uisp = await startUisp({ simulator: {} });
     uisp.sim.setFaults([{ method: 'PATCH', path: /\/suspend$/, kind: 'status', status: 503 }]);
-    await expect(uisp.services.suspensions.suspend(101, await reasonOf(1))).rejects.toBeInstanceOf(UispUnavailableError);
+    const error = await uisp.services.suspensions.suspend(101, await reasonOf(1)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UispWriteNotAppliedError);
+    expect((error as Error).message).toContain('UISP shows it was not applied');
   });
 
   it('a suspension that landed but could not be read back reports an unknown status, not the old one', async () => {

@@ -96,6 +96,97 @@ describe('faults', () => {
   });
 });
 
+describe('faults after the write is applied, trickles and late completion', () => {
+  const adas = (sim: RunningSimulator) => sim.data.clients.filter((c) => c.firstName === 'Ada');
+  const ada = { clientType: 1, isLead: false, firstName: 'Ada', lastName: 'Lovelace' };
+
+  it('status after: the client is created, but the answer is a 503', async () => {
+    const sim = await start({ faults: [{ method: 'POST', path: `${CRM}/clients`, kind: 'status', status: 503, phase: 'after', times: 1 }] });
+    expect((await crm(sim, 'POST', '/clients', ada)).status).toBe(503);
+    expect(adas(sim)).toHaveLength(1);
+  });
+
+  it('status before (the default) changes nothing', async () => {
+    const sim = await start({ faults: [{ method: 'POST', path: `${CRM}/clients`, kind: 'status', status: 503, times: 1 }] });
+    expect((await crm(sim, 'POST', '/clients', ada)).status).toBe(503);
+    expect(adas(sim)).toHaveLength(0);
+  });
+
+  it('reset after: the payment is recorded, and the connection dropped without an answer', async () => {
+    const sim = await start({ faults: [{ method: 'POST', path: `${CRM}/payments`, kind: 'reset', phase: 'after' }] });
+    const before = sim.data.payments.length;
+    await expect(crm(sim, 'POST', '/payments', { clientId: 1001, amount: 1 })).rejects.toThrow();
+    expect(sim.data.payments).toHaveLength(before + 1);
+    expect(sim.requests[0]!.status).toBe(0);
+  });
+
+  it('hang after: the site exists while its creation is still unanswered', async () => {
+    const sim = await start({ faults: [{ method: 'POST', path: `${NMS}/sites`, kind: 'hang', phase: 'after' }] });
+    const pending = nms(sim, 'POST', '/sites', { name: 'Ada Lovelace', type: 'endpoint' });
+    void pending.catch(() => {});
+    await sim.received(1);
+    await sim.settled();
+    expect(sim.data.sites.some((site) => site.identification.name === 'Ada Lovelace')).toBe(true);
+    expect(sim.requests[0]!.status).toBe(0);
+  });
+
+  it('trickle: the real answer arrives a byte at a time, complete', async () => {
+    const sim = await start({ faults: [{ method: 'GET', path: `${CRM}/clients/1001`, kind: 'trickle', intervalMs: 0 }] });
+    const answer = await crm(sim, 'GET', '/clients/1001');
+    expect(answer).toMatchObject({ status: 200, body: { id: 1001, firstName: 'Marcus' } });
+  });
+
+  it('late: the write lands after the client has given up; settled() says when', async () => {
+    const sim = await start({ faults: [{ method: 'POST', path: `${CRM}/clients`, kind: 'late', delayMs: 200 }] });
+    const giveUp = new AbortController();
+    const sent = fetch(`${sim.url}${CRM}/clients`, {
+      method: 'POST',
+      headers: { 'X-Auth-Token': sim.token, 'content-type': 'application/json' },
+      body: JSON.stringify(ada),
+      signal: giveUp.signal,
+    });
+    await sim.received(1);
+    giveUp.abort();
+    await expect(sent).rejects.toThrow();
+    expect(adas(sim)).toHaveLength(0);
+    await sim.settled();
+    expect(adas(sim)).toHaveLength(1);
+  });
+
+  it('phase applies to status, hang and reset only; intervals and delays are ms ≥ 0', async () => {
+    const sim = await start();
+    expect(() => sim.setFaults([{ path: '*', kind: 'trickle', phase: 'before' }])).toThrow(/phase/);
+    expect(() => sim.setFaults([{ path: '*', kind: 'late', delayMs: -1 }])).toThrow(/delayMs/);
+  });
+});
+
+describe('deleting what SubOps created twice', () => {
+  it('DELETE /clients/{id} removes the client with its services', async () => {
+    const sim = await start();
+    expect((await crm(sim, 'DELETE', '/clients/1002')).status).toBe(200);
+    expect((await crm(sim, 'GET', '/clients/1002')).status).toBe(404);
+    expect(sim.data.services.some((s) => s.clientId === 1002)).toBe(false);
+    expect((await crm(sim, 'DELETE', '/clients/1002')).status).toBe(404);
+  });
+
+  it('ids of deleted records are never handed out again, as with the CRM’s auto-increment', async () => {
+    const sim = await start();
+    const first = await crm(sim, 'POST', '/clients', { clientType: 1, isLead: false, firstName: 'Ada', lastName: 'Lovelace' });
+    await crm(sim, 'DELETE', `/clients/${first.body.id}`);
+    const second = await crm(sim, 'POST', '/clients', { clientType: 1, isLead: false, firstName: 'Ada', lastName: 'Lovelace' });
+    expect(second.body.id).toBe(first.body.id + 1);
+  });
+
+  it('DELETE /sites/{id} removes an empty site and refuses one with devices on it', async () => {
+    const sim = await start();
+    const created = await nms(sim, 'POST', '/sites', { name: 'Spare', type: 'endpoint' });
+    expect(await nms(sim, 'DELETE', `/sites/${created.body.id}`)).toMatchObject({ status: 200, body: { result: true } });
+    expect((await nms(sim, 'GET', `/sites/${created.body.id}`)).status).toBe(404);
+    // Marcus Baptiste's endpoint site holds cpe-baptiste.
+    expect(await nms(sim, 'DELETE', '/sites/1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c56')).toMatchObject({ status: 400, body: { message: 'Site is not empty.' } });
+  });
+});
+
 describe('latency and the request log', () => {
   it('delays every response by latencyMs; setLatency changes it', async () => {
     const sim = await start({ latencyMs: 80 });

@@ -84,7 +84,7 @@ describe('/payments add', () => {
     const recorded = JSON.stringify(await h.viewBecomes(id, 'subops_info', 'Recorded payment'));
     expect(recorded).toContain('GYD 2,500.00');
     const posts = h.uisp.sim.requests.filter((r) => r.method === 'POST');
-    expect(posts.map((r) => [r.path, r.body])).toEqual([['/crm/api/v1.0/payments', expect.objectContaining({ clientId: 1001, amount: 2500, methodId: cashId, note: 'Paid at the <!channel> office' })]]);
+    expect(posts.map((r) => [r.path, r.body])).toEqual([['/crm/api/v1.0/payments', expect.objectContaining({ clientId: 1001, amount: 2500, methodId: cashId, note: `Paid at the <!channel> office\nsubops:op=${id}` })]]);
 
     await h.fake.waitFor('chat.postMessage', (call) => call.args.channel === AUDIT_CHANNEL);
     const [message] = h.fake.messages(CHANNEL);

@@ -17,7 +17,7 @@ export interface UispFixture {
 
 export async function startUisp(options: { env?: Env; now?: () => Date; simulator?: SimulatorOptions } = {}): Promise<UispFixture> {
   const sim = await startSimulator(options.simulator);
-  const config = loadCoreConfig({ UISP_URL: sim.url, UISP_TOKEN: sim.token, UISP_RETRY_BACKOFF_MS: '1', ISP_TIMEZONE: 'America/Guyana', ...options.env });
+  const config = loadCoreConfig({ UISP_URL: sim.url, UISP_TOKEN: sim.token, UISP_RETRY_BACKOFF_MS: '1', UISP_WRITE_BACKOFF_MS: '1', ISP_TIMEZONE: 'America/Guyana', ...options.env });
   const services = createServices(config, options.now ? { now: options.now } : {});
   return {
     sim,

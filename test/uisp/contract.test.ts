@@ -28,6 +28,7 @@ const crmDrives = {
   getClient: { reply: fixtures.client(1), run: (c) => c.getClient(1) },
   createClient: { reply: fixtures.client(2), run: (c) => c.createClient({ firstName: 'Ada', lastName: 'Lovelace', email: 'a@b.c' }) },
   updateClient: { reply: fixtures.client(2), run: (c) => c.updateClient(2, { lastName: 'King' }) },
+  deleteClient: { reply: '', run: (c) => c.deleteClient(2) },
   listServices: { reply: [fixtures.service()], run: (c) => c.listServices(1) },
   getService: { reply: fixtures.service(5), run: (c) => c.getService(5) },
   createService: {
@@ -50,6 +51,7 @@ const nmsDrives = {
   getDevice: { reply: fixtures.device('d-1'), run: (n) => n.getDevice('d-1') },
   listSites: { reply: [fixtures.site()], run: (n) => n.listSites() },
   createSite: { reply: fixtures.site('s-2'), run: (n) => n.createSite({ name: 'Ada Lovelace', type: 'endpoint', parentSiteId: 's-0' }) },
+  deleteSite: { reply: fixtures.nmsStatus(), run: (n) => n.deleteSite('s-2') },
   authorizeDevice: { reply: fixtures.nmsStatus(), run: (n) => n.authorizeDevice('d-1', 's-2') },
 } satisfies Record<Methods<NmsClient>, Drive<NmsClient>>;
 
@@ -210,14 +212,16 @@ describe('every client request is documented', () => {
       .map(describeCall);
     // Spec §4: "Endpoints for deleting a service, creating a site, linking a device to a site, authorizing a
     // device and listing discovered devices: not shown". Plans, payment methods and a single service come
-    // from the CRM blueprint.
+    // from the CRM blueprint; deleting SubOps' own duplicate clients and sites from the blueprint and Swagger.
     expect(outsideSpec).toEqual([
+      'DELETE /crm/api/v1.0/clients/2',
       'GET /crm/api/v1.0/clients/services/5',
       'DELETE /crm/api/v1.0/clients/services/5',
       'GET /crm/api/v1.0/service-plans',
       'GET /crm/api/v1.0/payment-methods',
       'GET /nms/api/v2.1/devices/discovered',
       'POST /nms/api/v2.1/sites',
+      'DELETE /nms/api/v2.1/sites/s-2',
       'POST /nms/api/v2.1/devices/d-1/authorize',
     ]);
   });

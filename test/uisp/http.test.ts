@@ -499,7 +499,7 @@ describe.concurrent('timeouts and connection failures (loopback server)', () => 
   type Handler = (req: IncomingMessage, res: ServerResponse, hit: number) => void;
 
   /** A loopback UISP stand-in plus an NMS client on the production dispatcher; torn down after the test. */
-  async function loopback(handler: Handler, { retries = 0, requestMs = 100 } = {}) {
+  async function loopback(handler: Handler, { retries = 0, requestMs = 100, deadlineMs = 30_000 } = {}) {
     let hits = 0;
     const server: Server = createServer((req, res) => handler(req, res, ++hits));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -518,7 +518,7 @@ describe.concurrent('timeouts and connection failures (loopback server)', () => 
       baseUrl: `${origin}${NMS_BASE}`,
       headers: { 'X-Auth-Token': NMS_TOKEN },
       dispatcher,
-      timeouts: { connectMs: 500, requestMs },
+      timeouts: { connectMs: 500, requestMs, deadlineMs },
       retry: { retries, backoffMs: 1 },
     });
     return { nms: new NmsClient(http), hits: () => hits, stop };
@@ -545,6 +545,38 @@ describe.concurrent('timeouts and connection failures (loopback server)', () => 
     const error = await failure(nms.listSites());
     expect(error).toBeInstanceOf(UispUnavailableError);
     expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites: no answer within 80 ms`);
+  });
+
+  it('a body trickled a byte at a time ends at the total deadline, though no single chunk is late', async () => {
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    const { nms } = await loopback(
+      (_req, res) => {
+        res.writeHead(200, JSON_HEADERS);
+        const drip = setInterval(() => res.write(' '), 10);
+        res.on('close', () => {
+          clearInterval(drip);
+          closed();
+        });
+      },
+      { requestMs: 5_000, deadlineMs: 150 },
+    );
+
+    const started = performance.now();
+    const error = await failure(nms.listSites());
+    expect(error).toBeInstanceOf(UispUnavailableError);
+    expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites: no complete answer within 150 ms`);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    // The request is really abandoned, not left running in the background.
+    await connectionClosed;
+  });
+
+  it('a write cut off by the deadline may have been applied; the error says so', async () => {
+    const { nms, hits } = await loopback((_req, res) => res.writeHead(200, JSON_HEADERS), { requestMs: 5_000, deadlineMs: 100, retries: 3 });
+    const error = await failure(nms.authorizeDevice('d-1', 's-1'));
+    expect(error.message).toContain('no complete answer within 100 ms');
+    expect(error.mayHaveApplied).toBe(true);
+    expect(hits()).toBe(1);
   });
 
   it('a GET that times out is retried and then succeeds', async () => {

@@ -16,14 +16,18 @@ import { clientJson, paymentJson, type RecordedPaymentJson } from '../json.js';
 const MAX_SHOWN = 10_000;
 
 export const paymentsHelp = `Usage: subops payments [--client-id <id>] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--limit <n>] [--json | --csv]
-       subops payments add --client-id <id> --amount <n> [--method <id or name>] [--note <text>]
+       subops payments add --client-id <id> --amount <n> [--method <id or name>] [--note <text>] [--key <text>]
 
 Lists payments newest first with totals per currency. Without dates: the last 30 days for all
 clients, or a client's whole history. --limit (1-${MAX_SHOWN}, default 20) is how many are listed.
 --csv prints a header line then one line per payment; --json one payment object per line (README:
-JSON output). \`payments add\` records a payment (--json: one object with the payment and its client).
-Ids may be written 1001 or #1001; amounts as 1500, 1,500 or 1500.50 (greater than 0, at most
-PAYMENT_MAX_AMOUNT).`;
+JSON output). Ids may be written 1001 or #1001; amounts as 1500, 1,500 or 1500.50 (greater than 0,
+at most PAYMENT_MAX_AMOUNT).
+
+\`payments add\` records a payment once (--json: one object with the payment and its client): the
+same client, amount, method and note on the same day is one operation, so running it again (say
+after a lost answer) records nothing new. --key names the operation instead (letters, digits,
+. _ : -), e.g. a receipt number; give a new key to record a second identical payment.`;
 
 export async function payments(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'add') return addPayment(argv.slice(1), io);
@@ -70,6 +74,7 @@ async function addPayment(argv: string[], io: CliIo): Promise<number> {
     amount: { type: 'string' },
     method: { type: 'string' },
     note: { type: 'string' },
+    key: { type: 'string' },
     json: { type: 'boolean' },
   });
   if (values.help) return writeLine(io.stdout, paymentsHelp), EXIT.ok;
@@ -80,18 +85,25 @@ async function addPayment(argv: string[], io: CliIo): Promise<number> {
   const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
   try {
     const audit = await openCliAudit(io, connection.config.logLevel);
+    const { payments: service } = connection.services;
     let recorded;
     try {
-      recorded = await connection.services.payments.record(input);
+      recorded = await service.record(input, { operationKey: values.key ?? service.operationKeyFor(input) });
     } catch (error) {
       const failure = auditedFailure(error);
       if (failure) await audit.record(paymentFailureAudit(input, failure));
       throw error;
     }
-    const { payment, client, method } = recorded;
-    if (values.json) writeLine(io.stdout, JSON.stringify({ payment: paymentJson(payment, method ? [method] : []), client: clientJson(client) } satisfies RecordedPaymentJson));
+    const { payment, client, method, alreadyRecorded } = recorded;
+    if (values.json) writeLine(io.stdout, JSON.stringify({ payment: paymentJson(payment, method ? [method] : []), client: clientJson(client), alreadyRecorded } satisfies RecordedPaymentJson));
     else {
-      writeText(io.stdout, `Recorded payment #${payment.id}: ${formatMoney(payment.amount, payment.currencyCode)} from client #${client.id} ${clientDisplayName(client)}${method ? ` by ${method.name}` : ''}.`);
+      const what = `payment #${payment.id}: ${formatMoney(payment.amount, payment.currencyCode)} from client #${client.id} ${clientDisplayName(client)}${method ? ` by ${method.name}` : ''}`;
+      writeText(
+        io.stdout,
+        alreadyRecorded
+          ? `Already recorded: ${what} (the same operation was recorded before). Nothing was changed; to record another identical payment, give a new --key.`
+          : `Recorded ${what}.`,
+      );
     }
     await audit.record(paymentAudit(recorded));
     return EXIT.ok;

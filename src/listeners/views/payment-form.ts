@@ -33,7 +33,8 @@ export function register(app: App, deps: ListenerDeps): void {
 
     let recorded;
     try {
-      recorded = await payments.record(parsed.input);
+      // The view id names the operation: the same submission received twice records one payment.
+      recorded = await payments.record(parsed.input, { operationKey: view.id });
     } catch (error) {
       const failure = describeFailure(error);
       if (!failure.expected) logger.error({ err: error }, 'recording a payment failed');
@@ -48,6 +49,8 @@ export function register(app: App, deps: ListenerDeps): void {
     }
 
     await updateView(client, { viewId: view.id, view: paymentRecordedView(recorded, origin) }, logger);
+    // A repeated submission: the first one posted the message and the audit record.
+    if (recorded.alreadyRecorded) return;
     let ts: string | undefined;
     try {
       ts = (await client.chat.postMessage({ channel: origin.channelId, ...paymentRecordedMessage(recorded, origin.userId) })).ts;

@@ -6,16 +6,30 @@
  * the writes, each only if still needed. Every decision is re-derived from UISP's current state, so
  * re-running after any failure converges: no second client, service or site.
  */
+import { randomUUID } from 'node:crypto';
 import type { ActivationConfig } from '../../config.js';
 import type { CrmClient } from '../uisp/crm-client.js';
+import { creationStamp, UnconfirmedCreateError, type KeyedLock, type WriteRetryPolicy } from '../converge.js';
 import { UispError, UispNotFoundError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import type { Service } from '../uisp/schemas.js';
 import { parseDeviceQuery } from './device-match.js';
 import { titleCase } from './names.js';
 import { formatMoney } from '../money.js';
-import { clientRef, decideActivation, describeCandidate, describeMove, identifyClient, siteMarker, siteRef, type ClientLookup } from './planner.js';
+import { clientRef, decideActivation, describeCandidate, describeMove, identifyClient, siteRef, type ClientLookup } from './planner.js';
 import { statusLabel } from './service-status.js';
+import {
+  ensureActiveService,
+  ensureAuthorized,
+  ensureClient,
+  ensureSite,
+  removeDuplicateClients,
+  settleActiveService,
+  settleSite,
+  runMarker,
+  type DeviceState,
+  type WriteDeps,
+} from './writes.js';
 import type {
   ActivationConfirmation,
   ActivationDecision,
@@ -59,10 +73,38 @@ export interface ActivationDeps {
   crmBaseUrl: string;
   /** Today's date (YYYY-MM-DD) in the ISP's time zone. */
   today: () => string;
+  /** How write steps are retried after transient failures (UISP_WRITE_RETRIES and friends). */
+  writeRetry: WriteRetryPolicy;
+  /** This process's locks on device and client ids: the CLI and the bot share the services, so share these. */
+  locks: KeyedLock;
+  /** Creation stamps of new sites (ms, increasing); real time even when `today` is pinned. */
+  clock?: () => number;
 }
 
+const serviceRefOf = (service: Service, statuses: ActivationConfig['statuses']): ServiceRef => ({
+  id: service.id,
+  status: service.status,
+  statusLabel: statusLabel(service.status, statuses),
+  name: service.name,
+});
+
+/** How many times a plan is read again when concurrent writes changed what it read. */
+const READ_AGAIN_LIMIT = 3;
+
+/** Keys of the in-process lock: resolved ids, never typed text (the same device typed two ways is one key). */
+const lockKeys = (plan: ActivationPlan) => [`device:${plan.device.id}`, ...(plan.client.action === 'reuse' ? [`client:${plan.client.client.id}`] : [])];
+
 export class ActivationService {
-  constructor(private readonly deps: ActivationDeps) {}
+  /** Shared by every run; each run adds its own marker (`forRun`). */
+  private readonly writes: Omit<WriteDeps, 'run'>;
+
+  constructor(private readonly deps: ActivationDeps) {
+    this.writes = { crm: deps.crm, nms: deps.nms, settings: deps.settings, retry: deps.writeRetry, clock: deps.clock ?? creationStamp };
+  }
+
+  private forRun(): WriteDeps {
+    return { ...this.writes, run: runMarker(randomUUID().slice(0, 8)) };
+  }
 
   /** Reads only: what `run` would do now, as a typed decision (refused, needs confirmation, or a plan). */
   decide(request: ActivationRequest): Promise<ActivationDecision> {
@@ -83,6 +125,8 @@ export class ActivationService {
   /**
    * Yields one event per step as it happens and always ends with exactly one result event; never throws.
    * A refusal, or a device move the caller did not confirm (`confirm.moveFrom`), stops it before any write.
+   * Runs on the same device or client in this process take turns (a waiting run plans again once the
+   * first is done); across processes the writes themselves converge (writes.ts).
    */
   async *run(
     request: ActivationRequest,
@@ -90,8 +134,11 @@ export class ActivationService {
   ): AsyncGenerator<ActivationEvent> {
     const log = new RunLog();
     let plan: ActivationPlan;
+    let release = () => {};
     try {
-      plan = planToRun(await this.read(request), confirm, dryRun);
+      const replan = () => this.readConverging(request, confirm, dryRun);
+      plan = await replan();
+      if (!dryRun) ({ plan, release } = await this.lock(plan, replan));
     } catch (error) {
       const failure = asFailure(error);
       const failedStep = FAILED_STEP[failure.code];
@@ -99,40 +146,98 @@ export class ActivationService {
       yield { ...log.failed(failedStep, failure), ...(failure.plan && { plan: failure.plan }) };
       return;
     }
-    const device = plan.device;
-    yield step('discover', 'done', `Found ${device.name} (${[device.ip, device.mac].filter(Boolean).join(', ')}) in the ${device.list} devices list`, { deviceId: device.id });
-    if (dryRun) {
-      yield* planEvents(plan);
-      yield { type: 'result', outcome: 'planned', message: 'Dry run: nothing was written.', plan, device, done: [], notDone: [] };
-      return;
+    try {
+      const device = plan.device;
+      yield step('discover', 'done', `Found ${device.name} (${[device.ip, device.mac].filter(Boolean).join(', ')}) in the ${device.list} devices list`, { deviceId: device.id });
+      if (dryRun) {
+        yield* planEvents(plan);
+        yield { type: 'result', outcome: 'planned', message: 'Dry run: nothing was written.', plan, device, done: [], notDone: [] };
+        return;
+      }
+      yield* this.write(request, plan, log, this.forRun());
+    } finally {
+      release();
     }
+  }
+
+  /**
+   * The plan, read again when another process changed what it read: a device another run authorized
+   * while the two device lists were being read is in neither, and a name made ambiguous only by SubOps'
+   * own duplicate clients (a lost create that landed late) is tidied up first.
+   */
+  private async readConverging(request: ActivationRequest, confirm: ActivationConfirmation, dryRun: boolean): Promise<ActivationPlan> {
+    for (let again = 0; ; again++) {
+      try {
+        return planToRun(await this.read(request), confirm, dryRun);
+      } catch (error) {
+        if (!(error instanceof ActivationFailure) || again >= READ_AGAIN_LIMIT) throw error;
+        if (error.code === 'device-not-found' && again === 0) continue;
+        if (error.code !== 'client-ambiguous' || request.clientId !== undefined) throw error;
+        // Other processes may still be creating (and tidying) their own duplicates: tidy, then look again.
+        if (!(await removeDuplicateClients(this.writes, { firstName: titleCase(request.firstName), lastName: titleCase(request.lastName) }))) throw error;
+      }
+    }
+  }
+
+  /** Takes this process's lock on the plan's ids; a run that had to wait plans again from UISP's new state. */
+  private async lock(plan: ActivationPlan, replan: () => Promise<ActivationPlan>): Promise<{ plan: ActivationPlan; release: () => void }> {
+    for (;;) {
+      const held = lockKeys(plan);
+      const { release, waited } = await this.deps.locks.acquire(held);
+      if (!waited) return { plan, release };
+      try {
+        plan = await replan();
+      } catch (error) {
+        release();
+        throw error;
+      }
+      if (lockKeys(plan).every((key) => held.includes(key))) return { plan, release };
+      release();
+    }
+  }
+
+  private async *write(request: ActivationRequest, plan: ActivationPlan, log: RunLog, writes: WriteDeps): AsyncGenerator<ActivationEvent> {
+    const { device } = plan;
     log.expect(plan);
 
     let client: ClientRef;
+    let clientIsNew = false;
     if (plan.client.action === 'reuse') {
       client = plan.client.client;
       yield step('client', 'skipped', `Reusing client #${client.id} ${client.name}`, { clientId: client.id });
     } else {
+      const { firstName, lastName } = plan.client;
+      let outcome;
       try {
-        client = clientRef(await this.deps.crm.createClient({ firstName: plan.client.firstName, lastName: plan.client.lastName, ...contactOf(request) }));
+        outcome = await ensureClient(writes, { firstName, lastName }, contactOf(request));
       } catch (error) {
+        log.unconfirmed('client', error, (id) => `Created client #${id} ${firstName} ${lastName}`);
         yield step('client', 'failed', errorMessage(error));
         yield log.failed('client', error, { device });
         return;
       }
-      const message = `Created client #${client.id} ${client.name}`;
-      log.did('client', message);
-      yield step('client', 'done', message, { clientId: client.id });
+      client = clientRef(outcome.record);
+      clientIsNew = outcome.created;
+      log.removed('client', outcome.removed);
+      if (outcome.created) {
+        const message = `Created client #${client.id} ${client.name}`;
+        log.did('client', message);
+        yield step('client', 'done', message, { clientId: client.id });
+      } else {
+        log.settled('client');
+        yield step('client', 'skipped', `Reusing client #${client.id} ${client.name}, created by another activation of the same customer`, { clientId: client.id });
+      }
     }
 
     // The service and the site depend only on the client, so both go out together.
-    const [serviceOutcome, siteOutcome] = await Promise.allSettled([this.ensureService(plan, client, log), this.ensureSite(plan, client, log)]);
+    const [serviceOutcome, siteOutcome] = await Promise.allSettled([this.ensureService(writes, plan, client, clientIsNew, log), this.ensureSite(writes, plan, client, clientIsNew, log)]);
     const failures: { name: StepName; error: unknown }[] = [];
     for (const [name, outcome] of [['service', serviceOutcome], ['site', siteOutcome]] as const) {
       if (outcome.status === 'fulfilled') {
         yield outcome.value.event;
       } else {
         failures.push({ name, error: outcome.reason });
+        log.unconfirmed(name, outcome.reason, (id) => (name === 'service' ? `Created Active service #${id}` : `Created NMS site "${client.name}"`));
         yield step(name, 'failed', errorMessage(outcome.reason));
       }
     }
@@ -143,11 +248,15 @@ export class ActivationService {
       return;
     }
 
-    if (plan.authorize.action === 'skip') {
-      yield step('authorize', 'skipped', plan.authorize.reason, { deviceId: device.id, siteId: site.id });
+    // Where the device is now (read with the site) wins over the plan: another run may have authorized it.
+    const now = siteOutcome.status === 'fulfilled' ? siteOutcome.value.device : undefined;
+    const onSite = now ? now.authorized && now.siteId === site.id : plan.authorize.action === 'skip';
+    if (onSite) {
+      log.settled('authorize');
+      yield step('authorize', 'skipped', `${device.name} is already authorized on site "${site.name}"`, { deviceId: device.id, siteId: site.id });
     } else {
       try {
-        await this.deps.nms.authorizeDevice(device.id, site.id);
+        await ensureAuthorized(writes, device.id, site.id);
       } catch (error) {
         yield step('authorize', 'failed', errorMessage(error));
         yield log.failed('authorize', error, { device, client, service, site });
@@ -184,52 +293,54 @@ export class ActivationService {
     };
   }
 
-  private async ensureService(plan: ActivationPlan, client: ClientRef, log: RunLog): Promise<{ service: ServiceRef; event: StepEvent }> {
+  /** `clientIsNew`: this run created the client just now, so nothing can hang under it yet but what it makes. */
+  private async ensureService(writes: WriteDeps, plan: ActivationPlan, client: ClientRef, clientIsNew: boolean, log: RunLog): Promise<{ service: ServiceRef; event: StepEvent }> {
+    const { statuses } = this.deps.settings;
     if (plan.service.action === 'reuse') {
-      const service = plan.service.service;
+      const kept = await settleActiveService(writes, client.id, plan.service.service);
+      const service = kept ? serviceRefOf(kept.record, statuses) : plan.service.service;
+      log.removed('service', kept?.removed ?? []);
       return { service, event: step('service', 'skipped', `Already activated: service #${service.id}${service.name ? ` (${service.name})` : ''} is Active`, { clientId: client.id, serviceId: service.id }) };
     }
-    const { settings, crm } = this.deps;
-    const deleted: number[] = [];
-    for (const old of plan.service.delete) {
-      await crm.deleteService(old.id);
-      deleted.push(old.id);
-      log.did(`delete:${old.id}`, `Deleted ${old.statusLabel} service #${old.id}`);
-    }
-    const created = await crm.createService(client.id, {
-      status: settings.statuses.active,
-      servicePlanPeriodId: plan.service.servicePlanPeriodId,
-      price: plan.service.price,
-      activeFrom: plan.service.activeFrom,
-      invoicingStart: plan.service.activeFrom,
-    });
-    const service: ServiceRef = { id: created.id, status: created.status, statusLabel: statusLabel(created.status, settings.statuses), name: created.name };
-    const what = `Created ${service.statusLabel} service #${service.id}${service.name ? ` (${service.name})` : ''}: ${formatMoney(plan.service.price, created.currencyCode)}/month from ${plan.service.activeFrom}`;
+    const planned = plan.service;
+    // The plan's read of this client's services is fresh unless another run made the client.
+    const outcome = await ensureActiveService(writes, client.id, planned, plan.client.action === 'reuse' || clientIsNew);
+    const deleted = outcome.deleted.map((old) => old.id);
+    for (const old of outcome.deleted) log.did(`delete:${old.id}`, `Deleted ${old.statusLabel} service #${old.id}`);
+    log.removed('service', outcome.removed);
+    const service = serviceRefOf(outcome.record, statuses);
     const replaced = deleted.length ? ` after deleting ${deleted.map((id) => `#${id}`).join(', ')}` : '';
+    if (!outcome.created) {
+      log.settled('service');
+      return { service, event: step('service', 'skipped', `Service #${service.id} is Active, created by another activation of the same customer${replaced}`, { clientId: client.id, serviceId: service.id }) };
+    }
+    const what = `Created ${service.statusLabel} service #${service.id}${service.name ? ` (${service.name})` : ''}: ${formatMoney(planned.price, outcome.record.currencyCode)}/month from ${planned.activeFrom}`;
     log.did('service', what + replaced);
-    if (created.status !== settings.statuses.active) {
+    if (outcome.record.status !== statuses.active) {
       // UISP can leave a new service Quoted (spec §7); the device must not be let on without an Active one.
       throw new ActivationFailure('uisp-error', `UISP created service #${service.id} as ${service.statusLabel}, not Active: check it in the CRM (and SERVICE_STATUS_ACTIVE) before retrying`);
     }
     return { service, event: step('service', 'done', what + replaced, { clientId: client.id, serviceId: service.id, ...(deleted.length && { deletedServiceIds: deleted.join(',') }) }) };
   }
 
-  private async ensureSite(plan: ActivationPlan, client: ClientRef, log: RunLog): Promise<{ site: SiteRef; event: StepEvent }> {
+  private async ensureSite(writes: WriteDeps, plan: ActivationPlan, client: ClientRef, clientIsNew: boolean, log: RunLog): Promise<{ site: SiteRef; event: StepEvent; device: DeviceState | undefined }> {
+    const deviceId = plan.device.id;
     if (plan.site.action === 'reuse') {
-      const site = plan.site.site;
-      return { site, event: step('site', 'skipped', `Reusing NMS site "${site.name}"`, { siteId: site.id }) };
+      const { kept, device } = await settleSite(writes, client.id, plan.site.site.id, deviceId);
+      const site = kept ? siteRef(kept.record) : plan.site.site;
+      log.removed('site', kept?.removed ?? []);
+      return { site, device, event: step('site', 'skipped', `Reusing NMS site "${site.name}"`, { siteId: site.id }) };
     }
-    const created = siteRef(
-      await this.deps.nms.createSite({
-        name: client.name,
-        type: 'endpoint',
-        ...(plan.site.parentSiteId && { parentSiteId: plan.site.parentSiteId }),
-        note: siteMarker(client.id),
-      }),
-    );
-    const message = `Created NMS site "${created.name}"`;
+    const outcome = await ensureSite(writes, client.id, plan.site, client.name, deviceId, clientIsNew || plan.client.action === 'reuse');
+    const site = siteRef(outcome.record);
+    log.removed('site', outcome.removed);
+    if (!outcome.created) {
+      log.settled('site');
+      return { site, device: outcome.device, event: step('site', 'skipped', `Reusing NMS site "${site.name}", created by another activation of the same customer`, { siteId: site.id }) };
+    }
+    const message = `Created NMS site "${site.name}"`;
     log.did('site', message);
-    return { site: created, event: step('site', 'done', message, { siteId: created.id }) };
+    return { site, device: outcome.device, event: step('site', 'done', message, { siteId: site.id }) };
   }
 
   /** One round of independent reads, then (for a name lookup) the identified client's services; then the planner. */
@@ -393,6 +504,21 @@ class RunLog {
   did(key: string, sentence: string): void {
     this.done.push(sentence);
     this.pending.delete(key);
+  }
+
+  /** A planned write another run made first: no longer pending, and not done by this run. */
+  settled(key: string): void {
+    this.pending.delete(key);
+  }
+
+  /** A write that landed although its step failed afterwards (its read-back, say): it is done, and said so. */
+  unconfirmed(key: string, error: unknown, sentence: (id: string | number) => string): void {
+    if (error instanceof UnconfirmedCreateError) this.did(key, `${sentence(error.id)}; not yet confirmed as the only one (a re-run checks)`);
+  }
+
+  /** Duplicates removed while converging (this run's own, or leftovers of lost writes). */
+  removed(kind: string, records: { id: number | string }[]): void {
+    for (const record of records) this.done.push(`Removed duplicate ${kind} ${typeof record.id === 'number' ? `#${record.id}` : record.id}`);
   }
 
   failed(name: StepName, error: unknown, reached: Partial<Pick<ActivationResult, 'device' | 'client' | 'service' | 'site'>> = {}): ActivationResult {

@@ -34,6 +34,7 @@ export interface NewClient {
   lastName: string;
   email?: string;
   phone?: string;
+  note?: string;
 }
 
 export interface NewService {
@@ -44,6 +45,7 @@ export interface NewService {
   activeFrom: string;
   invoicingStart: string;
   name?: string;
+  note?: string;
 }
 
 export interface PaymentFilters {
@@ -88,7 +90,13 @@ export class CrmClient {
 
   createClient(client: NewClient): Promise<Client> {
     const contacts = client.email || client.phone ? [{ email: client.email ?? null, phone: client.phone ?? null, isBilling: true, isContact: true }] : undefined;
-    return this.http.post('clients', { clientType: 1, isLead: false, firstName: client.firstName, lastName: client.lastName, contacts }, ClientSchema);
+    const { firstName, lastName, note } = client;
+    return this.http.post('clients', { clientType: 1, isLead: false, firstName, lastName, contacts, ...(note && { note }) }, ClientSchema);
+  }
+
+  /** DELETE /clients/{id}: permanently deletes a client (used only for SubOps' own duplicates). */
+  async deleteClient(id: number): Promise<void> {
+    await this.http.delete(`clients/${id}`, IgnoredBody);
   }
 
   /** PATCH a client. UISP silently ignores `tags` here (spec §2), so callers cannot assign tags this way. */

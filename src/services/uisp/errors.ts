@@ -102,3 +102,22 @@ export class UispBadResponseError extends UispError {
     super('bad_response', request, `unexpected response: ${detail}`, status);
   }
 }
+
+/**
+ * A write that got no answer (after its retries), after which reading UISP showed it had not been
+ * applied: unlike the failure it wraps, this one is known to have changed nothing.
+ */
+export class UispWriteNotAppliedError extends UispError {
+  override readonly name = 'UispWriteNotAppliedError';
+  constructor(
+    readonly last: UispError,
+    readonly attempts: number,
+  ) {
+    const detail = last.message.slice(`${last.system.toUpperCase()} ${last.method} ${last.path}: `.length);
+    super(last.kind, last, `${detail} (tried ${attempts} time${attempts === 1 ? '' : 's'}; UISP shows it was not applied)`, last.status, { cause: last });
+  }
+
+  override get mayHaveApplied(): boolean {
+    return false;
+  }
+}

@@ -22,10 +22,21 @@ export interface UispTimeouts {
   connectMs: number;
   /** Time to the response headers, and between body chunks. */
   requestMs: number;
+  /**
+   * Total time for one request: connect, headers and the whole body. undici's own timeouts are per
+   * chunk, so a proxy trickling a body would otherwise hold a step (and its locks) for ever.
+   */
+  deadlineMs?: number;
 }
 
+/** The total request deadline when none is configured (UISP_DEADLINE_MS). */
+export const DEFAULT_DEADLINE_MS = 30_000;
+
 export interface RetryPolicy {
-  /** Extra attempts for GETs after a 5xx, 429, timeout or reset. Writes are never retried. */
+  /**
+   * Extra attempts for GETs after a 5xx, 429, timeout or reset. Writes are never repeated here: the
+   * services layer retries a write step only after reading UISP again (services/converge.ts).
+   */
   retries: number;
   /** First backoff delay; doubles each attempt. */
   backoffMs: number;
@@ -113,24 +124,35 @@ export class UispHttp {
   private async once(method: string, url: URL, body: unknown, info: UispRequestInfo): Promise<unknown> {
     const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers };
     if (body !== undefined) headers['content-type'] = 'application/json';
+    const { timeouts } = this.options;
+    const deadlineMs = timeouts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), deadlineMs);
+    const unavailable = (error: unknown, status?: number) =>
+      new UispUnavailableError(info, deadline.signal.aborted ? `no complete answer within ${deadlineMs} ms` : describeNetworkError(error, timeouts), status, { cause: error });
     let response: Dispatcher.ResponseData;
-    try {
-      response = await request(url, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        dispatcher: this.options.dispatcher,
-        headersTimeout: this.options.timeouts.requestMs,
-        bodyTimeout: this.options.timeouts.requestMs,
-      });
-    } catch (error) {
-      throw new UispUnavailableError(info, describeNetworkError(error, this.options.timeouts), undefined, { cause: error });
-    }
     let text: string;
     try {
-      text = await response.body.text();
-    } catch (error) {
-      throw new UispUnavailableError(info, describeNetworkError(error, this.options.timeouts), response.statusCode, { cause: error });
+      try {
+        response = await request(url, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          dispatcher: this.options.dispatcher,
+          headersTimeout: timeouts.requestMs,
+          bodyTimeout: timeouts.requestMs,
+          signal: deadline.signal,
+        });
+      } catch (error) {
+        throw unavailable(error);
+      }
+      try {
+        text = await response.body.text();
+      } catch (error) {
+        throw unavailable(error, response.statusCode);
+      }
+    } finally {
+      clearTimeout(timer);
     }
     const status = response.statusCode;
     if (status >= 200 && status < 300) {

@@ -43,6 +43,11 @@ export class NmsClient {
     return this.http.post('sites', site, SiteSchema);
   }
 
+  /** DELETE /sites/{id}: NMS deletes only an empty site (used only for SubOps' own duplicates). */
+  async deleteSite(id: string): Promise<void> {
+    await this.http.delete(`sites/${encodeURIComponent(id)}`, z.unknown());
+  }
+
   /** POST /devices/{id}/authorize with {siteId}: admits the device onto the network under that site. */
   async authorizeDevice(deviceId: string, siteId: string): Promise<void> {
     const path = `devices/${encodeURIComponent(deviceId)}/authorize`;

@@ -23,6 +23,8 @@ export const ClientSchema = z.looseObject({
   isArchived: z.boolean().nullish(),
   street1: z.string().nullish(),
   city: z.string().nullish(),
+  /** Optional in the type: records SubOps builds itself (tests, views) need not carry it. */
+  note: z.string().nullish(),
   contacts: z
     .array(z.looseObject({ email: nullableString, phone: nullableString }))
     .nullish()
@@ -42,6 +44,7 @@ export const ServiceSchema = z.looseObject({
   activeFrom: nullableString,
   invoicingStart: nullableString,
   suspensionReasonId: z.number().int().nullish(),
+  note: z.string().nullish(),
 });
 export type Service = z.infer<typeof ServiceSchema>;
 

@@ -1,0 +1,141 @@
+/**
+ * The fault suite: hundreds of activations of brand-new customers against a simulator that fails at a
+ * seeded rate in every way UISP and the network do — 503/502/504 before and after the write is applied,
+ * connection resets before and after, hangs, bodies trickled a byte at a time, writes that land after
+ * the client gave up. Each customer is activated by two processes at once (independent service
+ * containers), and re-run when a run fails, as an agent would.
+ *
+ * What must hold: every run ends activated, or with a message that says what was and was not changed;
+ * every run that reports success names the records UISP keeps; once the late writes have landed, one
+ * more pass leaves zero duplicates — one client, one Active service, one site per customer, the device
+ * authorized on that site.
+ *
+ * `npm run soak` runs the same suite over more customers (SUBOPS_SOAK_CUSTOMERS).
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { ActivationRequest, ActivationResult } from '../../src/services/activation/types.js';
+import type { Services } from '../../src/services/container.js';
+import { startSimulator, type FaultRule, type RunningSimulator } from '../../src/simulator/index.js';
+import { activate, containers, fleetCustomer, fleetData, holdings, type FleetCustomer } from '../support/fleet.js';
+
+const CUSTOMERS = Number(process.env.SUBOPS_SOAK_CUSTOMERS ?? 100);
+const SEED = Number(process.env.SUBOPS_SOAK_SEED ?? 20_261_123);
+/** Customers in flight at once (each with two concurrent runs). */
+const BATCH = 10;
+/** Runs per process and customer before the agent would give up for now. */
+const MAX_RUNS = 4;
+
+const CRM = '/crm/api/v1.0';
+const NMS = '/nms/api/v2.1';
+/** The total request deadline in the suite; late writes land well after it. */
+const DEADLINE_MS = 200;
+const LATE_MS = 400;
+
+const FAULTS: FaultRule[] = [
+  { method: 'POST', path: `${CRM}/clients`, kind: 'status', status: 503, rate: 0.08 },
+  { method: 'POST', path: `${CRM}/clients`, kind: 'reset', phase: 'after', rate: 0.08 },
+  { method: 'POST', path: `${CRM}/clients`, kind: 'late', delayMs: LATE_MS, rate: 0.05 },
+  { method: 'POST', path: /\/services$/, kind: 'status', status: 502, phase: 'after', rate: 0.08 },
+  { method: 'POST', path: /\/services$/, kind: 'reset', rate: 0.06 },
+  { method: 'POST', path: /\/services$/, kind: 'late', delayMs: LATE_MS, rate: 0.05 },
+  { method: 'POST', path: `${NMS}/sites`, kind: 'trickle', intervalMs: 20, rate: 0.05 },
+  { method: 'POST', path: `${NMS}/sites`, kind: 'hang', phase: 'after', rate: 0.03 },
+  { method: 'POST', path: `${NMS}/sites`, kind: 'late', delayMs: LATE_MS, rate: 0.05 },
+  { method: 'POST', path: /\/authorize$/, kind: 'status', status: 504, phase: 'after', rate: 0.08 },
+  { method: 'POST', path: /\/authorize$/, kind: 'reset', rate: 0.05 },
+  { method: 'DELETE', path: '*', kind: 'status', status: 503, rate: 0.1 },
+  { method: 'GET', path: '*', kind: 'status', status: 503, rate: 0.03 },
+  { method: 'GET', path: '*', kind: 'reset', rate: 0.01 },
+];
+
+let sim: RunningSimulator;
+let processes: Services[];
+/** The agent's last pass, once the faults are gone: default timings, so a busy machine cannot fail it. */
+let calm: Services;
+beforeAll(async () => {
+  sim = await startSimulator({ data: fleetData(CUSTOMERS), faults: FAULTS, seed: SEED });
+  const timing = { UISP_DEADLINE_MS: String(DEADLINE_MS), UISP_TIMEOUT_MS: String(DEADLINE_MS) };
+  // One patient process (the default retries) and one that gives up at the first fault, so runs also
+  // fail, and their messages and the re-runs that follow are put to the test.
+  processes = [...containers(sim, 1, timing), ...containers(sim, 1, { ...timing, UISP_RETRIES: '0', UISP_WRITE_RETRIES: '0' })];
+  calm = containers(sim, 1)[0]!;
+});
+afterAll(async () => {
+  await Promise.all([...processes, calm].map((p) => p.close()));
+  await sim.close();
+});
+
+const isSuccess = (result: ActivationResult) => result.outcome === 'activated' || result.outcome === 'already-activated';
+
+/**
+ * The agent's view of a failure: the step and the reason, what was done (front ends show an empty list
+ * as "nothing was changed") and what was not.
+ */
+function saysWhatChanged(result: ActivationResult): boolean {
+  return /^Activation failed at the \w[\w-]* step: .+/.test(result.message) && Array.isArray(result.done) && Array.isArray(result.notDone);
+}
+
+async function inBatches<T>(items: T[], work: (item: T) => Promise<unknown>): Promise<void> {
+  for (let start = 0; start < items.length; start += BATCH) await Promise.all(items.slice(start, start + BATCH).map(work));
+}
+
+/** Runs until success or MAX_RUNS, as an agent pressing Retry would; every result is kept. */
+async function agent(services: Services, request: ActivationRequest): Promise<ActivationResult[]> {
+  const results: ActivationResult[] = [];
+  for (let run = 0; run < MAX_RUNS; run++) {
+    const result = await activate(services, request);
+    results.push(result);
+    if (isSuccess(result)) break;
+  }
+  return results;
+}
+
+// Loopback runs take milliseconds, but the machine may be busy: allow for it, more for a soak.
+const TIMEOUT_MS = Math.max(60_000, CUSTOMERS * 600);
+
+it(`${CUSTOMERS * 2} seeded activations under faults, two processes per customer: nothing doubled, every run explained`, { timeout: TIMEOUT_MS }, async () => {
+  const customers: FleetCustomer[] = Array.from({ length: CUSTOMERS }, (_, i) => fleetCustomer(i));
+  const runs: { customer: FleetCustomer; result: ActivationResult }[] = [];
+  await inBatches(customers, (customer) =>
+    Promise.all(
+      processes.map(async (services, i) => {
+        const request = { device: customer.typed[i === 0 ? 0 : 2], firstName: customer.firstName, lastName: customer.lastName };
+        for (const result of await agent(services, request)) runs.push({ customer, result });
+      }),
+    ),
+  );
+
+  expect(runs.length).toBeGreaterThanOrEqual(CUSTOMERS * 2);
+  const unexplained = runs.filter(({ result }) => !isSuccess(result) && !saysWhatChanged(result));
+  expect(unexplained.map(({ result }) => result.message)).toEqual([]);
+  // The faults really struck: requests failed, runs failed and were re-run, duplicates were made and removed.
+  expect(sim.requests.filter((r) => r.status === 0 || r.status >= 500).length).toBeGreaterThan(CUSTOMERS / 2);
+  expect(runs.filter(({ result }) => result.outcome === 'failed').length).toBeGreaterThan(CUSTOMERS / 10);
+  expect(runs.some(({ result }) => result.done.some((line) => line.startsWith('Removed duplicate')))).toBe(true);
+
+  // Writes UISP completes late land now; one more pass, without faults, reconciles what they doubled.
+  await sim.settled();
+  sim.setFaults([]);
+  const last: ActivationResult[] = [];
+  await inBatches(customers, async (customer) => {
+    last.push(await activate(calm, { device: customer.typed[3], firstName: customer.firstName, lastName: customer.lastName }));
+  });
+  expect(last.filter((result) => !isSuccess(result)).map((result) => result.message)).toEqual([]);
+
+  for (const customer of customers) {
+    const held = holdings(sim, customer);
+    expect({ customer: customer.lastName, clients: held.clients.length, services: held.services.length, active: held.active.length, sites: held.sites.length }).toEqual({
+      customer: customer.lastName,
+      clients: 1,
+      services: 1,
+      active: 1,
+      sites: 1,
+    });
+    expect(held.device.identification).toMatchObject({ authorized: true, site: { id: held.sites[0]!.id } });
+    // Every success ever reported named the records UISP kept.
+    for (const { result } of runs.filter((r) => r.customer === customer && isSuccess(r.result))) {
+      const reported = { client: result.client?.id, service: result.service?.id, site: result.site?.id };
+      expect({ customer: customer.lastName, ...reported }).toEqual({ customer: customer.lastName, client: held.clients[0]!.id, service: held.active[0]!.id, site: held.sites[0]!.id });
+    }
+  }
+});

@@ -1,0 +1,128 @@
+/**
+ * Concurrent activations, suspensions and payments converge. Each services container has its own
+ * dispatcher and locks, as a separate CLI process or bot replica would; UISP (the simulator, with a
+ * little latency so requests interleave) is all they share.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Services } from '../../src/services/container.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { activate, containers, fleetCustomer, fleetData, holdings } from '../support/fleet.js';
+
+let sim: RunningSimulator;
+let open: Services[] = [];
+afterEach(async () => {
+  await Promise.all(open.map((s) => s.close()));
+  open = [];
+  await sim?.close();
+});
+
+async function start(processes: number, latencyMs = 3, env: Record<string, string> = {}): Promise<Services[]> {
+  sim = await startSimulator({ data: fleetData(4), latencyMs });
+  open = containers(sim, processes, env);
+  return open;
+}
+
+const posts = (path: RegExp) => sim.requests.filter((r) => r.method === 'POST' && path.test(r.path));
+
+describe('activations of the same new customer at the same time', () => {
+  it('four processes, the device typed four ways: one client, one Active service, one site, authorized once', async () => {
+    const processes = await start(4);
+    const customer = fleetCustomer(0);
+    const results = await Promise.all(processes.map((services, i) => activate(services, { device: customer.typed[i]!, firstName: 'fleet', lastName: customer.lastName.toLowerCase() })));
+
+    expect(results.filter((r) => r.outcome !== 'activated' && r.outcome !== 'already-activated').map((r) => r.message)).toEqual([]);
+    expect(results.map((r) => r.outcome)).toContain('activated');
+    const held = holdings(sim, customer);
+    expect(held.clients).toHaveLength(1);
+    expect(held.active).toHaveLength(1);
+    expect(held.services).toHaveLength(1);
+    expect(held.sites).toHaveLength(1);
+    expect(held.device.identification).toMatchObject({ authorized: true, site: { id: held.sites[0]!.id } });
+    // Processes in lockstep may each send the authorization, but only ever onto the one site kept.
+    expect(new Set(posts(/\/authorize$/).map((r) => (r.body as { siteId: string }).siteId))).toEqual(new Set([held.sites[0]!.id]));
+    // Every process reports the records UISP kept.
+    for (const result of results) {
+      expect(result).toMatchObject({ client: { id: held.clients[0]!.id }, service: { id: held.active[0]!.id }, site: { id: held.sites[0]!.id } });
+    }
+  });
+
+  it('in one process, runs on the same device take turns: the second finds it done and writes nothing', async () => {
+    const [services] = await start(1);
+    const customer = fleetCustomer(1);
+    const [a, b] = await Promise.all([
+      activate(services!, { device: customer.typed[0], firstName: 'Fleet', lastName: customer.lastName }),
+      activate(services!, { device: customer.typed[2], firstName: 'Fleet', lastName: customer.lastName }),
+    ]);
+    expect([a.outcome, b.outcome].sort()).toEqual(['activated', 'already-activated']);
+    expect(posts(/\/clients$/)).toHaveLength(1);
+    expect(posts(/\/services$/)).toHaveLength(1);
+    expect(posts(/\/sites$/)).toHaveLength(1);
+    expect(posts(/\/authorize$/)).toHaveLength(1);
+    expect(sim.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
+  });
+
+  it('a run that had to wait releases its lock however it ends, so later runs are never stuck', async () => {
+    const [services] = await start(1);
+    const customer = fleetCustomer(2);
+    sim.setFaults([{ method: 'POST', path: /\/authorize$/, kind: 'status', status: 422 }]);
+    const failed = await Promise.all([0, 1].map(() => activate(services!, { device: customer.typed[0], firstName: 'Fleet', lastName: customer.lastName })));
+    expect(failed.map((r) => r.outcome)).toEqual(['failed', 'failed']);
+    sim.setFaults([]);
+    expect((await activate(services!, { device: customer.typed[3], firstName: 'Fleet', lastName: customer.lastName })).outcome).toBe('activated');
+    expect(holdings(sim, customer).clients).toHaveLength(1);
+  });
+});
+
+describe('a UISP that never finishes answering', () => {
+  it('a trickled body ends the step at the total deadline, says what was done, and frees the device for the next run', async () => {
+    const [services] = await start(1, 0, { UISP_DEADLINE_MS: '500', UISP_RETRIES: '0', UISP_WRITE_RETRIES: '0' });
+    const customer = fleetCustomer(3);
+    const request = { device: customer.typed[0], firstName: 'Fleet', lastName: customer.lastName };
+    // The site is created, but every read of the device (the site's read-back reads it) trickles.
+    sim.setFaults([{ method: 'GET', path: `/nms/api/v2.1/devices/${customer.deviceId}`, kind: 'trickle', intervalMs: 1_000 }]);
+
+    const first = await activate(services!, request);
+    expect(first.outcome).toBe('failed');
+    expect(first.message).toMatch(/failed at the site step: NMS GET \/nms\/api\/v2\.1\/devices\/\S+: no complete answer within 500 ms/);
+    expect(first.done).toEqual([
+      expect.stringMatching(/^Created client/),
+      expect.stringMatching(/^Created Active service/),
+      'Created NMS site "Fleet Custd"; not yet confirmed as the only one (a re-run checks)',
+    ]);
+    expect(first.notDone).toEqual(['authorize cpe-fleet-3']);
+
+    // The same device again, in the same process: its lock was released, and the site is found, not
+    // made a second time.
+    sim.setFaults([]);
+    const second = await activate(services!, { ...request, device: customer.typed[3] });
+    expect(second.outcome).toBe('activated');
+    expect(holdings(sim, customer).sites).toHaveLength(1);
+    expect(posts(/\/sites$/)).toHaveLength(1);
+  });
+});
+
+describe('suspensions and payments requested twice', () => {
+  it('the same suspension from two processes at once is applied once; each reports it done or already done', async () => {
+    const processes = await start(2);
+    const outcomes = await Promise.all(processes.map(async ({ suspensions }) => suspensions.suspend(101, await suspensions.resolveReason('1'))));
+    expect(outcomes.map((o) => o.kind)).toContain('done');
+    for (const outcome of outcomes) expect(['done', 'already']).toContain(outcome.kind);
+    expect(sim.data.services.find((s) => s.id === 101)!.suspensionPeriods).toHaveLength(1);
+  });
+
+  it('the same payment operation submitted three times, at once and again later, records one payment', async () => {
+    const [first, second] = await start(2);
+    const input = { clientId: 1001, amount: 2500, method: 'cash', note: 'counter' };
+    const before = sim.data.payments.length;
+    const together = await Promise.all([0, 1, 2].map(() => first!.payments.record(input, { operationKey: 'V0PAY1' })));
+    const again = await second!.payments.record(input, { operationKey: 'V0PAY1' });
+
+    expect(sim.data.payments).toHaveLength(before + 1);
+    expect(posts(/\/payments$/)).toHaveLength(1);
+    expect(together.map((r) => r.alreadyRecorded).sort()).toEqual([false, true, true]);
+    expect(again).toMatchObject({ alreadyRecorded: true, payment: { id: together[0]!.payment.id, note: 'counter' } });
+    // Another operation with the same values is another payment.
+    await second!.payments.record(input, { operationKey: 'V0PAY2' });
+    expect(sim.data.payments).toHaveLength(before + 2);
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * Many brand-new customers for convergence and fault tests: the sample data plus `count` discovered
+ * CPEs, each meant for a customer of its own, and several UISP service containers on one simulator,
+ * each with its own dispatcher and locks, as separate processes (CLI runs, bot replicas) would have.
+ */
+import { readFileSync } from 'node:fs';
+import { loadCoreConfig, type Env } from '../../src/config.js';
+import type { ActivationRequest, ActivationResult } from '../../src/services/activation/types.js';
+import { createServices, type Services } from '../../src/services/container.js';
+import { buildData, type RunningSimulator, type SimulatorData } from '../../src/simulator/index.js';
+
+const SAMPLE = new URL('../../src/simulator/sample-data.json', import.meta.url);
+
+export interface FleetCustomer {
+  firstName: string;
+  lastName: string;
+  deviceId: string;
+  /** The same device as an agent might type it: IP, IP with prefix, MAC, name. */
+  typed: [ip: string, prefixed: string, mac: string, name: string];
+}
+
+/** Letters only, so every name is a valid person name: 0 → "a", 25 → "z", 26 → "ba". */
+function letters(n: number): string {
+  let out = '';
+  do {
+    out = String.fromCharCode(97 + (n % 26)) + out;
+    n = Math.floor(n / 26);
+  } while (n > 0);
+  return out;
+}
+
+export function fleetCustomer(i: number): FleetCustomer {
+  const hex = (n: number) => n.toString(16).padStart(2, '0');
+  const ip = `10.30.${i >> 8}.${i & 255}`;
+  const mac = `02:5a:00:00:${hex(i >> 8)}:${hex(i & 255)}`;
+  return {
+    firstName: 'Fleet',
+    lastName: `Cust${letters(i)}`,
+    deviceId: `0f1ee700-0000-4000-8000-${i.toString(16).padStart(12, '0')}`,
+    typed: [ip, `${ip}/24`, mac.toUpperCase(), `cpe-fleet-${i}`],
+  };
+}
+
+/** The sample data with `count` more discovered CPEs, customer i's device being fleetCustomer(i)'s. */
+export function fleetData(count: number): SimulatorData {
+  const raw = JSON.parse(readFileSync(SAMPLE, 'utf8')) as { devices: unknown[] };
+  for (let i = 0; i < count; i++) {
+    const { deviceId, typed } = fleetCustomer(i);
+    raw.devices.push({
+      identification: { id: deviceId, name: typed[3], mac: typed[2].toLowerCase(), ip: typed[0], model: 'LBE-5AC-Gen2', type: 'airMax', role: 'station', category: 'wireless', authorized: false },
+      ipAddress: typed[1],
+      mode: 'sta-ptmp',
+    });
+  }
+  return buildData(raw);
+}
+
+/** One services container per simulated process; close them all with closeAll. */
+export function containers(sim: RunningSimulator, count: number, env: Env = {}): Services[] {
+  const config = loadCoreConfig({
+    UISP_URL: sim.url,
+    UISP_TOKEN: sim.token,
+    ISP_TIMEZONE: 'America/Guyana',
+    UISP_RETRY_BACKOFF_MS: '1',
+    UISP_WRITE_BACKOFF_MS: '1',
+    ...env,
+  });
+  return Array.from({ length: count }, () => createServices(config));
+}
+
+export async function activate(services: Services, request: ActivationRequest): Promise<ActivationResult> {
+  let result: ActivationResult | undefined;
+  for await (const event of services.activation.run(request)) if (event.type === 'result') result = event;
+  return result!;
+}
+
+/** What UISP holds for a customer, read straight from the simulator's state. */
+export function holdings(sim: RunningSimulator, customer: FleetCustomer) {
+  const { data } = sim;
+  const clients = data.clients.filter((c) => c.firstName === customer.firstName && c.lastName === customer.lastName);
+  const clientIds = new Set(clients.map((c) => c.id));
+  const services = data.services.filter((s) => clientIds.has(s.clientId));
+  const sites = data.sites.filter((s) => clients.some((c) => (s.description?.note ?? '').split(/\s+/).includes(`subops:crm-client=${c.id}`)));
+  const device = data.devices.find((d) => d.identification.id === customer.deviceId)!;
+  return { clients, services, active: services.filter((s) => s.status === 1), sites, device };
+}
