@@ -3,3 +3,9 @@ export function todayIn(timeZone: string, at: Date = new Date()): string {
   // en-CA formats as YYYY-MM-DD; Intl does the zone arithmetic, including DST where it applies.
   return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
 }
+
+/** The calendar date `days` days before a YYYY-MM-DD date (calendar arithmetic, no time zone involved). */
+export function daysBefore(date: string, days: number): string {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(year, month - 1, day - days)).toISOString().slice(0, 10);
+}
