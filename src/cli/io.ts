@@ -49,6 +49,20 @@ export function guardOutput(stream: NodeJS.WritableStream): () => Error | undefi
   return () => failure;
 }
 
+/**
+ * Resolves once a stream whose buffer is full (write() returned false) can take more, or its reader has
+ * gone away: a long export waits for a slow reader instead of buffering everything in memory.
+ */
+export function whenWritable(stream: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      for (const event of ['drain', 'error', 'close']) stream.off(event, done);
+      resolve();
+    };
+    for (const event of ['drain', 'error', 'close']) stream.on(event, done);
+  });
+}
+
 export function untilSignal(): Promise<void> {
   return new Promise((resolve) => {
     const stop = () => {
