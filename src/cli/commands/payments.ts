@@ -2,7 +2,7 @@
 import { flagProblems, flagValue, parseFlags } from '../args.js';
 import { connect } from '../../connect.js';
 import { loadCoreConfig } from '../../config.js';
-import { EXIT, outputClosed, UsageError, whenWritable, writeLine, writeText, type CliIo } from '../io.js';
+import { EXIT, outputClosed, UsageError, whenWritable, writeBatchedLine, writeLine, writeText, type CliIo } from '../io.js';
 import { csvHeader, csvLine, renderPaymentSummary } from '../render.js';
 import { optional, readWholeNumber } from '../../services/input/grammar.js';
 import { formatMoney } from '../../services/money.js';
@@ -54,7 +54,7 @@ export async function payments(argv: string[], io: CliIo): Promise<number> {
       for await (const payment of stream) {
         // The reader went away (`| head -1`): stop paging through UISP for output nobody reads.
         if (outputClosed(io.stdout)) break;
-        if (!writeLine(io.stdout, values.csv ? csvLine(payment) : JSON.stringify(paymentJson(payment, methods)))) await whenWritable(io.stdout);
+        if (!writeBatchedLine(io.stdout, values.csv ? csvLine(payment) : JSON.stringify(paymentJson(payment, methods)))) await whenWritable(io.stdout);
         if (++written === limit) break;
       }
       return EXIT.ok;
