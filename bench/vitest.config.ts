@@ -1,13 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
-// Benchmarks: timed and memory-bound checks kept out of the unit suite (`npm run bench`).
+// Benchmarks: timed and memory-bound rows kept out of the unit suite (`npm run bench`).
 export default defineConfig({
   test: {
     include: ['bench/**/*.bench.ts'],
     pool: 'forks',
-    execArgv: ['--expose-gc'],
     fileParallelism: false,
-    testTimeout: 120_000,
+    testTimeout: 300_000,
     hookTimeout: 60_000,
   },
 });

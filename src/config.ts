@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { DEFAULT_SERVICE_STATUSES, type ServiceStatusTable } from './services/activation/service-status.js';
 import { DEFAULT_PAYMENT_MAX_AMOUNT } from './services/input/grammar.js';
+import { DEFAULT_POOL_CONNECTIONS } from './services/uisp/http.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -32,6 +33,10 @@ export interface UispConfig {
   writeBackoffMs: number;
   /** No write attempt starts later than this after the step's first one. */
   retryWindowMs: number;
+  /** Connections per UISP origin (UISP_POOL_CONNECTIONS). */
+  poolConnections: number;
+  /** GET /payments pages requested ahead of the reader (UISP_PAGES_IN_FLIGHT); 1 = strictly sequential. */
+  pagesInFlight: number;
 }
 
 export interface ActivationConfig {
@@ -68,6 +73,9 @@ export interface SlackConfig {
   /** On SIGTERM: how long operations in flight may take to finish before the process exits anyway. */
   shutdownGraceMs: number;
 }
+
+/** Pages of a long payment listing read ahead: about 4× faster than one after the other, a few pages of memory. */
+const DEFAULT_PAGES_IN_FLIGHT = 4;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -179,6 +187,8 @@ function readCore(reader: EnvReader): CoreConfig {
       writeRetries: reader.int('UISP_WRITE_RETRIES', 4, { max: 10 }),
       writeBackoffMs: reader.int('UISP_WRITE_BACKOFF_MS', 1_000, { max: 60_000 }),
       retryWindowMs: reader.int('UISP_RETRY_WINDOW_MS', 30_000, { max: 600_000 }),
+      poolConnections: reader.int('UISP_POOL_CONNECTIONS', DEFAULT_POOL_CONNECTIONS, { min: 1, max: 1_024 }),
+      pagesInFlight: reader.int('UISP_PAGES_IN_FLIGHT', DEFAULT_PAGES_IN_FLIGHT, { min: 1, max: 16 }),
     },
     activation: {
       timeZone: reader.timeZone('ISP_TIMEZONE'),

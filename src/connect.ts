@@ -4,7 +4,7 @@
  */
 import { loadCoreConfig, type CoreConfig, type Env } from './config.js';
 import { createServices, type Services } from './services/container.js';
-import { startSimulator, type RunningSimulator } from './simulator/index.js';
+import type { RunningSimulator } from './simulator/index.js';
 
 export interface Connection {
   services: Services;
@@ -18,6 +18,8 @@ export async function connect(env: Env, notice: (line: string) => void): Promise
   const config = loadCoreConfig(env);
   let simulator: RunningSimulator | undefined;
   if (!config.uisp.url) {
+    // Loaded only here: with a real UISP the simulator's code and sample data are never read.
+    const { startSimulator } = await import('./simulator/index.js');
     simulator = await startSimulator();
     config.uisp = { ...config.uisp, url: simulator.url, crmToken: simulator.token, nmsToken: simulator.token };
     notice(`UISP_URL is not set: using the embedded UISP simulator with sample data at ${simulator.url} (no real UISP is touched).`);

@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type { Env } from '../config.js';
 import { terminalSafe } from './terminal.js';
 
@@ -47,6 +48,40 @@ export function guardOutput(stream: NodeJS.WritableStream): () => Error | undefi
     if (error.code !== 'EPIPE') failure ??= error;
   });
   return () => failure;
+}
+
+const batching = new WeakSet<NodeJS.WritableStream>();
+
+/**
+ * Like writeLine, but the lines written in one turn of the event loop leave in one write: a page of
+ * 500 payments is one system call to the pipe, not 500. Returns false when the output is full (wait
+ * with whenWritable).
+ */
+export function writeBatchedLine(stream: NodeJS.WritableStream, line: string): boolean {
+  const corkable = stream as NodeJS.WritableStream & Partial<Pick<Writable, 'cork' | 'uncork'>>;
+  if (corkable.cork && corkable.uncork && !batching.has(stream)) {
+    batching.add(stream);
+    corkable.cork();
+    process.nextTick(() => {
+      batching.delete(stream);
+      corkable.uncork?.();
+    });
+  }
+  return stream.write(`${line}\n`);
+}
+
+/**
+ * Resolves once a stream whose buffer is full (write() returned false) can take more, or its reader has
+ * gone away: a long export waits for a slow reader instead of buffering everything in memory.
+ */
+export function whenWritable(stream: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      for (const event of ['drain', 'error', 'close']) stream.off(event, done);
+      resolve();
+    };
+    for (const event of ['drain', 'error', 'close']) stream.on(event, done);
+  });
 }
 
 export function untilSignal(): Promise<void> {

@@ -1,30 +1,29 @@
 /**
  * The `subops` command line: the same services layer as the Slack app, in a terminal.
  * Exit codes: 0 success (also "already activated"), 1 the operation failed, 2 bad input or configuration.
+ *
+ * Each command's module is imported only when that command runs: `subops --help` loads this file and
+ * io.ts, `subops payments` never loads Bolt or the simulator (unless UISP_URL is unset), and only
+ * `serve` and `demo` load Bolt.
  */
-import { ConfigError } from '../config.js';
-import { InputError } from '../services/errors.js';
-import { changeNotice, UispError } from '../services/uisp/errors.js';
-import { FIELD_FLAGS } from './args.js';
-import { activate, activateHelp } from './commands/activate.js';
-import { payments, paymentsHelp } from './commands/payments.js';
-import { reasons, reasonsHelp } from './commands/reasons.js';
-import { simulate, simulateHelp } from './commands/simulate.js';
-import { suspend, suspendHelp, unsuspend, unsuspendHelp } from './commands/suspension.js';
-import { EXIT, guardOutput, UsageError, writeLine, writeText, type CliIo } from './io.js';
+import { EXIT, guardOutput, writeLine, writeText, type CliIo } from './io.js';
 
-type Command = { run: (argv: string[], io: CliIo) => Promise<number>; summary: string; help?: string };
+type Run = (argv: string[], io: CliIo) => Promise<number>;
+interface Command {
+  summary: string;
+  /** The command's entry point and its help text (shown after a usage error). */
+  load: () => Promise<{ run: Run; help?: string }>;
+}
 
-// serve and demo load Bolt and the playground only when asked for.
 const COMMANDS: Record<string, Command> = {
-  activate: { run: activate, summary: 'activate a customer (device, client, service, site)', help: activateHelp },
-  suspend: { run: suspend, summary: 'suspend a service', help: suspendHelp },
-  unsuspend: { run: unsuspend, summary: 'lift a suspension (cancel-suspend)', help: unsuspendHelp },
-  payments: { run: payments, summary: 'list payments with totals, or `payments add`', help: paymentsHelp },
-  reasons: { run: reasons, summary: 'list suspension reasons', help: reasonsHelp },
-  simulate: { run: simulate, summary: 'run the UISP simulator', help: simulateHelp },
-  serve: { run: async (argv, io) => (await import('../app.js')).serve(argv, io), summary: 'run the Slack app (npm start)' },
-  demo: { run: async (argv, io) => (await import('../playground/demo.js')).demo(argv, io), summary: 'try the Slack bot in the terminal, offline (npm run demo)' },
+  activate: { summary: 'activate a customer (device, client, service, site)', load: async () => import('./commands/activate.js').then((m) => ({ run: m.activate, help: m.activateHelp })) },
+  suspend: { summary: 'suspend a service', load: async () => import('./commands/suspension.js').then((m) => ({ run: m.suspend, help: m.suspendHelp })) },
+  unsuspend: { summary: 'lift a suspension (cancel-suspend)', load: async () => import('./commands/suspension.js').then((m) => ({ run: m.unsuspend, help: m.unsuspendHelp })) },
+  payments: { summary: 'list payments with totals, or `payments add`', load: async () => import('./commands/payments.js').then((m) => ({ run: m.payments, help: m.paymentsHelp })) },
+  reasons: { summary: 'list suspension reasons', load: async () => import('./commands/reasons.js').then((m) => ({ run: m.reasons, help: m.reasonsHelp })) },
+  simulate: { summary: 'run the UISP simulator', load: async () => import('./commands/simulate.js').then((m) => ({ run: m.simulate, help: m.simulateHelp })) },
+  serve: { summary: 'run the Slack app (npm start)', load: async () => import('../app.js').then((m) => ({ run: m.serve })) },
+  demo: { summary: 'try the Slack bot in the terminal, offline (npm run demo)', load: async () => import('../playground/demo.js').then((m) => ({ run: m.demo })) },
 };
 
 export const usage = `Usage: subops <command> [options]     (subops <command> --help for details)
@@ -50,11 +49,12 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
   const outputFailure = guardOutput(io.stdout);
   guardOutput(io.stderr);
+  const { run, help } = await command.load();
   let code: number;
   try {
-    code = await command.run(rest, io);
+    code = await run(rest, io);
   } catch (error) {
-    code = report(error, io, command.help);
+    code = (await import('./failure.js')).reportFailure(error, io, help);
   }
   const failure = outputFailure();
   if (failure) {
@@ -63,29 +63,3 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
   return code;
 }
-
-/** Expected failures as one or a few lines, never a stack trace; messages may carry UISP text, so escaped. */
-function report(error: unknown, io: CliIo, help: string | undefined): number {
-  if (error instanceof UsageError) {
-    // One line per problem (several flags can be wrong at once).
-    writeText(io.stderr, ...`Error: ${error.message}`.split('\n'));
-    if (help) writeLine(io.stderr, `\n${help.split('\n\n')[0]}`);
-    return EXIT.usage;
-  }
-  if (error instanceof ConfigError) {
-    writeText(io.stderr, ...error.message.split('\n'));
-    return EXIT.usage;
-  }
-  if (error instanceof InputError) {
-    writeText(io.stderr, `Error: ${flagFor(error.field)}: ${error.message} Nothing was changed.`);
-    return EXIT.usage;
-  }
-  if (error instanceof UispError) {
-    writeText(io.stderr, `Failed: ${error.message}`, changeNotice(error));
-    return EXIT.failed;
-  }
-  writeText(io.stderr, `Unexpected error: ${error instanceof Error ? error.message : String(error)}`);
-  return EXIT.failed;
-}
-
-const flagFor = (field: string) => FIELD_FLAGS[field] ?? field;

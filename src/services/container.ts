@@ -28,7 +28,7 @@ export interface Services {
 export interface ServiceOverrides {
   /** undici dispatcher (a MockAgent in tests); by default a keep-alive Agent owned by the container. */
   dispatcher?: Dispatcher;
-  /** Clock, for tests that pin "today". */
+  /** Clock, for tests that pin "today" or move time past the services' cache TTLs. */
   now?: () => Date;
 }
 
@@ -37,7 +37,7 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
   const { uisp } = config;
   if (!uisp.url || !uisp.crmToken || !uisp.nmsToken) throw new Error('createServices needs a UISP URL and tokens');
   const timeouts = { connectMs: uisp.connectTimeoutMs, requestMs: uisp.requestTimeoutMs, deadlineMs: uisp.deadlineMs };
-  const ownDispatcher = overrides.dispatcher ? undefined : createUispDispatcher(timeouts);
+  const ownDispatcher = overrides.dispatcher ? undefined : createUispDispatcher(timeouts, uisp.poolConnections);
   const dispatcher = overrides.dispatcher ?? ownDispatcher!;
   const common = {
     dispatcher,
@@ -52,6 +52,7 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
       // Stock UISP CRM authenticates with X-Auth-App-Key; the spec says X-Auth-Token. Send both.
       headers: { 'X-Auth-Token': uisp.crmToken, 'X-Auth-App-Key': uisp.crmToken },
     }),
+    { paymentPagesInFlight: uisp.pagesInFlight },
   );
   const nms = new NmsClient(new UispHttp({ ...common, system: 'nms', baseUrl: `${uisp.url}/nms/api/v2.1`, headers: { 'X-Auth-Token': uisp.nmsToken } }));
   const now = overrides.now ?? (() => new Date());
@@ -64,7 +65,7 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
     nms,
     activation: new ActivationService({ crm, nms, settings: config.activation, crmBaseUrl: `${uisp.url}/crm`, today, writeRetry, locks }),
     suspensions: new SuspensionService(crm, config.activation.statuses, writeRetry),
-    payments: new PaymentService(crm, today, { limits: config.payments, retry: writeRetry, locks }),
+    payments: new PaymentService(crm, today, { limits: config.payments, retry: writeRetry, locks }, () => now().getTime()),
     uispUrl: uisp.url,
     close: async () => {
       await ownDispatcher?.close();

@@ -3,10 +3,11 @@
  * (limit ≤ 500) so memory stays bounded by the number of payments shown, not the number counted.
  */
 import { createHash } from 'node:crypto';
-import { format, parse, subDays } from 'date-fns';
 import { ensureOne, noteHas, withMarkers, type KeyedLock, type WriteRetryPolicy } from './converge.js';
 import { clientDisplayName, type CrmClient, type PaymentFilters } from './uisp/crm-client.js';
 import type { Client, Payment, PaymentMethod } from './uisp/schemas.js';
+import { TtlCache } from './cache.js';
+import { daysBefore } from './dates.js';
 import { InputError, notFoundAsInputError } from './errors.js';
 import { checkAmount, checkDateRange, checkId, optional, readAmount, readDate, readFields, readId, readLine, readNote, type Read } from './input/grammar.js';
 
@@ -72,12 +73,27 @@ export interface PaymentLimits {
   maxAmount: number;
 }
 
+/**
+ * How long a listing may show a client's name or a payment method as read earlier. Both change rarely,
+ * and a listing reads them on every call: 20 payments of different clients would be 20 reads.
+ */
+export const CLIENT_NAME_TTL_MS = 60_000;
+export const PAYMENT_METHODS_TTL_MS = 300_000;
+
 export class PaymentService {
+  private readonly clients: TtlCache<number, Client>;
+  private readonly methods: TtlCache<'all', PaymentMethod[]>;
+
   constructor(
     private readonly crm: CrmClient,
     private readonly today: () => string,
     private readonly writes: { limits: PaymentLimits; retry: WriteRetryPolicy; locks: KeyedLock },
-  ) {}
+    /** Milliseconds, for the caches' TTLs. */
+    now: () => number = Date.now,
+  ) {
+    this.clients = new TtlCache({ ttlMs: CLIENT_NAME_TTL_MS, now });
+    this.methods = new TtlCache({ ttlMs: PAYMENT_METHODS_TTL_MS, now, maxEntries: 1 });
+  }
 
   /** A payment as typed in a form or on the command line, read by the input grammar with this service's limits. */
   readInput(fields: PaymentFields): PaymentInputRead {
@@ -109,17 +125,19 @@ export class PaymentService {
   }
 
   /**
-   * Display names of the clients who made these payments, one read per distinct client (none for
-   * clients already in hand). Names are a nicety: a client that cannot be read is left out, shown by id.
+   * Display names of the clients who made these payments: none read for clients in hand, and the rest
+   * from a cache (CLIENT_NAME_TTL_MS), one read per distinct client it lacks. Names are a nicety: a
+   * client that cannot be read is left out, shown by id.
    */
   async clientNames(payments: Payment[], known: Client[] = []): Promise<Map<number, string>> {
     const ids = [...new Set(payments.map((p) => p.clientId).filter((id): id is number => id != null))];
-    const read = await Promise.allSettled(ids.map(async (id) => known.find((c) => c.id === id) ?? this.crm.getClient(id)));
+    const read = await Promise.allSettled(ids.map(async (id) => known.find((c) => c.id === id) ?? this.clients.get(id, () => this.crm.getClient(id))));
     return new Map(read.flatMap((r) => (r.status === 'fulfilled' ? [[r.value.id, clientDisplayName(r.value)] as const] : [])));
   }
 
+  /** The CRM's payment methods, for forms and listings; cached for PAYMENT_METHODS_TTL_MS. */
   listMethods(): Promise<PaymentMethod[]> {
-    return this.crm.listPaymentMethods();
+    return this.methods.get('all', () => this.crm.listPaymentMethods());
   }
 
   async resolveMethod(idOrName: string): Promise<PaymentMethod> {
@@ -130,8 +148,11 @@ export class PaymentService {
     return match;
   }
 
-  getClient(clientId: number): Promise<Client> {
-    return notFoundAsInputError(this.crm.getClient(clientId), 'client', `No CRM client #${clientId}.`);
+  /** A fresh read of the client (a payment is about to be recorded, or a listing names it); listings' names reuse it. */
+  async getClient(clientId: number): Promise<Client> {
+    const client = await notFoundAsInputError(this.crm.getClient(clientId), 'client', `No CRM client #${clientId}.`);
+    this.clients.set(client.id, client);
+    return client;
   }
 
   /**
@@ -194,7 +215,7 @@ export class PaymentService {
   private range(query: PaymentQuery): PaymentSummary['query'] {
     for (const field of ['from', 'to'] as const) orRefuse(field, optional(readDate)(query[field], DATE_LABELS[field]));
     const to = query.to ?? this.today();
-    const from = query.from ?? (query.clientId === undefined ? format(subDays(parse(to, 'yyyy-MM-dd', new Date()), DEFAULT_PAYMENT_WINDOW_DAYS), 'yyyy-MM-dd') : '2000-01-01');
+    const from = query.from ?? (query.clientId === undefined ? daysBefore(to, DEFAULT_PAYMENT_WINDOW_DAYS) : '2000-01-01');
     orRefuse('from', checkDateRange(from, to));
     return { ...query, from, to };
   }

@@ -221,6 +221,17 @@ describe('subops payments', () => {
     expect(sim.requests.every((r) => r.path !== '/crm/api/v1.0/payments' || Number(r.query.limit) <= 500)).toBe(true);
   });
 
+  it('--csv --limit prints the newest n and stops paging UISP there', async () => {
+    const { code, out } = await subops(['payments', '--from', '2000-01-01', '--csv', '--limit', '3']);
+    expect(code).toBe(0);
+    const lines = out.trim().split('\n').slice(1);
+    const newest = [...sim.data.payments].sort((a, b) => b.createdDate.localeCompare(a.createdDate) || b.id - a.id).slice(0, 3);
+    expect(lines.map((line) => Number(line.split(',')[0]))).toEqual(newest.map((p) => p.id));
+    // More than one page exists, and only the first was asked for.
+    expect(sim.data.payments.length).toBeGreaterThan(500);
+    expect(sim.requests.filter((r) => r.path === '/crm/api/v1.0/payments')).toHaveLength(1);
+  });
+
   it('lists the newest payments with totals per currency', async () => {
     const { code, out } = await subops(['payments', '--client-id', '1001', '--limit', '3']);
     expect(code).toBe(0);

@@ -32,6 +32,15 @@ describe('core configuration', () => {
     );
   });
 
+  it('UISP_POOL_CONNECTIONS defaults to 64 and UISP_PAGES_IN_FLIGHT to 4; each is a bounded whole number', () => {
+    expect(loadCoreConfig({}).uisp).toMatchObject({ poolConnections: 64, pagesInFlight: 4 });
+    expect(loadCoreConfig({ UISP_POOL_CONNECTIONS: '200', UISP_PAGES_IN_FLIGHT: '1' }).uisp).toMatchObject({ poolConnections: 200, pagesInFlight: 1 });
+    expect(problemsOf(() => loadCoreConfig({ UISP_POOL_CONNECTIONS: '0', UISP_PAGES_IN_FLIGHT: '17' }))).toEqual([
+      'UISP_POOL_CONNECTIONS must be a whole number from 1 to 1024 (got "0")',
+      'UISP_PAGES_IN_FLIGHT must be a whole number from 1 to 16 (got "17")',
+    ]);
+  });
+
   it('PAYMENT_MAX_AMOUNT defaults to 1,000,000 and must be a positive number', () => {
     expect(loadCoreConfig({}).payments).toEqual({ maxAmount: 1_000_000 });
     expect(loadCoreConfig({ PAYMENT_MAX_AMOUNT: '250000.50' }).payments).toEqual({ maxAmount: 250_000.5 });

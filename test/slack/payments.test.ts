@@ -49,6 +49,29 @@ describe('/payments', () => {
     }
   });
 
+  it('a second /payments reads only the payments page: client names and payment methods come from the cache', async () => {
+    await h.command('/payments');
+    await h.settled();
+    const first = h.uisp.sim.requests.length;
+    const clientReads = h.uisp.sim.requests.filter((r) => /^\/crm\/api\/v1\.0\/clients\/\d+$/.test(r.path)).length;
+    expect(clientReads).toBeGreaterThan(1);
+    expect(h.uisp.sim.requests.filter((r) => r.path === '/crm/api/v1.0/payment-methods')).toHaveLength(1);
+
+    await h.command('/payments');
+    await h.settled();
+    expect(h.uisp.sim.requests.slice(first).map((r) => `${r.method} ${r.path}`)).toEqual(['GET /crm/api/v1.0/payments']);
+    expect(shown(h.fake.responses[1]!.body)).toBe(shown(h.fake.responses[0]!.body));
+  });
+
+  it('agents asking at the same time share the reads of each client name and of the payment methods', async () => {
+    await Promise.all([h.command('/payments'), h.command('/payments'), h.command('/payments')]);
+    await h.settled();
+    const reads = h.uisp.sim.requests.filter((r) => r.path !== '/crm/api/v1.0/payments').map((r) => r.path);
+    expect(reads.length).toBeGreaterThan(1);
+    expect(new Set(reads).size).toBe(reads.length);
+    expect(h.fake.responses).toHaveLength(3);
+  });
+
   it('takes a client id written #1001', async () => {
     await h.command('/payments', '#1001');
     expect(shown(await ephemeralAnswer())).toContain('Payments of client #1001 Marcus Baptiste');

@@ -3,7 +3,7 @@
  * stops on a short page and when the consumer stops) and the request bodies and filters it builds.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_PAYMENTS_PAGE } from '../../src/services/uisp/crm-client.js';
+import { CrmClient, MAX_PAYMENTS_PAGE } from '../../src/services/uisp/crm-client.js';
 import type { Payment } from '../../src/services/uisp/schemas.js';
 import { bodyOf, CRM_BASE, createHarness, fixtures, JSON_HEADERS, type Harness } from './support.js';
 
@@ -127,6 +127,34 @@ describe('CrmClient.payments()', () => {
     await iterator.next();
     expect(pages).toHaveLength(1);
     await iterator.return?.(undefined);
+  });
+
+  it('with pages read ahead: the same payments in the same order, the first page alone, and no page past the window', async () => {
+    const pages = servePayments(2_345);
+    const ahead = new CrmClient(h.crmHttp, { paymentPagesInFlight: 4 });
+
+    const ids = await collect(ahead.payments());
+
+    expect(ids).toEqual(Array.from({ length: 2_345 }, (_, i) => i + 1));
+    const offsets = pages.map((q) => Number(q.offset));
+    expect(offsets[0]).toBe(0);
+    expect(offsets.slice(0, 5).sort((a, b) => a - b)).toEqual([0, 500, 1000, 1500, 2000]);
+    // The short page (offset 2000) ends it; fewer than 4 pages past it were asked for.
+    expect(Math.max(...offsets)).toBeLessThan(2000 + 4 * 500);
+  });
+
+  it('with pages read ahead, a payment shifted onto the next page is still yielded once', async () => {
+    const served = [[1, 2, 3], [3, 4, 5], [6]];
+    h.pool
+      .intercept({ path: (path) => path.startsWith(`${CRM_BASE}/payments?`), method: 'GET' })
+      .reply((request) => {
+        const offset = Number(new URL(request.path, 'https://uisp.test').searchParams.get('offset'));
+        const ids = served[offset / 3] ?? [];
+        return { statusCode: 200, data: JSON.stringify(ids.map((id) => fixtures.payment(id))), responseOptions: { headers: JSON_HEADERS } };
+      })
+      .persist();
+    const ahead = new CrmClient(h.crmHttp, { paymentPagesInFlight: 4 });
+    expect(await collect(ahead.payments({}, 3))).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
   it('passes the filters and orders newest first by default', async () => {

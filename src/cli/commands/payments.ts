@@ -2,7 +2,7 @@
 import { flagProblems, flagValue, parseFlags } from '../args.js';
 import { connect } from '../../connect.js';
 import { loadCoreConfig } from '../../config.js';
-import { EXIT, outputClosed, UsageError, writeLine, writeText, type CliIo } from '../io.js';
+import { EXIT, outputClosed, UsageError, whenWritable, writeBatchedLine, writeLine, writeText, type CliIo } from '../io.js';
 import { csvHeader, csvLine, renderPaymentSummary } from '../render.js';
 import { optional, readWholeNumber } from '../../services/input/grammar.js';
 import { formatMoney } from '../../services/money.js';
@@ -21,7 +21,7 @@ export const paymentsHelp = `Usage: subops payments [--client-id <id>] [--from Y
 Lists payments newest first with totals per currency. Without dates: the last 30 days for all
 clients, or a client's whole history. --limit (1-${MAX_SHOWN}, default 20) is how many are listed.
 --csv prints a header line then one line per payment; --json one payment object per line (README:
-JSON output). Ids may be written 1001 or #1001; amounts as 1500, 1,500 or 1500.50 (greater than 0,
+JSON output); both stream every payment of the range, or the newest --limit when given. Ids may be written 1001 or #1001; amounts as 1500, 1,500 or 1500.50 (greater than 0,
 at most PAYMENT_MAX_AMOUNT).
 
 \`payments add\` records a payment once (--json: one object with the payment and its client): the
@@ -44,7 +44,7 @@ export async function payments(argv: string[], io: CliIo): Promise<number> {
   const read = readPaymentQuery({ client: values['client-id'], from: values.from, to: values.to });
   if (!read.ok) throw flagProblems(read.problems);
   const { query } = read;
-  const show = flagValue('--limit', optional(readWholeNumber({ min: 1, max: MAX_SHOWN }))(values.limit, 'Limit')) ?? 20;
+  const limit = flagValue('--limit', optional(readWholeNumber({ min: 1, max: MAX_SHOWN }))(values.limit, 'Limit'));
   const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
   try {
     const { payments: service } = connection.services;
@@ -53,14 +53,17 @@ export async function payments(argv: string[], io: CliIo): Promise<number> {
       if (values.csv) writeLine(io.stdout, csvHeader());
       // Method names are a nicety: without them each payment still carries its method id.
       const methods = values.json ? await service.listMethods().catch(() => []) : [];
+      let written = 0;
+      // Leaving the loop (a closed pipe, --limit reached) stops the paging: no further page is requested.
       for await (const payment of stream) {
         // The reader went away (`| head -1`): stop paging through UISP for output nobody reads.
         if (outputClosed(io.stdout)) break;
-        writeLine(io.stdout, values.csv ? csvLine(payment) : JSON.stringify(paymentJson(payment, methods)));
+        if (!writeBatchedLine(io.stdout, values.csv ? csvLine(payment) : JSON.stringify(paymentJson(payment, methods)))) await whenWritable(io.stdout);
+        if (++written === limit) break;
       }
       return EXIT.ok;
     }
-    const summary = await service.summarize({ ...query, show });
+    const summary = await service.summarize({ ...query, show: limit ?? 20 });
     writeText(io.stdout, ...renderPaymentSummary(summary, await service.clientNames(summary.payments)));
     return EXIT.ok;
   } finally {

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { UispNotFoundError } from './errors.js';
 import type { UispHttp } from './http.js';
+import { readAhead } from './pager.js';
 import {
   ClientSchema,
   PaymentMethodSchema,
@@ -76,8 +77,16 @@ export const MAX_PAYMENTS_PAGE = 500;
 // Suspend/cancel-suspend/delete answer 200 with an empty or partial body; we read nothing from it.
 const IgnoredBody = z.unknown();
 
+export interface CrmClientOptions {
+  /** GET /payments pages requested ahead of the reader (UISP_PAGES_IN_FLIGHT); 1 pages strictly one after the other. */
+  paymentPagesInFlight: number;
+}
+
 export class CrmClient {
-  constructor(private readonly http: UispHttp) {}
+  constructor(
+    private readonly http: UispHttp,
+    private readonly options: CrmClientOptions = { paymentPagesInFlight: 1 },
+  ) {}
 
   listClients(filters: ClientFilters = {}): Promise<Client[]> {
     const { isArchived, ...rest } = filters;
@@ -151,23 +160,18 @@ export class CrmClient {
   }
 
   /**
-   * Pages through GET /payments with `limit` ≤ 500 and `offset`, one page in memory at a time.
-   * Stop iterating early and no further page is fetched.
+   * Pages through GET /payments with `limit` ≤ 500 and `offset`, newest first by default, reading up to
+   * `paymentPagesInFlight` pages ahead (see pager.ts): memory holds a few pages, never the listing.
+   * Stop iterating early and no further page is requested.
    */
   async *payments(filters: PaymentFilters = {}, pageSize = MAX_PAYMENTS_PAGE): AsyncGenerator<Payment> {
     const limit = Math.min(Math.max(1, pageSize), MAX_PAYMENTS_PAGE);
+    const fetchPage = (index: number) =>
+      this.http.get('payments', z.array(PaymentSchema), { ...filters, order: 'createdDate', direction: filters.direction ?? 'DESC', limit, offset: index * limit });
     let previousIds = new Set<number>();
-    for (let offset = 0; ; offset += limit) {
-      const page = await this.http.get('payments', z.array(PaymentSchema), {
-        ...filters,
-        order: 'createdDate',
-        direction: filters.direction ?? 'DESC',
-        limit,
-        offset,
-      });
-      // A payment recorded while we page shifts later pages by one: skip what the last page already gave.
+    for await (const page of readAhead(fetchPage, { pageSize: limit, pagesInFlight: this.options.paymentPagesInFlight })) {
+      // A payment recorded while we page shifts later pages by one: skip what the page before already gave.
       for (const payment of page) if (!previousIds.has(payment.id)) yield payment;
-      if (page.length < limit) return;
       previousIds = new Set(page.map((payment) => payment.id));
     }
   }

@@ -54,14 +54,21 @@ export interface UispHttpOptions {
 
 export type Query = Record<string, string | number | boolean | undefined | null>;
 
-/** A keep-alive dispatcher shared by both systems: undici keeps one connection pool per origin. */
-export function createUispDispatcher(timeouts: UispTimeouts): Agent {
+/** Connections per origin when the caller names no pool size (UISP_POOL_CONNECTIONS). */
+export const DEFAULT_POOL_CONNECTIONS = 64;
+
+/**
+ * A keep-alive dispatcher shared by both systems: undici keeps one pool of at most `connections` per
+ * origin. Requests beyond it queue for a free connection, so the pool must cover the requests a busy
+ * bot has in flight (200 agents' /payments at once need about 200 for one round trip each).
+ */
+export function createUispDispatcher(timeouts: UispTimeouts, connections = DEFAULT_POOL_CONNECTIONS): Agent {
   return new Agent({
     connect: { timeout: timeouts.connectMs },
     keepAliveTimeout: 10_000,
     headersTimeout: timeouts.requestMs,
     bodyTimeout: timeouts.requestMs,
-    connections: 16,
+    connections,
   });
 }
 
