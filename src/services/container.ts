@@ -6,6 +6,7 @@
 import type { Dispatcher } from 'undici';
 import type { CoreConfig } from '../config.js';
 import { ActivationService } from './activation/workflow.js';
+import { LookupService } from './lookups/index.js';
 import { PaymentService } from './payments.js';
 import { SuspensionService } from './suspensions.js';
 import { CrmClient } from './uisp/crm-client.js';
@@ -19,6 +20,7 @@ export interface Services {
   activation: ActivationService;
   suspensions: SuspensionService;
   payments: PaymentService;
+  lookups: LookupService;
   /** The UISP base URL in use, for links to the CRM web interface. */
   uispUrl: string;
   close(): Promise<void>;
@@ -54,12 +56,14 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
   const nms = new NmsClient(new UispHttp({ ...common, system: 'nms', baseUrl: `${uisp.url}/nms/api/v2.1`, headers: { 'X-Auth-Token': uisp.nmsToken } }));
   const now = overrides.now ?? (() => new Date());
   const today = () => todayIn(config.activation.timeZone, now());
+  const activation = new ActivationService({ crm, nms, settings: config.activation, crmBaseUrl: `${uisp.url}/crm`, today });
   return {
     crm,
     nms,
-    activation: new ActivationService({ crm, nms, settings: config.activation, crmBaseUrl: `${uisp.url}/crm`, today }),
+    activation,
     suspensions: new SuspensionService(crm, config.activation.statuses),
     payments: new PaymentService(crm, today, config.payments),
+    lookups: new LookupService({ crm, nms, statuses: config.activation.statuses, crmClientUrl: (id) => activation.crmClientUrl(id) }),
     uispUrl: uisp.url,
     close: async () => {
       await ownDispatcher?.close();
