@@ -7,6 +7,7 @@ import { InputError } from '../services/errors.js';
 import { changeNotice, UispError } from '../services/uisp/errors.js';
 import { FIELD_FLAGS } from './args.js';
 import { activate, activateHelp } from './commands/activate.js';
+import { client, clientHelp, device, deviceHelp } from './commands/lookups.js';
 import { payments, paymentsHelp } from './commands/payments.js';
 import { reasons, reasonsHelp } from './commands/reasons.js';
 import { simulate, simulateHelp } from './commands/simulate.js';
@@ -20,6 +21,8 @@ const COMMANDS: Record<string, Command> = {
   activate: { run: activate, summary: 'activate a customer (device, client, service, site)', help: activateHelp },
   suspend: { run: suspend, summary: 'suspend a service', help: suspendHelp },
   unsuspend: { run: unsuspend, summary: 'lift a suspension (cancel-suspend)', help: unsuspendHelp },
+  client: { run: client, summary: 'show a client: balance, services, last payment, site and devices', help: clientHelp },
+  device: { run: device, summary: 'show a device: status, signal, uptime, site and client', help: deviceHelp },
   payments: { run: payments, summary: 'list payments with totals, or `payments add`', help: paymentsHelp },
   reasons: { run: reasons, summary: 'list suspension reasons', help: reasonsHelp },
   simulate: { run: simulate, summary: 'run the UISP simulator', help: simulateHelp },
