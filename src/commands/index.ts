@@ -7,9 +7,13 @@ import { subopsCommand } from './help.js';
 import { paymentsCommand } from './payments.js';
 import { suspendCommand } from './suspend.js';
 import { unsuspendCommand } from './unsuspend.js';
+import { LOOKUP_COMMANDS } from './lookups/index.js';
 
-export const SLASH_COMMANDS: readonly SlashCommand[] = [activateCommand, suspendCommand, unsuspendCommand, paymentsCommand, subopsCommand];
+/** The commands registered here; feature folders (src/commands/<feature>/) register their own. */
+const COMMANDS: readonly SlashCommand[] = [activateCommand, suspendCommand, unsuspendCommand, paymentsCommand, subopsCommand];
+
+export const SLASH_COMMANDS: readonly SlashCommand[] = [...COMMANDS, ...LOOKUP_COMMANDS];
 
 export function register(app: App, deps: ListenerDeps): void {
-  for (const command of SLASH_COMMANDS) app.command(command.name, command.listener(deps));
+  for (const command of COMMANDS) app.command(command.name, command.listener(deps));
 }

@@ -8,10 +8,10 @@ import type { ListenerDeps } from '../slack/deps.js';
 import { describeFailure } from '../slack/errors.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { originOfCommand } from '../slack/metadata.js';
-import { openAndFill } from '../slack/modals.js';
+import { openPaymentForm } from '../slack/payment-form.js';
 import { notice } from '../views/help.js';
 import type { SlackMessage } from '../views/kit.js';
-import { paymentForm, paymentsList } from '../views/payments.js';
+import { paymentsList } from '../views/payments.js';
 import type { SlashCommand } from './command.js';
 
 /** How many of the newest payments the listing shows; the totals cover every payment in the period. */
@@ -30,18 +30,7 @@ export const paymentsCommand: SlashCommand = {
       await ack();
       const origin = originOfCommand(command);
       const values = { ...(rest[0] && { client: rest[0] }), ...(rest[1] && { amount: rest[1] }) };
-      const opened = await openAndFill(client, {
-        triggerId: command.trigger_id,
-        view: paymentForm({ origin, values }),
-        fill: async () => {
-          try {
-            return paymentForm({ origin, values, methods: await deps.services.payments.listMethods() });
-          } catch (error) {
-            return paymentForm({ origin, values, methods: [], notice: `Could not load the payment methods (${describeFailure(error).message}); you can record without one.` });
-          }
-        },
-        logger,
-      });
+      const opened = await openPaymentForm(deps, client, { triggerId: command.trigger_id, origin, values, logger });
       if (!opened) await respond({ response_type: 'ephemeral', ...notice(':x: Slack did not open the payment form; try again.') });
       return;
     }
