@@ -15,6 +15,8 @@ export interface PaymentQuery {
   to?: string;
   /** How many of the newest payments to return in `payments`; totals always cover the whole range. */
   show?: number;
+  /** How many of the newest payments to pass over first (paging: page n skips n × show). */
+  skip?: number;
 }
 
 export interface CurrencyTotal {
@@ -25,9 +27,12 @@ export interface CurrencyTotal {
 
 export interface PaymentSummary {
   query: Required<Pick<PaymentQuery, 'from' | 'to'>> & PaymentQuery;
-  /** Newest first, at most `show`. */
+  /** Newest first, at most `show`, after the `skip` newest. */
   payments: Payment[];
+  /** Totals per currency of the whole range. */
   totals: CurrencyTotal[];
+  /** Totals per currency of `payments` alone (the page shown). */
+  pageTotals: CurrencyTotal[];
   count: number;
 }
 
@@ -67,20 +72,32 @@ export class PaymentService {
   async summarize(query: PaymentQuery): Promise<PaymentSummary> {
     const ranged = this.range(query);
     const show = query.show ?? 20;
+    const skip = query.skip ?? 0;
     const payments: Payment[] = [];
-    const totals = new Map<string, CurrencyTotal>();
+    const totals = new CurrencyTotals();
     let count = 0;
     for await (const payment of this.crm.payments(this.filters(ranged))) {
+      if (count >= skip && payments.length < show) payments.push(payment);
       count++;
-      if (payments.length < show) payments.push(payment);
-      const currency = payment.currencyCode ?? '?';
-      const total = totals.get(currency) ?? { currency, amount: 0, count: 0 };
-      // Sum in cents: floating-point sums of thousands of amounts drift visibly otherwise.
-      total.amount = Math.round(total.amount * 100 + payment.amount * 100) / 100;
-      total.count++;
-      totals.set(currency, total);
+      totals.add(payment);
     }
-    return { query: ranged, payments, totals: [...totals.values()].sort((a, b) => a.currency.localeCompare(b.currency)), count };
+    const pageTotals = new CurrencyTotals();
+    for (const payment of payments) pageTotals.add(payment);
+    return { query: ranged, payments, totals: totals.list(), pageTotals: pageTotals.list(), count };
+  }
+
+  /**
+   * Every payment of the range, newest first, each with its client's name for the CSV export (one CRM
+   * read per distinct client; a client that cannot be read has no name).
+   */
+  async *withClientNames(query: PaymentQuery): AsyncGenerator<{ payment: Payment; clientName: string | null }> {
+    const names = new Map<number, Promise<string | null>>();
+    const nameOf = (id: number) => {
+      let name = names.get(id);
+      if (!name) names.set(id, (name = this.crm.getClient(id).then(clientDisplayName, () => null)));
+      return name;
+    };
+    for await (const payment of this.stream(query)) yield { payment, clientName: payment.clientId == null ? null : await nameOf(payment.clientId) };
   }
 
   /**
@@ -138,6 +155,23 @@ export class PaymentService {
       createdDateTo: query.to,
       direction: 'DESC',
     };
+  }
+}
+
+/** Sums per currency, in cents: floating-point sums of thousands of amounts drift visibly otherwise. */
+class CurrencyTotals {
+  private readonly byCurrency = new Map<string, CurrencyTotal>();
+
+  add(payment: Payment): void {
+    const currency = payment.currencyCode ?? '?';
+    const total = this.byCurrency.get(currency) ?? { currency, amount: 0, count: 0 };
+    total.amount = Math.round(total.amount * 100 + payment.amount * 100) / 100;
+    total.count++;
+    this.byCurrency.set(currency, total);
+  }
+
+  list(): CurrencyTotal[] {
+    return [...this.byCurrency.values()].sort((a, b) => a.currency.localeCompare(b.currency));
   }
 }
 

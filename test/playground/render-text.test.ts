@@ -67,6 +67,7 @@ describe('renderMessage on the app’s messages', () => {
         { currency: 'GYD', amount: 2500, count: 1 },
         { currency: 'USD', amount: 12.5, count: 2 },
       ],
+      pageTotals: [{ currency: 'GYD', amount: 2500, count: 1 }],
       count: 3,
     };
     const lines = renderMessage(paymentsList({ summary, clientNames: new Map([[1004, 'Shanice Williams']]), methodNames: new Map([['m-cash', 'Cash']]) }), names);

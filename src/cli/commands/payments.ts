@@ -3,7 +3,8 @@ import { flagProblems, flagValue, parseFlags } from '../args.js';
 import { connect } from '../../connect.js';
 import { loadCoreConfig } from '../../config.js';
 import { EXIT, outputClosed, UsageError, writeLine, writeText, type CliIo } from '../io.js';
-import { csvHeader, csvLine, renderPaymentSummary } from '../render.js';
+import { renderPaymentSummary } from '../render.js';
+import { csvHeader, paymentCsvLine } from '../../services/payments-csv.js';
 import { optional, readWholeNumber } from '../../services/input/grammar.js';
 import { formatMoney } from '../../services/money.js';
 import { readPaymentInput, readPaymentQuery } from '../../services/payments.js';
@@ -44,15 +45,21 @@ export async function payments(argv: string[], io: CliIo): Promise<number> {
   const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
   try {
     const { payments: service } = connection.services;
-    if (values.csv || values.json) {
-      const stream = service.stream(query);
-      if (values.csv) writeLine(io.stdout, csvHeader());
-      // Method names are a nicety: without them each payment still carries its method id.
-      const methods = values.json ? await service.listMethods().catch(() => []) : [];
-      for await (const payment of stream) {
+    if (values.csv) {
+      writeLine(io.stdout, csvHeader());
+      for await (const { payment, clientName } of service.withClientNames(query)) {
         // The reader went away (`| head -1`): stop paging through UISP for output nobody reads.
         if (outputClosed(io.stdout)) break;
-        writeLine(io.stdout, values.csv ? csvLine(payment) : JSON.stringify(paymentJson(payment, methods)));
+        writeLine(io.stdout, paymentCsvLine(payment, clientName));
+      }
+      return EXIT.ok;
+    }
+    if (values.json) {
+      // Method names are a nicety: without them each payment still carries its method id.
+      const methods = await service.listMethods().catch(() => []);
+      for await (const payment of service.stream(query)) {
+        if (outputClosed(io.stdout)) break;
+        writeLine(io.stdout, JSON.stringify(paymentJson(payment, methods)));
       }
       return EXIT.ok;
     }
