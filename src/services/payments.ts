@@ -6,7 +6,7 @@ import { format, parse, subDays } from 'date-fns';
 import { clientDisplayName, type CrmClient, type PaymentFilters } from './uisp/crm-client.js';
 import type { Client, Payment, PaymentMethod } from './uisp/schemas.js';
 import { InputError, notFoundAsInputError } from './errors.js';
-import { checkAmount, checkDateRange, checkId, DEFAULT_PAYMENT_MAX_AMOUNT, optional, readAmount, readDate, readFields, readId, readLine, readNote, type Read } from './input/grammar.js';
+import { checkAmount, checkDateRange, checkId, DEFAULT_PAYMENT_MAX_AMOUNT, optional, readAmount, readClientKey, readDate, readFields, readId, readLine, readNote, type ClientKey, type Read } from './input/grammar.js';
 
 export interface PaymentQuery {
   clientId?: number;
@@ -140,7 +140,8 @@ export class PaymentService {
     return { payment, client, ...(method ? { method } : {}) };
   }
 
-  private range(query: PaymentQuery): PaymentSummary['query'] {
+  /** The query with its dates checked and resolved as a listing resolves them (the default window, a client's whole history). */
+  range(query: PaymentQuery): PaymentSummary['query'] {
     for (const field of ['from', 'to'] as const) orRefuse(field, optional(readDate)(query[field], DATE_LABELS[field]));
     const to = query.to ?? this.today();
     const from = query.from ?? (query.clientId === undefined ? format(subDays(parse(to, 'yyyy-MM-dd', new Date()), DEFAULT_PAYMENT_WINDOW_DAYS), 'yyyy-MM-dd') : '2000-01-01');
@@ -195,18 +196,29 @@ export function readPaymentInput(fields: PaymentFields, limits: PaymentLimits): 
   return { ok: true, input: { clientId: client, amount, ...(method && { method }), ...(note && { note }) } };
 }
 
+type QueryField = 'client' | 'from' | 'to';
+type QueryRead<T> = { ok: true; query: T } | { ok: false; problems: Partial<Record<QueryField, string>> };
+
 /** A payment listing's filters as typed (client id, from, to), read by the input grammar; from ≤ to when both are given. */
-export function readPaymentQuery(fields: { client?: string | undefined; from?: string | undefined; to?: string | undefined }): { ok: true; query: PaymentQuery } | { ok: false; problems: Partial<Record<'client' | 'from' | 'to', string>> } {
-  const read = readFields({
-    client: optional(readId)(fields.client, 'Client id'),
-    from: optional(readDate)(fields.from, DATE_LABELS.from),
-    to: optional(readDate)(fields.to, DATE_LABELS.to),
-  });
+export function readPaymentQuery(fields: { client?: string | undefined; from?: string | undefined; to?: string | undefined }): QueryRead<PaymentQuery> {
+  const read = readListingFields(optional(readId)(fields.client, 'Client id'), fields);
   if (!read.ok) return read;
-  const { client, from, to } = read.values;
+  const { client, ...range } = read.query;
+  return { ok: true, query: { ...(client !== undefined && { clientId: client }), ...range } };
+}
+
+/** The same filters where the client may also be a name (Slack's /payments and its filter form). */
+export function readPaymentFilters(fields: { client?: string | undefined; from?: string | undefined; to?: string | undefined }): QueryRead<{ client?: ClientKey; from?: string; to?: string }> {
+  return readListingFields(optional(readClientKey)(fields.client, 'Client'), fields);
+}
+
+function readListingFields<C>(client: Read<C | undefined>, fields: { from?: string | undefined; to?: string | undefined }): QueryRead<{ client?: C; from?: string; to?: string }> {
+  const read = readFields({ client, from: optional(readDate)(fields.from, DATE_LABELS.from), to: optional(readDate)(fields.to, DATE_LABELS.to) });
+  if (!read.ok) return read;
+  const { from, to } = read.values;
   const range = from && to ? checkDateRange(from, to) : undefined;
   if (range && !range.ok) return { ok: false, problems: { from: range.problem } };
-  return { ok: true, query: { ...(client !== undefined && { clientId: client }), ...(from && { from }), ...(to && { to }) } };
+  return { ok: true, query: { ...(read.values.client !== undefined && { client: read.values.client }), ...(from && { from }), ...(to && { to }) } };
 }
 
 /** Every problem with a payment already in numbers, by field; empty when it can be sent. */

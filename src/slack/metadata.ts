@@ -59,6 +59,16 @@ export const SuspensionMetaSchema = z.object({
 
 export const PaymentMetaSchema = z.object({ origin: OriginSchema });
 
+/** A payments listing's filters and page, carried by its Previous, Next, Filter and Export buttons. */
+export const PaymentRangeSchema = z.object({
+  clientId: z.number().int().optional(),
+  /** YYYY-MM-DD; the listing resolves missing dates as the command does. */
+  from: z.string().optional(),
+  to: z.string().optional(),
+  page: z.number().int().min(1),
+});
+export type PaymentRange = z.infer<typeof PaymentRangeSchema>;
+
 /** The Retry button's value: the request to re-run, who started the original run (the parent message names them) and what they confirmed. */
 export const RetryValueSchema = z.object({ request: ActivationRequestSchema, startedBy: z.string().min(1), confirm: ConfirmationSchema.optional() });
 export type RetryValue = z.infer<typeof RetryValueSchema>;

@@ -80,12 +80,21 @@ export function clientCardMessage(card: ClientCard, methodName: (id: string) => 
   return message(`Client #${client.id} ${name}: ${escapeMrkdwn(describeAccount(card.account))}`, blocks);
 }
 
-export function clientMatchesMessage(query: string, matches: ClientMatch[]): SlackMessage {
+/** What each listed client's button does: open its card by default, or another flow (its payments). */
+export interface ClientPick {
+  actionId: string;
+  text: string;
+  value: (match: ClientMatch) => string;
+}
+
+const OPEN_CARD: ClientPick = { actionId: LOOKUP_ACTION.openClient, text: 'Open', value: (match) => String(match.id) };
+
+export function clientMatchesMessage(query: string, matches: ClientMatch[], pick: ClientPick = OPEN_CARD): SlackMessage {
   const shown = matches.slice(0, MATCHES_SHOWN);
   const blocks: Block[] = [section(`*${matches.length} clients match “${escapeMrkdwn(query)}”*`)];
   for (const c of shown) {
     const details = [c.archived ? 'archived' : '', c.address ?? '', c.email ?? '', c.phone ?? ''].filter(Boolean).map(escapeMrkdwn);
-    blocks.push(section(`*#${c.id} ${escapeMrkdwn(clip(c.name, NAME_IN_ROW))}*\n${details.join('  ·  ') || '—'}`, button({ actionId: LOOKUP_ACTION.openClient, text: 'Open', value: String(c.id) })));
+    blocks.push(section(`*#${c.id} ${escapeMrkdwn(clip(c.name, NAME_IN_ROW))}*\n${details.join('  ·  ') || '—'}`, button({ actionId: pick.actionId, text: pick.text, value: pick.value(c) })));
   }
   if (matches.length > shown.length) blocks.push(context(`…and ${matches.length - shown.length} more: type more of the name, or the id (\`/client #1001\`).`));
   return message(`${matches.length} clients match “${escapeMrkdwn(query)}”`, blocks);

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectValidMessage, expectValidModal } from './block-kit.js';
-import { AGENT, CHANNEL, inputs, selected, shown, startHarness, type Harness, type HarnessOptions } from './harness.js';
+import { AGENT, buttons, CHANNEL, inputs, press, selected, shown, startHarness, type Harness, type HarnessOptions } from './harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -27,29 +27,6 @@ async function answer(harness: Harness, index: number): Promise<Answer> {
   expect(body.response_type).toBe('ephemeral');
   expectValidMessage(body);
   return body;
-}
-
-type ButtonElement = { type: string; action_id: string; value?: string; text: { text: string } };
-
-/** Every button in a message by its text; a repeated text (the list's Open buttons) is followed by the button's value. */
-function buttons(message: Answer): Map<string, ButtonElement> {
-  const found = new Map<string, ButtonElement>();
-  for (const block of message.blocks) {
-    const elements = [...((block.elements as ButtonElement[] | undefined) ?? []), block.accessory as ButtonElement | undefined];
-    for (const element of elements) {
-      if (element?.type !== 'button') continue;
-      const label = element.text.text;
-      found.set(found.has(label) || label === 'Open' ? `${label} ${element.value}` : label, element);
-    }
-  }
-  return found;
-}
-
-/** Presses a button of an ephemeral message the way Slack sends it. */
-function press(harness: Harness, message: Answer, text: string, userId = AGENT) {
-  const pressed = buttons(message).get(text);
-  if (!pressed) throw new Error(`no button "${text}" in ${[...buttons(message).keys()].join(', ')}`);
-  return harness.sender.blockAction({ userId, actionId: pressed.action_id, ...(pressed.value !== undefined && { value: pressed.value }), message: { ...message, ts: '1700000000.000100' }, channelId: CHANNEL, messageTs: '1700000000.000100' });
 }
 
 describe('/client', () => {

@@ -17,7 +17,7 @@ import { activationName, clientMatch, deviceKey, deviceLine, linkedBy } from './
 import type { ActivationPrefill, CardGap, ClientCard, ClientLookup, DeviceCard, DeviceLine, DeviceLookup, ServiceLine, SiteOwnerLine } from './types.js';
 
 export type * from './types.js';
-export { deviceKey } from './lines.js';
+export { clientMatch, deviceKey } from './lines.js';
 
 export interface LookupDeps {
   crm: CrmClient;
