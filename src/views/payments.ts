@@ -46,8 +46,8 @@ export function paymentsList({ summary, clientNames, methodNames, client }: Paym
   }
   tail.push(...sections('*Totals*', totalLines(summary.totals)));
   const buttons = [
-    ...(page > 1 ? [button({ actionId: `${PAYMENTS_ACTION.page}:previous`, text: '◀ Previous', value: encodeMetadata(PaymentRangeSchema, { ...range, page: page - 1 }) })] : []),
-    ...(page < pages ? [button({ actionId: `${PAYMENTS_ACTION.page}:next`, text: 'Next ▶', value: encodeMetadata(PaymentRangeSchema, { ...range, page: page + 1 }) })] : []),
+    ...(page > 1 ? [button({ actionId: `${PAYMENTS_ACTION.page}:previous`, text: 'Previous', value: encodeMetadata(PaymentRangeSchema, { ...range, page: page - 1 }) })] : []),
+    ...(page < pages ? [button({ actionId: `${PAYMENTS_ACTION.page}:next`, text: 'Next', value: encodeMetadata(PaymentRangeSchema, { ...range, page: page + 1 }) })] : []),
     filterButton(range),
     button({ actionId: PAYMENTS_ACTION.export, text: 'Export CSV', value: encodeMetadata(PaymentRangeSchema, range) }),
   ];

@@ -82,7 +82,7 @@ describe('renderMessage on the app’s messages', () => {
       'Totals',
       '• GYD 2,500.00 in 1 payment',
       '• USD 12.50 in 2 payments',
-      '[Next ▶] [Filter…] [Export CSV]',
+      '[Next] [Filter…] [Export CSV]',
     ]);
   });
 
