@@ -93,8 +93,8 @@ export function paymentFilterApplied(): ModalView {
 }
 
 /** The answer to Export CSV. */
-export function paymentsExported(o: { count: number; from: string; to: string; filename: string; channelId: string }): SlackMessage {
-  const text = `:page_facing_up: Sent *${escapeMrkdwn(o.filename)}* (${o.count} payment${o.count === 1 ? '' : 's'} from ${o.from} to ${o.to}) to ${channelLink(o.channelId)}.`;
+export function paymentsExported(o: { count: number; from: string; to: string; filename: string }): SlackMessage {
+  const text = `:page_facing_up: Sent *${escapeMrkdwn(o.filename)}* (${o.count} payment${o.count === 1 ? '' : 's'} from ${o.from} to ${o.to}) to your DM with SubOps.`;
   return message(text, [section(text)]);
 }
 

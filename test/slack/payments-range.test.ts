@@ -147,7 +147,7 @@ describe('Export CSV', () => {
     expect(lines).toHaveLength(expected.length + 1);
     expect(lines[1]).toBe(`${expected[0]!.id},${expected[0]!.createdDate},1005,Ravi Persaud,${expected[0]!.amount},GYD,${expected[0]!.methodId ?? ''},${expected[0]!.note ?? ''}`);
     expect(done.text).toContain(`(${expected.length} payments from 2000-01-01 to`);
-    expect(done.text).toContain(`<#D${AGENT.slice(1)}>`);
+    expect(done.text).toContain('to your DM with SubOps.');
     expect(harness.fake.callsTo('files.completeUploadExternal')[0]!.args.initial_comment).toContain(`${expected.length} payments`);
   });
 

@@ -40,7 +40,7 @@ export async function exportPayments(deps: ListenerDeps, client: webApi.WebClien
       content: `${lines.join('\n')}\n`,
       initial_comment: `Payments from ${resolved.from} to ${resolved.to}: ${count} payment${count === 1 ? '' : 's'}.`,
     });
-    return paymentsExported({ count, from: resolved.from, to: resolved.to, filename, channelId });
+    return paymentsExported({ count, from: resolved.from, to: resolved.to, filename });
   } catch (error) {
     const summary = errorSummary(error);
     logger.error({ err: summary }, 'could not upload the payments export');
