@@ -22,9 +22,6 @@ export const LOOKUP_ACTION = {
 
 const LOOKUP_BLOCK = { clientActions: 'lookup_client_actions', deviceActions: 'lookup_device_actions' } as const;
 
-/** Matches the action ids of one kind of card button, with or without its `:id` suffix. */
-export const actionsOf = (actionId: string) => new RegExp(`^${actionId}(:|$)`);
-
 /** A list longer than this asks the agent to narrow the search instead. */
 export const MATCHES_SHOWN = 15;
 /** Names in one-line rows are cut so a row stays a row. */

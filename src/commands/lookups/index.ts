@@ -16,8 +16,8 @@ import { openPaymentForm } from '../../slack/payment-form.js';
 import { openSuspensionForm } from '../../slack/suspension-form.js';
 import { activationForm } from '../../views/activation.js';
 import { notice } from '../../views/help.js';
-import type { SlackMessage } from '../../views/kit.js';
-import { actionsOf, clientCardMessage, clientMatchesMessage, deviceCardMessage, deviceMatchesMessage, LOOKUP_ACTION, noClientMessage, noDeviceMessage } from '../../views/lookups.js';
+import { actionsOf, type SlackMessage } from '../../views/kit.js';
+import { clientCardMessage, clientMatchesMessage, deviceCardMessage, deviceMatchesMessage, LOOKUP_ACTION, noClientMessage, noDeviceMessage } from '../../views/lookups.js';
 import type { SlashCommand } from '../command.js';
 
 export const clientCommand: SlashCommand = {

@@ -10,7 +10,7 @@ import { decodeMetadata, originOfAction, originOfCommand, PaymentRangeSchema } f
 import { openAndFill } from '../../slack/modals.js';
 import { openPaymentForm } from '../../slack/payment-form.js';
 import { notice } from '../../views/help.js';
-import { actionsOf } from '../../views/lookups.js';
+import { actionsOf } from '../../views/kit.js';
 import { PAYMENTS_ACTION, paymentFilterForm } from '../../views/payments.js';
 import type { SlashCommand } from '../command.js';
 import { readPaymentsText } from './arguments.js';
