@@ -12,6 +12,8 @@ import { parseFlags } from './cli/args.js';
 import { EXIT, untilSignal, writeLine, type CliIo } from './cli/io.js';
 import { ConfigError, loadAppConfig, type SlackConfig } from './config.js';
 import * as commands from './commands/index.js';
+import * as lookups from './commands/lookups/index.js';
+import * as payments from './commands/payments/index.js';
 import * as actions from './listeners/actions/index.js';
 import * as views from './listeners/views/index.js';
 import { DEFAULT_SERVICE_STATUSES, statusLabel, type ServiceStatusTable } from './services/activation/service-status.js';
@@ -28,7 +30,7 @@ import { trackWork, WorkTracker } from './slack/work.js';
 import { boltLogger, createLogger } from './slack/logging.js';
 
 export interface AppDeps {
-  services: Pick<Services, 'activation' | 'suspensions' | 'payments' | 'crm' | 'nms'>;
+  services: Pick<Services, 'activation' | 'suspensions' | 'payments' | 'lookups' | 'crm' | 'nms'>;
   slack: SlackConfig;
   logger: Logger;
   /** CRM service status numbers (SERVICE_STATUS_*), for naming statuses in Slack. */
@@ -76,6 +78,8 @@ export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_
   commands.register(app, deps);
   views.register(app, deps);
   actions.register(app, deps);
+  lookups.register(app, deps);
+  payments.register(app, deps);
   app.error(async (error) => {
     const original = (error as { original?: unknown }).original ?? error;
     logger.error({ err: original instanceof Error ? original : errorSummary(original) }, 'unhandled error in a Slack listener');

@@ -4,6 +4,7 @@
  * present (null when unknown), so scripts can rely on the keys.
  */
 import type { ActivationEvent, ActivationOutcome, ClientRef, DeviceRef, ServiceRef, StepName, StepStatus } from '../services/activation/types.js';
+import type { ActivationPrefill, CardGap, ClientLookup, ClientMatch, DeviceLine, DeviceLookup } from '../services/lookups/index.js';
 import type { SuspensionAction, SuspensionOutcome, SuspensionRefusal } from '../services/suspensions.js';
 import { clientDisplayName } from '../services/uisp/crm-client.js';
 import type { Client, Payment, PaymentMethod, Service, SuspensionReason } from '../services/uisp/schemas.js';
@@ -135,4 +136,116 @@ export function suspensionJson(outcome: SuspensionOutcome, message: string, labe
     reason: reason ? { id: reason.id, name: reason.name } : null,
     message,
   };
+}
+
+// ---------- lookups (subops client, subops device) ----------
+
+/** A client in a lookup: the client object plus what tells clients apart. */
+export interface ClientDetailsJson extends ClientJson {
+  archived: boolean;
+  address: string | null;
+  email: string | null;
+  phone: string | null;
+  userIdent: string | null;
+}
+
+/** A device in a lookup: the device object plus its state as NMS reports it. */
+export interface DeviceStateJson extends DeviceJson {
+  model: string | null;
+  role: string | null;
+  /** NMS status (active, disconnected, unauthorized…). */
+  status: string | null;
+  online: boolean;
+  /** dBm, where the device reports one. */
+  signal: number | null;
+  uptimeSeconds: number | null;
+  lastSeen: string | null;
+}
+
+export interface ActivationPrefillJson {
+  firstName: string | null;
+  lastName: string | null;
+  clientId: number | null;
+  device: string | null;
+}
+
+export type ClientLookupJson =
+  | {
+      type: 'client';
+      client: ClientDetailsJson;
+      crmUrl: string;
+      account: { balance: number | null; outstanding: number | null; currency: string | null };
+      services: (ServiceJson & { plan: string | null; suspensionReason: string | null; price: number | null; currency: string | null; periodMonths: number | null; action: SuspensionAction | null })[];
+      lastPayment: PaymentJson | null;
+      sites: (SiteJson & { linkedBy: 'crm' | 'marker'; devices: DeviceStateJson[] })[];
+      gaps: { part: CardGap; problem: string }[];
+      activate: ActivationPrefillJson | null;
+    }
+  | { type: 'matches'; query: string; clients: ClientDetailsJson[] }
+  | { type: 'none'; query: string };
+
+export type DeviceLookupJson =
+  | {
+      type: 'device';
+      device: DeviceStateJson;
+      site: (SiteJson & { type: string | null }) | null;
+      client: (ClientJson & { archived: boolean }) | { id: number; name: null; archived: boolean } | null;
+      gaps: { part: CardGap; problem: string }[];
+      activate: ActivationPrefillJson | null;
+    }
+  | { type: 'matches'; query: string; devices: DeviceStateJson[] }
+  | { type: 'none'; query: string };
+
+const clientDetailsJson = (c: ClientMatch): ClientDetailsJson => ({ id: c.id, name: c.name, archived: c.archived, address: c.address, email: c.email, phone: c.phone, userIdent: c.userIdent });
+
+const prefillJson = (p: ActivationPrefill | null): ActivationPrefillJson | null =>
+  p && { firstName: p.firstName ?? null, lastName: p.lastName ?? null, clientId: p.clientId ?? null, device: p.device ?? null };
+
+export function deviceStateJson(d: DeviceLine): DeviceStateJson {
+  return {
+    ...deviceJson({ id: d.id, name: d.name, ip: d.ip, mac: d.mac, list: d.list, siteId: d.siteId, authorized: d.authorized, role: d.role }),
+    model: d.model,
+    role: d.role,
+    status: d.status,
+    online: d.online,
+    signal: d.signal,
+    uptimeSeconds: d.uptimeSeconds,
+    lastSeen: d.lastSeen,
+  };
+}
+
+export function clientLookupJson(lookup: ClientLookup, methods: PaymentMethod[]): ClientLookupJson {
+  if (lookup.kind === 'matches') return { type: 'matches', query: lookup.query, clients: lookup.matches.map(clientDetailsJson) };
+  if (lookup.kind === 'none') return { type: 'none', query: lookup.query };
+  const { card } = lookup;
+  return {
+    type: 'client',
+    client: clientDetailsJson(card.client),
+    crmUrl: card.crmUrl,
+    account: card.account,
+    services: card.services.map((s) => ({
+      id: s.id,
+      clientId: card.client.id,
+      name: s.name,
+      status: s.status,
+      statusLabel: s.statusLabel,
+      plan: s.plan,
+      suspensionReason: s.suspensionReason,
+      price: s.price,
+      currency: s.currency,
+      periodMonths: s.periodMonths,
+      action: s.action,
+    })),
+    lastPayment: card.lastPayment && paymentJson(card.lastPayment, methods),
+    sites: card.sites.map((s) => ({ id: s.id, name: s.name, linkedBy: s.linkedBy, devices: s.devices.map(deviceStateJson) })),
+    gaps: card.gaps,
+    activate: prefillJson(card.activate),
+  };
+}
+
+export function deviceLookupJson(lookup: DeviceLookup): DeviceLookupJson {
+  if (lookup.kind === 'matches') return { type: 'matches', query: lookup.query, devices: lookup.matches.map(deviceStateJson) };
+  if (lookup.kind === 'none') return { type: 'none', query: lookup.query };
+  const { card } = lookup;
+  return { type: 'device', device: deviceStateJson(card.device), site: card.site, client: card.client, gaps: card.gaps, activate: prefillJson(card.activate) };
 }

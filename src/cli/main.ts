@@ -19,6 +19,8 @@ const COMMANDS: Record<string, Command> = {
   activate: { summary: 'activate a customer (device, client, service, site)', load: async () => import('./commands/activate.js').then((m) => ({ run: m.activate, help: m.activateHelp })) },
   suspend: { summary: 'suspend a service', load: async () => import('./commands/suspension.js').then((m) => ({ run: m.suspend, help: m.suspendHelp })) },
   unsuspend: { summary: 'lift a suspension (cancel-suspend)', load: async () => import('./commands/suspension.js').then((m) => ({ run: m.unsuspend, help: m.unsuspendHelp })) },
+  client: { summary: 'show a client: balance, services, last payment, site and devices', load: async () => import('./commands/lookups.js').then((m) => ({ run: m.client, help: m.clientHelp })) },
+  device: { summary: 'show a device: status, signal, uptime, site and client', load: async () => import('./commands/lookups.js').then((m) => ({ run: m.device, help: m.deviceHelp })) },
   payments: { summary: 'list payments with totals, or `payments add`', load: async () => import('./commands/payments.js').then((m) => ({ run: m.payments, help: m.paymentsHelp })) },
   reasons: { summary: 'list suspension reasons', load: async () => import('./commands/reasons.js').then((m) => ({ run: m.reasons, help: m.reasonsHelp })) },
   simulate: { summary: 'run the UISP simulator', load: async () => import('./commands/simulate.js').then((m) => ({ run: m.simulate, help: m.simulateHelp })) },

@@ -32,20 +32,3 @@ export function renderPaymentSummary(summary: PaymentSummary, clientNames: Map<n
   if (totals.length) lines.push('', `Totals: ${totals.map((t) => `${formatMoney(t.amount, t.currency)} (${t.count})`).join(', ')}`);
   return lines;
 }
-
-const CSV_COLUMNS = ['id', 'createdDate', 'clientId', 'amount', 'currencyCode', 'methodId', 'note'] as const;
-
-export const csvHeader = () => CSV_COLUMNS.join(',');
-
-export function csvLine(payment: Partial<Record<(typeof CSV_COLUMNS)[number], string | number | null>>): string {
-  return CSV_COLUMNS.map((column) => csvCell(payment[column])).join(',');
-}
-
-function csvCell(value: string | number | null | undefined): string {
-  if (value === null || value === undefined) return '';
-  const text = String(value);
-  // Quote when needed; prefix formula-looking text (OWASP's list: = + - @ tab CR) so a spreadsheet never
-  // executes a note. Numbers are left alone: -5 is a number, not a formula.
-  const safe = /^[=+\-@\t\r]/.test(text) && typeof value === 'string' ? `'${text}` : text;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}

@@ -7,10 +7,8 @@ import { optional, readId } from '../services/input/grammar.js';
 import type { ListenerDeps } from '../slack/deps.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { originOfCommand, type SuspensionAction } from '../slack/metadata.js';
-import { openAndFill } from '../slack/modals.js';
-import { buildSuspensionForm } from '../slack/suspension-form.js';
+import { openSuspensionForm } from '../slack/suspension-form.js';
 import { notice } from '../views/help.js';
-import { suspensionForm } from '../views/suspension.js';
 
 export function suspensionCommandListener(action: SuspensionAction, deps: ListenerDeps): Middleware<SlackCommandMiddlewareArgs> {
   return async ({ command, ack, client, respond }) => {
@@ -24,12 +22,7 @@ export function suspensionCommandListener(action: SuspensionAction, deps: Listen
     const origin = originOfCommand(command);
     const logger = deps.logger.child({ command: `/${action}`, userId: command.user_id });
     const values = text ? { serviceId: text } : {};
-    const opened = await openAndFill(client, {
-      triggerId: command.trigger_id,
-      view: suspensionForm({ action, origin, values, reasons: 'loading', statusLabel: deps.statusLabel }),
-      ...(action === 'suspend' && { fill: () => buildSuspensionForm(deps, { action, origin, values }) }),
-      logger,
-    });
+    const opened = await openSuspensionForm(deps, client, { triggerId: command.trigger_id, action, origin, values, logger });
     if (!opened) await respond({ response_type: 'ephemeral', ...notice(`:x: Slack did not open the /${action} form; try again.`) });
   };
 }

@@ -9,11 +9,13 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { apiError, isRecord, PLAYGROUND_WORKSPACE, type ApiArgs, type ApiResult, type MethodHandler } from './fake-slack-api.js';
 import { FakeDirectory, type FakeChannel, type FakeUser } from './fake-slack-directory.js';
+import { FakeFiles, type FakeFile } from './fake-slack-files.js';
 import { FakeMessages, type FakeMessage } from './fake-slack-messages.js';
 import { authProblem, parseApiRequest } from './fake-slack-request.js';
 import { FakeViews } from './fake-slack-views.js';
 
 export type { FakeMessage } from './fake-slack-messages.js';
+export type { FakeFile } from './fake-slack-files.js';
 
 export interface RecordedCall {
   method: string;
@@ -63,6 +65,8 @@ export interface FakeSlack {
   messages(channel: string): FakeMessage[];
   /** view id -> current view (after open/update/push) */
   views: Map<string, Record<string, unknown>>;
+  /** file id -> file uploaded with files.uploadV2 (upload URL, bytes, completion). */
+  files: Map<string, FakeFile>;
   close(): Promise<void>;
 }
 
@@ -87,6 +91,7 @@ class LoopbackFakeSlack implements FakeSlack {
   readonly calls: RecordedCall[] = [];
   readonly responses: RecordedResponse[] = [];
   readonly views: Map<string, Record<string, unknown>>;
+  readonly files: Map<string, FakeFile>;
 
   private origin = '';
   // A listener that throws fails the run as an unhandled rejection rather than vanishing.
@@ -95,6 +100,7 @@ class LoopbackFakeSlack implements FakeSlack {
   private readonly handlers: Record<string, MethodHandler>;
   private readonly failures = new Map<string, FakeSlackFailure[]>();
   private readonly messageStore: FakeMessages;
+  private readonly fileStore = new FakeFiles(() => this.origin);
   private readonly issuedResponseUrls = new Set<string>();
   private readonly teamId: string;
 
@@ -113,7 +119,8 @@ class LoopbackFakeSlack implements FakeSlack {
       usergroups: options.usergroups ?? {},
       channels: options.channels ?? {},
     });
-    this.handlers = { ...this.messageStore.methods, ...viewStore.methods, ...directory.methods };
+    this.files = this.fileStore.files;
+    this.handlers = { ...this.messageStore.methods, ...viewStore.methods, ...directory.methods, ...this.fileStore.methods };
     // Every pending waitFor listens here; tests can easily have more than Node's default of 10.
     this.events.setMaxListeners(0);
   }
@@ -199,6 +206,9 @@ class LoopbackFakeSlack implements FakeSlack {
       this.answerApiCall(method, req, url, body, res);
     } else if (req.method === 'POST' && this.issuedResponseUrls.has(url.pathname)) {
       this.answerResponseUrl(url, body, res);
+    } else if (req.method === 'POST' && this.fileStore.isUploadPath(url.pathname)) {
+      const { status, text } = await this.fileStore.receive(url.pathname, req.headers['content-type'] ?? '', body);
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(text);
     } else {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not_found');
     }

@@ -39,6 +39,7 @@ export function sampleTries(data: SimulatorData, statuses: ServiceStatusTable): 
   const active = withStatus(statuses.active);
   const suspended = withStatus(statuses.suspended);
   const payer = people.find((c) => data.payments.some((p) => p.clientId === c.id));
+  const newDevice = data.devices.find((d) => !d.identification.authorized && !ownerOf(d, data, people));
   const nameOf = (clientId: number) => {
     const client = data.clients.find((c) => c.id === clientId);
     return client ? [client.firstName, client.lastName].filter(Boolean).join(' ') || client.companyName : `#${clientId}`;
@@ -48,7 +49,9 @@ export function sampleTries(data: SimulatorData, statuses: ServiceStatusTable): 
     ...(active ? [{ command: `/suspend ${active.id}`, note: `service of ${nameOf(active.clientId)}, Active` }] : []),
     ...(suspended ? [{ command: `/unsuspend ${suspended.id}`, note: `service of ${nameOf(suspended.clientId)}, Suspended` }] : []),
     { command: '/payments', note: 'the latest payments, with totals per currency' },
-    ...(payer ? [{ command: `/payments ${payer.id}`, note: `${payer.firstName} ${payer.lastName}'s payments` }, { command: `/payments add ${payer.id}`, note: 'record a payment' }] : []),
+    ...(payer ? [{ command: `/payments ${payer.id}`, note: `${payer.firstName} ${payer.lastName}'s payments (/press Next, /press Export CSV)` }, { command: `/payments add ${payer.id}`, note: 'record a payment' }] : []),
+    ...(suspended ? [{ command: `/client ${suspended.clientId}`, note: `${nameOf(suspended.clientId)}'s card (/press Unsuspend #${suspended.id})` }] : []),
+    ...(newDevice ? [{ command: `/device ${newDevice.identification.ip ?? newDevice.ipAddress.split('/')[0]}`, note: `${newDevice.identification.name}'s card (/press Activate for a customer)` }] : []),
   ];
 }
 

@@ -54,7 +54,7 @@ export function chatHelp(commands: readonly SlashCommandInfo[]): string[] {
     ...commands.map((c) => `  ${`${c.name} ${c.usageHint}`.padEnd(width)}  ${c.description}`),
     'In a form: Enter keeps the value in [brackets] or skips an optional field; choices by number or text;',
     '  /submit sends the form as it stands, /cancel closes it.',
-    'Also: /press <button> presses a button in a message (e.g. /press Retry), /help, exit (or Ctrl-D).',
+    'Also: /press <button> presses a button in a message or a card (e.g. /press Retry, /press Next), /help, exit (or Ctrl-D).',
   ];
 }
 
@@ -132,14 +132,24 @@ export class TerminalChat {
     if (isRecord(reply.body)) this.effects.commandAck(reply.body);
   }
 
-  /** Presses the newest button with that text in the workspace's channels. */
+  /** Presses the newest button with that text: in the agent's private answers (cards, listings) first, then in the channels. */
   private async press(text: string): Promise<void> {
     const wanted = text.toLowerCase();
-    const messages = Object.keys(this.options.directory.channels).flatMap((channel) => this.options.fake.messages(channel)).sort((a, b) => b.ts.localeCompare(a.ts, 'en', { numeric: true }));
-    for (const message of messages) {
-      const button = buttonsOf(message.blocks).find((b) => renderTextObject(b.text, this.names).toLowerCase() === wanted);
+    const find = (blocks: unknown) => buttonsOf(blocks).find((b) => renderTextObject(b.text, this.names).toLowerCase() === wanted);
+    const { user, channel } = this.options;
+    for (const answer of [...this.options.fake.responses].reverse()) {
+      const button = find(answer.body.blocks);
       if (!button) continue;
-      await this.send(() => this.options.sender.blockAction({ userId: this.options.user.id, userName: this.options.user.name, actionId: String(button.action_id), message }));
+      // An ephemeral answer has no ts of its own; Slack sends the press with the message as shown.
+      const ts = '0000000000.000000';
+      await this.send(() => this.options.sender.blockAction({ userId: user.id, userName: user.name, actionId: String(button.action_id), message: { ...answer.body, ts }, channelId: channel.id, messageTs: ts }));
+      return;
+    }
+    const messages = Object.keys(this.options.directory.channels).flatMap((id) => this.options.fake.messages(id)).sort((a, b) => b.ts.localeCompare(a.ts, 'en', { numeric: true }));
+    for (const message of messages) {
+      const button = find(message.blocks);
+      if (!button) continue;
+      await this.send(() => this.options.sender.blockAction({ userId: user.id, userName: user.name, actionId: String(button.action_id), message }));
       return;
     }
     this.refuse(text ? `No button “${text}” in SubOps' messages.` : 'Which button? e.g. /press Retry');

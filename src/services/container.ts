@@ -7,6 +7,7 @@ import type { Dispatcher } from 'undici';
 import type { CoreConfig } from '../config.js';
 import { ActivationService } from './activation/workflow.js';
 import { KeyedLock } from './converge.js';
+import { LookupService } from './lookups/index.js';
 import { PaymentService } from './payments.js';
 import { SuspensionService } from './suspensions.js';
 import { CrmClient } from './uisp/crm-client.js';
@@ -20,6 +21,7 @@ export interface Services {
   activation: ActivationService;
   suspensions: SuspensionService;
   payments: PaymentService;
+  lookups: LookupService;
   /** The UISP base URL in use, for links to the CRM web interface. */
   uispUrl: string;
   close(): Promise<void>;
@@ -60,12 +62,14 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
   const writeRetry = { retries: uisp.writeRetries, backoffMs: uisp.writeBackoffMs, windowMs: uisp.retryWindowMs };
   // One set of locks per container: the CLI and the Slack app each build one container per process.
   const locks = new KeyedLock();
+  const activation = new ActivationService({ crm, nms, settings: config.activation, crmBaseUrl: `${uisp.url}/crm`, today, writeRetry, locks });
   return {
     crm,
     nms,
-    activation: new ActivationService({ crm, nms, settings: config.activation, crmBaseUrl: `${uisp.url}/crm`, today, writeRetry, locks }),
+    activation,
     suspensions: new SuspensionService(crm, config.activation.statuses, writeRetry),
     payments: new PaymentService(crm, today, { limits: config.payments, retry: writeRetry, locks }, () => now().getTime()),
+    lookups: new LookupService({ crm, nms, statuses: config.activation.statuses, crmClientUrl: (id) => activation.crmClientUrl(id) }),
     uispUrl: uisp.url,
     close: async () => {
       await ownDispatcher?.close();

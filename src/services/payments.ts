@@ -9,7 +9,7 @@ import type { Client, Payment, PaymentMethod } from './uisp/schemas.js';
 import { TtlCache } from './cache.js';
 import { daysBefore } from './dates.js';
 import { InputError, notFoundAsInputError } from './errors.js';
-import { checkAmount, checkDateRange, checkId, optional, readAmount, readDate, readFields, readId, readLine, readNote, type Read } from './input/grammar.js';
+import { checkAmount, checkDateRange, checkId, optional, readAmount, readClientKey, readDate, readFields, readId, readLine, readNote, type ClientKey, type Read } from './input/grammar.js';
 
 export interface PaymentQuery {
   clientId?: number;
@@ -18,6 +18,8 @@ export interface PaymentQuery {
   to?: string;
   /** How many of the newest payments to return in `payments`; totals always cover the whole range. */
   show?: number;
+  /** How many of the newest payments to pass over first (paging: page n skips n × show). */
+  skip?: number;
 }
 
 export interface CurrencyTotal {
@@ -28,9 +30,12 @@ export interface CurrencyTotal {
 
 export interface PaymentSummary {
   query: Required<Pick<PaymentQuery, 'from' | 'to'>> & PaymentQuery;
-  /** Newest first, at most `show`. */
+  /** Newest first, at most `show`, after the `skip` newest. */
   payments: Payment[];
+  /** Totals per currency of the whole range. */
   totals: CurrencyTotal[];
+  /** Totals per currency of `payments` alone (the page shown). */
+  pageTotals: CurrencyTotal[];
   count: number;
 }
 
@@ -108,20 +113,27 @@ export class PaymentService {
   async summarize(query: PaymentQuery): Promise<PaymentSummary> {
     const ranged = this.range(query);
     const show = query.show ?? 20;
+    const skip = query.skip ?? 0;
     const payments: Payment[] = [];
-    const totals = new Map<string, CurrencyTotal>();
+    const totals = new CurrencyTotals();
     let count = 0;
     for await (const payment of this.crm.payments(this.filters(ranged))) {
+      if (count >= skip && payments.length < show) payments.push({ ...payment, note: withoutMarkers(payment.note) });
       count++;
-      if (payments.length < show) payments.push({ ...payment, note: withoutMarkers(payment.note) });
-      const currency = payment.currencyCode ?? '?';
-      const total = totals.get(currency) ?? { currency, amount: 0, count: 0 };
-      // Sum in cents: floating-point sums of thousands of amounts drift visibly otherwise.
-      total.amount = Math.round(total.amount * 100 + payment.amount * 100) / 100;
-      total.count++;
-      totals.set(currency, total);
+      totals.add(payment);
     }
-    return { query: ranged, payments, totals: [...totals.values()].sort((a, b) => a.currency.localeCompare(b.currency)), count };
+    const pageTotals = new CurrencyTotals();
+    for (const payment of payments) pageTotals.add(payment);
+    return { query: ranged, payments, totals: totals.list(), pageTotals: pageTotals.list(), count };
+  }
+
+  /**
+   * Every payment of the range, newest first, each with its client's name for the CSV export (one CRM
+   * read per distinct client; a client that cannot be read has no name).
+   */
+  async *withClientNames(query: PaymentQuery): AsyncGenerator<{ payment: Payment; clientName: string | null }> {
+    const nameOf = (id: number) => this.clients.get(id, () => this.crm.getClient(id)).then(clientDisplayName, () => null);
+    for await (const payment of this.stream(query)) yield { payment, clientName: payment.clientId == null ? null : await nameOf(payment.clientId) };
   }
 
   /**
@@ -212,7 +224,8 @@ export class PaymentService {
     return found;
   }
 
-  private range(query: PaymentQuery): PaymentSummary['query'] {
+  /** The query with its dates checked and resolved as a listing resolves them (the default window, a client's whole history). */
+  range(query: PaymentQuery): PaymentSummary['query'] {
     for (const field of ['from', 'to'] as const) orRefuse(field, optional(readDate)(query[field], DATE_LABELS[field]));
     const to = query.to ?? this.today();
     const from = query.from ?? (query.clientId === undefined ? daysBefore(to, DEFAULT_PAYMENT_WINDOW_DAYS) : '2000-01-01');
@@ -227,6 +240,23 @@ export class PaymentService {
       createdDateTo: query.to,
       direction: 'DESC',
     };
+  }
+}
+
+/** Sums per currency, in cents: floating-point sums of thousands of amounts drift visibly otherwise. */
+class CurrencyTotals {
+  private readonly byCurrency = new Map<string, CurrencyTotal>();
+
+  add(payment: Payment): void {
+    const currency = payment.currencyCode ?? '?';
+    const total = this.byCurrency.get(currency) ?? { currency, amount: 0, count: 0 };
+    total.amount = Math.round(total.amount * 100 + payment.amount * 100) / 100;
+    total.count++;
+    this.byCurrency.set(currency, total);
+  }
+
+  list(): CurrencyTotal[] {
+    return [...this.byCurrency.values()].sort((a, b) => a.currency.localeCompare(b.currency));
   }
 }
 
@@ -250,18 +280,29 @@ export function readPaymentInput(fields: PaymentFields, limits: PaymentLimits): 
   return { ok: true, input: { clientId: client, amount, ...(method && { method }), ...(note && { note }) } };
 }
 
+type QueryField = 'client' | 'from' | 'to';
+type QueryRead<T> = { ok: true; query: T } | { ok: false; problems: Partial<Record<QueryField, string>> };
+
 /** A payment listing's filters as typed (client id, from, to), read by the input grammar; from ≤ to when both are given. */
-export function readPaymentQuery(fields: { client?: string | undefined; from?: string | undefined; to?: string | undefined }): { ok: true; query: PaymentQuery } | { ok: false; problems: Partial<Record<'client' | 'from' | 'to', string>> } {
-  const read = readFields({
-    client: optional(readId)(fields.client, 'Client id'),
-    from: optional(readDate)(fields.from, DATE_LABELS.from),
-    to: optional(readDate)(fields.to, DATE_LABELS.to),
-  });
+export function readPaymentQuery(fields: { client?: string | undefined; from?: string | undefined; to?: string | undefined }): QueryRead<PaymentQuery> {
+  const read = readListingFields(optional(readId)(fields.client, 'Client id'), fields);
   if (!read.ok) return read;
-  const { client, from, to } = read.values;
+  const { client, ...range } = read.query;
+  return { ok: true, query: { ...(client !== undefined && { clientId: client }), ...range } };
+}
+
+/** The same filters where the client may also be a name (Slack's /payments and its filter form). */
+export function readPaymentFilters(fields: { client?: string | undefined; from?: string | undefined; to?: string | undefined }): QueryRead<{ client?: ClientKey; from?: string; to?: string }> {
+  return readListingFields(optional(readClientKey)(fields.client, 'Client'), fields);
+}
+
+function readListingFields<C>(client: Read<C | undefined>, fields: { from?: string | undefined; to?: string | undefined }): QueryRead<{ client?: C; from?: string; to?: string }> {
+  const read = readFields({ client, from: optional(readDate)(fields.from, DATE_LABELS.from), to: optional(readDate)(fields.to, DATE_LABELS.to) });
+  if (!read.ok) return read;
+  const { from, to } = read.values;
   const range = from && to ? checkDateRange(from, to) : undefined;
   if (range && !range.ok) return { ok: false, problems: { from: range.problem } };
-  return { ok: true, query: { ...(client !== undefined && { clientId: client }), ...(from && { from }), ...(to && { to }) } };
+  return { ok: true, query: { ...(read.values.client !== undefined && { client: read.values.client }), ...(from && { from }), ...(to && { to }) } };
 }
 
 /** Every problem with a payment already in numbers, by field; empty when it can be sent. */

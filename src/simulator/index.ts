@@ -37,10 +37,12 @@
  * | cpe-baptiste | 10.20.1.21/24 | B4:FB:E4:1A:2B:21 | LBE-5AC-Gen2 station | Marcus Baptiste (1001) |
  * | cpe-persaud | 10.20.2.44 | fc:ec:da:2c:44:01 | NBE-5AC-Gen2 station | Ravi Persaud (1005) |
  * | cpe-bartica-marine | 10.20.3.30/24 | 68:D7:9A:3E:30:0A | LTU-LR station | Bartica Marine Supplies (1006) |
- * | cpe-hope | 10.20.1.77/24 | B4:FB:E4:1A:2B:77 | LBE-5AC-Gen2 station | Leon Hope (1007): another client's site, a move needs confirmation |
+ * | cpe-hope | 10.20.1.77/24 | B4:FB:E4:1A:2B:77 | LBE-5AC-Gen2 station | Leon Hope (1007): another client's site, a move needs confirmation; offline (status disconnected, lastSeen 2025-11-02) |
  * | LBE-Stock-Diamond | 10.20.1.60/24 | B4:FB:E4:1A:2B:60 | LBE-5AC-Gen2 station | Diamond Tower: a station on infrastructure, the normal case |
  *
  * Every device has its NMS `role`: router, ap (infrastructure: activation refuses them) or station.
+ * Overviews carry uptime (seconds) and, for stations, signal (dBm); every device is `active` and last
+ * seen when the data was loaded, except cpe-hope (see above).
  *
  * Devices, discovered list (`GET /devices/discovered`; authorized false, site null):
  * | name | IP (`ipAddress`) | MAC | model | meant for |
@@ -53,16 +55,16 @@
  * Clients (CRM) and their services (plan Standard Monthly = period 37, GYD 10,000/month):
  * | client | service | case |
  * |---|---|---|
- * | 1001 Marcus Baptiste (tag VIP) | 101 Active (1), Standard Monthly | already activated; endpoint site + cpe-baptiste |
+ * | 1001 Marcus Baptiste (tag VIP) | 101 Active (1), Standard Monthly | already activated; endpoint site + cpe-baptiste; balance 0 |
  * | 1002 Priya Ramnarine | 102 Quoted (6), Standard Monthly | replace: delete, create Active |
- * | 1003 Dwayne Fraser | 103 Obsolete (7), Basic Monthly (period 21) | replace: delete, create Active |
+ * | 1003 Dwayne Fraser | 103 Obsolete (7), Basic Monthly (period 21) | replace: delete, create Active; owes 6,500 (accountBalance -6500, accountOutstanding 6500) |
  * | 1004 Shanice Williams | none | create Active |
- * | 1005 Ravi Persaud | 104 Suspended (3), reason 1 Non-payment | cancel-suspend; suspend 101/105 instead |
- * | 1006 Bartica Marine Supplies (company) | 105 Active (1), Business 25 (period 45) | company-name search |
+ * | 1005 Ravi Persaud | 104 Suspended (3), reason 1 Non-payment | cancel-suspend; suspend 101/105 instead; owes 20,000 (accountBalance -20000, accountOutstanding 20000) |
+ * | 1006 Bartica Marine Supplies (company) | 105 Active (1), Business 25 (period 45) | company-name search; 25,000 in credit (accountBalance, accountCredit) |
  * | 1007 Leon Hope | none; archived | hidden unless isArchived=1; activating the name reports #1007 instead of a duplicate |
  * | 1008 Kevin Singh, 1009 Kevin Singh | none | same name twice: an ambiguous client |
  *
- * Suspension reasons 1 Non-payment, 2 Customer request, 3 Equipment issue, 4 Relocation. Plans: 7 Basic
+ * Account fields not listed are UISP's defaults (0). Suspension reasons 1 Non-payment, 2 Customer request, 3 Equipment issue, 4 Relocation. Plans: 7 Basic
  * Monthly (period 21, 6,500), 12 Standard Monthly (periods 37 1-month 10,000; 38 3-month 29,000; 39
  * 12-month, disabled), 15 Business 25 (period 45, 25,000). Payment methods (UUIDs): Cash, Check, Bank
  * transfer, Mobile money. Payments: 3,200 generated from `paymentHistory` (seeded) over the 730 days before

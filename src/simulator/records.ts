@@ -441,7 +441,7 @@ export function completeSite(site: SiteRecord, sites: readonly SiteRecord[]): Si
   return site;
 }
 
-/** Status, host and display names, and the full site reference (null for a discovered device). */
+/** Status, last seen, host and display names, and the full site reference (null for a discovered device). */
 export function completeDevice(device: DeviceRecord, site: SiteRecord | undefined, sites: readonly SiteRecord[]): DeviceRecord {
   const identification = device.identification;
   identification.status ??= identification.authorized ? 'active' : 'unauthorized';
@@ -449,5 +449,7 @@ export function completeDevice(device: DeviceRecord, site: SiteRecord | undefine
   identification.displayName ??= identification.name;
   identification.site = site ? siteReference(site, sites) : null;
   device.overview.status ??= identification.status;
+  // A device the data file gives no lastSeen for was seen when the record was loaded (NMS keeps it current).
+  device.overview.lastSeen ??= identification.updated;
   return device;
 }

@@ -6,7 +6,7 @@ import type { SlackAuditor } from './audit.js';
 import type { DeliveryLog } from './deliveries.js';
 
 export interface ListenerDeps {
-  services: Pick<Services, 'activation' | 'suspensions' | 'payments'>;
+  services: Pick<Services, 'activation' | 'suspensions' | 'payments' | 'lookups'>;
   audit: SlackAuditor;
   logger: Logger;
   /** Names CRM service status numbers as configured (SERVICE_STATUS_*). */

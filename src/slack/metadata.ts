@@ -18,6 +18,12 @@ export function originOfCommand(command: { channel_id: string; user_id: string; 
   return { channelId: command.channel_id, userId: command.user_id, ...(command.response_url && { responseUrl: command.response_url }) };
 }
 
+/** Where a button was pressed: its channel (a message's), else the agent's DM with the bot (App Home). */
+export function originOfAction(body: { user: { id: string }; channel?: { id?: string } | undefined; container?: { channel_id?: string } | undefined; response_url?: string }): Origin {
+  const channelId = body.channel?.id ?? body.container?.channel_id ?? body.user.id;
+  return { channelId, userId: body.user.id, ...(body.response_url && { responseUrl: body.response_url }) };
+}
+
 const ActivationRequestSchema = z.object({
   device: z.string(),
   firstName: z.string(),
@@ -53,9 +59,27 @@ export const SuspensionMetaSchema = z.object({
 
 export const PaymentMetaSchema = z.object({ origin: OriginSchema });
 
+/** A payments listing's filters and page, carried by its Previous, Next, Filter and Export buttons. */
+export const PaymentRangeSchema = z.object({
+  clientId: z.number().int().optional(),
+  /** YYYY-MM-DD; the listing resolves missing dates as the command does. */
+  from: z.string().optional(),
+  to: z.string().optional(),
+  page: z.number().int().min(1),
+});
+export type PaymentRange = z.infer<typeof PaymentRangeSchema>;
+
 /** The Retry button's value: the request to re-run, who started the original run (the parent message names them) and what they confirmed. */
 export const RetryValueSchema = z.object({ request: ActivationRequestSchema, startedBy: z.string().min(1), confirm: ConfirmationSchema.optional() });
 export type RetryValue = z.infer<typeof RetryValueSchema>;
+
+/** An Activate button's value (client and device cards): what the activation form is filled with. */
+export const ActivatePrefillSchema = z.object({
+  firstName: z.string().optional(),
+  lastName: z.string().optional(),
+  clientId: z.number().int().optional(),
+  device: z.string().optional(),
+});
 
 /** Checked against the schema that will read it back, so writer and reader cannot drift apart. */
 export function encodeMetadata<T>(schema: z.ZodType<T>, value: T): string {

@@ -27,11 +27,12 @@ export async function tellAgent(client: webApi.WebClient, origin: Origin, msg: S
   return false;
 }
 
-async function postToResponseUrl(url: string, msg: SlackMessage): Promise<void> {
+/** Answers through a response_url (ephemeral); `replaceOriginal` replaces the message it came from. */
+export async function postToResponseUrl(url: string, msg: SlackMessage, replaceOriginal = false): Promise<void> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, ...msg }),
+    body: JSON.stringify({ response_type: 'ephemeral', replace_original: replaceOriginal, ...msg }),
     signal: AbortSignal.timeout(5_000),
   });
   if (!response.ok) throw new Error(`response_url answered HTTP ${response.status}`);

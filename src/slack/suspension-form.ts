@@ -3,6 +3,8 @@
  * (suspend only) and, once the agent gave a client id, that client's services with the action the
  * services layer says applies to each. Load failures appear inside the form, so this never rejects.
  */
+import type { webApi } from '@slack/bolt';
+import type { Logger } from 'pino';
 import { UispNotFoundError } from '../services/uisp/errors.js';
 import { suspensionForm, type SuspensionField, type SuspensionFormInput, type SuspensionFormValues } from '../views/suspension.js';
 import { BLOCK } from '../views/ids.js';
@@ -10,6 +12,7 @@ import type { ModalView } from '../views/kit.js';
 import type { ListenerDeps } from './deps.js';
 import { describeFailure } from './errors.js';
 import type { Origin, SuspensionAction } from './metadata.js';
+import { openAndFill } from './modals.js';
 import type { InputValues } from './state.js';
 
 export interface SuspensionFormRequest {
@@ -55,4 +58,18 @@ export async function buildSuspensionForm(deps: ListenerDeps, request: Suspensio
         : undefined,
   };
   return suspensionForm(input);
+}
+
+/**
+ * Opens the /suspend or /unsuspend form at once (the trigger id lives 3 seconds), pre-filled, then fills
+ * in the reasons from the CRM. False when Slack did not open it (the caller tells the agent).
+ */
+export function openSuspensionForm(deps: ListenerDeps, client: webApi.WebClient, o: { triggerId: string; action: SuspensionAction; origin: Origin; values: SuspensionFormValues; logger: Logger }): Promise<boolean> {
+  const { action, origin, values } = o;
+  return openAndFill(client, {
+    triggerId: o.triggerId,
+    view: suspensionForm({ action, origin, values, reasons: 'loading', statusLabel: deps.statusLabel }),
+    ...(action === 'suspend' && { fill: () => buildSuspensionForm(deps, { action, origin, values }) }),
+    logger: o.logger,
+  });
 }

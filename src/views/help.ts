@@ -8,8 +8,10 @@ const COMMAND_HELP: { usage: string; text: string }[] = [
   },
   { usage: '/suspend [service id]', text: 'Suspends a CRM service: enter its id, or a client id and pick one of its services, then a reason. You confirm before anything changes.' },
   { usage: '/unsuspend [service id]', text: 'Lifts a suspension (through the CRM’s cancel-suspend), with the same form and confirmation.' },
-  { usage: '/payments [client id]', text: 'Shows the latest payments (last 30 days), or all of one client’s, with totals per currency. Only you see the answer.' },
+  { usage: '/payments [client id or name] [from YYYY-MM-DD [to YYYY-MM-DD]]', text: 'Shows payments (the last 30 days, or all of one client’s, or the dates you give), 20 a page with Previous and Next, with totals per currency for the page and the whole range. *Filter…* changes the client and dates; *Export CSV* sends the whole range as a CSV file to your DM with SubOps. Only you see the listing.' },
   { usage: '/payments add [client id] [amount]', text: 'Opens the record-payment form: client, amount, method and note.' },
+  { usage: '/client <name | id | #id>', text: 'Shows a client’s card: balance, services with their state, plan and price, the last payment, the NMS site and its devices. Buttons suspend or unsuspend a service, record a payment or activate, each opening its form pre-filled. Several matches are listed to pick from. Only you see the answer.' },
+  { usage: '/device <ip | mac | name>', text: 'Shows a device: model, status, signal, uptime, IP and MAC, authorization, its site and that site’s client. A discovered device can be activated for a customer from there.' },
   { usage: '/subops help', text: 'This help. `/activate help` shows it too.' },
 ];
 

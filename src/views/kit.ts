@@ -82,6 +82,12 @@ export function button(options: { actionId: string; text: string; value?: string
   };
 }
 
+/**
+ * Action ids are unique within a block, so several buttons of one kind carry a suffix (`lookup_suspend:101`);
+ * this matches them all for app.action, with or without the suffix.
+ */
+export const actionsOf = (actionId: string) => new RegExp(`^${actionId}(:|$)`);
+
 export function actions(blockId: string, elements: types.Button[]): types.ActionsBlock {
   return { type: 'actions', block_id: blockId, elements: elements.slice(0, LIMITS.actionsElements) };
 }

@@ -214,9 +214,11 @@ describe('subops payments', () => {
     const { code, out } = await subops(['payments', '--client-id', '1001', '--csv']);
     expect(code).toBe(0);
     const lines = out.trim().split('\n');
-    expect(lines[0]).toBe('id,createdDate,clientId,amount,currencyCode,methodId,note');
+    expect(lines[0]).toBe('id,createdDate,clientId,clientName,amount,currencyCode,methodId,note');
     expect(lines).toHaveLength(expected + 1);
-    expect(lines.slice(1).every((line) => line.split(',')[2] === '1001')).toBe(true);
+    expect(lines.slice(1).every((line) => line.split(',').slice(2, 4).join(',') === '1001,Marcus Baptiste')).toBe(true);
+    // One read of the client for its name, however many payments it made.
+    expect(sim.requests.filter((r) => r.path === '/crm/api/v1.0/clients/1001')).toHaveLength(1);
     // Paged behind the scenes, never more than 500 at a time.
     expect(sim.requests.every((r) => r.path !== '/crm/api/v1.0/payments' || Number(r.query.limit) <= 500)).toBe(true);
   });
@@ -359,7 +361,8 @@ describe('text from UISP in the terminal', () => {
   it('--csv and --json stay exact (CSV quoted, with its formula guard)', async () => {
     const payment = plantControlCharacters();
     const csv = await subops(['payments', '--client-id', '1001', '--csv']);
-    expect(csv.out).toContain(`${payment.id},${payment.createdDate},1001,${payment.amount},`);
+    // CSV is machine output: the client's name exactly as the CRM has it, control characters and all.
+    expect(csv.out).toContain(`${payment.id},${payment.createdDate},1001,Marcus\u001b[2J Baptiste,${payment.amount},`);
     expect(csv.out).toContain(`"'${payment.note!}"`);
     const json = await subops(['payments', '--client-id', '1001', '--json']);
     const lines = json.out.trim().split('\n').map((line) => JSON.parse(line) as { id: number; note: string | null });

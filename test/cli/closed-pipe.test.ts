@@ -45,7 +45,7 @@ describe('a closed pipe, in-process', () => {
     expect(all).toBeGreaterThan(1_000); // several pages of 500
     const { code, out, err } = await runWithClosingReader(['payments', '--csv', '--from', '2000-01-01'], closedPipe());
     expect(code).toBe(0);
-    expect(out.split('\n')[0]).toBe('id,createdDate,clientId,amount,currencyCode,methodId,note');
+    expect(out.split('\n')[0]).toBe('id,createdDate,clientId,clientName,amount,currencyCode,methodId,note');
     expect(err).toBe('');
     expect(paymentPages()).toBeLessThan(Math.ceil(all / 500));
   });
@@ -87,7 +87,7 @@ describe('a closed pipe, for real', () => {
       );
     });
     expect(result.stderr).toBe('');
-    expect(result.stdout).toBe('id,createdDate,clientId,amount,currencyCode,methodId,note\n');
+    expect(result.stdout).toBe('id,createdDate,clientId,clientName,amount,currencyCode,methodId,note\n');
     expect(result.code).toBe(0);
     expect(paymentPages()).toBeLessThan(Math.ceil(sim.data.payments.length / 500));
   });

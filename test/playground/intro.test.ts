@@ -17,8 +17,10 @@ describe('sampleTries', () => {
       '/suspend 101 | service of Marcus Baptiste, Active',
       '/unsuspend 104 | service of Ravi Persaud, Suspended',
       '/payments | the latest payments, with totals per currency',
-      "/payments 1001 | Marcus Baptiste's payments",
+      "/payments 1001 | Marcus Baptiste's payments (/press Next, /press Export CSV)",
       '/payments add 1001 | record a payment',
+      "/client 1005 | Ravi Persaud's card (/press Unsuspend #104)",
+      "/device 10.20.1.88 | PowerBeam 5AC's card (/press Activate for a customer)",
     ]);
   });
 

@@ -67,6 +67,7 @@ describe('renderMessage on the app’s messages', () => {
         { currency: 'GYD', amount: 2500, count: 1 },
         { currency: 'USD', amount: 12.5, count: 2 },
       ],
+      pageTotals: [{ currency: 'GYD', amount: 2500, count: 1 }],
       count: 3,
     };
     const lines = renderMessage(paymentsList({ summary, clientNames: new Map([[1004, 'Shanice Williams']]), methodNames: new Map([['m-cash', 'Cash']]) }), names);
@@ -76,9 +77,12 @@ describe('renderMessage on the app’s messages', () => {
       '`2025-01-15`  #1004 Shanice Williams  GYD 2,500.00  Cash',
       'Showing the newest 1 of 3; the totals cover all 3.',
       '───',
+      'This page',
+      '• GYD 2,500.00 in 1 payment',
       'Totals',
       '• GYD 2,500.00 in 1 payment',
       '• USD 12.50 in 2 payments',
+      '[Next] [Filter…] [Export CSV]',
     ]);
   });
 

@@ -26,7 +26,9 @@ describe('devices', () => {
   it('GET /devices lists the authorized devices, each on a site', async () => {
     const devices = await authorized();
     expect(names(devices)).toEqual(['noc-er8', 'diamond-ap1', 'enmore-ap1', 'parika-ap1', 'cpe-baptiste', 'cpe-persaud', 'cpe-bartica-marine', 'cpe-hope', 'LBE-Stock-Diamond']);
-    expect(devices.every((d) => d.identification.authorized && d.identification.site !== null && d.identification.status === 'active')).toBe(true);
+    expect(devices.every((d) => d.identification.authorized && d.identification.site !== null)).toBe(true);
+    // Every one is up but the radio still on the roof of archived client Leon Hope (sample-data doc table).
+    expect(devices.filter((d) => d.identification.status !== 'active').map((d) => [d.identification.name, d.identification.status, d.overview.status])).toEqual([['cpe-hope', 'disconnected', 'disconnected']]);
     expect(devices.find((d) => d.identification.name === 'cpe-baptiste')!.identification.site).toMatchObject({
       name: 'Marcus Baptiste',
       type: 'endpoint',

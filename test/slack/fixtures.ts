@@ -82,6 +82,9 @@ export function summary(count: number): PaymentSummary {
       { currency: 'GYD', amount: 480_000, count: count - 12 },
       { currency: 'USD', amount: 120_000.5, count: 12 },
     ],
+    pageTotals: [
+      { currency: 'GYD', amount: 10_000 * count, count },
+    ],
     count: count + 1000,
   };
 }

@@ -138,3 +138,27 @@ export function selected(actionId: string, value: string): Record<string, unknow
 export function shown(message: { text?: string; blocks?: unknown[] }): string {
   return JSON.stringify(message.blocks ?? []) + (message.text ?? '');
 }
+
+type ButtonElement = { type: string; action_id: string; value?: string; text: { text: string } };
+type ShownMessage = { blocks?: unknown[] } & Record<string, unknown>;
+
+/** Every button of a message by its text; an Open button, or a text seen before, is followed by the button's value. */
+export function buttons(message: ShownMessage): Map<string, ButtonElement> {
+  const found = new Map<string, ButtonElement>();
+  for (const block of (message.blocks ?? []) as { elements?: ButtonElement[]; accessory?: ButtonElement }[]) {
+    for (const element of [...(block.elements ?? []), block.accessory]) {
+      if (element?.type !== 'button') continue;
+      const label = element.text.text;
+      found.set(found.has(label) || label === 'Open' ? `${label} ${element.value}` : label, element);
+    }
+  }
+  return found;
+}
+
+/** Presses a button of an ephemeral answer (a response_url body) in CHANNEL, the way Slack sends it. */
+export function press(harness: Harness, message: ShownMessage, text: string, userId = AGENT): Promise<SlackReply> {
+  const pressed = buttons(message).get(text);
+  if (!pressed) throw new Error(`no button "${text}" in ${[...buttons(message).keys()].join(', ')}`);
+  const ts = '1700000000.000100';
+  return harness.sender.blockAction({ userId, actionId: pressed.action_id, ...(pressed.value !== undefined && { value: pressed.value }), message: { ...message, ts }, channelId: CHANNEL, messageTs: ts });
+}

@@ -79,9 +79,9 @@ describe('/payments', () => {
   });
 
   it('names a bad argument, and an unknown client, ephemerally', async () => {
-    const reply = await h.command('/payments', 'everything');
+    const reply = await h.command('/payments', '#1001 2024-02-30');
     expect(reply.body.response_type).toBe('ephemeral');
-    expect(reply.body.text).toContain('Client id must be a positive whole number such as 1001 or #1001. You typed `everything`.');
+    expect(reply.body.text).toContain('From date 2024-02-30 is not a real calendar date. You typed `#1001 2024-02-30`.');
     expect(h.uisp.sim.requests).toEqual([]);
 
     await h.command('/payments', '424242');

@@ -3,7 +3,8 @@ import { flagProblems, flagValue, parseFlags } from '../args.js';
 import { connect } from '../../connect.js';
 import { loadCoreConfig } from '../../config.js';
 import { EXIT, outputClosed, UsageError, whenWritable, writeBatchedLine, writeLine, writeText, type CliIo } from '../io.js';
-import { csvHeader, csvLine, renderPaymentSummary } from '../render.js';
+import { renderPaymentSummary } from '../render.js';
+import { csvHeader, paymentCsvLine } from '../../services/payments-csv.js';
 import { optional, readWholeNumber } from '../../services/input/grammar.js';
 import { formatMoney } from '../../services/money.js';
 import { readPaymentInput, readPaymentQuery } from '../../services/payments.js';
@@ -49,16 +50,15 @@ export async function payments(argv: string[], io: CliIo): Promise<number> {
   try {
     const { payments: service } = connection.services;
     if (values.csv || values.json) {
-      const stream = service.stream(query);
-      if (values.csv) writeLine(io.stdout, csvHeader());
       // Method names are a nicety: without them each payment still carries its method id.
       const methods = values.json ? await service.listMethods().catch(() => []) : [];
+      if (values.csv) writeLine(io.stdout, csvHeader());
       let written = 0;
       // Leaving the loop (a closed pipe, --limit reached) stops the paging: no further page is requested.
-      for await (const payment of stream) {
+      for await (const { payment, clientName } of service.withClientNames(query)) {
         // The reader went away (`| head -1`): stop paging through UISP for output nobody reads.
         if (outputClosed(io.stdout)) break;
-        if (!writeBatchedLine(io.stdout, values.csv ? csvLine(payment) : JSON.stringify(paymentJson(payment, methods)))) await whenWritable(io.stdout);
+        if (!writeBatchedLine(io.stdout, values.csv ? paymentCsvLine(payment, clientName) : JSON.stringify(paymentJson(payment, methods)))) await whenWritable(io.stdout);
         if (++written === limit) break;
       }
       return EXIT.ok;

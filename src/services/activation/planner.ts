@@ -52,7 +52,7 @@ function markedClientId(site: Site): number | null {
 }
 
 /** The CRM client id an NMS site is bound to (CRM binding first, then SubOps' marker), or null. */
-function siteClientId(site: Site): number | null {
+export function siteClientId(site: Site): number | null {
   const bound = site.ucrm?.client?.id ?? site.description?.ucrmId;
   if (bound != null && /^\d+$/.test(bound)) return Number(bound);
   return markedClientId(site);
@@ -295,7 +295,7 @@ function planSite({ sites, settings, firstName, lastName, authorized }: Activati
 }
 
 /** The client's own sites: bound to it in the CRM first, then carrying SubOps' marker for it. */
-function ownSites(sites: Site[], clientId: number): Site[] {
+export function ownSites(sites: Site[], clientId: number): Site[] {
   const id = String(clientId);
   const bound = sites.filter((s) => s.ucrm?.client?.id === id || s.description?.ucrmId === id);
   return [...bound, ...sites.filter((s) => !bound.includes(s) && markedClientId(s) === clientId)];

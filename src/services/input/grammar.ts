@@ -176,6 +176,18 @@ export const readIdOrName: Reader<string> = (text, label) => {
   return readLine()(text, label);
 };
 
+/** What an agent looks a client up by: an id (`1001`, `#1001`) or a name (one line of text). */
+export type ClientKey = { id: number } | { name: string };
+
+export const readClientKey: Reader<ClientKey> = (text, label) => {
+  if (!blank(text) && /^#?\d+$/.test(text!.trim())) {
+    const id = readId(text, `${label} id`);
+    return id.ok ? ok({ id: id.value }) : id;
+  }
+  const name = readLine()(text, label);
+  return name.ok ? ok({ name: name.value }) : name;
+};
+
 // ---------- several fields at once ----------
 
 type Values<S> = { [K in keyof S]: S[K] extends Read<infer T> ? T : never };

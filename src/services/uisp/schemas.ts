@@ -30,6 +30,11 @@ export const ClientSchema = z.looseObject({
     .nullish()
     .transform((v) => v ?? []),
   tags: z.array(z.looseObject({ id: z.number().int(), name: z.string() })).nullish(),
+  /** Positive: the client has a credit; negative: a debt (CRM API Blueprint, ClientReadOnly). */
+  accountBalance: z.number().nullish(),
+  accountOutstanding: z.number().nullish(),
+  accountCredit: z.number().nullish(),
+  currencyCode: z.string().nullish(),
 });
 export type Client = z.infer<typeof ClientSchema>;
 
@@ -45,6 +50,9 @@ export const ServiceSchema = z.looseObject({
   invoicingStart: nullableString,
   suspensionReasonId: z.number().int().nullish(),
   note: z.string().nullish(),
+  /** The plan's name and its period in months, filled in by the CRM from the plan period. */
+  servicePlanName: z.string().nullish(),
+  servicePlanPeriod: z.number().int().nullish(),
 });
 export type Service = z.infer<typeof ServiceSchema>;
 
@@ -99,13 +107,22 @@ export const DeviceSchema = z.looseObject({
     mac: nullableString,
     ip: nullableString,
     model: nullableString,
+    modelName: z.string().nullish(),
     /** station, ap, router, switch, gateway… (the NMS Swagger's enum); only a station is a subscriber CPE. */
     role: z.string().nullish(),
     authorized: z.boolean().nullish(),
     site: SiteRefSchema.nullish(),
   }),
   ipAddress: nullableString,
-  overview: z.looseObject({ status: nullableString }).nullish(),
+  /** DeviceOverview in the NMS Swagger: status (active, disconnected…), signal in dBm, uptime in seconds, lastSeen (date-time). */
+  overview: z
+    .looseObject({
+      status: nullableString,
+      signal: z.number().nullish(),
+      uptime: z.number().nullish(),
+      lastSeen: z.string().nullish(),
+    })
+    .nullish(),
 });
 export type Device = z.infer<typeof DeviceSchema>;
 

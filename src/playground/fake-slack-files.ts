@@ -1,0 +1,90 @@
+/**
+ * File uploads of the fake Slack, the three steps of files.uploadV2: files.getUploadURLExternal hands out
+ * an upload URL on the fake, the client POSTs the bytes there, and files.completeUploadExternal shares the
+ * uploaded files in a conversation. conversations.open gives the DM with a user, where SubOps sends exports.
+ */
+import { randomBytes } from 'node:crypto';
+import { apiError, conversationProblem, missingArguments, stringField, type ApiArgs, type ApiResult, type MethodHandler } from './fake-slack-api.js';
+
+export interface FakeFile {
+  id: string;
+  filename: string;
+  /** The uploaded bytes as text (SubOps uploads CSV). */
+  content: string;
+  /** Set once the upload is completed: where it was shared, under which title and comment. */
+  channel?: string;
+  title?: string;
+  initialComment?: string;
+}
+
+const UPLOAD_PATH = '/upload/v1/';
+
+export class FakeFiles {
+  /** Every file whose upload URL was handed out, by id. */
+  readonly files = new Map<string, FakeFile>();
+
+  readonly methods: Record<string, MethodHandler> = {
+    'files.getUploadURLExternal': (args) => this.uploadUrl(args),
+    'files.completeUploadExternal': (args) => this.complete(args),
+    'conversations.open': (args) => this.openDm(args),
+  };
+
+  constructor(private readonly origin: () => string) {}
+
+  /** True when the path is an upload URL this fake handed out. */
+  isUploadPath(path: string): boolean {
+    return path.startsWith(UPLOAD_PATH) && this.files.has(path.slice(UPLOAD_PATH.length));
+  }
+
+  /** The POST to an upload URL: a multipart form whose one file part is the content. Answers like Slack: 200 "OK". */
+  async receive(path: string, contentType: string, body: string): Promise<{ status: number; text: string }> {
+    const file = this.files.get(path.slice(UPLOAD_PATH.length))!;
+    try {
+      const form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+      const part = [...form.values()].find((value): value is File => typeof value !== 'string');
+      file.content = part ? await part.text() : body;
+    } catch {
+      file.content = body;
+    }
+    return { status: 200, text: `OK - ${file.content.length}` };
+  }
+
+  private uploadUrl(args: ApiArgs): ApiResult {
+    const invalid = missingArguments(args, ['filename', 'length']);
+    if (invalid) return invalid;
+    const id = `F${randomBytes(5).toString('hex').toUpperCase()}`;
+    this.files.set(id, { id, filename: String(args.filename), content: '' });
+    return { ok: true, upload_url: `${this.origin()}${UPLOAD_PATH}${id}`, file_id: id };
+  }
+
+  private complete(args: ApiArgs): ApiResult {
+    const invalid = missingArguments(args, ['files']) ?? (args.channel_id === undefined ? undefined : conversationProblem(args.channel_id));
+    if (invalid) return invalid;
+    let listed: unknown;
+    try {
+      listed = typeof args.files === 'string' ? JSON.parse(args.files) : args.files;
+    } catch {
+      return apiError('invalid_arguments', ['[ERROR] files is not valid JSON [json-pointer:/files]']);
+    }
+    if (!Array.isArray(listed)) return apiError('invalid_arguments', ['[ERROR] files must be an array [json-pointer:/files]']);
+    const completed: FakeFile[] = [];
+    for (const entry of listed as { id?: string; title?: string }[]) {
+      const file = entry.id ? this.files.get(entry.id) : undefined;
+      if (!file) return apiError('file_not_found');
+      const channel = stringField(args, 'channel_id');
+      const initialComment = stringField(args, 'initial_comment');
+      Object.assign(file, { ...(channel && { channel }), ...(entry.title && { title: entry.title }), ...(initialComment && { initialComment }) });
+      completed.push(file);
+    }
+    return { ok: true, files: completed.map((f) => ({ id: f.id, name: f.filename, title: f.title ?? f.filename })) };
+  }
+
+  /** The DM between the bot and a user: D + the user id without its first letter. */
+  private openDm(args: ApiArgs): ApiResult {
+    const invalid = missingArguments(args, ['users']);
+    if (invalid) return invalid;
+    const users = String(args.users).split(',');
+    if (users.length !== 1 || !/^[UW][A-Z0-9]+$/.test(users[0]!)) return apiError('user_not_found');
+    return { ok: true, channel: { id: `D${users[0]!.slice(1)}` } };
+  }
+}

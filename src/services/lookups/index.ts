@@ -1,0 +1,199 @@
+/**
+ * Everyday lookups: a client's or a device's card from UISP, read-only. The first read decides what the
+ * answer is (a card, a short list of matches, or nothing); the card's other parts are read together and
+ * a part that cannot be read is reported as a gap instead of failing the whole card.
+ */
+import { findDevices, parseDeviceQuery } from '../activation/device-match.js';
+import { ownSites, siteClientId } from '../activation/planner.js';
+import { statusLabel, type ServiceStatusTable } from '../activation/service-status.js';
+import { readClientKey, readLine, readPersonName, type ClientKey } from '../input/grammar.js';
+import { InputError } from '../errors.js';
+import { applicableAction } from '../suspensions.js';
+import type { CrmClient } from '../uisp/crm-client.js';
+import { UispNotFoundError } from '../uisp/errors.js';
+import type { NmsClient } from '../uisp/nms-client.js';
+import type { Client, Device, Service, Site } from '../uisp/schemas.js';
+import { activationName, clientMatch, deviceKey, deviceLine, linkedBy } from './lines.js';
+import type { ActivationPrefill, CardGap, ClientCard, ClientLookup, DeviceCard, DeviceLine, DeviceLookup, ServiceLine, SiteOwnerLine } from './types.js';
+
+export type * from './types.js';
+export { clientMatch, deviceKey } from './lines.js';
+
+export interface LookupDeps {
+  crm: CrmClient;
+  nms: NmsClient;
+  statuses: ServiceStatusTable;
+  /** Builds the CRM web interface's link to a client. */
+  crmClientUrl: (clientId: number) => string;
+}
+
+type Gaps = { part: CardGap; problem: string }[];
+
+const problemOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+export class LookupService {
+  constructor(private readonly deps: LookupDeps) {}
+
+  /** A client by id (`1001`, `#1001`) or by name (active and archived clients); throws InputError on bad input. */
+  async client(text: string): Promise<ClientLookup> {
+    const key = orRefuse('client', readClientKey(text, 'Client'));
+    const found = await this.findClients(key);
+    const query = text.trim();
+    if (found.length === 1) return { kind: 'card', card: await this.clientCard(found[0]!) };
+    if (found.length > 1) return { kind: 'matches', query, matches: found.map(clientMatch) };
+    return { kind: 'none', query, activate: 'name' in key ? nameAsActivation(key.name) : null };
+  }
+
+  /** Clients whose name (or custom id) contains the text, archived ones too; by id, that client or none. */
+  async findClients(key: ClientKey): Promise<Client[]> {
+    const { crm } = this.deps;
+    if ('id' in key) {
+      try {
+        return [await crm.getClient(key.id)];
+      } catch (error) {
+        if (error instanceof UispNotFoundError) return [];
+        throw error;
+      }
+    }
+    const [active, archived] = await Promise.all([crm.listClients({ query: key.name }), crm.listClients({ query: key.name, isArchived: true })]);
+    return [...active, ...archived.filter((a) => !active.some((c) => c.id === a.id))];
+  }
+
+  async clientCard(client: Client): Promise<ClientCard> {
+    const { crm, nms } = this.deps;
+    const [services, lastPayment, sites, devices] = await Promise.allSettled([
+      crm.listServices(client.id),
+      firstOf(crm.payments({ clientId: client.id, direction: 'DESC' }, 1)),
+      nms.listSites(),
+      nms.listDevices(),
+    ]);
+    const gaps: Gaps = [];
+    const gap = (part: CardGap, result: PromiseRejectedResult) => gaps.push({ part, problem: problemOf(result.reason) });
+    if (services.status === 'rejected') gap('services', services);
+    if (lastPayment.status === 'rejected') gap('payments', lastPayment);
+    if (sites.status === 'rejected') gap('nms', sites);
+    else if (devices.status === 'rejected') gap('nms', devices);
+
+    const serviceList = services.status === 'fulfilled' ? services.value : [];
+    const lines = await this.serviceLines(serviceList);
+    const ownedSites = sites.status === 'fulfilled' ? ownSites(sites.value, client.id) : [];
+    const deviceList = devices.status === 'fulfilled' ? devices.value : [];
+    const { active, suspended } = this.deps.statuses;
+    const hasLiveService = serviceList.some((s) => s.status === active || s.status === suspended);
+    return {
+      client: clientMatch(client),
+      crmUrl: this.deps.crmClientUrl(client.id),
+      account: { balance: client.accountBalance ?? null, outstanding: client.accountOutstanding ?? null, currency: client.currencyCode ?? null },
+      services: lines,
+      lastPayment: lastPayment.status === 'fulfilled' ? lastPayment.value : null,
+      sites: ownedSites.map((site) => ({
+        id: site.id,
+        name: site.identification.name,
+        linkedBy: linkedBy(site, client.id),
+        devices: deviceList.filter((d) => d.identification.site?.id === site.id).map((d) => deviceLine(d, 'authorized')),
+      })),
+      gaps,
+      // Archived clients are restored in the CRM first; a client with a live service needs no activation.
+      activate: client.isArchived || hasLiveService || services.status === 'rejected' ? null : { ...activationName(client), clientId: client.id },
+    };
+  }
+
+  /** A device by IP, MAC or exact name, in the authorized and discovered lists; else names that contain the text. */
+  async device(text: string): Promise<DeviceLookup> {
+    const typed = orRefuse('device', readLine()(text, 'Device'));
+    const { nms } = this.deps;
+    const [authorized, discovered] = await Promise.all([nms.listDevices(), nms.listDiscoveredDevices()]);
+    const query = parseDeviceQuery(typed);
+    let found = findDevices(query, authorized, discovered).map((ref) => ref.id);
+    if (!found.length && query.kind === 'name') found = devicesNamedLike(query.name, authorized, discovered);
+    const lines = found.map((id) => lineOf(id, authorized, discovered));
+    if (lines.length === 1) return { kind: 'card', card: await this.deviceCard(lines[0]!, authorized) };
+    if (lines.length > 1) return { kind: 'matches', query: typed, matches: lines };
+    return { kind: 'none', query: typed };
+  }
+
+  private async deviceCard(device: DeviceLine, authorized: Device[]): Promise<DeviceCard> {
+    const gaps: Gaps = [];
+    const reference = authorized.find((d) => d.identification.id === device.id)?.identification.site ?? null;
+    let site: Site | undefined;
+    if (device.siteId) {
+      try {
+        site = (await this.deps.nms.listSites()).find((s) => s.id === device.siteId);
+      } catch (error) {
+        gaps.push({ part: 'nms', problem: problemOf(error) });
+      }
+    }
+    const ownerId = site ? siteClientId(site) : null;
+    const client = ownerId === null ? null : await this.siteOwner(ownerId, gaps);
+    return {
+      device,
+      site: device.siteId ? { id: device.siteId, name: site?.identification.name ?? reference?.name ?? device.siteId, type: site?.identification.type ?? reference?.type ?? null } : null,
+      client,
+      activate: device.authorized ? null : { device: deviceKey(device) },
+      gaps,
+    };
+  }
+
+  private async siteOwner(clientId: number, gaps: Gaps): Promise<SiteOwnerLine> {
+    try {
+      const client = await this.deps.crm.getClient(clientId);
+      return { id: clientId, name: clientMatch(client).name, archived: client.isArchived === true };
+    } catch (error) {
+      // A site naming a client the CRM no longer has is worth showing as it is.
+      if (!(error instanceof UispNotFoundError)) gaps.push({ part: 'services', problem: problemOf(error) });
+      return { id: clientId, name: null, archived: false };
+    }
+  }
+
+  private async serviceLines(services: Service[]): Promise<ServiceLine[]> {
+    const { crm, statuses } = this.deps;
+    // Reasons are read only when a suspended service names one; a failed read leaves the reason unnamed.
+    const needReasons = services.some((s) => s.status === statuses.suspended && s.suspensionReasonId != null);
+    const reasons = needReasons ? await crm.listSuspensionReasons().catch(() => []) : [];
+    return services.map((service) => ({
+      id: service.id,
+      name: service.name,
+      plan: service.servicePlanName ?? null,
+      status: service.status,
+      statusLabel: statusLabel(service.status, statuses),
+      suspensionReason: service.status === statuses.suspended ? (reasons.find((r) => r.id === service.suspensionReasonId)?.name ?? null) : null,
+      price: service.price ?? null,
+      currency: service.currencyCode,
+      periodMonths: service.servicePlanPeriod ?? null,
+      action: applicableAction(service.status, statuses) ?? null,
+    }));
+  }
+}
+
+function orRefuse<T>(field: string, read: { ok: true; value: T } | { ok: false; problem: string }): T {
+  if (!read.ok) throw new InputError(field, read.problem);
+  return read.value;
+}
+
+/** The first item, without reading further pages. */
+async function firstOf<T>(items: AsyncGenerator<T>): Promise<T | null> {
+  for await (const item of items) return item;
+  return null;
+}
+
+/** A typed name that was not found, as the activation form's first and last name. */
+function nameAsActivation(name: string): ActivationPrefill | null {
+  const [firstName, ...rest] = name.split(/\s+/).filter(Boolean);
+  const lastName = rest.join(' ');
+  if (!readPersonName(firstName, 'First name').ok || (lastName && !readPersonName(lastName, 'Last name').ok)) return null;
+  return { firstName: firstName!, ...(lastName && { lastName }) };
+}
+
+function devicesNamedLike(name: string, authorized: Device[], discovered: Device[]): string[] {
+  const ids = new Set<string>();
+  for (const device of [...authorized, ...discovered]) {
+    const id = device.identification;
+    if ([id.name, id.hostname, id.displayName].some((n) => n?.toLowerCase().includes(name))) ids.add(id.id);
+  }
+  return [...ids];
+}
+
+function lineOf(id: string, authorized: Device[], discovered: Device[]): DeviceLine {
+  const inAuthorized = authorized.find((d) => d.identification.id === id);
+  return inAuthorized ? deviceLine(inAuthorized, 'authorized') : deviceLine(discovered.find((d) => d.identification.id === id)!, 'discovered');
+}

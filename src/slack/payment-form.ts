@@ -1,0 +1,25 @@
+/** Opening the record-payment form: at once (the trigger id lives 3 seconds), then with the CRM's payment methods. */
+import type { webApi } from '@slack/bolt';
+import type { Logger } from 'pino';
+import { paymentForm, type PaymentField } from '../views/payments.js';
+import type { ListenerDeps } from './deps.js';
+import { describeFailure } from './errors.js';
+import type { Origin } from './metadata.js';
+import { openAndFill } from './modals.js';
+
+/** False when Slack did not open the form (the caller tells the agent). */
+export function openPaymentForm(deps: ListenerDeps, client: webApi.WebClient, o: { triggerId: string; origin: Origin; values: Partial<Record<PaymentField, string>>; logger: Logger }): Promise<boolean> {
+  const { origin, values } = o;
+  return openAndFill(client, {
+    triggerId: o.triggerId,
+    view: paymentForm({ origin, values }),
+    fill: async () => {
+      try {
+        return paymentForm({ origin, values, methods: await deps.services.payments.listMethods() });
+      } catch (error) {
+        return paymentForm({ origin, values, methods: [], notice: `Could not load the payment methods (${describeFailure(error).message}); you can record without one.` });
+      }
+    },
+    logger: o.logger,
+  });
+}
