@@ -13,6 +13,7 @@ import type { NmsClient } from '../uisp/nms-client.js';
 import type { Service } from '../uisp/schemas.js';
 import { parseDeviceQuery } from './device-match.js';
 import { titleCase } from './names.js';
+import { midnightIn } from '../dates.js';
 import { formatMoney } from '../money.js';
 import { clientRef, decideActivation, describeCandidate, describeMove, identifyClient, siteMarker, siteRef, type ClientLookup } from './planner.js';
 import { statusLabel } from './service-status.js';
@@ -196,12 +197,14 @@ export class ActivationService {
       deleted.push(old.id);
       log.did(`delete:${old.id}`, `Deleted ${old.statusLabel} service #${old.id}`);
     }
+    // The plan's date, as the start of that day in the ISP's zone: the form the CRM documents.
+    const startsAt = midnightIn(plan.service.activeFrom, settings.timeZone);
     const created = await crm.createService(client.id, {
       status: settings.statuses.active,
       servicePlanPeriodId: plan.service.servicePlanPeriodId,
       price: plan.service.price,
-      activeFrom: plan.service.activeFrom,
-      invoicingStart: plan.service.activeFrom,
+      activeFrom: startsAt,
+      invoicingStart: startsAt,
     });
     const service: ServiceRef = { id: created.id, status: created.status, statusLabel: statusLabel(created.status, settings.statuses), name: created.name };
     const what = `Created ${service.statusLabel} service #${service.id}${service.name ? ` (${service.name})` : ''}: ${formatMoney(plan.service.price, created.currencyCode)}/month from ${plan.service.activeFrom}`;
