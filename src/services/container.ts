@@ -12,6 +12,8 @@ import { CrmClient } from './uisp/crm-client.js';
 import { createUispDispatcher, UispHttp } from './uisp/http.js';
 import { NmsClient } from './uisp/nms-client.js';
 import { todayIn } from './dates.js';
+import { OwnChanges } from './events/own-changes.js';
+import { allOf, type UispObserver } from './uisp/exchange.js';
 
 export interface Services {
   crm: CrmClient;
@@ -19,6 +21,8 @@ export interface Services {
   activation: ActivationService;
   suspensions: SuspensionService;
   payments: PaymentService;
+  /** SubOps' own recent CRM writes, noted by the HTTP core: webhooks about them are not reported again. */
+  ownChanges: OwnChanges;
   /** The UISP base URL in use, for links to the CRM web interface. */
   uispUrl: string;
   close(): Promise<void>;
@@ -29,6 +33,8 @@ export interface ServiceOverrides {
   dispatcher?: Dispatcher;
   /** Clock, for tests that pin "today". */
   now?: () => Date;
+  /** Told of every UISP request (metrics). */
+  observer?: UispObserver;
 }
 
 /** `uisp.url` and both tokens must be present: callers resolve the embedded simulator before this. */
@@ -37,8 +43,10 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
   if (!uisp.url || !uisp.crmToken || !uisp.nmsToken) throw new Error('createServices needs a UISP URL and tokens');
   const ownDispatcher = overrides.dispatcher ? undefined : createUispDispatcher({ connectMs: uisp.connectTimeoutMs, requestMs: uisp.requestTimeoutMs });
   const dispatcher = overrides.dispatcher ?? ownDispatcher!;
+  const ownChanges = new OwnChanges();
   const common = {
     dispatcher,
+    observer: allOf([ownChanges, ...(overrides.observer ? [overrides.observer] : [])]),
     timeouts: { connectMs: uisp.connectTimeoutMs, requestMs: uisp.requestTimeoutMs },
     retry: { retries: uisp.retries, backoffMs: uisp.retryBackoffMs },
   };
@@ -60,6 +68,7 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
     activation: new ActivationService({ crm, nms, settings: config.activation, crmBaseUrl: `${uisp.url}/crm`, today }),
     suspensions: new SuspensionService(crm, config.activation.statuses),
     payments: new PaymentService(crm, today, config.payments),
+    ownChanges,
     uispUrl: uisp.url,
     close: async () => {
       await ownDispatcher?.close();
