@@ -16,7 +16,7 @@ export interface RouteRequest {
   /** Parsed JSON body, or undefined when there was none. */
   body: unknown;
   /** Reports a change the CRM sends a webhook about; delivered only if the request succeeds. */
-  emit(change: WebhookChange): void;
+  emit: (change: WebhookChange) => void;
   /** The webhook events recorded so far. */
   webhookEvents: readonly WebhookEventRecord[];
 }

@@ -2,8 +2,9 @@
  * The CRM's webhooks in the simulator. Every change a CRM route makes is recorded as a webhook event
  * (GET /crm/api/v1.0/webhook-events/{uuid} finds it, as in UISP) and, when a webhook URL is set, POSTed
  * there after the change's own answer, in UISP's body shape: `{uuid, changeType, entity, entityId,
- * eventName, extraData: {entity, entityBeforeEdit}}`. One attempt per event; `settled()` resolves when
- * every delivery so far has been answered, so tests wait on a signal, never a delay.
+ * eventName, extraData: {entity, entityBeforeEdit}}`. Like UISP's webhook queue, deliveries go out one
+ * at a time, in order; one attempt each. `settled()` resolves when every delivery so far has been
+ * answered, so tests wait on a signal, never a delay.
  */
 import { randomUUID } from 'node:crypto';
 import { uispDateTime } from './records.js';
@@ -35,13 +36,16 @@ export interface WebhookDelivery {
   url: string;
   /** The HTTP status the receiver answered; 0 when it could not be reached. */
   status: number;
+  /** How long the receiver took to answer, in ms. */
+  ms: number;
 }
 
 export class WebhookSender {
   readonly events: WebhookEventRecord[] = [];
   readonly deliveries: WebhookDelivery[] = [];
   private readonly bodies = new Map<string, object>();
-  private readonly inFlight = new Set<Promise<void>>();
+  /** The delivery queue: each POST starts when the one before it was answered. */
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(public url: string | undefined) {}
 
@@ -71,20 +75,22 @@ export class WebhookSender {
     const body = this.bodies.get(uuid);
     const url = this.url;
     if (!body || !url) return;
-    const delivery = fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) })
-      .then(async (response) => {
+    this.queue = this.queue.then(async () => {
+      const started = performance.now();
+      const ms = () => Math.round(performance.now() - started);
+      try {
+        const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
         await response.arrayBuffer();
-        this.deliveries.push({ uuid, url, status: response.status });
-      })
-      .catch(() => {
-        this.deliveries.push({ uuid, url, status: 0 });
-      });
-    this.inFlight.add(delivery);
-    void delivery.finally(() => this.inFlight.delete(delivery));
+        this.deliveries.push({ uuid, url, status: response.status, ms: ms() });
+      } catch {
+        this.deliveries.push({ uuid, url, status: 0, ms: ms() });
+      }
+    });
   }
 
   /** Resolves when every delivery started so far has been answered (or failed). */
   async settled(): Promise<void> {
-    while (this.inFlight.size) await Promise.all(this.inFlight);
+    let last: Promise<void> | undefined;
+    while (last !== this.queue) await (last = this.queue);
   }
 }

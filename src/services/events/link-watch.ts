@@ -92,7 +92,13 @@ export class LinkWatcher {
    */
   async rebuild(lookup?: ActivationLookup): Promise<number> {
     const unlinked = (await this.options.nms.listSitesWithCrmDetails()).filter((site) => markedClientId(site) !== null && boundClientId(site) === null);
-    const records = lookup && unlinked.length ? await lookup(unlinked.map((site) => site.id)) : new Map<string, ActivationRecord>();
+    let records = new Map<string, ActivationRecord>();
+    try {
+      if (lookup && unlinked.length) records = await lookup(unlinked.map((site) => site.id));
+    } catch (error) {
+      // Still watched; reported where the front end posts when it has no thread.
+      this.options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not find where the pending activations were shown; their link events go to the audit channel');
+    }
     for (const site of unlinked) {
       if (this.links.has(site.id)) continue;
       const clientId = markedClientId(site)!;

@@ -36,7 +36,7 @@ export interface WebhookProcessorOptions {
   ownChanges: OwnChanges;
   statuses: ServiceStatusTable;
   logger: Logger;
-  /** Events processed at once (each reads UISP two or three times). Default 4. */
+  /** Events processed at once (each has at most 2 UISP reads in flight). Default 3. */
   concurrency?: number;
   /** Events waiting beyond that before new ones are answered "busy". Default 10000. */
   maxWaiting?: number;
@@ -62,7 +62,7 @@ export class WebhookProcessor {
   private readonly log: Logger;
 
   constructor(private readonly options: WebhookProcessorOptions) {
-    this.queue = new TaskQueue(options.concurrency ?? 4, options.maxWaiting ?? 10_000);
+    this.queue = new TaskQueue(options.concurrency ?? 3, options.maxWaiting ?? 10_000);
     this.log = options.logger.child({ flow: 'uisp-webhook' });
   }
 
