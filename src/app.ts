@@ -166,8 +166,10 @@ at /slack/events, verifying requests with SLACK_SIGNING_SECRET. SLACK_BOT_TOKEN 
 UISP_URL is required; --simulator runs against the bundled UISP simulator and its sample data
 instead (for trials; agents' changes then go nowhere). At start it checks that Slack answers (retrying
 a few times), accepts SLACK_BOT_TOKEN and lets the bot post in AUDIT_CHANNEL_ID. In HTTP mode GET /healthz
-says whether UISP and Slack are reachable. On SIGTERM it turns new requests away, lets running operations
-finish for up to SHUTDOWN_GRACE_MS (default 25000), then exits. See README.md for every setting.`;
+says whether UISP and Slack are reachable. UISP CRM webhooks are taken at POST /uisp/webhook and
+Prometheus metrics served at GET /metrics (in Socket Mode on WEBHOOK_PORT, when set). On SIGTERM it turns
+new requests away, lets running operations finish for up to SHUTDOWN_GRACE_MS (default 25000), then exits.
+See README.md for every setting.`;
 
 export interface ServeOptions {
   /** How start-up waits between attempts to reach Slack (tests pass one that does not wait). */
