@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { crm } from '../simulator/helpers.js';
-import { AGENT, AUDIT_CHANNEL, CHANNEL, inputs, selected, shown, startHarness, type Harness, type HarnessOptions } from './harness.js';
+import { AGENT, AUDIT_CHANNEL, inputs, selected, shown, startHarness, type Harness, type HarnessOptions } from './harness.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -188,6 +188,3 @@ function maxConcurrent(requests: { startedAt: number; endedAt: number }[]): numb
   for (const [, delta] of edges) max = Math.max(max, (now += delta));
   return max;
 }
-
-// Keep CHANNEL referenced for readers: activations and suspensions run there, notices go to the audit channel.
-void CHANNEL;
