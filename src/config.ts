@@ -76,6 +76,17 @@ export interface SlackConfig {
 
 /** Pages of a long payment listing read ahead: about 4× faster than one after the other, a few pages of memory. */
 const DEFAULT_PAGES_IN_FLIGHT = 4;
+/** UISP webhooks, the manual-link watch and metrics: settings of the bot process. */
+export interface EventsConfig {
+  /** Socket Mode: the port of the small listener for POST /uisp/webhook and GET /metrics; none when undefined. HTTP mode serves both on PORT. */
+  webhookPort: number | undefined;
+  /** When set, UISP must call the webhook URL with `?token=<it>`. */
+  webhookToken: string | undefined;
+  /** How often the pending manual CRM–NMS links are checked (one NMS request for all). */
+  linkWatchIntervalMs: number;
+  /** How long after an activation an unlinked site gets its one reminder. */
+  linkReminderMs: number;
+}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -215,7 +226,7 @@ export function loadCoreConfig(env: Env): CoreConfig {
  * required unless the caller opts into the bundled simulator: a bot serving agents must never fall
  * back to sample data because UISP_URL was forgotten.
  */
-export function loadAppConfig(env: Env, { simulator = false }: { simulator?: boolean } = {}): { core: CoreConfig; slack: SlackConfig } {
+export function loadAppConfig(env: Env, { simulator = false }: { simulator?: boolean } = {}): { core: CoreConfig; slack: SlackConfig; events: EventsConfig } {
   const reader = new EnvReader(env);
   const core = readCore(reader);
   if (!core.uisp.url && !simulator && !reader.problems.some((p) => p.startsWith('UISP_URL'))) {
@@ -234,8 +245,14 @@ export function loadAppConfig(env: Env, { simulator = false }: { simulator?: boo
     shutdownGraceMs: reader.int('SHUTDOWN_GRACE_MS', 25_000, { max: 600_000 }),
   };
   if (slack.botToken && !slack.botToken.startsWith('xoxb-')) reader.problems.push('SLACK_BOT_TOKEN must start with "xoxb-"');
+  const events: EventsConfig = {
+    webhookPort: reader.string('WEBHOOK_PORT') === undefined ? undefined : reader.int('WEBHOOK_PORT', 0, { min: 1, max: 65_535 }),
+    webhookToken: reader.string('WEBHOOK_TOKEN'),
+    linkWatchIntervalMs: reader.positiveNumber('LINK_WATCH_INTERVAL_S', 60) * 1000,
+    linkReminderMs: reader.positiveNumber('LINK_REMINDER_HOURS', 24) * 3_600_000,
+  };
   if (reader.problems.length) throw new ConfigError(reader.problems);
-  return { core, slack };
+  return { core, slack, events };
 }
 
 /** Where the CLI posts its audit records in Slack: the bot's token, the audit channel and the API base. */

@@ -3,7 +3,7 @@
  * with its sample data, so anyone can try SubOps offline, and says so on stderr.
  */
 import { loadCoreConfig, type CoreConfig, type Env } from './config.js';
-import { createServices, type Services } from './services/container.js';
+import { createServices, type ServiceOverrides, type Services } from './services/container.js';
 import type { RunningSimulator } from './simulator/index.js';
 
 export interface Connection {
@@ -14,7 +14,7 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-export async function connect(env: Env, notice: (line: string) => void): Promise<Connection> {
+export async function connect(env: Env, notice: (line: string) => void, overrides: Pick<ServiceOverrides, 'observer'> = {}): Promise<Connection> {
   const config = loadCoreConfig(env);
   let simulator: RunningSimulator | undefined;
   if (!config.uisp.url) {
@@ -24,7 +24,7 @@ export async function connect(env: Env, notice: (line: string) => void): Promise
     config.uisp = { ...config.uisp, url: simulator.url, crmToken: simulator.token, nmsToken: simulator.token };
     notice(`UISP_URL is not set: using the embedded UISP simulator with sample data at ${simulator.url} (no real UISP is touched).`);
   }
-  const services = createServices(config);
+  const services = createServices(config, overrides);
   return {
     services,
     config,

@@ -9,7 +9,7 @@ export interface Endpoint {
   method: string;
   /** Full path template, e.g. /nms/api/v2.1/devices/{id}/authorize. */
   path: string;
-  /** Query parameter names the source documents for this endpoint (API Blueprint only). */
+  /** Query parameter names the source documents for this endpoint (API Blueprint and Swagger). */
   query?: string[];
   /** Top-level JSON body fields the source documents for this endpoint (Swagger only). */
   bodyFields?: string[];
@@ -39,7 +39,7 @@ export function parseSpec(markdown: string): Endpoint[] {
 }
 
 interface SwaggerOperation {
-  parameters?: Array<{ in: string; schema?: { $ref?: string } }>;
+  parameters?: Array<{ in: string; name?: string; schema?: { $ref?: string } }>;
 }
 interface SwaggerDoc {
   basePath: string;
@@ -47,7 +47,7 @@ interface SwaggerDoc {
   definitions: Record<string, { properties?: Record<string, unknown> }>;
 }
 
-/** Swagger 2.0: every operation under `paths`, prefixed with `basePath`, with its body's field names. */
+/** Swagger 2.0: every operation under `paths`, prefixed with `basePath`, with its query parameters and its body's field names. */
 export function parseSwagger(json: string): Endpoint[] {
   const doc = JSON.parse(json) as SwaggerDoc;
   const bodyFields = (operation: SwaggerOperation) => {
@@ -58,8 +58,14 @@ export function parseSwagger(json: string): Endpoint[] {
   return Object.entries(doc.paths).flatMap(([path, operations]) =>
     Object.entries(operations)
       .filter(([key]) => METHODS.includes(key.toUpperCase()))
-      .map(([key, operation]) => ({ method: key.toUpperCase(), path: `${doc.basePath}${path}`, bodyFields: bodyFields(operation) })),
+      .map(([key, operation]) => ({ method: key.toUpperCase(), path: `${doc.basePath}${path}`, ...queryOf(operation), bodyFields: bodyFields(operation) })),
   );
+}
+
+/** The documented query parameter names, when the operation has any (kept out of the fixture otherwise). */
+function queryOf(operation: SwaggerOperation): { query?: string[] } {
+  const names = (operation.parameters ?? []).filter((p) => p.in === 'query' && p.name).map((p) => p.name!);
+  return names.length ? { query: names } : {};
 }
 
 /** `#/definitions/A%20B` → `A B`: a $ref is a URI fragment, percent-encoded. */

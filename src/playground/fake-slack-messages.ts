@@ -1,6 +1,7 @@
 /**
  * Channel history of the fake Slack: chat.postMessage, chat.update, chat.postEphemeral and
- * chat.getPermalink, answering with the shapes of the java-slack-sdk samples.
+ * chat.getPermalink, answering with the shapes of the java-slack-sdk samples, and reading it back with
+ * conversations.history and conversations.replies (metadata only with include_all_metadata, as Slack).
  */
 import {
   apiError,
@@ -57,6 +58,8 @@ export class FakeMessages {
     'chat.update': (args) => this.update(args),
     'chat.postEphemeral': (args) => this.postEphemeral(args),
     'chat.getPermalink': (args) => this.permalink(args),
+    'conversations.history': (args) => this.readHistory(args),
+    'conversations.replies': (args) => this.replies(args),
   };
 
   constructor(private readonly identity: FakeWorkspaceIdentity) {}
@@ -117,6 +120,38 @@ export class FakeMessages {
     const base = `https://${this.identity.teamDomain}.slack.com/archives/${channel}/p${message.ts.replace('.', '')}`;
     const permalink = message.thread_ts ? `${base}?thread_ts=${message.thread_ts}&cid=${channel}` : base;
     return { ok: true, channel, permalink };
+  }
+
+  /** Top-level messages (and thread parents), newest first, between oldest and latest, paged by cursor. */
+  private readHistory(args: ApiArgs): ApiResult {
+    const invalid = missingArguments(args, ['channel']) ?? conversationProblem(args.channel);
+    if (invalid) return invalid;
+    const inclusive = args.inclusive === true || args.inclusive === 'true' || args.inclusive === '1';
+    const oldest = Number(args.oldest ?? 0);
+    const latest = args.latest === undefined ? Number.POSITIVE_INFINITY : Number(args.latest);
+    const inRange = (ts: number) => (inclusive ? ts >= oldest && ts <= latest : ts > oldest && ts < latest);
+    const messages = (this.byChannel.get(String(args.channel)) ?? []).filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts).filter((m) => inRange(Number(m.ts)));
+    return this.page([...messages].reverse(), args);
+  }
+
+  /** A thread: its parent first, then the replies, oldest first. */
+  private replies(args: ApiArgs): ApiResult {
+    const invalid = missingArguments(args, ['channel', 'ts']) ?? conversationProblem(args.channel);
+    if (invalid) return invalid;
+    const channel = String(args.channel);
+    const ts = String(args.ts);
+    const parent = this.find(channel, ts);
+    if (!parent) return apiError('thread_not_found');
+    return this.page([parent, ...(this.byChannel.get(channel) ?? []).filter((m) => m.thread_ts === ts && m.ts !== ts)], args);
+  }
+
+  private page(messages: FakeMessage[], args: ApiArgs): ApiResult {
+    const limit = Math.min(Math.max(Number(args.limit ?? 100) || 100, 1), 999);
+    const start = Number(args.cursor ?? 0) || 0;
+    const withMetadata = args.include_all_metadata === true || args.include_all_metadata === 'true' || args.include_all_metadata === '1';
+    const shown = messages.slice(start, start + limit).map(({ channel: _channel, metadata, ...message }) => structuredClone({ ...message, ...(withMetadata && metadata !== undefined ? { metadata } : {}) }));
+    const hasMore = start + limit < messages.length;
+    return { ok: true, messages: shown, has_more: hasMore, ...(hasMore ? { response_metadata: { next_cursor: String(start + limit) } } : {}) };
   }
 
   private find(channel: string, ts: string): FakeMessage | undefined {

@@ -28,6 +28,8 @@ export interface AuditRecord extends AuditEntry {
   actor: AuditActor;
   /** Where the operation is shown (a Slack thread), when there is such a place. */
   permalink?: string | undefined;
+  /** The same place as the front end names it (a channel and message ts), so the audit record can point back to it. */
+  thread?: { channel: string; ts: string } | undefined;
 }
 
 export interface AuditSink {

@@ -14,6 +14,8 @@ import { CrmClient } from './uisp/crm-client.js';
 import { createUispDispatcher, UispHttp } from './uisp/http.js';
 import { NmsClient } from './uisp/nms-client.js';
 import { todayIn } from './dates.js';
+import { OwnChanges } from './events/own-changes.js';
+import { allOf, type UispObserver } from './uisp/exchange.js';
 
 export interface Services {
   crm: CrmClient;
@@ -22,6 +24,8 @@ export interface Services {
   suspensions: SuspensionService;
   payments: PaymentService;
   lookups: LookupService;
+  /** SubOps' own recent CRM writes, noted by the HTTP core: webhooks about them are not reported again. */
+  ownChanges: OwnChanges;
   /** The UISP base URL in use, for links to the CRM web interface. */
   uispUrl: string;
   close(): Promise<void>;
@@ -32,6 +36,8 @@ export interface ServiceOverrides {
   dispatcher?: Dispatcher;
   /** Clock, for tests that pin "today" or move time past the services' cache TTLs. */
   now?: () => Date;
+  /** Told of every UISP request (metrics). */
+  observer?: UispObserver;
 }
 
 /** `uisp.url` and both tokens must be present: callers resolve the embedded simulator before this. */
@@ -41,8 +47,10 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
   const timeouts = { connectMs: uisp.connectTimeoutMs, requestMs: uisp.requestTimeoutMs, deadlineMs: uisp.deadlineMs };
   const ownDispatcher = overrides.dispatcher ? undefined : createUispDispatcher(timeouts, uisp.poolConnections);
   const dispatcher = overrides.dispatcher ?? ownDispatcher!;
+  const ownChanges = new OwnChanges();
   const common = {
     dispatcher,
+    observer: allOf([ownChanges, ...(overrides.observer ? [overrides.observer] : [])]),
     timeouts,
     retry: { retries: uisp.retries, backoffMs: uisp.retryBackoffMs },
   };
@@ -70,6 +78,7 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
     suspensions: new SuspensionService(crm, config.activation.statuses, writeRetry),
     payments: new PaymentService(crm, today, { limits: config.payments, retry: writeRetry, locks }, () => now().getTime()),
     lookups: new LookupService({ crm, nms, statuses: config.activation.statuses, crmClientUrl: (id) => activation.crmClientUrl(id) }),
+    ownChanges,
     uispUrl: uisp.url,
     close: async () => {
       await ownDispatcher?.close();

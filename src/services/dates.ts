@@ -10,3 +10,34 @@ export function todayIn(timeZone: string, at: Date = new Date()): string {
 export function daysBefore(date: string, days: number): string {
   return format(subDays(parseISO(date), days), 'yyyy-MM-dd');
 }
+
+/**
+ * The start of a calendar day (YYYY-MM-DD) in `timeZone`, in the form the UISP CRM documents for
+ * service dates: ISO 8601 with the zone's offset and no colon, e.g. 2026-11-22T00:00:00-0400. The
+ * CRM then stores the same calendar date the spec asks for, whatever zone the CRM itself runs in.
+ * Where a DST change skips midnight, this is the first instant of that day.
+ */
+export function midnightIn(date: string, timeZone: string): string {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const wallClock = Date.UTC(year, month - 1, day);
+  // The zone's offsets a day either side cover any change that day; the earliest instant that is
+  // already this date locally is its start.
+  const candidates = [offsetMinutes(timeZone, wallClock - DAY_MS), offsetMinutes(timeZone, wallClock + DAY_MS)].map((offset) => wallClock - offset * 60_000);
+  const instant = Math.min(...candidates.filter((candidate) => todayIn(timeZone, new Date(candidate)) === date));
+  const offset = offsetMinutes(timeZone, instant);
+  const localStart = new Date(instant + offset * 60_000).toISOString().slice(0, 19);
+  const sign = offset < 0 ? '-' : '+';
+  const abs = Math.abs(offset);
+  return `${localStart}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}${String(abs % 60).padStart(2, '0')}`;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Minutes the zone's wall clock is ahead of UTC at this instant (negative west of Greenwich). */
+function offsetMinutes(timeZone: string, instant: number): number {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' })
+    .formatToParts(new Date(instant))
+    .reduce<Record<string, number>>((acc, part) => (part.type === 'literal' ? acc : { ...acc, [part.type]: Number(part.value) }), {});
+  const asUtc = Date.UTC(parts.year!, parts.month! - 1, parts.day, parts.hour, parts.minute, parts.second);
+  return Math.round((asUtc - Math.floor(instant / 1000) * 1000) / 60_000);
+}

@@ -25,7 +25,7 @@ import {
 import { ApiError, issuesByField, Router, type Api, type Reply, type RouteRequest } from './router.js';
 
 /** Service status numbers (spec §3; 3 Suspended is UISP's value, the spec leaves it open). */
-const SERVICE_STATUS = Object.freeze({ active: 1, suspended: 3, quoted: 6, obsolete: 7 });
+const SERVICE_STATUS = Object.freeze({ active: 1, ended: 2, suspended: 3, quoted: 6, obsolete: 7 });
 
 const CRM_MESSAGES: Record<number, string> = {
   400: 'Bad request.',
@@ -227,21 +227,33 @@ function setContacts(data: SimulatorData, client: ClientRecord, contacts: z.outp
   return completeClient(client, organizationOf(data), () => contactId++);
 }
 
-function createClient({ data, body }: RouteRequest): Reply {
+function createClient({ data, body, emit }: RouteRequest): Reply {
   const fields = parse(ClientBody, body);
   requireNames({ clientType: 1, ...fields });
   const { contacts = [], ...rest } = fields;
   const client = ClientRecordSchema.parse({ ...rest, id: newId(data, 'clients') });
   data.clients.push(setContacts(data, client, contacts));
+  emit({ entity: 'client', entityId: client.id, changeType: 'insert', eventName: 'client.add', record: present(data, client) });
   return created(present(data, client));
 }
 
-function updateClient({ data, params, body }: RouteRequest): Reply {
+function updateClient({ data, params, body, emit }: RouteRequest): Reply {
   const client = clientById(data, params.id);
   const { contacts, ...fields } = parse(ClientBody, body);
   requireNames({ ...client, ...fields });
   Object.assign(client, fields);
   if (contacts) setContacts(data, client, contacts);
+  emit({ entity: 'client', entityId: client.id, changeType: 'edit', eventName: 'client.edit', record: present(data, client) });
+  return ok(present(data, client));
+}
+
+/** PATCH /clients/{id}/archive (CRM blueprint). */
+function archiveClient({ data, params, emit }: RouteRequest): Reply {
+  const client = clientById(data, params.id);
+  if (!client.isArchived) {
+    client.isArchived = true;
+    emit({ entity: 'client', entityId: client.id, changeType: 'archive', eventName: 'client.archive', record: present(data, client) });
+  }
   return ok(present(data, client));
 }
 
@@ -267,7 +279,7 @@ function planPeriodOr422(data: SimulatorData, periodId: number) {
   return found;
 }
 
-function createService({ data, params, body }: RouteRequest): Reply {
+function createService({ data, params, body, emit }: RouteRequest): Reply {
   const client = clientById(data, params.id);
   const { status, ...fields } = parse(ServiceBody, body);
   const { plan, period } = planPeriodOr422(data, fields.servicePlanPeriodId);
@@ -279,24 +291,38 @@ function createService({ data, params, body }: RouteRequest): Reply {
     status: status === SERVICE_STATUS.active ? SERVICE_STATUS.active : SERVICE_STATUS.quoted,
   });
   data.services.push(completeService(service, plan, period, client));
+  emit({ entity: 'service', entityId: service.id, changeType: 'insert', eventName: 'service.add', record: service });
   return created(service);
 }
 
-function updateService({ data, params, body }: RouteRequest): Reply {
+function updateService({ data, params, body, emit }: RouteRequest): Reply {
   const service = serviceById(data, params.id);
   const fields = parse(ServiceUpdateBody, body);
   const { plan, period } = planPeriodOr422(data, fields.servicePlanPeriodId ?? service.servicePlanPeriodId);
   Object.assign(service, fields);
-  return ok(completeService(service, plan, period, findClient(data, service.clientId)!));
+  completeService(service, plan, period, findClient(data, service.clientId)!);
+  emit({ entity: 'service', entityId: service.id, changeType: 'edit', eventName: 'service.edit', record: service });
+  return ok(service);
 }
 
-function deleteService({ data, params }: RouteRequest): Reply {
+function deleteService({ data, params, emit }: RouteRequest): Reply {
   const service = serviceById(data, params.id);
   data.services.splice(data.services.indexOf(service), 1);
+  emit({ entity: 'service', entityId: service.id, changeType: 'delete', eventName: 'service.delete', record: service });
   return { status: 200 };
 }
 
-function suspendService({ data, params, body }: RouteRequest): Reply {
+/** PATCH /clients/services/{id}/end (CRM blueprint): the service ends today. */
+function endService({ data, params, emit }: RouteRequest): Reply {
+  const service = serviceById(data, params.id);
+  if (service.status === SERVICE_STATUS.ended) throw invalid({}, 'The service has already ended.');
+  service.status = SERVICE_STATUS.ended;
+  service.activeTo = uispDateTime(new Date());
+  emit({ entity: 'service', entityId: service.id, changeType: 'end', eventName: 'service.end', record: service });
+  return ok(service);
+}
+
+function suspendService({ data, params, body, emit }: RouteRequest): Reply {
   const service = serviceById(data, params.id);
   const { suspensionReasonId } = parse(SuspendBody, body);
   if (!data.suspensionReasons.some((reason) => reason.id === suspensionReasonId)) {
@@ -307,16 +333,18 @@ function suspendService({ data, params, body }: RouteRequest): Reply {
   service.suspensionReasonId = suspensionReasonId;
   const periodId = nextId(data.services.flatMap((s) => s.suspensionPeriods.map((p) => p.id)));
   service.suspensionPeriods.push({ id: periodId, startDate: uispDateTime(new Date()), endDate: null });
+  emit({ entity: 'service', entityId: service.id, changeType: 'suspend', eventName: 'service.suspend', record: service });
   return ok(service);
 }
 
-function cancelSuspension({ data, params }: RouteRequest): Reply {
+function cancelSuspension({ data, params, emit }: RouteRequest): Reply {
   const service = serviceById(data, params.id);
   if (service.status !== SERVICE_STATUS.suspended) throw invalid({}, 'Only a suspended service can have its suspension cancelled.');
   service.status = SERVICE_STATUS.active;
   service.suspensionReasonId = null;
   const open = service.suspensionPeriods.find((p) => p.endDate === null);
   if (open) open.endDate = uispDateTime(new Date());
+  emit({ entity: 'service', entityId: service.id, changeType: 'unsuspend', eventName: 'service.suspend_cancel', record: service });
   return ok(service);
 }
 
@@ -351,7 +379,7 @@ function listPayments({ data, query }: RouteRequest): Reply {
   return ok(found);
 }
 
-function createPayment({ data, body }: RouteRequest): Reply {
+function createPayment({ data, body, emit }: RouteRequest): Reply {
   const fields = parse(PaymentBody, body);
   const errors: Record<string, string[]> = {};
   if (!findClient(data, fields.clientId)) errors.clientId = ['Client not found.'];
@@ -364,7 +392,23 @@ function createPayment({ data, body }: RouteRequest): Reply {
     createdDate: stored.createdDate ?? uispDateTime(new Date()),
   });
   data.payments.push(completePayment(payment, currencyOf(data, payment.clientId)));
+  emit({ entity: 'payment', entityId: payment.id, changeType: 'insert', eventName: 'payment.add', record: payment });
   return created(payment);
+}
+
+function paymentById(data: SimulatorData, id: string | undefined) {
+  const paymentId = numericId(id);
+  const payment = data.payments.find((p) => p.id === paymentId);
+  if (!payment) throw notFound();
+  return payment;
+}
+
+/** GET /webhook-events/{uuid}: the CRM's record of an event it sent; 404 for any other uuid. */
+function webhookEvent({ params, webhookEvents }: RouteRequest): Reply {
+  const event = webhookEvents.find((e) => e.uuid === params.uuid);
+  if (!event) throw notFound();
+  const { createdDate: _createdDate, eventName: _eventName, ...fields } = event;
+  return ok(fields);
 }
 
 const router = new Router()
@@ -375,6 +419,7 @@ const router = new Router()
   .on('GET', '/clients/:id', ({ data, params }) => ok(present(data, clientById(data, params.id))))
   .on('PATCH', '/clients/:id', updateClient)
   .on('DELETE', '/clients/:id', deleteClient)
+  .on('PATCH', '/clients/:id/archive', archiveClient)
   .on('GET', '/clients/:id/services', ({ data, params }) => {
     const client = clientById(data, params.id);
     return ok(data.services.filter((s) => s.clientId === client.id));
@@ -385,11 +430,14 @@ const router = new Router()
   .on('DELETE', '/clients/services/:id', deleteService)
   .on('PATCH', '/clients/services/:id/suspend', suspendService)
   .on('PATCH', '/clients/services/:id/cancel-suspend', cancelSuspension)
+  .on('PATCH', '/clients/services/:id/end', endService)
   .on('GET', '/service-suspension-reasons', ({ data }) => ok(data.suspensionReasons))
   .on('GET', '/service-plans', ({ data }) => ok(data.servicePlans))
   .on('GET', '/payment-methods', ({ data }) => ok(data.paymentMethods))
   .on('GET', '/payments', listPayments)
-  .on('POST', '/payments', createPayment);
+  .on('GET', '/payments/:id', ({ data, params }) => ok(paymentById(data, params.id)))
+  .on('POST', '/payments', createPayment)
+  .on('GET', '/webhook-events/:uuid', webhookEvent);
 
 export const crmApi: Api = {
   base: '/crm/api/v1.0',

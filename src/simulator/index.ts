@@ -4,11 +4,18 @@
  * A loopback HTTP server that answers like UISP: CRM v1.0 at `{url}/crm/api/v1.0`, NMS v2.1 at
  * `{url}/nms/api/v2.1`, one token (`X-Auth-Token`; the CRM also takes `X-Auth-App-Key`). It backs offline
  * CLI runs, demos, training and the tests. Service statuses are the spec's: 1 Active, 6 Quoted,
- * 7 Obsolete, plus UISP's 3 Suspended. Knobs: `latencyMs`/`setLatency`, fault rules (`status`, `hang`,
+ * 7 Obsolete, plus UISP's 3 Suspended (and 2 Ended). Knobs: `latencyMs`/`setLatency`, fault rules (`status`, `hang`,
  * `reset` — `phase: 'before'` or `'after'` the request is applied —, `trickle` the answer, apply it
  * `late`; by `times` and seeded `rate`), the `requests` log with `sequentialRoundTrips`, and signals to
  * wait on instead of sleeping: `received(n)` (n requests arrived) and `settled()` (all handled, late
  * writes included). Deleted CRM ids are never handed out again, as with UISP's auto-increment.
+ * Webhooks: every change through the CRM routes (client add/edit/archive, service add/edit/delete/
+ * suspend/suspend_cancel/end, payment add) is recorded as a webhook event, which
+ * `GET /crm/api/v1.0/webhook-events/{uuid}` answers, and POSTed to `webhookUrl` (`setWebhookUrl`) in
+ * UISP's body shape once the change is answered; `webhookDeliveries`, `resendWebhook` and
+ * `webhooksSettled()` let tests follow them. `GET /nms/api/v2.1/sites?ucrmDetails=true` answers like
+ * `/sites` (the simulator always includes the `ucrm` binding); a test links a site "by hand" by setting
+ * its `ucrm.client`.
  *
  * ```ts
  * const sim = await startSimulator({ latencyMs: 20 });
@@ -70,5 +77,5 @@
  * transfer, Mobile money. Payments: 3,200 generated from `paymentHistory` (seeded) over the 730 days before
  * today, each after its client's registration date, ids from 1 in date order.
  */
-export { startSimulator, sequentialRoundTrips, type FaultRule, type RecordedRequest, type RunningSimulator, type SimulatorOptions } from './server.js';
+export { startSimulator, sequentialRoundTrips, type FaultRule, type RecordedRequest, type RunningSimulator, type SimulatorOptions, type WebhookDelivery, type WebhookEventRecord } from './server.js';
 export { buildData, loadDataFile, sampleData, SimulatorDataError, type SimulatorData } from './data.js';

@@ -45,6 +45,8 @@ const CreateSiteBody = z.object({
 });
 
 const AuthorizeBody = z.object({ siteId: z.string().min(1) });
+/** Model169 of the Swagger: the current endpoint authorizes several devices onto one site. */
+const BulkAuthorizeBody = z.object({ siteId: z.string().min(1), deviceIds: z.array(z.string().min(1)).min(1) });
 
 function deviceById(data: SimulatorData, id: string | undefined): DeviceRecord {
   const device = data.devices.find((d) => d.identification.id === id);
@@ -85,14 +87,18 @@ function createSite({ data, body }: RouteRequest): Reply {
 }
 
 /** Admits a discovered device onto the network under the site; an authorized one moves to the site. */
-function authorizeDevice({ data, params, body }: RouteRequest): Reply {
-  const { siteId } = parse(AuthorizeBody, body);
-  const device = deviceById(data, params.id);
-  const site = referencedSite(data, siteId, 'siteId');
+function admit(data: SimulatorData, device: DeviceRecord, site: SiteRecord): void {
   device.identification.authorized = true;
   device.identification.status = 'active';
   device.overview.status = 'active';
   completeDevice(device, site, data.sites);
+}
+
+/** POST /devices/{id}/authorize (deprecated in the Swagger in favour of POST /devices/authorize). */
+function authorizeDevice({ data, params, body }: RouteRequest): Reply {
+  const { siteId } = parse(AuthorizeBody, body);
+  const device = deviceById(data, params.id);
+  admit(data, device, referencedSite(data, siteId, 'siteId'));
   return ok({ result: true, message: 'Device authorized.' });
 }
 
@@ -105,9 +111,20 @@ function deleteSite({ data, params }: RouteRequest): Reply {
   return ok({ result: true, message: 'Site deleted.' });
 }
 
+/** POST /devices/authorize: every device must exist before any is authorized. */
+function authorizeDevices({ data, body }: RouteRequest): Reply {
+  const { siteId, deviceIds } = parse(BulkAuthorizeBody, body);
+  const devices = deviceIds.map((id) => deviceById(data, id));
+  const site = referencedSite(data, siteId, 'siteId');
+  for (const device of devices) admit(data, device, site);
+  return ok({ result: true, message: devices.length === 1 ? 'Device authorized.' : 'Devices authorized.' });
+}
+
 const router = new Router()
   .on('GET', '/devices', ({ data }) => ok(data.devices.filter((d) => d.identification.authorized)))
   .on('GET', '/devices/discovered', ({ data }) => ok(data.devices.filter((d) => !d.identification.authorized)))
+  // Before /devices/:id, which would take "authorize" as an id.
+  .on('POST', '/devices/authorize', authorizeDevices)
   .on('GET', '/devices/:id', ({ data, params }) => ok(deviceById(data, params.id)))
   .on('POST', '/devices/:id/authorize', authorizeDevice)
   .on('GET', '/sites', ({ data }) => ok(data.sites))

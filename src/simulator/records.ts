@@ -14,11 +14,22 @@ export function uispDateTime(date: Date): string {
   return `${date.toISOString().slice(0, 19)}+0000`;
 }
 
-/** A date field: accepts YYYY-MM-DD or an ISO 8601 date-time, stores UISP's format. */
+/** An ISO 8601 date-time with its offset, as the CRM documents date fields (2026-11-22T00:00:00-0400). */
+const ZONED_DATE_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2})?(?:\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * A date field: accepts YYYY-MM-DD or an ISO 8601 date-time, stores UISP's format. A date-time keeps
+ * its wall clock and offset (the calendar date the client meant); a bare date is midnight UTC.
+ */
 export const UispDate = z
   .string()
   .refine((value) => /^\d{4}-\d{2}-\d{2}/.test(value) && !Number.isNaN(Date.parse(value)), 'This value is not a valid date.')
-  .transform((value) => uispDateTime(new Date(value)));
+  .transform((value) => {
+    const zoned = ZONED_DATE_TIME.exec(value);
+    if (!zoned) return uispDateTime(new Date(value));
+    const [, date, time, seconds = ':00', offset] = zoned;
+    return `${date}T${time}${seconds}${offset === 'Z' ? '+0000' : offset!.replace(':', '')}`;
+  });
 
 const text = z.string().nullable().default(null);
 const number = z.number().nullable().default(null);

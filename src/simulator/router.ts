@@ -6,6 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
 import type { SimulatorData } from './data.js';
+import type { WebhookChange, WebhookEventRecord } from './webhooks.js';
 
 export interface RouteRequest {
   data: SimulatorData;
@@ -14,6 +15,10 @@ export interface RouteRequest {
   query: Record<string, string>;
   /** Parsed JSON body, or undefined when there was none. */
   body: unknown;
+  /** Reports a change the CRM sends a webhook about; delivered only if the request succeeds. */
+  emit: (change: WebhookChange) => void;
+  /** The webhook events recorded so far. */
+  webhookEvents: readonly WebhookEventRecord[];
 }
 
 export interface Reply {

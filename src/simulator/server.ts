@@ -11,8 +11,10 @@ import { sampleData, type SimulatorData } from './data.js';
 import { FaultInjector, faultPhase, type FaultRule } from './faults.js';
 import { nmsApi } from './nms-routes.js';
 import { ApiError, type Api, type Reply } from './router.js';
+import { WebhookSender, type WebhookChange, type WebhookDelivery, type WebhookEventRecord } from './webhooks.js';
 
 export type { FaultRule } from './faults.js';
+export type { WebhookDelivery, WebhookEventRecord } from './webhooks.js';
 export { sequentialRoundTrips } from './round-trips.js';
 
 export interface SimulatorOptions {
@@ -29,6 +31,8 @@ export interface SimulatorOptions {
   faults?: FaultRule[];
   /** Seed of the PRNG behind fault rates; default 1. */
   seed?: number;
+  /** Where the CRM POSTs its webhooks (e.g. SubOps' /uisp/webhook); none by default. */
+  webhookUrl?: string;
 }
 
 export interface RecordedRequest {
@@ -64,6 +68,16 @@ export interface RunningSimulator {
   settled(): Promise<void>;
   /** Resolves once `count` requests have arrived in all (a signal for tests that must not sleep). */
   received(count: number): Promise<void>;
+  /** Every webhook event the CRM recorded (GET /crm/api/v1.0/webhook-events/{uuid} answers them), oldest first. */
+  webhookEvents: WebhookEventRecord[];
+  /** Every webhook POST and the status it got. */
+  webhookDeliveries: WebhookDelivery[];
+  /** Sets (or, with undefined, clears) the URL the CRM POSTs its webhooks to. */
+  setWebhookUrl(url: string | undefined): void;
+  /** POSTs a recorded event again, as UISP does when an attempt failed. */
+  resendWebhook(uuid: string): void;
+  /** Resolves when every webhook POST started so far has been answered. */
+  webhooksSettled(): Promise<void>;
   /** Stops listening and ends every open connection, hung requests included. */
   close(): Promise<void>;
 }
@@ -80,6 +94,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const requests: RecordedRequest[] = [];
   const faults = new FaultInjector(options.faults ?? [], options.seed ?? 1);
   let latencyMs = checkedLatency(options.latencyMs ?? 0);
+  const webhooks = new WebhookSender(options.webhookUrl);
   const closing = new AbortController();
   /** Settles when each open request's response is sent or its connection closes. */
   const inFlight = new Set<Promise<void>>();
@@ -108,7 +123,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     if (!json.ok) return api.error(400, 'Invalid request payload JSON format.');
     const route = api.router.match(record.method, record.path.slice(api.base.length));
     if (!route) return api.error(404);
-    return answer(() => route.handler({ data, params: route.params, query: record.query, body: json.value }), api);
+    const changes: WebhookChange[] = [];
+    const reply = answer(() => route.handler({ data, params: route.params, query: record.query, body: json.value, emit: (change) => changes.push(change), webhookEvents: webhooks.events }), api);
+    // Like UISP, webhooks go out once the change is made and answered.
+    if (reply.status < 300) queueMicrotask(() => changes.forEach((change) => webhooks.record(change)()));
+    return reply;
   }
 
   const server = createServer((req, res) => {
@@ -177,6 +196,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     settled: async () => {
       await Promise.all([...handling]);
     },
+    webhookEvents: webhooks.events,
+    webhookDeliveries: webhooks.deliveries,
+    setWebhookUrl: (url) => {
+      webhooks.url = url;
+    },
+    resendWebhook: (uuid) => webhooks.send(uuid),
+    webhooksSettled: () => webhooks.settled(),
     close: () => (closed ??= shutDown()),
   };
 }

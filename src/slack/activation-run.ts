@@ -85,6 +85,10 @@ export async function runActivation(client: webApi.WebClient, deps: ListenerDeps
   }
   if (result.outcome === 'failed') await post(activationFailure(request, startedBy, result, confirm), parentTs);
   else if (manualStep || result.client) await post(manualLinkReminder(result), parentTs);
+  // The manual CRM–NMS link is watched from here until it is made (src/commands/link-watch).
+  if (result.outcome !== 'failed' && result.site && result.client) {
+    deps.events?.links.watch({ siteId: result.site.id, siteName: result.site.name, clientId: result.client.id, thread: { channel, ts: parentTs } });
+  }
 
   await audit.record({ actorId: origin.userId, ...activationAudit(request, result), thread: { channel, ts: parentTs } });
 

@@ -8,7 +8,7 @@
 import type { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { Auditor, logAuditSink, type AuditEntry, type AuditSink } from '../services/audit.js';
-import { auditMessage } from '../views/audit.js';
+import { auditMessage, auditMetadata } from '../views/audit.js';
 import { errorSummary } from './errors.js';
 
 /** Posts each record to the audit channel; throws when Slack refuses (the Auditor reports it). */
@@ -16,7 +16,8 @@ export function slackAuditSink(client: webApi.WebClient, channelId: string): Aud
   return {
     name: 'slack',
     async write(record) {
-      await client.chat.postMessage({ channel: channelId, ...auditMessage(record), unfurl_links: false });
+      // The metadata lets SubOps find the record again after a restart (the pending CRM–NMS links).
+      await client.chat.postMessage({ channel: channelId, ...auditMessage(record), metadata: auditMetadata(record), unfurl_links: false });
     },
   };
 }
@@ -31,15 +32,15 @@ export interface SlackAuditor {
   record(entry: SlackAuditEntry): Promise<void>;
 }
 
-export function createAuditor({ client, channelId, logger }: { client: webApi.WebClient; channelId: string | undefined; logger: Logger }): SlackAuditor {
-  const sinks = [logAuditSink(logger), ...(channelId ? [slackAuditSink(client, channelId)] : [])];
+export function createAuditor({ client, channelId, logger, sinks: extra = [] }: { client: webApi.WebClient; channelId: string | undefined; logger: Logger; sinks?: AuditSink[] }): SlackAuditor {
+  const sinks = [logAuditSink(logger), ...(channelId ? [slackAuditSink(client, channelId)] : []), ...extra];
   const auditor = new Auditor(sinks, (sink, error, record) => {
     logger.error({ err: errorSummary(error), sink, auditChannel: channelId, action: record.action }, 'could not post to the audit channel (is the bot a member?)');
   });
   return {
     async record({ actorId, thread, ...entry }) {
       const permalink = thread ? await permalinkOf(client, thread, logger) : undefined;
-      await auditor.record({ ...entry, actor: { via: 'slack', userId: actorId }, ...(permalink && { permalink }) });
+      await auditor.record({ ...entry, actor: { via: 'slack', userId: actorId }, ...(permalink && { permalink }), ...(thread && { thread }) });
     },
   };
 }

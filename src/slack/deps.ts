@@ -1,6 +1,7 @@
 /** What every listener receives from the composition root (src/app.ts): no singletons. */
 import type { Logger } from 'pino';
 import type { Services } from '../services/container.js';
+import type { EventServices } from '../services/events/index.js';
 import type { StatusLabeller } from '../views/suspension.js';
 import type { SlackAuditor } from './audit.js';
 import type { DeliveryLog } from './deliveries.js';
@@ -13,4 +14,8 @@ export interface ListenerDeps {
   statusLabel: StatusLabeller;
   /** Deliveries already acted on: a repeated submission or button press runs nothing (see onceView, onceButton). */
   deliveries: DeliveryLog;
+  /** AUDIT_CHANNEL_ID: where changes made in UISP are posted. */
+  auditChannelId?: string | undefined;
+  /** UISP webhooks and the manual-link watch, when the bot process runs them. */
+  events?: EventServices | undefined;
 }

@@ -19,3 +19,19 @@ export function auditMessage(record: AuditRecord): SlackMessage {
   if (meta.length) blocks.push(context(meta.join('  ·  ')));
   return message(`${record.action} by ${who}: ${escapeMrkdwn(record.result)}`, blocks);
 }
+
+/** Slack message metadata of an audit message: the record's facts, flat, and the operation's thread. */
+export const AUDIT_EVENT_TYPE = 'subops_audit';
+
+export function auditMetadata(record: AuditRecord): { event_type: string; event_payload: Record<string, string | number | boolean> } {
+  return {
+    event_type: AUDIT_EVENT_TYPE,
+    event_payload: {
+      action: record.action,
+      result: record.result,
+      ok: record.ok,
+      ...record.targets,
+      ...(record.thread && { thread_channel: record.thread.channel, thread_ts: record.thread.ts }),
+    },
+  };
+}

@@ -19,10 +19,13 @@ export const ACTION = {
   activationRetry: 'activation_retry',
   /** Enter in the suspension modal's client-id box: list that client's services. */
   suspensionClientLookup: 'suspension_client_lookup',
+  /** Unsuspend on a notice of a payment made in UISP by a client whose service is suspended. */
+  uispUnsuspend: 'uisp_unsuspend',
 } as const;
 
 export const BLOCK = {
   activationRetry: 'activation_retry',
+  uispUnsuspend: 'uisp_unsuspend',
   suspension: { serviceId: 'service', clientId: 'client', clientService: 'clientService', reason: 'reason' },
   payment: { clientId: 'client', amount: 'amount', method: 'method', note: 'note' },
 } as const;

@@ -70,15 +70,15 @@ describe('parseSwagger', () => {
     basePath: '/nms/api/v2.1',
     paths: {
       '/devices/{id}/authorize': { parameters: [], post: { parameters: [{ in: 'body', name: 'body', schema: { $ref: '#/definitions/DeviceAuthorize' } }] } },
-      '/sites': { get: {}, delete: {} },
+      '/sites': { get: { parameters: [{ in: 'query', name: 'type' }, { in: 'query', name: 'ucrmDetails' }] }, delete: {} },
     },
     definitions: { DeviceAuthorize: { properties: { siteId: { type: 'string' } } } },
   });
 
-  it('prefixes paths with basePath, skips non-operation keys and names the body fields', () => {
+  it('prefixes paths with basePath, skips non-operation keys and names the query parameters and body fields', () => {
     expect(parseSwagger(swagger)).toEqual([
       { method: 'POST', path: '/nms/api/v2.1/devices/{id}/authorize', bodyFields: ['siteId'] },
-      { method: 'GET', path: '/nms/api/v2.1/sites', bodyFields: undefined },
+      { method: 'GET', path: '/nms/api/v2.1/sites', query: ['type', 'ucrmDetails'], bodyFields: undefined },
       { method: 'DELETE', path: '/nms/api/v2.1/sites', bodyFields: undefined },
     ]);
   });

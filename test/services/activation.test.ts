@@ -48,11 +48,12 @@ describe('a brand-new customer', () => {
     const writes = uisp.writes();
     expect(writes[0]).toBe('POST /crm/api/v1.0/clients');
     expect(writes.slice(1, 3).sort()).toEqual([`POST /crm/api/v1.0/clients/${clientId}/services`, 'POST /nms/api/v2.1/sites']);
-    expect(writes.slice(3)).toEqual([`POST /nms/api/v2.1/devices/${deviceId('PowerBeam 5AC')}/authorize`]);
+    expect(writes.slice(3)).toEqual(['POST /nms/api/v2.1/devices/authorize']);
     expect(bodyOf('POST', /\/clients$/)).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', contacts: [expect.objectContaining({ email: 'ada@example.org' })], note: expect.stringMatching(RUN_MARKED) });
-    expect(bodyOf('POST', /\/services$/)).toEqual({ status: 1, servicePlanPeriodId: 37, price: 10_000, activeFrom: '2026-11-22', invoicingStart: '2026-11-22', note: expect.stringMatching(RUN_MARKED) });
+    // The CRM's documented date-time form: midnight of today in ISP_TIMEZONE (America/Guyana, UTC-4).
+    expect(bodyOf('POST', /\/services$/)).toEqual({ status: 1, servicePlanPeriodId: 37, price: 10_000, activeFrom: '2026-11-22T00:00:00-0400', invoicingStart: '2026-11-22T00:00:00-0400', note: expect.stringMatching(RUN_MARKED) });
     expect(bodyOf('POST', /\/sites$/)).toEqual({ name: 'Ada Lovelace', type: 'endpoint', parentSiteId: PRIMARY_SITE, note: expect.stringMatching(new RegExp(`^${siteMarker(clientId)} subops:created=\\d+ subops:run=\\w+$`)) });
-    expect(bodyOf('POST', /\/authorize$/)).toEqual({ siteId: result.site!.id });
+    expect(bodyOf('POST', /\/authorize$/)).toEqual({ siteId: result.site!.id, deviceIds: [deviceId('PowerBeam 5AC')] });
     const reminder = steps.at(-1)!;
     expect(reminder.message).toContain(`${uisp.sim.url}/crm/client/${clientId}`);
     expect(reminder.message).toMatch(/link client #\d+ Ada Lovelace .* to NMS site "Ada Lovelace"/);
@@ -84,7 +85,9 @@ describe('a brand-new customer', () => {
     // 02:00 UTC on the 22nd is still the evening of the 21st in Guyana (UTC-4).
     uisp = await startUisp({ now: () => new Date('2026-11-22T02:00:00Z'), env: { ISP_TIMEZONE: 'America/Guyana' } });
     await run({ device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' });
-    expect(bodyOf('POST', /\/services$/)).toMatchObject({ activeFrom: '2026-11-21', invoicingStart: '2026-11-21' });
+    expect(bodyOf('POST', /\/services$/)).toMatchObject({ activeFrom: '2026-11-21T00:00:00-0400', invoicingStart: '2026-11-21T00:00:00-0400' });
+    // …which the CRM (here the simulator) stores as that calendar day.
+    expect(uisp.sim.data.services.at(-1)).toMatchObject({ activeFrom: '2026-11-21T00:00:00-0400' });
   });
 
   it('takes plan period, price and parent site from the configuration', async () => {
@@ -322,7 +325,7 @@ describe('devices already in use', () => {
     const { result } = await run({ device: 'cpe-hope', firstName: 'ada', lastName: 'lovelace' }, { confirm: { moveFrom: HOPE_SITE } });
     expect(result).toMatchObject({ outcome: 'activated', movedFrom: { site: { id: HOPE_SITE, name: 'Leon Hope' }, client: { id: 1007 } } });
     expect(result.message).toMatch(/^Activated Ada Lovelace: service #\d+, site "Ada Lovelace", device cpe-hope \(moved from "Leon Hope" \(client #1007 Leon Hope\)\)\.$/);
-    expect(bodyOf('POST', /\/authorize$/)).toEqual({ siteId: result.site!.id });
+    expect(bodyOf('POST', /\/authorize$/)).toEqual({ siteId: result.site!.id, deviceIds: [deviceId('cpe-hope')] });
     // Only the new client's records and the authorization: nothing of client 1007 or its site.
     expect(uisp.writes().filter((w) => w.includes('1007') || w.includes(HOPE_SITE))).toEqual([]);
     expect(hopeRecords()).toBe(before);
@@ -342,6 +345,7 @@ describe('devices already in use', () => {
     const { result } = await run({ device: '10.20.1.60', firstName: 'ada', lastName: 'lovelace' });
     expect(result).toMatchObject({ outcome: 'activated', site: { name: 'Ada Lovelace' } });
     expect(result.movedFrom).toBeUndefined();
-    expect(uisp.writes()).toContain(`POST /nms/api/v2.1/devices/${deviceId('LBE-Stock-Diamond')}/authorize`);
+    expect(uisp.writes()).toContain('POST /nms/api/v2.1/devices/authorize');
+    expect(bodyOf('POST', /\/authorize$/)).toMatchObject({ deviceIds: [deviceId('LBE-Stock-Diamond')] });
   });
 });

@@ -75,3 +75,21 @@ describe('Slack app configuration', () => {
     expect(slack).toMatchObject({ allowedUserIds: ['U1', 'U2'], allowedUsergroupId: 'S9', port: 3000 });
   });
 });
+
+describe('webhooks and the link watch', () => {
+  const base = { UISP_URL: 'https://uisp.example.net', UISP_TOKEN: 't', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' };
+
+  it('defaults: no webhook listener or token, links checked every 60 s, reminded after 24 h', () => {
+    expect(loadAppConfig(base).events).toEqual({ webhookPort: undefined, webhookToken: undefined, linkWatchIntervalMs: 60_000, linkReminderMs: 24 * 3_600_000 });
+  });
+
+  it('reads WEBHOOK_PORT, WEBHOOK_TOKEN, LINK_WATCH_INTERVAL_S and LINK_REMINDER_HOURS', () => {
+    const { events } = loadAppConfig({ ...base, WEBHOOK_PORT: '3001', WEBHOOK_TOKEN: 'hook', LINK_WATCH_INTERVAL_S: '0.5', LINK_REMINDER_HOURS: '2' });
+    expect(events).toEqual({ webhookPort: 3001, webhookToken: 'hook', linkWatchIntervalMs: 500, linkReminderMs: 2 * 3_600_000 });
+  });
+
+  it('names each bad value', () => {
+    const problems = problemsOf(() => loadAppConfig({ ...base, WEBHOOK_PORT: '70000', LINK_WATCH_INTERVAL_S: '0', LINK_REMINDER_HOURS: 'soon' }));
+    expect(problems.map((p) => p.split(' ')[0])).toEqual(['WEBHOOK_PORT', 'LINK_WATCH_INTERVAL_S', 'LINK_REMINDER_HOURS']);
+  });
+});

@@ -110,6 +110,13 @@ describe('services', () => {
     expect((await crm(sim, 'GET', '/clients/services/106')).body.status).toBe(1);
   });
 
+  it('takes dates as YYYY-MM-DD or, as the CRM documents them, as an ISO 8601 date-time with an offset (kept as given)', async () => {
+    const zoned = await crm(sim, 'POST', '/clients/1004/services', { ...newService, status: 1, activeFrom: '2026-11-22T00:00:00-0400', invoicingStart: '2026-11-22T00:00:00-04:00' });
+    expect(zoned.body).toMatchObject({ activeFrom: '2026-11-22T00:00:00-0400', invoicingStart: '2026-11-22T00:00:00-0400' });
+    const eastern = await crm(sim, 'POST', '/clients/1004/services', { ...newService, status: 1, activeFrom: '2026-01-01T00:00:00+0530', invoicingStart: '2026-01-01' });
+    expect(eastern.body).toMatchObject({ activeFrom: '2026-01-01T00:00:00+0530', invoicingStart: '2026-01-01T00:00:00+0000' });
+  });
+
   it.each([[{}], [{ status: 6 }], [{ status: 7 }], [{ status: 0 }]])('without status 1 (%o) the service comes out Quoted (spec §7)', async (extra) => {
     expect(await crm(sim, 'POST', '/clients/1004/services', { ...newService, ...extra })).toMatchObject({ status: 201, body: { status: 6 } });
   });

@@ -74,6 +74,22 @@ describe('POST /devices/{id}/authorize', () => {
   });
 });
 
+describe('POST /devices/authorize (the current endpoint)', () => {
+  it('authorizes every listed device onto the site', async () => {
+    const ids = [deviceId('PowerBeam 5AC'), deviceId('NS-Fraser')];
+    expect(await nms(sim, 'POST', '/devices/authorize', { siteId: DIAMOND, deviceIds: ids })).toEqual({ status: 200, body: { result: true, message: 'Devices authorized.' } });
+    expect(names(await discovered())).toEqual(['LBE-Ramnarine', 'LiteBeam-Williams']);
+    for (const id of ids) expect((await nms(sim, 'GET', `/devices/${id}`)).body.identification).toMatchObject({ authorized: true, site: { id: DIAMOND } });
+  });
+
+  it('authorizes none when one device is unknown (404), and needs siteId and deviceIds (400)', async () => {
+    const answer = await nms(sim, 'POST', '/devices/authorize', { siteId: DIAMOND, deviceIds: [deviceId('NS-Fraser'), '00000000-0000-4000-8000-000000000000'] });
+    expect(answer.status).toBe(404);
+    expect(names(await discovered())).toContain('NS-Fraser');
+    expect((await nms(sim, 'POST', '/devices/authorize', { siteId: DIAMOND })).body).toMatchObject({ statusCode: 400, validation: { keys: ['deviceIds'] } });
+  });
+});
+
 describe('sites', () => {
   it('the sample has one primary site, towers under it, and endpoint sites linked to CRM clients', async () => {
     const sites = (await nms(sim, 'GET', '/sites')).body as { id: string; identification: { name: string; type: string; parent: { id: string } | null }; ucrm: { client: { id: string } } | null; description: { ucrmId: string | null } }[];

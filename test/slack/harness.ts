@@ -7,12 +7,15 @@
  * quiet period.
  */
 import type { App } from '@slack/bolt';
-import { createApp, startApp, type RunningApp } from '../../src/app.js';
+import { createApp, startApp } from '../../src/app.js';
 import { loadAppConfig, type Env } from '../../src/config.js';
 import { startFakeSlack, type FakeSlack, type FakeSlackOptions, type RecordedCall } from '../../src/playground/fake-slack.js';
 import { SlackSender, type SlackReply, type ViewStateValues } from '../../src/playground/slack-sender.js';
 import type { SimulatorOptions } from '../../src/simulator/index.js';
-import { createServices } from '../../src/services/container.js';
+import { createServices, type Services } from '../../src/services/container.js';
+import { createEventServices, type EventServices } from '../../src/services/events/index.js';
+import { Metrics } from '../../src/services/metrics.js';
+import * as linkWatch from '../../src/commands/link-watch/index.js';
 import { createLogger } from '../../src/slack/logging.js';
 import { checkSlack } from '../../src/slack/startup.js';
 import { WorkTracker } from '../../src/slack/work.js';
@@ -32,6 +35,11 @@ export interface HarnessOptions {
   simulator?: SimulatorOptions;
   /** Park the app's UISP requests until `h.gate.release()`: what happens before UISP answers, without latency. */
   gateUisp?: boolean;
+  /**
+   * Run UISP webhooks (the simulator posts its webhooks to the app), the manual-link watch and metrics,
+   * on this clock (ms); WEBHOOK_TOKEN and LINK_* settings come from `env`.
+   */
+  events?: { now?: () => number };
 }
 
 export interface Harness {
@@ -45,6 +53,10 @@ export interface Harness {
   work: WorkTracker;
   /** Set with `gateUisp`. */
   gate: UispGate | undefined;
+  /** Set with `events`: the webhook processor, the link watcher and the metrics the app uses. */
+  events: EventServices | undefined;
+  /** Set with `events`: stops the app and starts a new one on the same UISP and Slack, which resumes the link watch. */
+  restart(): Promise<void>;
   /** Resolves when the app has finished all it was asked so far (replies, threads, audit). */
   settled(): Promise<void>;
   /** Every pino line the app logged, parsed. */
@@ -72,7 +84,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       logs.push(JSON.parse(line) as Record<string, unknown>);
     },
   });
-  const { slack } = loadAppConfig({
+  const { slack, events: eventSettings } = loadAppConfig({
     UISP_URL: uisp.sim.url,
     UISP_TOKEN: uisp.sim.token,
     SLACK_BOT_TOKEN: BOT_TOKEN,
@@ -82,12 +94,30 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...options.env,
   });
   const gate = options.gateUisp ? new UispGate() : undefined;
-  const services = gate ? createServices(uisp.config, { dispatcher: gate.dispatcher }) : uisp.services;
-  const work = new WorkTracker();
+  let events: EventServices | undefined;
+  const metrics = options.events ? new Metrics(() => events?.links.pending().length ?? 0) : undefined;
+  const ownServices: Services | undefined = gate
+    ? createServices(uisp.config, { dispatcher: gate.dispatcher })
+    : metrics
+      ? createServices(uisp.config, { observer: metrics.uispObserver })
+      : undefined;
+  const services = ownServices ?? uisp.services;
+  const statuses = uisp.config.activation.statuses;
   const identity = await checkSlack({ slack, logger });
-  const app = createApp({ services, slack, logger, statuses: uisp.config.activation.statuses, work, identity });
-  const running: RunningApp = await startApp(app, slack, { port: 0, host: '127.0.0.1' });
-  const origin = `http://127.0.0.1:${running.port}`;
+  const now = options.events?.now;
+  let work = new WorkTracker();
+  const launch = async () => {
+    events = options.events ? createEventServices({ services, settings: eventSettings, statuses, logger, metrics, work, ...(now && { now }) }) : undefined;
+    const app = createApp({ services, slack, logger, statuses, work, identity, events });
+    return { app, running: await startApp(app, slack, { port: 0, host: '127.0.0.1' }) };
+  };
+  let { app, running } = await launch();
+  let origin = `http://127.0.0.1:${running.port}`;
+  const pointWebhooks = () => {
+    const token = eventSettings.webhookToken;
+    if (events) uisp.sim.setWebhookUrl(`${origin}/uisp/webhook${token ? `?token=${encodeURIComponent(token)}` : ''}`);
+  };
+  pointWebhooks();
   const sender = new SlackSender({ url: `${origin}/slack/events`, signingSecret: SIGNING_SECRET, responseUrl: () => fake.responseUrl() });
 
   const harness: Harness = {
@@ -98,11 +128,24 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     app,
     work,
     gate,
+    events,
+    async restart() {
+      events?.links.stop();
+      await running.stop();
+      work = new WorkTracker();
+      ({ app, running } = await launch());
+      origin = `http://127.0.0.1:${running.port}`;
+      Object.assign(harness, { app, work, events, origin });
+      harness.sender = new SlackSender({ url: `${origin}/slack/events`, signingSecret: SIGNING_SECRET, responseUrl: () => fake.responseUrl() });
+      pointWebhooks();
+      await linkWatch.resume(app.client, { events, auditChannelId: slack.auditChannelId, logger }, now);
+      events?.links.stop();
+    },
     settled: () => work.idle(),
     logs,
     rawLog: () => lines.join(''),
-    command: (command, text = '', userId = AGENT) => sender.slashCommand({ command, text, userId, channelId: CHANNEL }),
-    submit: (viewId, values, userId = AGENT) => sender.viewSubmission({ userId, view: fake.views.get(viewId)!, values }),
+    command: (command, text = '', userId = AGENT) => harness.sender.slashCommand({ command, text, userId, channelId: CHANNEL }),
+    submit: (viewId, values, userId = AGENT) => harness.sender.viewSubmission({ userId, view: fake.views.get(viewId)!, values }),
     async openedView(predicate = () => true) {
       const call = await fake.waitFor('views.open', predicate);
       const view = call.response.view as Record<string, unknown>;
@@ -116,7 +159,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return fake.views.get(viewId)!;
     },
     async close() {
+      events?.links.stop();
       await running.stop();
+      await ownServices?.close();
       await gate?.close();
       await fake.close();
       await uisp.close();

@@ -10,6 +10,10 @@ import { ACCESS_REFUSED, helpMessage, notice } from '../../src/views/help.js';
 import type { Block } from '../../src/views/kit.js';
 import { LIMITS } from '../../src/views/limits.js';
 import { paymentForm, paymentRecordedMessage, paymentRecordedView, paymentRecording, paymentsList } from '../../src/views/payments.js';
+import type { UispChange } from '../../src/services/events/changes.js';
+import type { PendingLink } from '../../src/services/events/link-watch.js';
+import { linkedReply, linkReminder } from '../../src/views/link-watch.js';
+import { changeNotice } from '../../src/views/uisp-changes.js';
 import { suspensionChecking, suspensionConfirm, suspensionForm, suspensionParent, suspensionResultReply, suspensionSubmitted } from '../../src/views/suspension.js';
 import { expectValidMessage, expectValidModal } from './block-kit.js';
 import * as f from './fixtures.js';
@@ -81,7 +85,18 @@ const modals = {
   'payment recorded': paymentRecordedView({ payment: f.payments(1)[0]!, client: f.client, method: f.methods[1] }, f.origin),
 };
 
+const crmClientUrl = (id: number) => `https://uisp.example.net/crm/client/${id}`;
+const uispChange = (change: UispChange) => changeNotice({ event: { uuid: 'u-1', entity: 'service', changeType: 'suspend', entityId: 1, eventName: f.HOSTILE }, change }, { crmClientUrl });
+const pendingLink: PendingLink = { siteId: 's-1', siteName: `${f.HOSTILE} ${f.LONG}`, clientId: 1002, crmClientUrl: crmClientUrl(1002), since: 0, thread: null, reminded: false };
+
 const messages = {
+  'uisp change: a service suspended': uispChange({ kind: 'service-suspended', service: f.services[0]!, client: f.client }),
+  'uisp change: a service ended, its client gone': uispChange({ kind: 'service-ended', service: f.services[0]!, client: null }),
+  'uisp change: a payment by a client with 130 suspended services': uispChange({ kind: 'payment-added', payment: f.payments(1)[0]!, client: f.client, suspendedServices: f.services }),
+  'uisp change: a client archived': uispChange({ kind: 'client-archived', client: f.client }),
+  'link: linked': linkedReply({ kind: 'linked', link: pendingLink, boundClientId: 1002 }),
+  'link: linked to another client': linkedReply({ kind: 'linked', link: pendingLink, boundClientId: 1003 }),
+  'link: reminder': linkReminder(pendingLink, 24),
   'activation parent, running': activationParent({ request: f.request, startedBy: 'U0AGENT' }),
   'activation parent, activated': activationParent({ request: f.request, startedBy: 'U0AGENT', result: f.activated }),
   'activation parent, already': activationParent({ request: f.request, startedBy: 'U0AGENT', result: f.alreadyActivated }),

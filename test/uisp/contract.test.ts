@@ -33,7 +33,7 @@ const crmDrives = {
   getService: { reply: fixtures.service(5), run: (c) => c.getService(5) },
   createService: {
     reply: fixtures.service(6),
-    run: (c) => c.createService(1, { status: 1, servicePlanPeriodId: 37, price: 10_000, activeFrom: '2025-03-01', invoicingStart: '2025-03-01' }),
+    run: (c) => c.createService(1, { status: 1, servicePlanPeriodId: 37, price: 10_000, activeFrom: '2025-03-01T00:00:00-0400', invoicingStart: '2025-03-01T00:00:00-0400' }),
   },
   deleteService: { reply: '', run: (c) => c.deleteService(5) },
   suspendService: { reply: '', run: (c) => c.suspendService(5, 3) },
@@ -43,6 +43,8 @@ const crmDrives = {
   listPaymentMethods: { reply: [fixtures.paymentMethod()], run: (c) => c.listPaymentMethods() },
   payments: { reply: [fixtures.payment()], run: (c) => c.payments({ clientId: 1, createdDateFrom: '2025-01-01', createdDateTo: '2025-01-31' }) },
   createPayment: { reply: fixtures.payment(2), run: (c) => c.createPayment({ clientId: 1, amount: 100, methodId: 'm', note: 'n', currencyCode: 'GYD' }) },
+  getPayment: { reply: fixtures.payment(2), run: (c) => c.getPayment(2) },
+  getWebhookEvent: { reply: fixtures.webhookEvent(), run: (c) => c.getWebhookEvent('2c6984d7-03ae-4e48-a212-7b99378837a2') },
 } satisfies Record<Methods<CrmClient>, Drive<CrmClient>>;
 
 const nmsDrives = {
@@ -50,6 +52,7 @@ const nmsDrives = {
   listDiscoveredDevices: { reply: [fixtures.device()], run: (n) => n.listDiscoveredDevices() },
   getDevice: { reply: fixtures.device('d-1'), run: (n) => n.getDevice('d-1') },
   listSites: { reply: [fixtures.site()], run: (n) => n.listSites() },
+  listSitesWithCrmDetails: { reply: [fixtures.site()], run: (n) => n.listSitesWithCrmDetails() },
   createSite: { reply: fixtures.site('s-2'), run: (n) => n.createSite({ name: 'Ada Lovelace', type: 'endpoint', parentSiteId: 's-0' }) },
   deleteSite: { reply: fixtures.nmsStatus(), run: (n) => n.deleteSite('s-2') },
   authorizeDevice: { reply: fixtures.nmsStatus(), run: (n) => n.authorizeDevice('d-1', 's-2') },
@@ -140,10 +143,12 @@ describe('the catalogues', () => {
 
   it('the NMS swagger yields basePath-prefixed operations', () => {
     const swagger = endpointsOf(catalogues, 'nms-swagger').map((e) => `${e.method} ${e.path}`);
-    expect(swagger).toEqual(expect.arrayContaining([`POST ${NMS_PREFIX}/devices/{id}/authorize`, `GET ${NMS_PREFIX}/devices/discovered`, `POST ${NMS_PREFIX}/sites`]));
+    expect(swagger).toEqual(expect.arrayContaining([`POST ${NMS_PREFIX}/devices/authorize`, `POST ${NMS_PREFIX}/devices/{id}/authorize`, `GET ${NMS_PREFIX}/devices/discovered`, `POST ${NMS_PREFIX}/sites`]));
     expect(swagger.every((e) => e.includes(` ${NMS_PREFIX}/`))).toBe(true);
-    const authorize = endpointsOf(catalogues, 'nms-swagger').find((e) => e.method === 'POST' && e.path === `${NMS_PREFIX}/devices/{id}/authorize`);
-    expect(authorize?.bodyFields).toEqual(['siteId']);
+    const nms = endpointsOf(catalogues, 'nms-swagger');
+    expect(nms.find((e) => e.method === 'POST' && e.path === `${NMS_PREFIX}/devices/authorize`)?.bodyFields).toEqual(['siteId', 'deviceIds']);
+    expect(nms.find((e) => e.method === 'POST' && e.path === `${NMS_PREFIX}/devices/{id}/authorize`)?.bodyFields).toEqual(['siteId']);
+    expect(nms.find((e) => e.method === 'GET' && e.path === `${NMS_PREFIX}/sites`)?.query).toContain('ucrmDetails');
   });
 
   it('path templates match segment by segment', () => {
@@ -211,18 +216,22 @@ describe('every client request is documented', () => {
       .filter((call) => !findEndpoint(catalogues, call.method, call.path).some((m) => m.source === 'spec'))
       .map(describeCall);
     // Spec §4: "Endpoints for deleting a service, creating a site, linking a device to a site, authorizing a
-    // device and listing discovered devices: not shown". Plans, payment methods and a single service come
-    // from the CRM blueprint; deleting SubOps' own duplicate clients and sites from the blueprint and Swagger.
+    // device and listing discovered devices: not shown". Plans, payment methods, a single service, a single
+    // payment and a webhook event's confirmation come from the CRM blueprint; deleting SubOps' own duplicate
+    // clients and sites from the blueprint and Swagger; device authorization is the NMS Swagger's current
+    // POST /devices/authorize.
     expect(outsideSpec).toEqual([
       'DELETE /crm/api/v1.0/clients/2',
       'GET /crm/api/v1.0/clients/services/5',
       'DELETE /crm/api/v1.0/clients/services/5',
       'GET /crm/api/v1.0/service-plans',
       'GET /crm/api/v1.0/payment-methods',
+      'GET /crm/api/v1.0/payments/2',
+      'GET /crm/api/v1.0/webhook-events/2c6984d7-03ae-4e48-a212-7b99378837a2',
       'GET /nms/api/v2.1/devices/discovered',
       'POST /nms/api/v2.1/sites',
       'DELETE /nms/api/v2.1/sites/s-2',
-      'POST /nms/api/v2.1/devices/d-1/authorize',
+      'POST /nms/api/v2.1/devices/authorize',
     ]);
   });
 });

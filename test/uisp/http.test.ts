@@ -175,18 +175,31 @@ describe('what goes over the wire', () => {
       expect(headersOf(call!)['content-type']).toBeUndefined();
     });
 
-    it('authorize → POST /nms/api/v2.1/devices/{id}/authorize with {siteId}', async () => {
+    it('authorize → POST /nms/api/v2.1/devices/authorize with {siteId, deviceIds}', async () => {
       await h.nms.authorizeDevice('dev-1', 'site-9');
       const [call] = h.calls();
-      expect([call!.method, call!.path]).toEqual(['POST', `${NMS_BASE}/devices/dev-1/authorize`]);
-      expect(bodyOf(call!)).toEqual({ siteId: 'site-9' });
+      expect([call!.method, call!.path]).toEqual(['POST', `${NMS_BASE}/devices/authorize`]);
+      expect(bodyOf(call!)).toEqual({ siteId: 'site-9', deviceIds: ['dev-1'] });
       expect(headersOf(call!)['x-auth-token']).toBe(NMS_TOKEN);
     });
   });
 
+  it('authorize on an NMS without /devices/authorize (404) → the per-device POST …/devices/{id}/authorize with {siteId}, and that one from then on', async () => {
+    h.pool.intercept({ path: `${NMS_BASE}/devices/authorize`, method: 'POST' }).reply(404, { statusCode: 404, error: 'Not Found', message: 'Not Found' }, { headers: JSON_HEADERS });
+    h.pool.intercept({ path: `${NMS_BASE}/devices/dev-1/authorize`, method: 'POST' }).reply(200, fixtures.nmsStatus(), { headers: JSON_HEADERS });
+    h.pool.intercept({ path: `${NMS_BASE}/devices/dev-2/authorize`, method: 'POST' }).reply(200, fixtures.nmsStatus(), { headers: JSON_HEADERS });
+    await h.nms.authorizeDevice('dev-1', 'site-9');
+    await h.nms.authorizeDevice('dev-2', 'site-9');
+    expect(h.calls().map((call) => `${call.method} ${call.path} ${call.body}`)).toEqual([
+      `POST ${NMS_BASE}/devices/authorize {"siteId":"site-9","deviceIds":["dev-1"]}`,
+      `POST ${NMS_BASE}/devices/dev-1/authorize {"siteId":"site-9"}`,
+      `POST ${NMS_BASE}/devices/dev-2/authorize {"siteId":"site-9"}`,
+    ]);
+  });
+
   it('create service → POST /crm/api/v1.0/clients/{clientId}/services with the creation fields', async () => {
     h.pool.intercept({ path: anyPath, method: anyMethod }).reply(201, fixtures.service(77, 7), { headers: JSON_HEADERS });
-    const service = { status: 1, servicePlanPeriodId: 37, price: 10_000, activeFrom: '2025-03-01', invoicingStart: '2025-03-01' };
+    const service = { status: 1, servicePlanPeriodId: 37, price: 10_000, activeFrom: '2025-03-01T00:00:00-0400', invoicingStart: '2025-03-01T00:00:00-0400' };
 
     await expect(h.crm.createService(7, service)).resolves.toMatchObject({ id: 77, clientId: 7, status: 1 });
 
@@ -274,14 +287,14 @@ describe('typed errors', () => {
     const error = await failure(h.nms.authorizeDevice('dev-1', ''));
     expect(error).toBeInstanceOf(UispRejectedError);
     expect(error).toMatchObject({ kind: 'rejected', status: 400, system: 'nms' });
-    expect(error.message).toBe(`NMS POST ${NMS_BASE}/devices/dev-1/authorize: child "siteId" fails because ["siteId" is required] (HTTP 400)`);
+    expect(error.message).toBe(`NMS POST ${NMS_BASE}/devices/authorize: child "siteId" fails because ["siteId" is required] (HTTP 400)`);
   });
 
   it('authorize answered 200 {result: false} is a refusal, not a success', async () => {
     h.pool.intercept({ path: anyPath, method: 'POST' }).reply(200, { result: false, message: 'Device is not reachable.' }, { headers: JSON_HEADERS });
     const error = await failure(h.nms.authorizeDevice('dev-1', 'site-9'));
     expect(error).toBeInstanceOf(UispRejectedError);
-    expect(error.message).toBe(`NMS POST ${NMS_BASE}/devices/dev-1/authorize: Device is not reachable. (HTTP 200)`);
+    expect(error.message).toBe(`NMS POST ${NMS_BASE}/devices/authorize: Device is not reachable. (HTTP 200)`);
   });
 
   it('NMS body with only {statusCode, error} uses the error text', async () => {

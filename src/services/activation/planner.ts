@@ -43,7 +43,7 @@ export const siteMarker = (clientId: number) => `subops:crm-client=${clientId}`;
 const MARKER = /^subops:crm-client=(\d+)$/;
 
 /** The client id of SubOps' marker in a site note; the marker must be a whole word (12's is not inside 120's). */
-function markedClientId(site: Site): number | null {
+export function markedClientId(site: Site): number | null {
   for (const word of (site.description?.note ?? '').split(/\s+/)) {
     const match = MARKER.exec(word);
     if (match) return Number(match[1]);

@@ -17,6 +17,7 @@ import type { CrmClient } from '../uisp/crm-client.js';
 import { UispError, UispRejectedError, UispWriteNotAppliedError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import type { Client, Device, Service, Site } from '../uisp/schemas.js';
+import { midnightIn } from '../dates.js';
 import { sameName } from './names.js';
 import { siteMarker } from './planner.js';
 import type { ActivationPlan, ServiceRef } from './types.js';
@@ -113,8 +114,9 @@ export async function ensureActiveService(deps: WriteDeps, clientId: number, pla
           status: settings.statuses.active,
           servicePlanPeriodId: plan.servicePlanPeriodId,
           price: plan.price,
-          activeFrom: plan.activeFrom,
-          invoicingStart: plan.activeFrom,
+          // The plan's date as the start of that day in the ISP's zone: the form the CRM documents.
+          activeFrom: midnightIn(plan.activeFrom, deps.settings.timeZone),
+          invoicingStart: midnightIn(plan.activeFrom, deps.settings.timeZone),
           note: `${ACTIVATION_MARKER} ${deps.run}`,
         }),
       isMine: (service) => noteHas(service.note, deps.run),

@@ -19,6 +19,8 @@ import {
   type Service,
   type ServicePlan,
   type SuspensionReason,
+  type WebhookEvent,
+  WebhookEventSchema,
 } from './schemas.js';
 
 /** Filters stock UISP accepts on GET /clients. */
@@ -42,7 +44,7 @@ export interface NewService {
   status: number;
   servicePlanPeriodId: number;
   price: number;
-  /** YYYY-MM-DD in the ISP's time zone. */
+  /** ISO 8601 date-time, as the CRM documents it: the day's start in the ISP's zone, e.g. 2026-11-22T00:00:00-0400. */
   activeFrom: string;
   invoicingStart: string;
   name?: string;
@@ -174,6 +176,15 @@ export class CrmClient {
       for (const payment of page) if (!previousIds.has(payment.id)) yield payment;
       previousIds = new Set(page.map((payment) => payment.id));
     }
+  }
+
+  getPayment(paymentId: number): Promise<Payment> {
+    return this.http.get(`payments/${paymentId}`, PaymentSchema);
+  }
+
+  /** The CRM's record of a webhook event it sent: how a webhook body is confirmed (unknown uuid: 404). */
+  getWebhookEvent(uuid: string): Promise<WebhookEvent> {
+    return this.http.get(`webhook-events/${encodeURIComponent(uuid)}`, WebhookEventSchema);
   }
 
   createPayment(payment: NewPayment): Promise<Payment> {

@@ -15,6 +15,7 @@ import {
   type UispRequestInfo,
   type UispSystem,
 } from './errors.js';
+import { endpointOf, type UispObserver } from './exchange.js';
 import { UispErrorBodySchema } from './schemas.js';
 
 export interface UispTimeouts {
@@ -50,6 +51,8 @@ export interface UispHttpOptions {
   dispatcher: Dispatcher;
   timeouts: UispTimeouts;
   retry: RetryPolicy;
+  /** Told of every attempt and its outcome (metrics, SubOps' own writes); optional. */
+  observer?: UispObserver | undefined;
 }
 
 export type Query = Record<string, string | number | boolean | undefined | null>;
@@ -113,7 +116,7 @@ export class UispHttp {
     const attempts = method === 'GET' ? this.options.retry.retries + 1 : 1;
     for (let attempt = 1; ; attempt++) {
       try {
-        const json = await this.once(method, url, body, info);
+        const json = await this.observed(info, url, () => this.once(method, url, body, info));
         const parsed = schema.safeParse(json);
         if (!parsed.success) {
           const issue = parsed.error.issues[0];
@@ -125,6 +128,23 @@ export class UispHttp {
         // A 429's Retry-After is UISP telling us how long to wait; never wait less than our own backoff.
         await sleep(Math.max(this.options.retry.backoffMs * 2 ** (attempt - 1), Math.min(error.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS)));
       }
+    }
+  }
+
+  /** Runs one attempt, reporting it to the observer when there is one. */
+  private async observed(info: UispRequestInfo, url: URL, attempt: () => Promise<unknown>): Promise<unknown> {
+    const finish = this.options.observer?.request({ system: info.system, method: info.method, path: url.pathname, endpoint: endpointOf(url.pathname) });
+    if (!finish) return attempt();
+    const started = performance.now();
+    try {
+      const body = await attempt();
+      finish({ status: '2xx', durationMs: performance.now() - started, body });
+      return body;
+    } catch (error) {
+      // A 2xx whose body was not JSON still got an answer; a timeout or reset got none.
+      const status = error instanceof UispError && error.status !== undefined ? (error.status < 300 ? '2xx' : String(error.status)) : 'none';
+      finish({ status, durationMs: performance.now() - started });
+      throw error;
     }
   }
 

@@ -3,7 +3,7 @@
  * Endpoints the spec leaves out come from the UISP NMS API Swagger (origin in test/fixtures/SOURCES.md).
  */
 import { z } from 'zod';
-import { UispRejectedError } from './errors.js';
+import { UispNotFoundError, UispRejectedError } from './errors.js';
 import type { UispHttp } from './http.js';
 import { DeviceSchema, NmsStatusSchema, SiteSchema, type Device, type Site } from './schemas.js';
 
@@ -19,6 +19,9 @@ export interface NewSite {
 }
 
 export class NmsClient {
+  /** False once the NMS answered 404 to POST /devices/authorize: an older NMS, asked the old way from then on. */
+  private bulkAuthorize = true;
+
   constructor(private readonly http: UispHttp) {}
 
   /** GET /devices: every device UISP manages (the authorized list). */
@@ -39,6 +42,11 @@ export class NmsClient {
     return this.http.get('sites', z.array(SiteSchema));
   }
 
+  /** GET /sites?ucrmDetails=true: every site with its CRM binding (`ucrm.client`) filled in where one exists. */
+  listSitesWithCrmDetails(): Promise<Site[]> {
+    return this.http.get('sites', z.array(SiteSchema), { ucrmDetails: true });
+  }
+
   createSite(site: NewSite): Promise<Site> {
     return this.http.post('sites', site, SiteSchema);
   }
@@ -48,13 +56,29 @@ export class NmsClient {
     await this.http.delete(`sites/${encodeURIComponent(id)}`, z.unknown());
   }
 
-  /** POST /devices/{id}/authorize with {siteId}: admits the device onto the network under that site. */
+  /**
+   * Admits the device onto the network under that site: `POST /devices/authorize` with `{siteId,
+   * deviceIds}`, the NMS's current endpoint. An NMS without it (404) is asked with the per-device
+   * `POST /devices/{id}/authorize` and `{siteId}`, which the current Swagger marks deprecated.
+   */
   async authorizeDevice(deviceId: string, siteId: string): Promise<void> {
-    const path = `devices/${encodeURIComponent(deviceId)}/authorize`;
-    const status = await this.http.post(path, { siteId }, NmsStatusSchema.nullable());
-    // NMS can answer 200 with {result: false}: that is a refusal, not a success.
-    if (status?.result === false) {
-      throw new UispRejectedError({ system: 'nms', method: 'POST', path: `/nms/api/v2.1/${path}` }, 200, status.message ?? 'device authorization refused');
+    if (this.bulkAuthorize) {
+      try {
+        await authorize(this.http, 'devices/authorize', { siteId, deviceIds: [deviceId] });
+        return;
+      } catch (error) {
+        if (!(error instanceof UispNotFoundError)) throw error;
+        this.bulkAuthorize = false;
+      }
     }
+    await authorize(this.http, `devices/${encodeURIComponent(deviceId)}/authorize`, { siteId });
+  }
+}
+
+async function authorize(http: UispHttp, path: string, body: object): Promise<void> {
+  const status = await http.post(path, body, NmsStatusSchema.nullable());
+  // NMS can answer 200 with {result: false}: that is a refusal, not a success.
+  if (status?.result === false) {
+    throw new UispRejectedError({ system: 'nms', method: 'POST', path: `/nms/api/v2.1/${path}` }, 200, status.message ?? 'device authorization refused');
   }
 }

@@ -90,6 +90,23 @@ export const PaymentMethodSchema = z.looseObject({
 });
 export type PaymentMethod = z.infer<typeof PaymentMethodSchema>;
 
+/**
+ * GET /webhook-events/{uuid}: the CRM's own record of an event it sent (entity names such as client,
+ * service, payment; change types such as insert, edit, suspend, unsuspend, end, archive).
+ */
+export const WebhookEventSchema = z.looseObject({
+  uuid: z.string(),
+  changeType: z.string(),
+  entity: z.string(),
+  /** A number in the blueprint; webhook bodies carry it as a string. Null for events about no record ("test"). */
+  entityId: z
+    .union([z.number().int(), z.string().regex(/^\d+$/)])
+    .nullish()
+    .transform((v) => (v == null ? null : Number(v))),
+  eventName: nullableString,
+});
+export type WebhookEvent = z.infer<typeof WebhookEventSchema>;
+
 // ---------- NMS ----------
 
 const SiteRefSchema = z.looseObject({

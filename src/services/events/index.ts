@@ -1,0 +1,51 @@
+/**
+ * UISP as the source of truth, for the bot process: the webhook processor and the manual-link watch,
+ * built from the services layer and settings, with metrics when given. No Slack knowledge: the Slack
+ * app subscribes to what they report (src/commands/uisp-changes, src/commands/link-watch).
+ */
+import type { Logger } from 'pino';
+import type { EventsConfig } from '../../config.js';
+import type { ServiceStatusTable } from '../activation/service-status.js';
+import type { Services } from '../container.js';
+import type { Metrics } from '../metrics.js';
+import { LinkWatcher } from './link-watch.js';
+import { WebhookProcessor } from './webhooks.js';
+
+export interface EventServices {
+  webhooks: WebhookProcessor;
+  links: LinkWatcher;
+  settings: EventsConfig;
+  metrics: Metrics | undefined;
+}
+
+export interface EventServicesOptions {
+  services: Pick<Services, 'crm' | 'nms' | 'ownChanges' | 'activation'>;
+  settings: EventsConfig;
+  statuses: ServiceStatusTable;
+  logger: Logger;
+  metrics?: Metrics | undefined;
+  /** Counts the background work, so shutdown and tests wait for it (the Slack app's WorkTracker). */
+  work?: { run(operation: () => Promise<void>): Promise<void>; readonly acceptingWork: boolean };
+  /** Clock (ms), for tests. */
+  now?: () => number;
+}
+
+export function createEventServices({ services, settings, statuses, logger, metrics, work, now }: EventServicesOptions): EventServices {
+  const webhooks = new WebhookProcessor({
+    crm: services.crm,
+    ownChanges: services.ownChanges,
+    statuses,
+    logger,
+    ...(work && { track: (operation: () => Promise<void>) => work.run(operation), accepting: () => work.acceptingWork }),
+    ...(metrics && { onOutcome: (entity: string, outcome: Parameters<Metrics['webhookEvent']>[1]) => metrics.webhookEvent(entity, outcome) }),
+    ...(now && { now }),
+  });
+  const links = new LinkWatcher({
+    nms: services.nms,
+    logger: logger.child({ flow: 'link-watch' }),
+    reminderMs: settings.linkReminderMs,
+    crmClientUrl: (clientId) => services.activation.crmClientUrl(clientId),
+    ...(now && { now }),
+  });
+  return { webhooks, links, settings, metrics };
+}

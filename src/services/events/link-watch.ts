@@ -1,0 +1,170 @@
+/**
+ * The manual CRM–NMS link, watched to the end. After an activation SubOps watches the new site until
+ * someone links it to the CRM client by hand (the NMS site then carries the CRM binding): one
+ * `GET /sites?ucrmDetails=true` per interval answers for every pending site at once. A linked site
+ * is reported and forgotten; one that stays unlinked for `reminderMs` gets one reminder.
+ *
+ * Nothing is stored by SubOps: after a restart `rebuild` finds the pending sites again in UISP (sites
+ * carrying SubOps' marker and no binding) and asks the front end where each one's activation was shown
+ * (the Slack app reads its audit messages' metadata).
+ */
+import type { Logger } from 'pino';
+import { markedClientId } from '../activation/planner.js';
+import type { NmsClient } from '../uisp/nms-client.js';
+import type { Site } from '../uisp/schemas.js';
+
+/** Where an activation is shown, as the front end names it (a Slack channel and thread). */
+export interface ThreadRef {
+  channel: string;
+  ts: string;
+}
+
+export interface PendingLink {
+  siteId: string;
+  siteName: string;
+  clientId: number;
+  /** The client's page in the CRM web interface, where the link is made. */
+  crmClientUrl: string;
+  /** Since when the link has been awaited (ms since the epoch): the activation, or the restart that found it. */
+  since: number;
+  thread: ThreadRef | null;
+  reminded: boolean;
+}
+
+export type LinkEvent =
+  | { kind: 'linked'; link: PendingLink; /** The CRM client the site is now bound to. */ boundClientId: number | null }
+  | { kind: 'reminder'; link: PendingLink };
+
+export type LinkListener = (event: LinkEvent) => Promise<void> | void;
+
+/** What the front end knows of a site's activation: its thread, when it ran, whether the reminder was posted. */
+export interface ActivationRecord {
+  thread: ThreadRef;
+  since: number;
+  reminded: boolean;
+}
+
+export type ActivationLookup = (siteIds: string[]) => Promise<Map<string, ActivationRecord>>;
+
+export interface LinkWatcherOptions {
+  nms: NmsClient;
+  logger: Logger;
+  /** LINK_REMINDER_HOURS in ms. */
+  reminderMs: number;
+  crmClientUrl: (clientId: number) => string;
+  now?: () => number;
+}
+
+/** The CRM client a site is bound to in the NMS, or null while the manual link is not made. */
+export function boundClientId(site: Site): number | null {
+  const bound = site.ucrm?.client?.id ?? site.description?.ucrmId;
+  return bound != null && /^\d+$/.test(bound) ? Number(bound) : null;
+}
+
+export class LinkWatcher {
+  private readonly links = new Map<string, PendingLink>();
+  private readonly listeners: LinkListener[] = [];
+  private readonly now: () => number;
+  private checking: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: LinkWatcherOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  subscribe(listener: LinkListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** The links still awaited. */
+  pending(): PendingLink[] {
+    return [...this.links.values()];
+  }
+
+  /** Starts (or restarts) watching a site after an activation. */
+  watch(link: { siteId: string; siteName: string; clientId: number; thread: ThreadRef | null }): void {
+    this.links.set(link.siteId, { ...link, crmClientUrl: this.options.crmClientUrl(link.clientId), since: this.now(), reminded: false });
+  }
+
+  /**
+   * After a restart: every site carrying SubOps' marker and no CRM binding is pending again, with its
+   * thread, start and reminder as the front end recorded them (else: no thread, from now, not reminded).
+   */
+  async rebuild(lookup?: ActivationLookup): Promise<number> {
+    const unlinked = (await this.options.nms.listSitesWithCrmDetails()).filter((site) => markedClientId(site) !== null && boundClientId(site) === null);
+    let records = new Map<string, ActivationRecord>();
+    try {
+      if (lookup && unlinked.length) records = await lookup(unlinked.map((site) => site.id));
+    } catch (error) {
+      // Still watched; reported where the front end posts when it has no thread.
+      this.options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not find where the pending activations were shown; their link events go to the audit channel');
+    }
+    for (const site of unlinked) {
+      if (this.links.has(site.id)) continue;
+      const clientId = markedClientId(site)!;
+      const record = records.get(site.id);
+      this.links.set(site.id, {
+        siteId: site.id,
+        siteName: site.identification.name,
+        clientId,
+        crmClientUrl: this.options.crmClientUrl(clientId),
+        since: record?.since ?? this.now(),
+        thread: record?.thread ?? null,
+        reminded: record?.reminded ?? false,
+      });
+    }
+    return unlinked.length;
+  }
+
+  /** One look at UISP for every pending link; a second call while one runs waits for it instead. */
+  check(): Promise<void> {
+    return (this.checking ??= this.checkOnce().finally(() => {
+      this.checking = undefined;
+    }));
+  }
+
+  /** Checks every `intervalMs` until stopped. A failed check is logged; the next one tries again. */
+  start(intervalMs: number): void {
+    this.stop();
+    this.timer = setInterval(() => {
+      this.check().catch((error: unknown) => this.options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not check the manual CRM–NMS links; trying again next interval'));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private async checkOnce(): Promise<void> {
+    if (this.links.size === 0) return;
+    const sites = new Map((await this.options.nms.listSitesWithCrmDetails()).map((site) => [site.id, site]));
+    for (const link of [...this.links.values()]) {
+      const site = sites.get(link.siteId);
+      if (!site) {
+        this.options.logger.info({ siteId: link.siteId }, 'a watched site is gone from the NMS: no longer watching its CRM link');
+        this.links.delete(link.siteId);
+        continue;
+      }
+      const bound = boundClientId(site);
+      if (bound !== null) {
+        this.links.delete(link.siteId);
+        await this.emit({ kind: 'linked', link, boundClientId: bound });
+      } else if (!link.reminded && this.now() - link.since >= this.options.reminderMs) {
+        link.reminded = true;
+        await this.emit({ kind: 'reminder', link });
+      }
+    }
+  }
+
+  private async emit(event: LinkEvent): Promise<void> {
+    for (const listener of this.listeners) {
+      try {
+        await listener(event);
+      } catch (error) {
+        this.options.logger.error({ err: error instanceof Error ? error.message : String(error), siteId: event.link.siteId }, 'could not report a manual CRM–NMS link event');
+      }
+    }
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * UISP CRM webhooks, in the background. `receive` answers at once (accepted, duplicate, busy) and
+ * queues the event; the queue then, a few at a time:
+ * 1. confirms it with GET /webhook-events/{uuid} — the body is never trusted; an unknown uuid is logged
+ *    and ignored;
+ * 2. skips changes SubOps made itself (OwnChanges) and kinds it does not report;
+ * 3. reads the entity from the CRM and hands a ChangeNotice to every subscriber (the Slack app posts it).
+ * Events are deduplicated by uuid (UISP sends an event again when an answer fails); an event whose
+ * processing failed on a UISP error is forgotten, so UISP's next attempt is processed.
+ */
+import type { Logger } from 'pino';
+import type { ServiceStatusTable } from '../activation/service-status.js';
+import type { CrmClient } from '../uisp/crm-client.js';
+import { UispNotFoundError } from '../uisp/errors.js';
+import type { Client, WebhookEvent } from '../uisp/schemas.js';
+import { isReportable, reportedKind, type ChangeKind, type UispChange } from './changes.js';
+import type { OwnChanges } from './own-changes.js';
+import { TaskQueue } from './queue.js';
+
+export interface ChangeNotice {
+  /** The CRM's record of the event (uuid, entity, entityId, changeType, eventName). */
+  event: WebhookEvent;
+  change: UispChange;
+}
+
+/** What became of one delivery: a label for metrics and logs. */
+export type WebhookOutcome = 'notified' | 'own' | 'ignored' | 'duplicate' | 'unverified' | 'failed' | 'refused';
+
+/** The answer to UISP: accepted (processed in the background), a duplicate, invalid, or busy (try again later). */
+export type Reception = 'accepted' | 'duplicate' | 'invalid' | 'busy';
+
+export type NoticeListener = (notice: ChangeNotice) => Promise<void> | void;
+
+export interface WebhookProcessorOptions {
+  crm: CrmClient;
+  ownChanges: OwnChanges;
+  statuses: ServiceStatusTable;
+  logger: Logger;
+  /** Events processed at once (each has at most 2 UISP reads in flight). Default 3. */
+  concurrency?: number;
+  /** Events waiting beyond that before new ones are answered "busy". Default 10000. */
+  maxWaiting?: number;
+  /** Counts the background work (the Slack app's WorkTracker), so shutdown and tests can wait for it. */
+  track?: (operation: () => Promise<void>) => Promise<void>;
+  /** False while the process shuts down: new events are answered "busy". */
+  accepting?: () => boolean;
+  onOutcome?: (entity: string, outcome: WebhookOutcome) => void;
+  /** How long a uuid is remembered. Default 24 h. */
+  rememberMs?: number;
+  now?: () => number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_REMEMBERED = 100_000;
+
+export class WebhookProcessor {
+  private readonly queue: TaskQueue;
+  private readonly listeners: NoticeListener[] = [];
+  /** uuid → when it may be forgotten; insertion order is expiry order. */
+  private readonly seen = new Map<string, number>();
+  private readonly pending = new Set<Promise<void>>();
+  private readonly log: Logger;
+
+  constructor(private readonly options: WebhookProcessorOptions) {
+    this.queue = new TaskQueue(options.concurrency ?? 3, options.maxWaiting ?? 10_000);
+    this.log = options.logger.child({ flow: 'uisp-webhook' });
+  }
+
+  subscribe(listener: NoticeListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Events accepted and not yet processed. */
+  get backlog(): number {
+    return this.queue.size;
+  }
+
+  /** Resolves when every accepted event has been processed. */
+  async idle(): Promise<void> {
+    while (this.pending.size) await Promise.all(this.pending);
+  }
+
+  /** Takes a parsed webhook body; only its uuid is used, and only to ask the CRM about it. */
+  receive(body: unknown): Reception {
+    const uuid = (body as { uuid?: unknown } | null)?.uuid;
+    if (typeof uuid !== 'string' || !UUID.test(uuid)) {
+      this.refuse('the body has no event uuid');
+      return 'invalid';
+    }
+    if (this.options.accepting && !this.options.accepting()) return 'busy';
+    this.forgetExpired();
+    if (this.seen.has(uuid)) {
+      this.log.info({ uuid }, 'ignored a repeated webhook event');
+      this.options.onOutcome?.('unknown', 'duplicate');
+      return 'duplicate';
+    }
+    const task = this.queue.push(() => this.process(uuid));
+    if (!task) {
+      this.log.warn({ uuid, backlog: this.queue.size }, 'webhook backlog full: answered busy, UISP will send the event again');
+      return 'busy';
+    }
+    this.remember(uuid);
+    const tracked = this.options.track ? this.options.track(() => task) : task;
+    this.pending.add(tracked);
+    void tracked.finally(() => this.pending.delete(tracked));
+    return 'accepted';
+  }
+
+  /** A delivery refused before it reached the queue (wrong token, no body): counted and logged. */
+  refuse(reason: string): void {
+    this.log.warn({ reason }, 'refused a webhook delivery');
+    this.options.onOutcome?.('unknown', 'refused');
+  }
+
+  private async process(uuid: string): Promise<void> {
+    let event: WebhookEvent;
+    try {
+      event = await this.options.crm.getWebhookEvent(uuid);
+    } catch (error) {
+      if (error instanceof UispNotFoundError) {
+        this.log.warn({ uuid }, 'the CRM knows no webhook event with this uuid: ignored');
+        return this.outcome('unknown', 'unverified');
+      }
+      return this.failed(uuid, 'unknown', error);
+    }
+    const log = this.log.child({ uuid, entity: event.entity, entityId: event.entityId, changeType: event.changeType });
+    const kind = reportedKind(event);
+    if (!kind || event.entityId === null) {
+      log.debug('webhook event of a kind SubOps does not report');
+      return this.outcome(event.entity, 'ignored');
+    }
+    if (await this.options.ownChanges.madeBySubOps({ entity: event.entity, id: event.entityId, changeType: event.changeType })) {
+      log.debug('webhook event about a change SubOps made itself');
+      return this.outcome(event.entity, 'own');
+    }
+    let change: UispChange | undefined;
+    try {
+      change = await this.read(kind, event.entityId);
+    } catch (error) {
+      if (error instanceof UispNotFoundError) {
+        log.info('the record of this webhook event is gone from the CRM: ignored');
+        return this.outcome(event.entity, 'ignored');
+      }
+      return this.failed(uuid, event.entity, error);
+    }
+    if (!isReportable(change, event, this.options.statuses)) return this.outcome(event.entity, 'ignored');
+    await this.notify({ event, change }, log);
+    log.info({ change: change.kind }, 'reported a change made in UISP');
+    this.outcome(event.entity, 'notified');
+  }
+
+  /** The entity as the CRM reports it now. */
+  private async read(kind: ChangeKind, id: number): Promise<UispChange> {
+    const { crm, statuses } = this.options;
+    switch (kind) {
+      case 'payment-added': {
+        const payment = await crm.getPayment(id);
+        const clientId = payment.clientId ?? null;
+        const [client, services] = clientId === null ? [null, []] : await Promise.all([this.client(clientId), crm.listServices(clientId)]);
+        return { kind, payment, client, suspendedServices: services.filter((service) => service.status === statuses.suspended) };
+      }
+      case 'client-created':
+      case 'client-archived':
+        return { kind, client: await crm.getClient(id) };
+      default: {
+        const service = await crm.getService(id);
+        return { kind, service, client: await this.client(service.clientId) };
+      }
+    }
+  }
+
+  /** A client that is gone does not stop the notice about its service or payment. */
+  private async client(id: number): Promise<Client | null> {
+    try {
+      return await this.options.crm.getClient(id);
+    } catch (error) {
+      if (error instanceof UispNotFoundError) return null;
+      throw error;
+    }
+  }
+
+  private async notify(notice: ChangeNotice, log: Logger): Promise<void> {
+    for (const listener of this.listeners) {
+      try {
+        await listener(notice);
+      } catch (error) {
+        log.error({ err: error instanceof Error ? error.message : String(error) }, 'a webhook notice could not be delivered');
+      }
+    }
+  }
+
+  private failed(uuid: string, entity: string, error: unknown): void {
+    // Forgotten, so UISP's next attempt at this event is processed.
+    this.seen.delete(uuid);
+    this.log.error({ uuid, err: error instanceof Error ? error.message : String(error) }, 'could not process a webhook event (UISP did not answer); it is processed if UISP sends it again');
+    this.outcome(entity, 'failed');
+  }
+
+  private outcome(entity: string, outcome: WebhookOutcome): void {
+    this.options.onOutcome?.(entity, outcome);
+  }
+
+  private remember(uuid: string): void {
+    this.seen.set(uuid, (this.options.now ?? Date.now)() + (this.options.rememberMs ?? 24 * 3_600_000));
+    if (this.seen.size > MAX_REMEMBERED) this.seen.delete(this.seen.keys().next().value!);
+  }
+
+  private forgetExpired(): void {
+    const now = (this.options.now ?? Date.now)();
+    for (const [uuid, expiresAt] of this.seen) {
+      if (expiresAt > now) break;
+      this.seen.delete(uuid);
+    }
+  }
+}

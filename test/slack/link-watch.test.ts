@@ -1,0 +1,136 @@
+/**
+ * The manual CRM–NMS link, watched: after /activate the new site is checked (one NMS request for every
+ * pending site) until it is linked by hand — "Linked in CRM" in the thread and on the parent — with one
+ * reminder after LINK_REMINDER_HOURS; after a restart the pending links come back from UISP and Slack.
+ * The clock is injected and each check is called directly: nothing waits for real time.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { AUDIT_CHANNEL, CHANNEL, inputs, shown, startHarness, type Harness } from './harness.js';
+
+const HOUR = 3_600_000;
+// The fake Slack's message timestamps start at 1_700_000_000 s: the clock starts just after.
+let t = 1_700_000_000_000;
+const now = () => t;
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+const start = async () => {
+  t = 1_700_000_000_000 + 60_000;
+  h = await startHarness({ events: { now }, env: { LINK_REMINDER_HOURS: '24' } });
+};
+
+/** Runs /activate to the end; returns the new site's id and the thread's parent ts. */
+async function activate(device: string, first: string, last: string): Promise<{ siteId: string; clientId: number; parentTs: string }> {
+  const before = h.fake.messages(CHANNEL).filter((m) => m.thread_ts === undefined).length;
+  await h.command('/activate', `${device} ${first} ${last}`);
+  const { id } = await h.openedView((call) => JSON.stringify(call.args).includes(device));
+  await h.submit(id, inputs({ device, firstName: first, lastName: last }));
+  await h.fake.waitFor('chat.postMessage', (call) => call.args.thread_ts !== undefined && String(call.args.text).includes(`${first} ${last}`) && String(call.args.text).includes('One manual step left'));
+  await h.settled();
+  const parent = h.fake.messages(CHANNEL).filter((m) => m.thread_ts === undefined)[before]!;
+  const site = h.uisp.sim.data.sites.find((s) => s.identification.name === `${first} ${last}`)!;
+  return { siteId: site.id, clientId: Number(/subops:crm-client=(\d+)/.exec(site.description.note ?? '')![1]), parentTs: parent.ts };
+}
+
+/** What someone does by hand in the CRM web interface: the NMS site now carries the client binding. */
+function linkByHand(siteId: string, clientId: number): void {
+  const site = h.uisp.sim.data.sites.find((s) => s.id === siteId)!;
+  site.ucrm = { client: { id: String(clientId), name: 'linked', isLead: false }, service: null };
+  site.description.ucrmId = String(clientId);
+}
+
+const siteChecks = () => h.uisp.sim.requests.filter((r) => r.method === 'GET' && r.path === '/nms/api/v2.1/sites' && r.query.ucrmDetails === 'true');
+const thread = (parentTs: string) => h.fake.messages(CHANNEL).filter((m) => m.thread_ts === parentTs);
+
+describe('after an activation', () => {
+  it('watches the site until it is linked by hand: "Linked in CRM" in the thread and on the parent', async () => {
+    await start();
+    const { siteId, clientId, parentTs } = await activate('10.20.1.88', 'Jane', 'Doe');
+    expect(h.events!.links.pending().map((link) => [link.siteId, link.clientId, link.thread])).toEqual([[siteId, clientId, { channel: CHANNEL, ts: parentTs }]]);
+
+    await h.events!.links.check();
+    expect(siteChecks()).toHaveLength(1);
+    expect(thread(parentTs).some((m) => m.text.includes('Linked in CRM'))).toBe(false);
+
+    linkByHand(siteId, clientId);
+    await h.events!.links.check();
+    const linked = thread(parentTs).at(-1)!;
+    expect(linked.text).toBe(`:white_check_mark: *Linked in CRM*: NMS site "Jane Doe" is now linked to client <${h.uisp.sim.url}/crm/client/${clientId}|#${clientId}>.`);
+    const parent = h.fake.messages(CHANNEL).find((m) => m.ts === parentTs)!;
+    expect(shown(parent)).toContain('*Activated*');
+    expect(shown(parent)).toContain('Linked in CRM');
+    expect(h.events!.links.pending()).toEqual([]);
+
+    // Nothing pending: no more requests.
+    await h.events!.links.check();
+    expect(siteChecks()).toHaveLength(2);
+  });
+
+  it('one NMS request per check for every pending site', async () => {
+    await start();
+    await activate('10.20.1.88', 'Jane', 'Doe');
+    await activate('10.20.3.12', 'Shanice', 'Williams');
+    expect(h.events!.links.pending()).toHaveLength(2);
+    const before = h.uisp.sim.requests.length;
+    await h.events!.links.check();
+    expect(h.uisp.sim.requests.slice(before).map((r) => `${r.method} ${r.path}?${new URLSearchParams(r.query).toString()}`)).toEqual(['GET /nms/api/v2.1/sites?ucrmDetails=true']);
+  });
+
+  it('one reminder with the CRM link after LINK_REMINDER_HOURS without a link, never two', async () => {
+    await start();
+    const { clientId, parentTs } = await activate('10.20.1.88', 'Jane', 'Doe');
+    t += 23 * HOUR;
+    await h.events!.links.check();
+    expect(thread(parentTs).filter((m) => m.text.includes('Reminder'))).toEqual([]);
+    t += HOUR;
+    await h.events!.links.check();
+    await h.events!.links.check();
+    const reminders = thread(parentTs).filter((m) => m.text.includes('Reminder'));
+    expect(reminders.map((m) => m.text)).toEqual([
+      `:alarm_clock: *Reminder:* NMS site "Jane Doe" is still not linked in the CRM, 24 h after the activation. In the CRM web interface, link client <${h.uisp.sim.url}/crm/client/${clientId}|#${clientId}> to NMS site "Jane Doe".`,
+    ]);
+  });
+});
+
+describe('after a restart', () => {
+  it('the pending link comes back from UISP (SubOps’ marker, no binding) and its thread from the audit message', async () => {
+    await start();
+    const { siteId, clientId, parentTs } = await activate('10.20.1.88', 'Jane', 'Doe');
+    await h.restart();
+    // Only sites SubOps created and nobody linked: not the sample's linked client sites.
+    expect(h.events!.links.pending().map((link) => [link.siteId, link.thread, link.reminded])).toEqual([[siteId, { channel: CHANNEL, ts: parentTs }, false]]);
+
+    linkByHand(siteId, clientId);
+    await h.events!.links.check();
+    expect(thread(parentTs).at(-1)!.text).toContain('*Linked in CRM*');
+    expect(shown(h.fake.messages(CHANNEL).find((m) => m.ts === parentTs)!)).toContain('Linked in CRM');
+  });
+
+  it('a reminder already posted is not posted again; one that was due while SubOps was down is', async () => {
+    await start();
+    const reminded = await activate('10.20.1.88', 'Jane', 'Doe');
+    t += 25 * HOUR;
+    await h.events!.links.check();
+    const waiting = await activate('10.20.3.12', 'Shanice', 'Williams');
+    await h.restart();
+    t += 25 * HOUR;
+    await h.events!.links.check();
+    expect(thread(reminded.parentTs).filter((m) => m.text.includes('Reminder'))).toHaveLength(1);
+    expect(thread(waiting.parentTs).filter((m) => m.text.includes('Reminder'))).toHaveLength(1);
+  });
+
+  it('without its audit message the link is still watched, and reported in the audit channel', async () => {
+    await start();
+    const { siteId, clientId } = await activate('10.20.1.88', 'Jane', 'Doe');
+    for (const message of h.fake.messages(AUDIT_CHANNEL)) expect(message.metadata).toBeDefined();
+    h.fake.failNext('conversations.history', { error: 'missing_scope' });
+    await h.restart();
+    expect(h.events!.links.pending().map((link) => [link.siteId, link.thread])).toEqual([[siteId, null]]);
+    linkByHand(siteId, clientId);
+    await h.events!.links.check();
+    expect(h.fake.messages(AUDIT_CHANNEL).at(-1)!.text).toContain('*Linked in CRM*: NMS site "Jane Doe"');
+  });
+});
