@@ -4,7 +4,8 @@
  * the existing flows pre-filled, under the same access rules as the commands.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { expectValidMessage, expectValidModal } from './block-kit.js';
+import { answer } from './answers.js';
+import { expectValidModal } from './block-kit.js';
 import { AGENT, buttons, CHANNEL, inputs, press, selected, shown, startHarness, type Harness, type HarnessOptions } from './harness.js';
 
 let h: Harness | undefined;
@@ -18,16 +19,6 @@ async function start(options: HarnessOptions = {}): Promise<Harness> {
   return h;
 }
 
-type Answer = Record<string, unknown> & { text: string; blocks: Record<string, unknown>[] };
-
-/** The n-th answer sent to a response_url, once the app has settled. */
-async function answer(harness: Harness, index: number): Promise<Answer> {
-  await harness.settled();
-  const body = harness.fake.responses[index]!.body as Answer;
-  expect(body.response_type).toBe('ephemeral');
-  expectValidMessage(body);
-  return body;
-}
 
 describe('/client', () => {
   it('answers the agent alone with the card: balance, services with state and reason, last payment, site and devices, and the buttons that apply', async () => {

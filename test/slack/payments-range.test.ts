@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatMoney } from '../../src/services/money.js';
 import type { PaymentRecord } from '../../src/simulator/records.js';
-import { expectValidMessage } from './block-kit.js';
+import { answer } from './answers.js';
 import { AGENT, buttons, inputs, press, shown, startHarness, type Harness, type HarnessOptions } from './harness.js';
 
 let h: Harness | undefined;
@@ -19,15 +19,6 @@ async function start(options: HarnessOptions = {}): Promise<Harness> {
   return h;
 }
 
-type Answer = Record<string, unknown> & { text: string; blocks: Record<string, unknown>[] };
-
-async function answer(harness: Harness, index: number): Promise<Answer> {
-  await harness.settled();
-  const body = harness.fake.responses[index]!.body as Answer;
-  expect(body.response_type).toBe('ephemeral');
-  expectValidMessage(body);
-  return body;
-}
 
 /** The simulator's payments of a client within [from, to], newest first, as the CRM orders them. */
 function paymentsOf(harness: Harness, clientId: number, from = '0000', to = '9999'): PaymentRecord[] {
