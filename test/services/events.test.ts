@@ -1,7 +1,7 @@
 /** The pieces of the webhook consumer on their own: own writes, the kinds reported, the bounded queue. */
 import { describe, expect, it } from 'vitest';
 import { reportedKind } from '../../src/services/events/changes.js';
-import { changeOfWrite, OwnChanges } from '../../src/services/events/own-changes.js';
+import { auditRecordMakes, changeOfWrite, OwnChanges } from '../../src/services/events/own-changes.js';
 import { TaskQueue } from '../../src/services/events/queue.js';
 import { WebhookProcessor } from '../../src/services/events/webhooks.js';
 import type { CrmClient } from '../../src/services/uisp/crm-client.js';
@@ -113,5 +113,21 @@ describe('the queue', () => {
     // The refused one is not remembered: UISP's next attempt is taken.
     expect(processor.receive({ uuid: uuid(3) })).toBe('accepted');
     await processor.idle();
+  });
+});
+
+describe('auditRecordMakes: the audit record of another SubOps process that made a change', () => {
+  it.each([
+    [{ action: 'suspend', serviceId: 101 }, { entity: 'service', id: 101, changeType: 'suspend' }, true],
+    [{ action: 'suspend', serviceId: 102 }, { entity: 'service', id: 101, changeType: 'suspend' }, false],
+    [{ action: 'unsuspend', serviceId: 104 }, { entity: 'service', id: 104, changeType: 'unsuspend' }, true],
+    [{ action: 'suspend', serviceId: 104 }, { entity: 'service', id: 104, changeType: 'unsuspend' }, false],
+    [{ action: 'activate', clientId: 1010, serviceId: 106 }, { entity: 'service', id: 106, changeType: 'insert' }, true],
+    [{ action: 'activate', clientId: 1010, serviceId: 106 }, { entity: 'client', id: 1010, changeType: 'insert' }, true],
+    [{ action: 'payment', paymentId: 3201, clientId: 1001 }, { entity: 'payment', id: 3201, changeType: 'insert' }, true],
+    [{ action: 'payment', paymentId: 3201, clientId: 1001 }, { entity: 'client', id: 1001, changeType: 'insert' }, false],
+    [{ action: 'activate', clientId: 1004 }, { entity: 'client', id: 1004, changeType: 'archive' }, false],
+  ])('%o makes %o: %s', (record, change, expected) => {
+    expect(auditRecordMakes(record, change)).toBe(expected);
   });
 });

@@ -4,8 +4,9 @@
  * entity and posts one line to the audit channel — never for changes SubOps made itself.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../cli/support.js';
 import { crm } from '../simulator/helpers.js';
-import { AGENT, AUDIT_CHANNEL, inputs, selected, shown, startHarness, type Harness, type HarnessOptions } from './harness.js';
+import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, inputs, selected, shown, startHarness, type Harness, type HarnessOptions } from './harness.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -64,6 +65,23 @@ describe('changes made in UISP outside SubOps', () => {
 });
 
 describe('SubOps’ own changes', () => {
+  it('a suspension made by `subops suspend` in another process is recognised from its audit record, not posted again', async () => {
+    await start();
+    // Webhooks held back until the CLI has audited, as when processing outlasts the CLI's audit post.
+    h.uisp.sim.setWebhookUrl(undefined);
+    const env = { UISP_URL: h.uisp.sim.url, UISP_TOKEN: h.uisp.sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, AUDIT_CHANNEL_ID: AUDIT_CHANNEL, SLACK_API_URL: h.fake.apiUrl };
+    const cli = await runCli(['suspend', '--service-id', '101', '--reason', '1'], env, [BOT_TOKEN]);
+    expect(cli.code).toBe(0);
+    h.uisp.sim.setWebhookUrl(`${h.origin}/uisp/webhook`);
+    h.uisp.sim.resendWebhook(h.uisp.sim.webhookEvents[0]!.uuid);
+    await h.uisp.sim.webhooksSettled();
+    await h.settled();
+    expect(h.uisp.sim.webhookEvents.map((e) => e.eventName)).toEqual(['service.suspend']);
+    expect(confirmations()).toHaveLength(1);
+    expect(auditLines()).toEqual([expect.stringMatching(/^suspend by \S+ \(CLI\): suspended$/)]);
+    expect(h.fake.callsTo('conversations.history')).toHaveLength(1);
+  });
+
   it('a suspension made with /suspend is audited once, not reported again as a change made in UISP', async () => {
     await start();
     await h.command('/suspend', '101');

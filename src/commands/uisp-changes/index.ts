@@ -7,6 +7,7 @@
 import type { App, BlockButtonAction } from '@slack/bolt';
 import type { ChangeNotice } from '../../services/events/webhooks.js';
 import { onceButton } from '../../slack/deliveries.js';
+import { auditTrail } from '../../slack/audit-trail.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure, errorSummary } from '../../slack/errors.js';
 import { escapeMrkdwn } from '../../slack/escape.js';
@@ -22,6 +23,8 @@ export function register(app: App, deps: ListenerDeps): void {
   if (!events) return;
   const crmClientUrl = (clientId: number) => deps.services.activation.crmClientUrl(clientId);
 
+  // What other SubOps processes (CLI runs, other replicas) did is in the audit channel: not posted again.
+  if (auditChannelId) events.webhooks.recognize(auditTrail({ client: app.client, channelId: auditChannelId }));
   events.webhooks.subscribe(async (change: ChangeNotice) => {
     if (!auditChannelId) {
       logger.info({ change: change.change.kind, uuid: change.event.uuid }, 'a change was made in UISP (AUDIT_CHANNEL_ID is not set: not posted)');

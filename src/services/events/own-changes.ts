@@ -105,3 +105,30 @@ export class OwnChanges implements UispObserver {
 }
 
 const keyOf = (change: ChangeRef) => `${change.entity}:${change.id}:${change.changeType}`;
+
+/**
+ * Another way to know a change is SubOps' own: its audit record, written by another SubOps process (a
+ * CLI run, another bot replica) where this one can read it (the Slack side reads the audit channel).
+ */
+export type RecordedElsewhere = (change: ChangeRef) => Promise<boolean>;
+
+/** The audit record of a write (its action and flat target ids) that makes this change. */
+export function auditRecordMakes(record: { action?: unknown; [target: string]: unknown }, change: ChangeRef): boolean {
+  const is = (action: string, target: string) => record.action === action && Number(record[target]) === change.id;
+  switch (`${change.entity}:${change.changeType}`) {
+    case 'service:suspend':
+      return is('suspend', 'serviceId');
+    case 'service:unsuspend':
+      return is('unsuspend', 'serviceId');
+    case 'service:insert':
+    case 'service:activate':
+      return is('activate', 'serviceId');
+    case 'client:insert':
+      return is('activate', 'clientId');
+    case 'payment:insert':
+      return is('payment', 'paymentId');
+    default:
+      return false;
+  }
+}
+

@@ -3,8 +3,10 @@
  * queues the event; the queue then, a few at a time:
  * 1. confirms it with GET /webhook-events/{uuid} — the body is never trusted; an unknown uuid is logged
  *    and ignored;
- * 2. skips changes SubOps made itself (OwnChanges) and kinds it does not report;
- * 3. reads the entity from the CRM and hands a ChangeNotice to every subscriber (the Slack app posts it).
+ * 2. skips changes this process made (OwnChanges) and kinds it does not report;
+ * 3. reads the entity from the CRM; skips changes another SubOps process recorded (`recognize`: the Slack
+ *    side reads the audit trail, which CLI runs and other replicas write to), checked last so their audit
+ *    record has had the longest time to arrive; hands a ChangeNotice to every subscriber.
  * Events are deduplicated by uuid (UISP sends an event again when an answer fails); an event whose
  * processing failed on a UISP error is forgotten, so UISP's next attempt is processed.
  */
@@ -14,7 +16,7 @@ import type { CrmClient } from '../uisp/crm-client.js';
 import { UispNotFoundError } from '../uisp/errors.js';
 import type { Client, WebhookEvent } from '../uisp/schemas.js';
 import { isReportable, reportedKind, type ChangeKind, type UispChange } from './changes.js';
-import type { OwnChanges } from './own-changes.js';
+import type { ChangeRef, OwnChanges, RecordedElsewhere } from './own-changes.js';
 import { TaskQueue } from './queue.js';
 
 export interface ChangeNotice {
@@ -56,6 +58,7 @@ const MAX_REMEMBERED = 100_000;
 export class WebhookProcessor {
   private readonly queue: TaskQueue;
   private readonly listeners: NoticeListener[] = [];
+  private readonly elsewhere: RecordedElsewhere[] = [];
   /** uuid → when it may be forgotten; insertion order is expiry order. */
   private readonly seen = new Map<string, number>();
   private readonly pending = new Set<Promise<void>>();
@@ -68,6 +71,11 @@ export class WebhookProcessor {
 
   subscribe(listener: NoticeListener): void {
     this.listeners.push(listener);
+  }
+
+  /** Adds a source of SubOps' own changes made in other processes (a failing source counts as "not found"). */
+  recognize(source: RecordedElsewhere): void {
+    this.elsewhere.push(source);
   }
 
   /** Events accepted and not yet processed. */
@@ -144,9 +152,24 @@ export class WebhookProcessor {
       return this.failed(uuid, event.entity, error);
     }
     if (!isReportable(change, event, this.options.statuses)) return this.outcome(event.entity, 'ignored');
+    if (await this.recordedElsewhere({ entity: event.entity, id: event.entityId, changeType: event.changeType }, log)) {
+      log.debug('webhook event about a change another SubOps process made and audited');
+      return this.outcome(event.entity, 'own');
+    }
     await this.notify({ event, change }, log);
     log.info({ change: change.kind }, 'reported a change made in UISP');
     this.outcome(event.entity, 'notified');
+  }
+
+  private async recordedElsewhere(change: ChangeRef, log: Logger): Promise<boolean> {
+    for (const source of this.elsewhere) {
+      try {
+        if (await source(change)) return true;
+      } catch (error) {
+        log.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not read the audit trail; the change is reported');
+      }
+    }
+    return false;
   }
 
   /** The entity as the CRM reports it now. */
