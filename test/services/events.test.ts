@@ -5,6 +5,7 @@ import { auditRecordMakes, changeOfWrite, OwnChanges } from '../../src/services/
 import { TaskQueue } from '../../src/services/events/queue.js';
 import { WebhookProcessor } from '../../src/services/events/webhooks.js';
 import type { CrmClient } from '../../src/services/uisp/crm-client.js';
+import { UispUnavailableError } from '../../src/services/uisp/errors.js';
 import { endpointOf } from '../../src/services/uisp/exchange.js';
 import { DEFAULT_SERVICE_STATUSES } from '../../src/services/activation/service-status.js';
 import { createLogger } from '../../src/slack/logging.js';
@@ -129,5 +130,44 @@ describe('auditRecordMakes: the audit record of another SubOps process that made
     [{ action: 'activate', clientId: 1004 }, { entity: 'client', id: 1004, changeType: 'archive' }, false],
   ])('%o makes %o: %s', (record, change, expected) => {
     expect(auditRecordMakes(record, change)).toBe(expected);
+  });
+});
+
+describe('WebhookProcessor: a UISP error while processing', () => {
+  const uuid = '00000000-0000-4000-8000-000000000009';
+  const unavailable = () => new UispUnavailableError({ system: 'crm', method: 'GET', path: `/crm/api/v1.0/webhook-events/${uuid}` }, 'connection reset');
+
+  function processor(failures: number) {
+    const asked: string[] = [];
+    const outcomes: string[] = [];
+    const crm = {
+      getWebhookEvent: async (id: string) => {
+        asked.push(id);
+        if (asked.length <= failures) throw unavailable();
+        // A kind SubOps does not report: processing ends once the CRM confirms it.
+        return { uuid: id, entity: 'invoice', changeType: 'insert', entityId: 1, eventName: null };
+      },
+    } as unknown as CrmClient;
+    const webhooks = new WebhookProcessor({ crm, ownChanges: new OwnChanges(), statuses: DEFAULT_SERVICE_STATUSES, logger: createLogger('silent'), attempts: 3, retryBackoffMs: 0, onOutcome: (_entity, outcome) => outcomes.push(outcome) });
+    return { webhooks, asked, outcomes };
+  }
+
+  it('is tried again (UISP will not send the event again after our 200): two failures, then processed once', async () => {
+    const { webhooks, asked, outcomes } = processor(2);
+    expect(webhooks.receive({ uuid })).toBe('accepted');
+    await webhooks.idle();
+    expect(asked).toEqual([uuid, uuid, uuid]);
+    expect(outcomes).toEqual(['ignored']);
+  });
+
+  it('after the last attempt the event is counted failed and forgotten, so a later delivery is processed', async () => {
+    const { webhooks, asked, outcomes } = processor(3);
+    webhooks.receive({ uuid });
+    await webhooks.idle();
+    expect(outcomes).toEqual(['failed']);
+    expect(webhooks.receive({ uuid })).toBe('accepted');
+    await webhooks.idle();
+    expect(asked).toHaveLength(4);
+    expect(outcomes).toEqual(['failed', 'ignored']);
   });
 });

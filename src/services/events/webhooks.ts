@@ -7,12 +7,15 @@
  * 3. reads the entity from the CRM; skips changes another SubOps process recorded (`recognize`: the Slack
  *    side reads the audit trail, which CLI runs and other replicas write to), checked last so their audit
  *    record has had the longest time to arrive; hands a ChangeNotice to every subscriber.
- * Events are deduplicated by uuid (UISP sends an event again when an answer fails); an event whose
- * processing failed on a UISP error is forgotten, so UISP's next attempt is processed.
+ * Events are deduplicated by uuid (UISP sends an event again when an answer fails). UISP does not send
+ * an event again after our 200, so one whose processing fails on a UISP error is tried again here, with
+ * backoff (holding its place in the queue: while UISP is down, nothing else hammers it); after the last
+ * attempt it is forgotten, so a later delivery of it is still processed.
  */
 import type { Logger } from 'pino';
 import type { ServiceStatusTable } from '../activation/service-status.js';
 import type { CrmClient } from '../uisp/crm-client.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { UispNotFoundError } from '../uisp/errors.js';
 import type { Client, WebhookEvent } from '../uisp/schemas.js';
 import { isReportable, reportedKind, type ChangeKind, type UispChange } from './changes.js';
@@ -47,6 +50,10 @@ export interface WebhookProcessorOptions {
   /** False while the process shuts down: new events are answered "busy". */
   accepting?: () => boolean;
   onOutcome?: (entity: string, outcome: WebhookOutcome) => void;
+  /** Attempts at an event whose processing fails on a UISP error. Default 3. */
+  attempts?: number;
+  /** Wait before the second attempt; doubles each time. Default 5 s. */
+  retryBackoffMs?: number;
   /** How long a uuid is remembered. Default 24 h. */
   rememberMs?: number;
   now?: () => number;
@@ -120,7 +127,25 @@ export class WebhookProcessor {
     this.options.onOutcome?.('unknown', 'refused');
   }
 
+  /** Processes the event, trying again after a UISP error until the attempts are spent. */
   private async process(uuid: string): Promise<void> {
+    const attempts = this.options.attempts ?? 3;
+    // The event's entity, once the CRM confirmed it: for the metrics of a failure.
+    const known = { entity: 'unknown' };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.processOnce(uuid, known);
+      } catch (error) {
+        if (attempt >= attempts) return this.failed(uuid, known.entity, error);
+        const waitMs = (this.options.retryBackoffMs ?? 5_000) * 2 ** (attempt - 1);
+        this.log.warn({ uuid, attempt, err: error instanceof Error ? error.message : String(error) }, `could not process a webhook event (UISP did not answer); trying again in ${waitMs} ms`);
+        await sleep(waitMs);
+      }
+    }
+  }
+
+  /** Throws on a UISP error other than "not found", for `process` to try again. */
+  private async processOnce(uuid: string, known: { entity: string }): Promise<void> {
     let event: WebhookEvent;
     try {
       event = await this.options.crm.getWebhookEvent(uuid);
@@ -129,8 +154,9 @@ export class WebhookProcessor {
         this.log.warn({ uuid }, 'the CRM knows no webhook event with this uuid: ignored');
         return this.outcome('unknown', 'unverified');
       }
-      return this.failed(uuid, 'unknown', error);
+      throw error;
     }
+    known.entity = event.entity;
     const log = this.log.child({ uuid, entity: event.entity, entityId: event.entityId, changeType: event.changeType });
     const kind = reportedKind(event);
     if (!kind || event.entityId === null) {
@@ -149,7 +175,7 @@ export class WebhookProcessor {
         log.info('the record of this webhook event is gone from the CRM: ignored');
         return this.outcome(event.entity, 'ignored');
       }
-      return this.failed(uuid, event.entity, error);
+      throw error;
     }
     if (!isReportable(change, event, this.options.statuses)) return this.outcome(event.entity, 'ignored');
     if (await this.recordedElsewhere({ entity: event.entity, id: event.entityId, changeType: event.changeType }, log)) {
@@ -213,9 +239,9 @@ export class WebhookProcessor {
   }
 
   private failed(uuid: string, entity: string, error: unknown): void {
-    // Forgotten, so UISP's next attempt at this event is processed.
+    // Forgotten, so a later delivery of this event is processed.
     this.seen.delete(uuid);
-    this.log.error({ uuid, err: error instanceof Error ? error.message : String(error) }, 'could not process a webhook event (UISP did not answer); it is processed if UISP sends it again');
+    this.log.error({ uuid, err: error instanceof Error ? error.message : String(error) }, 'could not process a webhook event (UISP did not answer, every attempt); it is processed if UISP sends it again');
     this.outcome(entity, 'failed');
   }
 
