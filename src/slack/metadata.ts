@@ -33,8 +33,8 @@ const ActivationRequestSchema = z.object({
   phone: z.string().optional(),
 });
 
-/** What the agent confirmed before a run: moving the device off that site (ActivationConfirmation). */
-const ConfirmationSchema = z.object({ moveFrom: z.string().min(1).optional() });
+/** What the agent confirmed before a run: moving the device off that site, deleting those services (ActivationConfirmation). */
+const ConfirmationSchema = z.object({ moveFrom: z.string().min(1).optional(), deletes: z.union([z.array(z.number().int()), z.literal('any')]).optional() });
 
 export const ActivationMetaSchema = z.object({
   origin: OriginSchema,

@@ -39,7 +39,7 @@ export function register(app: App, deps: ListenerDeps): void {
       request,
       origin: { ...origin, userId: body.user.id },
       startedBy: body.user.id,
-      ...(plan.move && { confirm: { moveFrom: plan.move.site.id } }),
+      confirm: { deletes, ...(plan.move && { moveFrom: plan.move.site.id }) },
     });
   }));
 }

@@ -124,7 +124,8 @@ export class ActivationService {
 
   /**
    * Yields one event per step as it happens and always ends with exactly one result event; never throws.
-   * A refusal, or a device move the caller did not confirm (`confirm.moveFrom`), stops it before any write.
+   * A refusal, a service deletion (`confirm.deletes`) or a device move (`confirm.moveFrom`) the caller did
+   * not confirm, stops it before any write, with the plan in the result (what confirming would do).
    * Runs on the same device or client in this process take turns (a waiting run plans again once the
    * first is done); across processes the writes themselves converge (writes.ts).
    */
@@ -387,12 +388,28 @@ export class ActivationService {
   }
 }
 
-/** The plan to run: a refusal, or a device move the caller has not confirmed, stops here (a dry run only shows the move). */
+/**
+ * The plan to run: a refusal, a service deletion or a device move the caller has not confirmed, stops
+ * here (a dry run only shows them). Deleting fewer services than confirmed is fine; any other is not.
+ */
 function planToRun(decision: ActivationDecision, confirm: ActivationConfirmation, dryRun: boolean): ActivationPlan {
   if (decision.kind === 'refused') throw ActivationFailure.of(decision.refusal);
   const { plan } = decision;
+  if (dryRun) return plan;
+  const confirmed = confirm.deletes ?? [];
+  const deletes = plan.service.action === 'create' ? plan.service.delete : [];
+  const unconfirmed = confirmed === 'any' ? [] : deletes.filter((s) => !confirmed.includes(s.id));
+  if (unconfirmed.length) {
+    const client = plan.client.action === 'reuse' ? ` of client #${plan.client.client.id} ${plan.client.client.name}` : '';
+    throw new ActivationFailure(
+      'delete-unconfirmed',
+      `This activation deletes ${unconfirmed.map((s) => `${s.statusLabel} service #${s.id}`).join(', ')}${client} before creating the Active one: deleting needs your explicit confirmation. Nothing was changed.`,
+      [],
+      plan,
+    );
+  }
   const move = plan.move;
-  if (move && !dryRun && confirm.moveFrom !== 'any' && confirm.moveFrom !== move.site.id) {
+  if (move && confirm.moveFrom !== 'any' && confirm.moveFrom !== move.site.id) {
     throw new ActivationFailure(
       'device-in-use',
       `${plan.device.name} is authorized on site ${describeMove(move)}, which is not this client's site: moving it needs your explicit confirmation. Nothing was changed.`,
@@ -431,6 +448,7 @@ const FAILED_STEP: Record<ActivationErrorCode, StepName> = {
   'device-infrastructure': 'discover',
   'device-role-unknown': 'discover',
   'device-in-use': 'authorize',
+  'delete-unconfirmed': 'service',
   'client-not-found': 'client',
   'client-name-mismatch': 'client',
   'client-archived': 'client',
