@@ -5,14 +5,15 @@
  */
 import type { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
-import type { ActivationDecision, ActivationRequest } from '../services/activation/types.js';
+import type { ActivationRequest } from '../services/activation/types.js';
+import type { ReadDecision } from '../services/activation/workflow.js';
 import { activationForm, type ActivationFormValues } from '../views/activation.js';
 import type { ListenerDeps } from './deps.js';
 import { activationFieldOf, describeFailure } from './errors.js';
 import type { Origin } from './metadata.js';
 import { updateView } from './modals.js';
 
-export type ActivationGoAhead = Exclude<ActivationDecision, { kind: 'refused' }>;
+export type ActivationGoAhead = Exclude<ReadDecision, { kind: 'refused' }>;
 
 export async function decideOrShowForm(
   client: webApi.WebClient,

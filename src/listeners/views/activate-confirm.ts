@@ -40,6 +40,8 @@ export function register(app: App, deps: ListenerDeps): void {
       origin: { ...origin, userId: body.user.id },
       startedBy: body.user.id,
       confirm: { deletes, ...(plan.move && { moveFrom: plan.move.site.id }) },
+      // Read again just now, against what the agent confirmed: the run builds on it.
+      decided: decision,
     });
   }));
 }

@@ -16,7 +16,7 @@ import type { Service } from '../uisp/schemas.js';
 import { parseDeviceQuery } from './device-match.js';
 import { titleCase } from './names.js';
 import { formatMoney } from '../money.js';
-import { clientRef, decideActivation, describeCandidate, describeMove, identifyClient, siteRef, type ClientLookup } from './planner.js';
+import { clientRef, decideActivation, describeCandidate, describeMove, identifyClient, siteRef, type ActivationReads, type ClientLookup } from './planner.js';
 import { statusLabel } from './service-status.js';
 import {
   ensureActiveService,
@@ -27,6 +27,7 @@ import {
   settleActiveService,
   settleSite,
   runMarker,
+  deviceState,
   type DeviceState,
   type WriteDeps,
 } from './writes.js';
@@ -88,6 +89,15 @@ const serviceRefOf = (service: Service, statuses: ActivationConfig['statuses']):
   name: service.name,
 });
 
+/** A decision with the reads it was made from: the run builds on those reads instead of reading again. */
+export type ReadDecision = ActivationDecision & { reads: ActivationReads };
+
+/** The plan a run follows, with the reads it was made from. */
+interface PlanToRun {
+  plan: ActivationPlan;
+  reads: ActivationReads;
+}
+
 /** How many times a plan is read again when concurrent writes changed what it read. */
 const READ_AGAIN_LIMIT = 3;
 
@@ -106,8 +116,11 @@ export class ActivationService {
     return { ...this.writes, run: runMarker(randomUUID().slice(0, 8)) };
   }
 
-  /** Reads only: what `run` would do now, as a typed decision (refused, needs confirmation, or a plan). */
-  decide(request: ActivationRequest): Promise<ActivationDecision> {
+  /**
+   * Reads only: what `run` would do now, as a typed decision (refused, needs confirmation, or a plan),
+   * with its reads: a caller that runs it at once passes it to `run` (`decided`), which then reads nothing again.
+   */
+  decide(request: ActivationRequest): Promise<ReadDecision> {
     return this.read(request);
   }
 
@@ -127,19 +140,21 @@ export class ActivationService {
    * A refusal, a service deletion (`confirm.deletes`) or a device move (`confirm.moveFrom`) the caller did
    * not confirm, stops it before any write, with the plan in the result (what confirming would do).
    * Runs on the same device or client in this process take turns (a waiting run plans again once the
-   * first is done); across processes the writes themselves converge (writes.ts).
+   * first is done); across processes the writes themselves converge (writes.ts). `decided`: a decision
+   * for this request the caller has just read (`decide`), used instead of reading UISP again.
    */
   async *run(
     request: ActivationRequest,
-    { dryRun = false, confirm = {} }: { dryRun?: boolean; confirm?: ActivationConfirmation } = {},
+    { dryRun = false, confirm = {}, decided }: { dryRun?: boolean; confirm?: ActivationConfirmation; decided?: ReadDecision } = {},
   ): AsyncGenerator<ActivationEvent> {
     const log = new RunLog();
     let plan: ActivationPlan;
+    let reads: ActivationReads;
     let release = () => {};
     try {
       const replan = () => this.readConverging(request, confirm, dryRun);
-      plan = await replan();
-      if (!dryRun) ({ plan, release } = await this.lock(plan, replan));
+      ({ plan, reads } = decided ? { plan: planToRun(decided, confirm, dryRun), reads: decided.reads } : await replan());
+      if (!dryRun) ({ plan, reads, release } = await this.lock({ plan, reads }, replan));
     } catch (error) {
       const failure = asFailure(error);
       const failedStep = FAILED_STEP[failure.code];
@@ -155,7 +170,7 @@ export class ActivationService {
         yield { type: 'result', outcome: 'planned', message: 'Dry run: nothing was written.', plan, device, done: [], notDone: [] };
         return;
       }
-      yield* this.write(request, plan, log, this.forRun());
+      yield* this.write(request, { plan, reads }, log, this.forRun());
     } finally {
       release();
     }
@@ -166,10 +181,11 @@ export class ActivationService {
    * while the two device lists were being read is in neither, and a name made ambiguous only by SubOps'
    * own duplicate clients (a lost create that landed late) is tidied up first.
    */
-  private async readConverging(request: ActivationRequest, confirm: ActivationConfirmation, dryRun: boolean): Promise<ActivationPlan> {
+  private async readConverging(request: ActivationRequest, confirm: ActivationConfirmation, dryRun: boolean): Promise<PlanToRun> {
     for (let again = 0; ; again++) {
       try {
-        return planToRun(await this.read(request), confirm, dryRun);
+        const decision = await this.read(request);
+        return { plan: planToRun(decision, confirm, dryRun), reads: decision.reads };
       } catch (error) {
         if (!(error instanceof ActivationFailure) || again >= READ_AGAIN_LIMIT) throw error;
         if (error.code === 'device-not-found' && again === 0) continue;
@@ -181,23 +197,23 @@ export class ActivationService {
   }
 
   /** Takes this process's lock on the plan's ids; a run that had to wait plans again from UISP's new state. */
-  private async lock(plan: ActivationPlan, replan: () => Promise<ActivationPlan>): Promise<{ plan: ActivationPlan; release: () => void }> {
+  private async lock(planned: PlanToRun, replan: () => Promise<PlanToRun>): Promise<PlanToRun & { release: () => void }> {
     for (;;) {
-      const held = lockKeys(plan);
+      const held = lockKeys(planned.plan);
       const { release, waited } = await this.deps.locks.acquire(held);
-      if (!waited) return { plan, release };
+      if (!waited) return { ...planned, release };
       try {
-        plan = await replan();
+        planned = await replan();
       } catch (error) {
         release();
         throw error;
       }
-      if (lockKeys(plan).every((key) => held.includes(key))) return { plan, release };
+      if (lockKeys(planned.plan).every((key) => held.includes(key))) return { ...planned, release };
       release();
     }
   }
 
-  private async *write(request: ActivationRequest, plan: ActivationPlan, log: RunLog, writes: WriteDeps): AsyncGenerator<ActivationEvent> {
+  private async *write(request: ActivationRequest, { plan, reads }: PlanToRun, log: RunLog, writes: WriteDeps): AsyncGenerator<ActivationEvent> {
     const { device } = plan;
     log.expect(plan);
 
@@ -231,7 +247,7 @@ export class ActivationService {
     }
 
     // The service and the site depend only on the client, so both go out together.
-    const [serviceOutcome, siteOutcome] = await Promise.allSettled([this.ensureService(writes, plan, client, clientIsNew, log), this.ensureSite(writes, plan, client, clientIsNew, log)]);
+    const [serviceOutcome, siteOutcome] = await Promise.allSettled([this.ensureService(writes, plan, reads, client, clientIsNew, log), this.ensureSite(writes, plan, reads, client, clientIsNew, log)]);
     const failures: { name: StepName; error: unknown }[] = [];
     for (const [name, outcome] of [['service', serviceOutcome], ['site', siteOutcome]] as const) {
       if (outcome.status === 'fulfilled') {
@@ -295,10 +311,11 @@ export class ActivationService {
   }
 
   /** `clientIsNew`: this run created the client just now, so nothing can hang under it yet but what it makes. */
-  private async ensureService(writes: WriteDeps, plan: ActivationPlan, client: ClientRef, clientIsNew: boolean, log: RunLog): Promise<{ service: ServiceRef; event: StepEvent }> {
+  private async ensureService(writes: WriteDeps, plan: ActivationPlan, reads: ActivationReads, client: ClientRef, clientIsNew: boolean, log: RunLog): Promise<{ service: ServiceRef; event: StepEvent }> {
     const { statuses } = this.deps.settings;
     if (plan.service.action === 'reuse') {
-      const kept = await settleActiveService(writes, client.id, plan.service.service);
+      // The plan read this client's services: a reused service is always an existing client's.
+      const kept = await settleActiveService(writes, client.id, plan.service.service, reads.services.filter((s) => s.status === statuses.active));
       const service = kept ? serviceRefOf(kept.record, statuses) : plan.service.service;
       log.removed('service', kept?.removed ?? []);
       return { service, event: step('service', 'skipped', `Already activated: service #${service.id}${service.name ? ` (${service.name})` : ''} is Active`, { clientId: client.id, serviceId: service.id }) };
@@ -324,10 +341,12 @@ export class ActivationService {
     return { service, event: step('service', 'done', what + replaced, { clientId: client.id, serviceId: service.id, ...(deleted.length && { deletedServiceIds: deleted.join(',') }) }) };
   }
 
-  private async ensureSite(writes: WriteDeps, plan: ActivationPlan, client: ClientRef, clientIsNew: boolean, log: RunLog): Promise<{ site: SiteRef; event: StepEvent; device: DeviceState | undefined }> {
+  private async ensureSite(writes: WriteDeps, plan: ActivationPlan, reads: ActivationReads, client: ClientRef, clientIsNew: boolean, log: RunLog): Promise<{ site: SiteRef; event: StepEvent; device: DeviceState | undefined }> {
     const deviceId = plan.device.id;
     if (plan.site.action === 'reuse') {
-      const { kept, device } = await settleSite(writes, client.id, plan.site.site.id, deviceId);
+      const read = [...reads.authorized, ...reads.discovered].find((d) => d.identification.id === deviceId);
+      const kept = await settleSite(writes, client.id, plan.site.site.id, reads.sites, read);
+      const device = read && deviceState(read);
       const site = kept ? siteRef(kept.record) : plan.site.site;
       log.removed('site', kept?.removed ?? []);
       return { site, device, event: step('site', 'skipped', `Reusing NMS site "${site.name}"`, { siteId: site.id }) };
@@ -345,7 +364,7 @@ export class ActivationService {
   }
 
   /** One round of independent reads, then (for a name lookup) the identified client's services; then the planner. */
-  private async read(request: ActivationRequest): Promise<ActivationDecision> {
+  private async read(request: ActivationRequest): Promise<ReadDecision> {
     const { nms, settings } = this.deps;
     const query = parseDeviceQuery(request.device);
     const firstName = titleCase(request.firstName);
@@ -358,7 +377,7 @@ export class ActivationService {
       nms.listSites(),
     ]);
     const { lookup: clientLookup, services } = settled(lookup);
-    return decideActivation({
+    const reads: ActivationReads = {
       query,
       firstName,
       lastName,
@@ -369,7 +388,8 @@ export class ActivationService {
       sites: settled(sites),
       settings,
       today: this.deps.today(),
-    });
+    };
+    return { ...decideActivation(reads), reads };
   }
 
   /** The client and its services together; an unknown id is a lookup result (the planner refuses it), not an error. */

@@ -126,12 +126,13 @@ export async function ensureActiveService(deps: WriteDeps, clientId: number, pla
   return { ...converged, deleted: plan.delete };
 }
 
-/** The Active service the plan reuses, once duplicates of it (lost writes that landed late) are removed. */
-export async function settleActiveService(deps: WriteDeps, clientId: number, reused: ServiceRef): Promise<Converged<Service> | undefined> {
-  const spec = serviceSpec(deps, clientId);
-  const active = await spec.find();
+/**
+ * The Active service the plan reuses, once duplicates of it (lost writes that landed late) are removed.
+ * `active`: the client's Active services as the plan has just read them, so nothing is read again.
+ */
+export async function settleActiveService(deps: WriteDeps, clientId: number, reused: ServiceRef, active: Service[]): Promise<Converged<Service> | undefined> {
   if (active.length < 2 || !active.some((s) => s.id === reused.id)) return undefined;
-  return reconcile(spec, active, deps.retry);
+  return reconcile(serviceSpec(deps, clientId), active, deps.retry);
 }
 
 function serviceSpec(deps: WriteDeps, clientId: number): ReconcileSpec<Service> {
@@ -181,24 +182,30 @@ export async function ensureSite(
 
 /**
  * The site the plan reuses, with SubOps' duplicates of it removed (`kept` is undefined when the plan's
- * site is not one SubOps marked, a site linked in the CRM), and where the device is now.
+ * site is not one SubOps marked, a site linked in the CRM). `sites` and `device` are as the plan has
+ * just read them, so nothing is read again.
  */
-export async function settleSite(deps: WriteDeps, clientId: number, reused: string, deviceId: string): Promise<{ kept?: Converged<Site>; device: DeviceState | undefined }> {
-  const reader = siteReader(deps, clientId, deviceId);
-  const sites = await reader.spec.find();
-  const kept = sites.some((s) => s.id === reused) ? await reconcile(reader.spec, sites, deps.retry) : undefined;
-  return { ...(kept && { kept }), device: reader.device() };
+export async function settleSite(deps: WriteDeps, clientId: number, reused: string, sites: Site[], device: Device | undefined): Promise<Converged<Site> | undefined> {
+  const reader = siteReader(deps, clientId, device && deviceState(device));
+  const marked = sites.filter(reader.marked);
+  return marked.some((s) => s.id === reused) ? reconcile(reader.spec, marked, deps.retry) : undefined;
 }
 
-/** Reads the client's marked sites together with the device, and keeps the site the device is on, else the oldest. */
-function siteReader(deps: WriteDeps, clientId: number, deviceId: string) {
+/**
+ * Reads the client's marked sites together with the device, and keeps the site the device is on, else
+ * the oldest. `source`: the device's id, read again with the sites; or where the device is as the
+ * caller has just read it.
+ */
+function siteReader(deps: WriteDeps, clientId: number, source: string | DeviceState | undefined) {
   const { nms } = deps;
-  let device: DeviceState | undefined;
+  let device = typeof source === 'string' ? undefined : source;
+  const marked = (site: Site) => noteHas(site.description?.note, siteMarker(clientId));
   const spec: ReconcileSpec<Site> = {
     find: async () => {
-      const [sites, found] = await Promise.all([nms.listSites(), nms.getDevice(deviceId)]);
+      if (typeof source !== 'string') return (await nms.listSites()).filter(marked);
+      const [sites, found] = await Promise.all([nms.listSites(), nms.getDevice(source)]);
       device = deviceState(found);
-      return sites.filter((s) => noteHas(s.description?.note, siteMarker(clientId)));
+      return sites.filter(marked);
     },
     keep: (sites) => sites.find((s) => device?.authorized && s.id === device.siteId) ?? [...sites].sort(byCreation)[0]!,
     isDuplicate: () => true,
@@ -212,7 +219,7 @@ function siteReader(deps: WriteDeps, clientId: number, deviceId: string) {
     },
     id: (site) => site.id,
   };
-  return { spec, device: () => device };
+  return { spec, marked, device: () => device };
 }
 
 function byCreation(a: Site, b: Site): number {
@@ -220,7 +227,7 @@ function byCreation(a: Site, b: Site): number {
   return stamp(a) - stamp(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
-function deviceState(device: Device): DeviceState {
+export function deviceState(device: Device): DeviceState {
   return { authorized: device.identification.authorized === true, siteId: device.identification.site?.id ?? null };
 }
 
