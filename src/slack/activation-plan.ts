@@ -18,11 +18,18 @@ export type ActivationGoAhead = Exclude<ReadDecision, { kind: 'refused' }>;
 export async function decideOrShowForm(
   client: webApi.WebClient,
   deps: ListenerDeps,
-  { viewId, origin, request, values, logger }: { viewId: string; origin: Origin; request: ActivationRequest; values: ActivationFormValues; logger: Logger },
+  {
+    viewId,
+    origin,
+    request,
+    values,
+    logger,
+    expectedClientId,
+  }: { viewId: string; origin: Origin; request: ActivationRequest; values: ActivationFormValues; logger: Logger; expectedClientId?: number | undefined },
 ): Promise<ActivationGoAhead | undefined> {
   let problem: { field?: string | undefined; message: string };
   try {
-    const decision = await deps.services.activation.decide(request);
+    const decision = await deps.services.activation.decide(request, expectedClientId === undefined ? {} : { expectedClientId });
     if (decision.kind !== 'refused') return decision;
     problem = { field: activationFieldOf(decision.refusal.code), message: decision.refusal.message };
   } catch (error) {

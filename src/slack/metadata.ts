@@ -42,6 +42,8 @@ export const ActivationMetaSchema = z.object({
   request: ActivationRequestSchema.optional(),
   confirmedDeletes: z.array(z.number().int()).optional(),
   confirmedMove: z.object({ deviceId: z.string().min(1), siteId: z.string().min(1) }).optional(),
+  /** The existing client the confirmed plan was for: the re-check reads its services with the name lookup. */
+  confirmedClientId: z.number().int().optional(),
 });
 
 const SuspensionActionSchema = z.enum(['suspend', 'unsuspend']);

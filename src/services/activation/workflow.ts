@@ -119,9 +119,11 @@ export class ActivationService {
   /**
    * Reads only: what `run` would do now, as a typed decision (refused, needs confirmation, or a plan),
    * with its reads: a caller that runs it at once passes it to `run` (`decided`), which then reads nothing again.
+   * `expectedClientId`: the client an earlier decision identified by name (a confirmation re-checking
+   * its plan); its services are read together with the name lookup, so the re-check takes one round trip.
    */
-  decide(request: ActivationRequest): Promise<ReadDecision> {
-    return this.read(request);
+  decide(request: ActivationRequest, { expectedClientId }: { expectedClientId?: number } = {}): Promise<ReadDecision> {
+    return this.read(request, expectedClientId);
   }
 
   /** Reads only: the plan `run` would follow. Throws ActivationFailure when the activation is refused. */
@@ -246,8 +248,19 @@ export class ActivationService {
       }
     }
 
-    // The service and the site depend only on the client, so both go out together.
-    const [serviceOutcome, siteOutcome] = await Promise.allSettled([this.ensureService(writes, plan, reads, client, clientIsNew, log), this.ensureSite(writes, plan, reads, client, clientIsNew, log)]);
+    // The service and the site depend only on the client, so both go out together. The device is let on
+    // as soon as its site is settled and an Active service is known to exist (created Active, before its
+    // read-back ends): the read-back only decides which Active service is kept.
+    let serviceIsActive!: () => void;
+    const serviceActive = new Promise<true>((resolve) => (serviceIsActive = () => resolve(true)));
+    const servicing = this.ensureService(writes, plan, reads, client, clientIsNew, log, () => serviceIsActive());
+    const siting = this.ensureSite(writes, plan, reads, client, clientIsNew, log);
+    const authorizing = (async () => {
+      const settledSite = await siting;
+      const ready = await Promise.race([serviceActive, servicing.then(() => true, () => false)]);
+      return ready ? this.authorize(writes, plan, settledSite) : undefined;
+    })();
+    const [serviceOutcome, siteOutcome, authorizeOutcome] = await Promise.allSettled([servicing, siting, authorizing]);
     const failures: { name: StepName; error: unknown }[] = [];
     for (const [name, outcome] of [['service', serviceOutcome], ['site', siteOutcome]] as const) {
       if (outcome.status === 'fulfilled') {
@@ -260,29 +273,20 @@ export class ActivationService {
     }
     const service = serviceOutcome.status === 'fulfilled' ? serviceOutcome.value.service : undefined;
     const site = siteOutcome.status === 'fulfilled' ? siteOutcome.value.site : undefined;
+    const authorized = authorizeOutcome.status === 'fulfilled' ? authorizeOutcome.value : undefined;
+    if (authorized?.status === 'done') log.did('authorize', authorized.message);
     if (!service || !site) {
+      if (authorized) yield authorized;
       yield log.failed(failures[0]!.name, failures[0]!.error, { device, client, ...(service && { service }), ...(site && { site }) });
       return;
     }
-
-    // Where the device is now (read with the site) wins over the plan: another run may have authorized it.
-    const now = siteOutcome.status === 'fulfilled' ? siteOutcome.value.device : undefined;
-    const onSite = now ? now.authorized && now.siteId === site.id : plan.authorize.action === 'skip';
-    if (onSite) {
-      log.settled('authorize');
-      yield step('authorize', 'skipped', `${device.name} is already authorized on site "${site.name}"`, { deviceId: device.id, siteId: site.id });
-    } else {
-      try {
-        await ensureAuthorized(writes, device.id, site.id);
-      } catch (error) {
-        yield step('authorize', 'failed', errorMessage(error));
-        yield log.failed('authorize', error, { device, client, service, site });
-        return;
-      }
-      const message = `Authorized ${device.name} onto site "${site.name}"`;
-      log.did('authorize', message);
-      yield step('authorize', 'done', message, { deviceId: device.id, siteId: site.id });
+    if (authorizeOutcome.status === 'rejected') {
+      yield step('authorize', 'failed', errorMessage(authorizeOutcome.reason));
+      yield log.failed('authorize', authorizeOutcome.reason, { device, client, service, site });
+      return;
     }
+    if (authorized?.status === 'skipped') log.settled('authorize');
+    if (authorized) yield authorized;
 
     const crmClientUrl = this.crmClientUrl(client.id);
     yield step(
@@ -310,10 +314,32 @@ export class ActivationService {
     };
   }
 
-  /** `clientIsNew`: this run created the client just now, so nothing can hang under it yet but what it makes. */
-  private async ensureService(writes: WriteDeps, plan: ActivationPlan, reads: ActivationReads, client: ClientRef, clientIsNew: boolean, log: RunLog): Promise<{ service: ServiceRef; event: StepEvent }> {
+  /** Authorizes the device onto the settled site, unless it is there already: where it is now (read with the site) wins over the plan. */
+  private async authorize(writes: WriteDeps, plan: ActivationPlan, { site, device: now }: { site: SiteRef; device: DeviceState | undefined }): Promise<StepEvent> {
+    const { device } = plan;
+    const onSite = now ? now.authorized && now.siteId === site.id : plan.authorize.action === 'skip';
+    const ids = { deviceId: device.id, siteId: site.id };
+    if (onSite) return step('authorize', 'skipped', `${device.name} is already authorized on site "${site.name}"`, ids);
+    await ensureAuthorized(writes, device.id, site.id);
+    return step('authorize', 'done', `Authorized ${device.name} onto site "${site.name}"`, ids);
+  }
+
+  /**
+   * `clientIsNew`: this run created the client just now, so nothing can hang under it yet but what it makes.
+   * `active`: called once an Active service is known to exist (before a new one's read-back ends).
+   */
+  private async ensureService(
+    writes: WriteDeps,
+    plan: ActivationPlan,
+    reads: ActivationReads,
+    client: ClientRef,
+    clientIsNew: boolean,
+    log: RunLog,
+    active: () => void,
+  ): Promise<{ service: ServiceRef; event: StepEvent }> {
     const { statuses } = this.deps.settings;
     if (plan.service.action === 'reuse') {
+      active();
       // The plan read this client's services: a reused service is always an existing client's.
       const kept = await settleActiveService(writes, client.id, plan.service.service, reads.services.filter((s) => s.status === statuses.active));
       const service = kept ? serviceRefOf(kept.record, statuses) : plan.service.service;
@@ -322,7 +348,7 @@ export class ActivationService {
     }
     const planned = plan.service;
     // The plan's read of this client's services is fresh unless another run made the client.
-    const outcome = await ensureActiveService(writes, client.id, planned, plan.client.action === 'reuse' || clientIsNew);
+    const outcome = await ensureActiveService(writes, client.id, planned, plan.client.action === 'reuse' || clientIsNew, (created) => created.status === statuses.active && active());
     const deleted = outcome.deleted.map((old) => old.id);
     for (const old of outcome.deleted) log.did(`delete:${old.id}`, `Deleted ${old.statusLabel} service #${old.id}`);
     log.removed('service', outcome.removed);
@@ -364,7 +390,7 @@ export class ActivationService {
   }
 
   /** One round of independent reads, then (for a name lookup) the identified client's services; then the planner. */
-  private async read(request: ActivationRequest): Promise<ReadDecision> {
+  private async read(request: ActivationRequest, expectedClientId?: number): Promise<ReadDecision> {
     const { nms, settings } = this.deps;
     const query = parseDeviceQuery(request.device);
     const firstName = titleCase(request.firstName);
@@ -373,7 +399,7 @@ export class ActivationService {
     const [authorized, discovered, lookup, sites] = await Promise.allSettled([
       nms.listDevices(),
       nms.listDiscoveredDevices(),
-      explicitId !== undefined ? this.lookUpId(explicitId) : this.lookUpName(`${firstName} ${lastName}`, firstName, lastName),
+      explicitId !== undefined ? this.lookUpId(explicitId) : this.lookUpName(`${firstName} ${lastName}`, firstName, lastName, expectedClientId),
       nms.listSites(),
     ]);
     const { lookup: clientLookup, services } = settled(lookup);
@@ -398,13 +424,22 @@ export class ActivationService {
     return { lookup: { by: 'id', id, client }, services };
   }
 
-  /** Active and archived namesakes (persons and companies); then the services of the one it identifies. */
-  private async lookUpName(query: string, firstName: string, lastName: string): Promise<{ lookup: ClientLookup; services: Service[] }> {
+  /**
+   * Active and archived namesakes (persons and companies); then the services of the one it identifies,
+   * read with the namesakes when the caller expects that client.
+   */
+  private async lookUpName(query: string, firstName: string, lastName: string, expectedClientId?: number): Promise<{ lookup: ClientLookup; services: Service[] }> {
     const { crm } = this.deps;
-    const [active, archived] = await Promise.all([crm.listClients({ query }), crm.listClients({ query, isArchived: true })]);
+    const [active, archived, expected] = await Promise.all([
+      crm.listClients({ query }),
+      crm.listClients({ query, isArchived: true }),
+      expectedClientId === undefined ? undefined : crm.listServices(expectedClientId).catch(emptyWhenNotFound),
+    ]);
     const lookup: ClientLookup = { by: 'name', active, archived };
     const identity = identifyClient(lookup, firstName, lastName);
-    return { lookup, services: 'client' in identity && identity.client ? await crm.listServices(identity.client.id) : [] };
+    const client = 'client' in identity ? identity.client : null;
+    if (!client) return { lookup, services: [] };
+    return { lookup, services: expected && client.id === expectedClientId ? expected : await crm.listServices(client.id) };
   }
 }
 

@@ -102,7 +102,14 @@ export interface ServiceOutcome extends Converged<Service> {
 }
 
 /** Deletes what the plan replaces, then creates the Active service (or keeps the oldest Active one). */
-export async function ensureActiveService(deps: WriteDeps, clientId: number, plan: Extract<ActivationPlan['service'], { action: 'create' }>, fresh: boolean): Promise<ServiceOutcome> {
+/** `created`: told of the new service as soon as UISP answers, before its read-back. */
+export async function ensureActiveService(
+  deps: WriteDeps,
+  clientId: number,
+  plan: Extract<ActivationPlan['service'], { action: 'create' }>,
+  fresh: boolean,
+  created?: (service: Service) => void,
+): Promise<ServiceOutcome> {
   const { crm, settings } = deps;
   for (const old of plan.delete) await withRetries(deps.retry, () => ignoreNotFound(crm.deleteService(old.id)));
   const converged = await ensureOne(
@@ -120,6 +127,7 @@ export async function ensureActiveService(deps: WriteDeps, clientId: number, pla
           note: `${ACTIVATION_MARKER} ${deps.run}`,
         }),
       isMine: (service) => noteHas(service.note, deps.run),
+      ...(created && { created }),
     },
     deps.retry,
   );
