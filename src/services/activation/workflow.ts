@@ -12,7 +12,7 @@ import type { CrmClient } from '../uisp/crm-client.js';
 import { creationStamp, UnconfirmedCreateError, type KeyedLock, type WriteRetryPolicy } from '../converge.js';
 import { UispError, UispNotFoundError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
-import type { Service } from '../uisp/schemas.js';
+import type { Client, Service } from '../uisp/schemas.js';
 import { parseDeviceQuery } from './device-match.js';
 import { titleCase } from './names.js';
 import { formatMoney } from '../money.js';
@@ -24,11 +24,13 @@ import {
   ensureClient,
   ensureSite,
   removeDuplicateClients,
+  removeOwnSite,
   settleActiveService,
   settleSite,
   runMarker,
   deviceState,
   type DeviceState,
+  type SiteOutcome,
   type WriteDeps,
 } from './writes.js';
 import type {
@@ -221,23 +223,55 @@ export class ActivationService {
 
     let client: ClientRef;
     let clientIsNew = false;
+    /** The site, started as soon as the new client's creation was answered (it needs only the client's id). */
+    let early: { clientId: number; siting: Promise<SiteOutcome> } | undefined;
     if (plan.client.action === 'reuse') {
       client = plan.client.client;
       yield step('client', 'skipped', `Reusing client #${client.id} ${client.name}`, { clientId: client.id });
     } else {
       const { firstName, lastName } = plan.client;
+      const site = plan.site;
+      const startSite =
+        site.action === 'create'
+          ? (created: Client) => {
+              if (early) return;
+              const siting = ensureSite(writes, created.id, site, clientRef(created).name, device.id, true);
+              siting.catch(() => {}); // awaited below, whatever happens to the client
+              early = { clientId: created.id, siting };
+            }
+          : undefined;
       let outcome;
       try {
-        outcome = await ensureClient(writes, { firstName, lastName }, contactOf(request));
+        outcome = await ensureClient(writes, { firstName, lastName }, contactOf(request), startSite);
       } catch (error) {
         log.unconfirmed('client', error, (id) => `Created client #${id} ${firstName} ${lastName}`);
         yield step('client', 'failed', errorMessage(error));
+        // A site started for the new client exists too: the report says so.
+        const siteMade = early && (await early.siting.catch(() => undefined));
+        if (siteMade?.created) log.did('site', `Created NMS site "${siteMade.record.identification.name}" for client #${early!.clientId}`);
         yield log.failed('client', error, { device });
         return;
       }
       client = clientRef(outcome.record);
       clientIsNew = outcome.created;
       log.removed('client', outcome.removed);
+      if (early && early.clientId !== client.id) {
+        // The client this run made was another run's duplicate: so is the site started for it.
+        const started = await early.siting.catch(() => undefined);
+        if (started?.created) {
+          try {
+            await removeOwnSite(writes, started.record);
+          } catch (error) {
+            const made = `Created NMS site "${started.record.identification.name}" (${started.record.id}) for client #${early.clientId}, another activation's duplicate`;
+            log.did('site', `${made}; remove that site in NMS`);
+            yield step('site', 'failed', `${made}, and could not remove it: ${errorMessage(error)}`);
+            yield log.failed('site', error, { device, client });
+            return;
+          }
+          log.removed('site', [started.record]);
+        }
+        early = undefined;
+      }
       if (outcome.created) {
         const message = `Created client #${client.id} ${client.name}`;
         log.did('client', message);
@@ -253,14 +287,19 @@ export class ActivationService {
     // read-back ends): the read-back only decides which Active service is kept.
     let serviceIsActive!: () => void;
     const serviceActive = new Promise<true>((resolve) => (serviceIsActive = () => resolve(true)));
-    const servicing = this.ensureService(writes, plan, reads, client, clientIsNew, log, () => serviceIsActive());
-    const siting = this.ensureSite(writes, plan, reads, client, clientIsNew, log);
+    // Each branch logs on its own, replayed in step order, so the report's order does not depend on timing.
+    const serviceLog = new BranchLog();
+    const siteLog = new BranchLog();
+    const servicing = this.ensureService(writes, plan, reads, client, clientIsNew, serviceLog, () => serviceIsActive());
+    const siting = this.ensureSite(writes, plan, reads, client, clientIsNew, siteLog, early?.siting);
     const authorizing = (async () => {
       const settledSite = await siting;
       const ready = await Promise.race([serviceActive, servicing.then(() => true, () => false)]);
       return ready ? this.authorize(writes, plan, settledSite) : undefined;
     })();
     const [serviceOutcome, siteOutcome, authorizeOutcome] = await Promise.allSettled([servicing, siting, authorizing]);
+    serviceLog.replay(log);
+    siteLog.replay(log);
     const failures: { name: StepName; error: unknown }[] = [];
     for (const [name, outcome] of [['service', serviceOutcome], ['site', siteOutcome]] as const) {
       if (outcome.status === 'fulfilled') {
@@ -334,7 +373,7 @@ export class ActivationService {
     reads: ActivationReads,
     client: ClientRef,
     clientIsNew: boolean,
-    log: RunLog,
+    log: StepLog,
     active: () => void,
   ): Promise<{ service: ServiceRef; event: StepEvent }> {
     const { statuses } = this.deps.settings;
@@ -367,7 +406,16 @@ export class ActivationService {
     return { service, event: step('service', 'done', what + replaced, { clientId: client.id, serviceId: service.id, ...(deleted.length && { deletedServiceIds: deleted.join(',') }) }) };
   }
 
-  private async ensureSite(writes: WriteDeps, plan: ActivationPlan, reads: ActivationReads, client: ClientRef, clientIsNew: boolean, log: RunLog): Promise<{ site: SiteRef; event: StepEvent; device: DeviceState | undefined }> {
+  /** `started`: the site's convergence, already under way for this client. */
+  private async ensureSite(
+    writes: WriteDeps,
+    plan: ActivationPlan,
+    reads: ActivationReads,
+    client: ClientRef,
+    clientIsNew: boolean,
+    log: StepLog,
+    started?: Promise<SiteOutcome>,
+  ): Promise<{ site: SiteRef; event: StepEvent; device: DeviceState | undefined }> {
     const deviceId = plan.device.id;
     if (plan.site.action === 'reuse') {
       const read = [...reads.authorized, ...reads.discovered].find((d) => d.identification.id === deviceId);
@@ -377,7 +425,7 @@ export class ActivationService {
       log.removed('site', kept?.removed ?? []);
       return { site, device, event: step('site', 'skipped', `Reusing NMS site "${site.name}"`, { siteId: site.id }) };
     }
-    const outcome = await ensureSite(writes, client.id, plan.site, client.name, deviceId, clientIsNew || plan.client.action === 'reuse');
+    const outcome = await (started ?? ensureSite(writes, client.id, plan.site, client.name, deviceId, clientIsNew || plan.client.action === 'reuse'));
     const site = siteRef(outcome.record);
     log.removed('site', outcome.removed);
     if (!outcome.created) {
@@ -556,6 +604,26 @@ function errorMessage(error: unknown): string {
   }
   if (error instanceof UispError || error instanceof Error) return error.message;
   return String(error);
+}
+
+/** What a step reports to the run's log. */
+type StepLog = Pick<RunLog, 'did' | 'settled' | 'removed'>;
+
+/** A step's log entries, kept until the run replays them in step order. */
+class BranchLog implements StepLog {
+  private readonly entries: ((log: StepLog) => void)[] = [];
+  did(key: string, sentence: string): void {
+    this.entries.push((log) => log.did(key, sentence));
+  }
+  settled(key: string): void {
+    this.entries.push((log) => log.settled(key));
+  }
+  removed(kind: string, records: { id: number | string }[]): void {
+    this.entries.push((log) => log.removed(kind, records));
+  }
+  replay(log: StepLog): void {
+    for (const entry of this.entries) entry(log);
+  }
 }
 
 /** Tracks what has been written and what the plan still expected, for honest failure reports. */

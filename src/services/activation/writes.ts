@@ -47,8 +47,16 @@ export interface DeviceState {
 
 const oldestById = <T extends { id: number }>(records: T[]) => records.reduce((a, b) => (b.id < a.id ? b : a));
 
-/** The new client, or the one a concurrent activation of the same name created first. */
-export function ensureClient(deps: WriteDeps, name: { firstName: string; lastName: string }, contact: { email?: string; phone?: string }): Promise<Converged<Client>> {
+/**
+ * The new client, or the one a concurrent activation of the same name created first. `created`: told of
+ * the new client as soon as UISP answers, before its read-back.
+ */
+export function ensureClient(
+  deps: WriteDeps,
+  name: { firstName: string; lastName: string },
+  contact: { email?: string; phone?: string },
+  created?: (client: Client) => void,
+): Promise<Converged<Client>> {
   const { crm } = deps;
   return ensureOne(
     {
@@ -60,6 +68,7 @@ export function ensureClient(deps: WriteDeps, name: { firstName: string; lastNam
       isDuplicate: (client) => noteHas(client.note, ACTIVATION_MARKER),
       remove: async (client) => void (await removeEmptyClient(crm, client.id)),
       id: (client) => client.id,
+      ...(created && { created }),
     },
     deps.retry,
   );
@@ -186,6 +195,11 @@ export async function ensureSite(
     deps.retry,
   );
   return { ...converged, device: reader.device() };
+}
+
+/** Removes a site this run created for a client that turned out to be another run's duplicate (nothing is on it yet). */
+export async function removeOwnSite(deps: WriteDeps, site: Site): Promise<void> {
+  await withRetries(deps.retry, () => ignoreNotFound(deps.nms.deleteSite(site.id)));
 }
 
 /**
