@@ -64,6 +64,11 @@ export interface ConvergeSpec<T> extends ReconcileSpec<T> {
   freshlyRead?: boolean;
   /** Whether a record is this call's own, created by an attempt whose answer was lost (a marker says so). */
   isMine?(record: T): boolean;
+  /**
+   * Told of a created record as soon as UISP answers, before its read-back: work that may start on a
+   * record not yet confirmed as the one to keep (and undoes itself when it is not) need not wait.
+   */
+  created?(record: T): void;
 }
 
 export interface Converged<T> {
@@ -84,6 +89,7 @@ export async function ensureOne<T>(spec: ConvergeSpec<T>, policy: WriteRetryPoli
       const found = n === 1 && spec.freshlyRead ? [] : await spec.find();
       if (found.length) return settle(spec, found, mine ?? found.find((r) => spec.isMine?.(r)), policy);
       mine = await spec.create();
+      spec.created?.(mine);
       const after = await spec.find();
       // A UISP that does not list a record right after creating it still has it.
       return settle(spec, after.some((r) => spec.id(r) === spec.id(mine!)) ? after : [...after, mine], mine, policy);

@@ -5,23 +5,31 @@
  */
 import type { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
-import type { ActivationDecision, ActivationRequest } from '../services/activation/types.js';
+import type { ActivationRequest } from '../services/activation/types.js';
+import type { ReadDecision } from '../services/activation/workflow.js';
 import { activationForm, type ActivationFormValues } from '../views/activation.js';
 import type { ListenerDeps } from './deps.js';
 import { activationFieldOf, describeFailure } from './errors.js';
 import type { Origin } from './metadata.js';
 import { updateView } from './modals.js';
 
-export type ActivationGoAhead = Exclude<ActivationDecision, { kind: 'refused' }>;
+export type ActivationGoAhead = Exclude<ReadDecision, { kind: 'refused' }>;
 
 export async function decideOrShowForm(
   client: webApi.WebClient,
   deps: ListenerDeps,
-  { viewId, origin, request, values, logger }: { viewId: string; origin: Origin; request: ActivationRequest; values: ActivationFormValues; logger: Logger },
+  {
+    viewId,
+    origin,
+    request,
+    values,
+    logger,
+    expectedClientId,
+  }: { viewId: string; origin: Origin; request: ActivationRequest; values: ActivationFormValues; logger: Logger; expectedClientId?: number | undefined },
 ): Promise<ActivationGoAhead | undefined> {
   let problem: { field?: string | undefined; message: string };
   try {
-    const decision = await deps.services.activation.decide(request);
+    const decision = await deps.services.activation.decide(request, expectedClientId === undefined ? {} : { expectedClientId });
     if (decision.kind !== 'refused') return decision;
     problem = { field: activationFieldOf(decision.refusal.code), message: decision.refusal.message };
   } catch (error) {

@@ -6,6 +6,7 @@
  */
 import type { webApi } from '@slack/bolt';
 import type { ActivationConfirmation, ActivationRequest, ActivationResult, StepEvent } from '../services/activation/types.js';
+import type { ReadDecision } from '../services/activation/workflow.js';
 import { activationAudit } from '../services/audit-records.js';
 import { activationFailure, activationParent, activationStep, manualLinkReminder, retryStarted } from '../views/activation-progress.js';
 import { channelLink } from '../views/format.js';
@@ -25,14 +26,16 @@ export interface ActivationRun {
   startedBy: string;
   /** Set on retry: the existing parent message, whose thread the new run continues. */
   parentTs?: string;
-  /** What the agent confirmed (a device move off another client's site); Retry carries it on. */
+  /** What the agent confirmed (services to delete, a device move off another client's site); Retry carries it on. */
   confirm?: ActivationConfirmation;
+  /** The decision the submission has just read: the run builds on it instead of reading UISP again. */
+  decided?: ReadDecision;
 }
 
 /** Runs on the same device or client take turns inside ActivationService (its lock is on resolved ids). */
 export async function runActivation(client: webApi.WebClient, deps: ListenerDeps, run: ActivationRun): Promise<void> {
   const { logger, audit } = deps;
-  const { request, origin, startedBy, confirm } = run;
+  const { request, origin, startedBy, confirm, decided } = run;
   const channel = origin.channelId;
   const log = logger.child({ flow: 'activation', device: request.device, userId: origin.userId });
   const renderFailures: string[] = [];
@@ -60,7 +63,7 @@ export async function runActivation(client: webApi.WebClient, deps: ListenerDeps
   let result: ActivationResult | undefined;
   let manualStep: StepEvent | undefined;
   try {
-    for await (const event of deps.services.activation.run(request, confirm ? { confirm } : {})) {
+    for await (const event of deps.services.activation.run(request, { ...(confirm && { confirm }), ...(decided && { decided }) })) {
       if (event.type === 'result') result = event;
       else if (event.status === 'manual') manualStep = event;
       else await post(activationStep(event), parentTs);

@@ -33,8 +33,8 @@ const ActivationRequestSchema = z.object({
   phone: z.string().optional(),
 });
 
-/** What the agent confirmed before a run: moving the device off that site (ActivationConfirmation). */
-const ConfirmationSchema = z.object({ moveFrom: z.string().min(1).optional() });
+/** What the agent confirmed before a run: moving the device off that site, deleting those services (ActivationConfirmation). */
+const ConfirmationSchema = z.object({ moveFrom: z.string().min(1).optional(), deletes: z.union([z.array(z.number().int()), z.literal('any')]).optional() });
 
 export const ActivationMetaSchema = z.object({
   origin: OriginSchema,
@@ -42,6 +42,8 @@ export const ActivationMetaSchema = z.object({
   request: ActivationRequestSchema.optional(),
   confirmedDeletes: z.array(z.number().int()).optional(),
   confirmedMove: z.object({ deviceId: z.string().min(1), siteId: z.string().min(1) }).optional(),
+  /** The existing client the confirmed plan was for: the re-check reads its services with the name lookup. */
+  confirmedClientId: z.number().int().optional(),
 });
 
 const SuspensionActionSchema = z.enum(['suspend', 'unsuspend']);

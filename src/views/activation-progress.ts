@@ -84,8 +84,9 @@ export function activationFailure(request: ActivationRequest, startedBy: string,
   if (result.error?.candidates?.length) lists.push(...sections('*Candidates:*', result.error.candidates.map((c) => `• ${escapeMrkdwn(c)}`)));
   lists.push(...sections('*Done:*', result.done.length ? result.done.map((line) => `• ${escapeMrkdwn(line)}`) : ['• Nothing: UISP was not changed.']));
   if (result.notDone.length) lists.push(...sections('*Not done:*', result.notDone.map((line) => `• ${escapeMrkdwn(line)}`)));
-  // A move nobody confirmed stays unconfirmed on Retry: the form's confirmation is where it is agreed to.
+  // A move or deletion nobody confirmed stays unconfirmed on Retry: the form's confirmation is where it is agreed to.
   if (result.error?.code === 'device-in-use') lists.push(context('Run /activate again to see the move and confirm it.'));
+  if (result.error?.code === 'delete-unconfirmed') lists.push(context('Run /activate again to see what it deletes and confirm it.'));
   const retry: RetryValue = { request, startedBy, ...(confirm && { confirm }) };
   const tail: Block[] = [
     context('Retrying is safe: the workflow re-reads UISP and only does what is still missing, so no client, service or site is created twice.'),

@@ -102,6 +102,7 @@ export function activationConfirm(origin: Origin, request: ActivationRequest, pl
       request,
       confirmedDeletes: deletes.map((s) => s.id),
       ...(move && { confirmedMove: { deviceId: plan.device.id, siteId: move.site.id } }),
+      ...(plan.client.action === 'reuse' && { confirmedClientId: plan.client.client.id }),
     }),
   });
 }

@@ -94,6 +94,18 @@ describe('subops activate', () => {
     expect(writes()).toEqual([]);
   });
 
+  it('a plan that deletes a Quoted service: exit 1 naming it and --yes, nothing written; --yes deletes it', async () => {
+    const refused = await subops(['activate', '--device', '10.20.1.51', '--first-name', 'priya', '--last-name', 'ramnarine']);
+    expect(refused.code).toBe(1);
+    expect(refused.out).toContain('✗ service      This activation deletes Quoted service #102 of client #1002 Priya Ramnarine before creating the Active one: deleting needs your explicit confirmation. Nothing was changed.');
+    expect(refused.out).toContain('--yes confirms deleting those services.');
+    expect(writes()).toEqual([]);
+    const { code, out } = await subops(['activate', '--device', '10.20.1.51', '--first-name', 'priya', '--last-name', 'ramnarine', '--yes', '--json']);
+    expect(code).toBe(0);
+    expect(JSON.parse(out.trim().split('\n').at(-1)!)).toMatchObject({ outcome: 'activated', done: expect.arrayContaining(['Deleted Quoted service #102']) });
+    expect(writes()).toContain('DELETE /crm/api/v1.0/clients/services/102');
+  });
+
   it('--yes moves it: the result says where it came from, and client 1007 and its site are not written', async () => {
     const { code, out } = await subops(['activate', '--device', '10.20.1.77', '--first-name', 'ada', '--last-name', 'lovelace', '--yes', '--json']);
     expect(code).toBe(0);
@@ -377,7 +389,7 @@ describe('subops help and simulate', () => {
     expect(none.out).toMatch(/^Usage: subops <command>/);
     expect((await subops(['help'])).code).toBe(0);
     expect((await subops(['activate', '--help'])).out).toMatch(/--dry-run +read everything and print the plan/);
-    expect((await subops(['activate', '--help'])).out).toMatch(/--yes +confirm moving the device off another client's site/);
+    expect((await subops(['activate', '--help'])).out).toMatch(/--yes +confirm what the activation deletes or moves: deleting the client's Quoted or\n.*Obsolete services/);
   });
 
   it('an unknown command is exit 2', async () => {

@@ -28,9 +28,12 @@ switch...), or whose role NMS does not report; a client with a suspended service
 input (exit 2): a --client-id whose CRM name is not the one typed. A name that matches only an
 archived client, or several clients, is reported with their ids instead of creating a duplicate.
 
-  --yes       confirm moving the device off another client's site (or a site of unknown
-              owner) onto this client's site; without it such an activation stops (exit 1)
-              and names that site and its client. The other client's records are left alone.
+  --yes       confirm what the activation deletes or moves: deleting the client's Quoted or
+              Obsolete services before the Active one is created, and moving the device off
+              another client's site (or a site of unknown owner) onto this client's site.
+              Without it such an activation stops before any write (exit 1) and names the
+              services it would delete, or the site and its client. The other client's records
+              are left alone.
   --dry-run   read everything and print the plan; write nothing
   --json      one JSON object per line per event, the last one the result (README: JSON output)`;
 
@@ -70,7 +73,7 @@ export async function activate(argv: string[], io: CliIo): Promise<number> {
     const audit = await openCliAudit(io, connection.config.logLevel);
     const label = (status: number) => statusLabel(status, connection.config.activation.statuses);
     let result: ActivationResult | undefined;
-    const options = { dryRun: values['dry-run'] ?? false, ...(values.yes && { confirm: { moveFrom: 'any' as const } }) };
+    const options = { dryRun: values['dry-run'] ?? false, ...(values.yes && { confirm: { moveFrom: 'any', deletes: 'any' } as const }) };
     for await (const event of connection.services.activation.run(validation.request, options)) {
       if (values.json) writeLine(io.stdout, JSON.stringify(activationEventJson(event, label)));
       else writeText(io.stdout, ...renderEvent(event));
@@ -80,7 +83,10 @@ export async function activate(argv: string[], io: CliIo): Promise<number> {
         if (event.outcome !== 'planned') await audit.record(activationAudit(validation.request, event));
       }
     }
-    if (!values.json && result?.error?.code === 'device-in-use') writeLine(io.stdout, '  --yes moves the device off that site onto this client\'s site.');
+    if (!values.json) {
+      const hint = result?.error?.code === 'device-in-use' ? 'moves the device off that site onto this client\'s site' : result?.error?.code === 'delete-unconfirmed' ? 'confirms deleting those services' : undefined;
+      if (hint) writeLine(io.stdout, `  --yes ${hint}.`);
+    }
     return exitCode(result);
   } finally {
     await connection.close();

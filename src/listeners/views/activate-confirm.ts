@@ -16,13 +16,13 @@ import { CALLBACK } from '../../views/ids.js';
 
 export function register(app: App, deps: ListenerDeps): void {
   app.view(CALLBACK.activateConfirm, onceView(deps, async ({ ack, body, view, client }) => {
-    const { origin, request, confirmedDeletes = [], confirmedMove } = decodeMetadata(ActivationMetaSchema, view.private_metadata);
+    const { origin, request, confirmedDeletes = [], confirmedMove, confirmedClientId } = decodeMetadata(ActivationMetaSchema, view.private_metadata);
     if (!request) throw new Error('activation confirmation without a request in private_metadata');
     await ack({ response_action: 'update', view: activationChecking(request) });
     const logger = deps.logger.child({ flow: 'activation', userId: body.user.id });
 
     const values = Object.fromEntries(Object.entries(request).map(([key, value]) => [key, String(value)]));
-    const decision = await decideOrShowForm(client, deps, { viewId: view.id, origin, request, values, logger });
+    const decision = await decideOrShowForm(client, deps, { viewId: view.id, origin, request, values, logger, expectedClientId: confirmedClientId });
     if (!decision) return;
     const { plan } = decision;
     const deletes = plan.service.action === 'create' ? plan.service.delete.map((s) => s.id) : [];
@@ -39,7 +39,9 @@ export function register(app: App, deps: ListenerDeps): void {
       request,
       origin: { ...origin, userId: body.user.id },
       startedBy: body.user.id,
-      ...(plan.move && { confirm: { moveFrom: plan.move.site.id } }),
+      confirm: { deletes, ...(plan.move && { moveFrom: plan.move.site.id }) },
+      // Read again just now, against what the agent confirmed: the run builds on it.
+      decided: decision,
     });
   }));
 }

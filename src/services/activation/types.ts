@@ -60,6 +60,8 @@ export interface DeviceMove {
 export interface ActivationConfirmation {
   /** The device may be moved off this site (the id the agent was shown), or off any site ('any': CLI --yes). */
   moveFrom?: string;
+  /** These Quoted or Obsolete services may be deleted (the ids the agent was shown), or any ('any': CLI --yes). */
+  deletes?: number[] | 'any';
 }
 
 /** What an activation will do, computed from reads alone. */
@@ -153,4 +155,6 @@ export type ActivationErrorCode =
   | ActivationRefusal['code']
   /** The plan moves the device off another client's site and the run was not confirmed for that move. */
   | 'device-in-use'
+  /** The plan deletes services the run was not confirmed to delete. */
+  | 'delete-unconfirmed'
   | 'uisp-error';

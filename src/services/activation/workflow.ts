@@ -12,11 +12,11 @@ import type { CrmClient } from '../uisp/crm-client.js';
 import { creationStamp, UnconfirmedCreateError, type KeyedLock, type WriteRetryPolicy } from '../converge.js';
 import { UispError, UispNotFoundError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
-import type { Service } from '../uisp/schemas.js';
+import type { Client, Service } from '../uisp/schemas.js';
 import { parseDeviceQuery } from './device-match.js';
 import { titleCase } from './names.js';
 import { formatMoney } from '../money.js';
-import { clientRef, decideActivation, describeCandidate, describeMove, identifyClient, siteRef, type ClientLookup } from './planner.js';
+import { clientRef, decideActivation, describeCandidate, describeMove, identifyClient, siteRef, type ActivationReads, type ClientLookup } from './planner.js';
 import { statusLabel } from './service-status.js';
 import {
   ensureActiveService,
@@ -24,10 +24,13 @@ import {
   ensureClient,
   ensureSite,
   removeDuplicateClients,
+  removeOwnSite,
   settleActiveService,
   settleSite,
   runMarker,
+  deviceState,
   type DeviceState,
+  type SiteOutcome,
   type WriteDeps,
 } from './writes.js';
 import type {
@@ -88,6 +91,15 @@ const serviceRefOf = (service: Service, statuses: ActivationConfig['statuses']):
   name: service.name,
 });
 
+/** A decision with the reads it was made from: the run builds on those reads instead of reading again. */
+export type ReadDecision = ActivationDecision & { reads: ActivationReads };
+
+/** The plan a run follows, with the reads it was made from. */
+interface PlanToRun {
+  plan: ActivationPlan;
+  reads: ActivationReads;
+}
+
 /** How many times a plan is read again when concurrent writes changed what it read. */
 const READ_AGAIN_LIMIT = 3;
 
@@ -106,9 +118,14 @@ export class ActivationService {
     return { ...this.writes, run: runMarker(randomUUID().slice(0, 8)) };
   }
 
-  /** Reads only: what `run` would do now, as a typed decision (refused, needs confirmation, or a plan). */
-  decide(request: ActivationRequest): Promise<ActivationDecision> {
-    return this.read(request);
+  /**
+   * Reads only: what `run` would do now, as a typed decision (refused, needs confirmation, or a plan),
+   * with its reads: a caller that runs it at once passes it to `run` (`decided`), which then reads nothing again.
+   * `expectedClientId`: the client an earlier decision identified by name (a confirmation re-checking
+   * its plan); its services are read together with the name lookup, so the re-check takes one round trip.
+   */
+  decide(request: ActivationRequest, { expectedClientId }: { expectedClientId?: number } = {}): Promise<ReadDecision> {
+    return this.read(request, expectedClientId);
   }
 
   /** Reads only: the plan `run` would follow. Throws ActivationFailure when the activation is refused. */
@@ -124,21 +141,24 @@ export class ActivationService {
 
   /**
    * Yields one event per step as it happens and always ends with exactly one result event; never throws.
-   * A refusal, or a device move the caller did not confirm (`confirm.moveFrom`), stops it before any write.
+   * A refusal, a service deletion (`confirm.deletes`) or a device move (`confirm.moveFrom`) the caller did
+   * not confirm, stops it before any write, with the plan in the result (what confirming would do).
    * Runs on the same device or client in this process take turns (a waiting run plans again once the
-   * first is done); across processes the writes themselves converge (writes.ts).
+   * first is done); across processes the writes themselves converge (writes.ts). `decided`: a decision
+   * for this request the caller has just read (`decide`), used instead of reading UISP again.
    */
   async *run(
     request: ActivationRequest,
-    { dryRun = false, confirm = {} }: { dryRun?: boolean; confirm?: ActivationConfirmation } = {},
+    { dryRun = false, confirm = {}, decided }: { dryRun?: boolean; confirm?: ActivationConfirmation; decided?: ReadDecision } = {},
   ): AsyncGenerator<ActivationEvent> {
     const log = new RunLog();
     let plan: ActivationPlan;
+    let reads: ActivationReads;
     let release = () => {};
     try {
       const replan = () => this.readConverging(request, confirm, dryRun);
-      plan = await replan();
-      if (!dryRun) ({ plan, release } = await this.lock(plan, replan));
+      ({ plan, reads } = decided ? { plan: planToRun(decided, confirm, dryRun), reads: decided.reads } : await replan());
+      if (!dryRun) ({ plan, reads, release } = await this.lock({ plan, reads }, replan));
     } catch (error) {
       const failure = asFailure(error);
       const failedStep = FAILED_STEP[failure.code];
@@ -154,7 +174,7 @@ export class ActivationService {
         yield { type: 'result', outcome: 'planned', message: 'Dry run: nothing was written.', plan, device, done: [], notDone: [] };
         return;
       }
-      yield* this.write(request, plan, log, this.forRun());
+      yield* this.write(request, { plan, reads }, log, this.forRun());
     } finally {
       release();
     }
@@ -165,10 +185,11 @@ export class ActivationService {
    * while the two device lists were being read is in neither, and a name made ambiguous only by SubOps'
    * own duplicate clients (a lost create that landed late) is tidied up first.
    */
-  private async readConverging(request: ActivationRequest, confirm: ActivationConfirmation, dryRun: boolean): Promise<ActivationPlan> {
+  private async readConverging(request: ActivationRequest, confirm: ActivationConfirmation, dryRun: boolean): Promise<PlanToRun> {
     for (let again = 0; ; again++) {
       try {
-        return planToRun(await this.read(request), confirm, dryRun);
+        const decision = await this.read(request);
+        return { plan: planToRun(decision, confirm, dryRun), reads: decision.reads };
       } catch (error) {
         if (!(error instanceof ActivationFailure) || again >= READ_AGAIN_LIMIT) throw error;
         if (error.code === 'device-not-found' && again === 0) continue;
@@ -180,45 +201,77 @@ export class ActivationService {
   }
 
   /** Takes this process's lock on the plan's ids; a run that had to wait plans again from UISP's new state. */
-  private async lock(plan: ActivationPlan, replan: () => Promise<ActivationPlan>): Promise<{ plan: ActivationPlan; release: () => void }> {
+  private async lock(planned: PlanToRun, replan: () => Promise<PlanToRun>): Promise<PlanToRun & { release: () => void }> {
     for (;;) {
-      const held = lockKeys(plan);
+      const held = lockKeys(planned.plan);
       const { release, waited } = await this.deps.locks.acquire(held);
-      if (!waited) return { plan, release };
+      if (!waited) return { ...planned, release };
       try {
-        plan = await replan();
+        planned = await replan();
       } catch (error) {
         release();
         throw error;
       }
-      if (lockKeys(plan).every((key) => held.includes(key))) return { plan, release };
+      if (lockKeys(planned.plan).every((key) => held.includes(key))) return { ...planned, release };
       release();
     }
   }
 
-  private async *write(request: ActivationRequest, plan: ActivationPlan, log: RunLog, writes: WriteDeps): AsyncGenerator<ActivationEvent> {
+  private async *write(request: ActivationRequest, { plan, reads }: PlanToRun, log: RunLog, writes: WriteDeps): AsyncGenerator<ActivationEvent> {
     const { device } = plan;
     log.expect(plan);
 
     let client: ClientRef;
     let clientIsNew = false;
+    /** The site, started as soon as the new client's creation was answered (it needs only the client's id). */
+    let early: { clientId: number; siting: Promise<SiteOutcome> } | undefined;
     if (plan.client.action === 'reuse') {
       client = plan.client.client;
       yield step('client', 'skipped', `Reusing client #${client.id} ${client.name}`, { clientId: client.id });
     } else {
       const { firstName, lastName } = plan.client;
+      const site = plan.site;
+      const startSite =
+        site.action === 'create'
+          ? (created: Client) => {
+              if (early) return;
+              const siting = ensureSite(writes, created.id, site, clientRef(created).name, device.id, true);
+              siting.catch(() => {}); // awaited below, whatever happens to the client
+              early = { clientId: created.id, siting };
+            }
+          : undefined;
       let outcome;
       try {
-        outcome = await ensureClient(writes, { firstName, lastName }, contactOf(request));
+        outcome = await ensureClient(writes, { firstName, lastName }, contactOf(request), startSite);
       } catch (error) {
         log.unconfirmed('client', error, (id) => `Created client #${id} ${firstName} ${lastName}`);
         yield step('client', 'failed', errorMessage(error));
+        // A site started for the new client exists too: the report says so.
+        const siteMade = early && (await early.siting.catch(() => undefined));
+        if (siteMade?.created) log.did('site', `Created NMS site "${siteMade.record.identification.name}" for client #${early!.clientId}`);
         yield log.failed('client', error, { device });
         return;
       }
       client = clientRef(outcome.record);
       clientIsNew = outcome.created;
       log.removed('client', outcome.removed);
+      if (early && early.clientId !== client.id) {
+        // The client this run made was another run's duplicate: so is the site started for it.
+        const started = await early.siting.catch(() => undefined);
+        if (started?.created) {
+          try {
+            await removeOwnSite(writes, started.record);
+          } catch (error) {
+            const made = `Created NMS site "${started.record.identification.name}" (${started.record.id}) for client #${early.clientId}, another activation's duplicate`;
+            log.did('site', `${made}; remove that site in NMS`);
+            yield step('site', 'failed', `${made}, and could not remove it: ${errorMessage(error)}`);
+            yield log.failed('site', error, { device, client });
+            return;
+          }
+          log.removed('site', [started.record]);
+        }
+        early = undefined;
+      }
       if (outcome.created) {
         const message = `Created client #${client.id} ${client.name}`;
         log.did('client', message);
@@ -229,8 +282,24 @@ export class ActivationService {
       }
     }
 
-    // The service and the site depend only on the client, so both go out together.
-    const [serviceOutcome, siteOutcome] = await Promise.allSettled([this.ensureService(writes, plan, client, clientIsNew, log), this.ensureSite(writes, plan, client, clientIsNew, log)]);
+    // The service and the site depend only on the client, so both go out together. The device is let on
+    // as soon as its site is settled and an Active service is known to exist (created Active, before its
+    // read-back ends): the read-back only decides which Active service is kept.
+    let serviceIsActive!: () => void;
+    const serviceActive = new Promise<true>((resolve) => (serviceIsActive = () => resolve(true)));
+    // Each branch logs on its own, replayed in step order, so the report's order does not depend on timing.
+    const serviceLog = new BranchLog();
+    const siteLog = new BranchLog();
+    const servicing = this.ensureService(writes, plan, reads, client, clientIsNew, serviceLog, () => serviceIsActive());
+    const siting = this.ensureSite(writes, plan, reads, client, clientIsNew, siteLog, early?.siting);
+    const authorizing = (async () => {
+      const settledSite = await siting;
+      const ready = await Promise.race([serviceActive, servicing.then(() => true, () => false)]);
+      return ready ? this.authorize(writes, plan, settledSite) : undefined;
+    })();
+    const [serviceOutcome, siteOutcome, authorizeOutcome] = await Promise.allSettled([servicing, siting, authorizing]);
+    serviceLog.replay(log);
+    siteLog.replay(log);
     const failures: { name: StepName; error: unknown }[] = [];
     for (const [name, outcome] of [['service', serviceOutcome], ['site', siteOutcome]] as const) {
       if (outcome.status === 'fulfilled') {
@@ -243,29 +312,20 @@ export class ActivationService {
     }
     const service = serviceOutcome.status === 'fulfilled' ? serviceOutcome.value.service : undefined;
     const site = siteOutcome.status === 'fulfilled' ? siteOutcome.value.site : undefined;
+    const authorized = authorizeOutcome.status === 'fulfilled' ? authorizeOutcome.value : undefined;
+    if (authorized?.status === 'done') log.did('authorize', authorized.message);
     if (!service || !site) {
+      if (authorized) yield authorized;
       yield log.failed(failures[0]!.name, failures[0]!.error, { device, client, ...(service && { service }), ...(site && { site }) });
       return;
     }
-
-    // Where the device is now (read with the site) wins over the plan: another run may have authorized it.
-    const now = siteOutcome.status === 'fulfilled' ? siteOutcome.value.device : undefined;
-    const onSite = now ? now.authorized && now.siteId === site.id : plan.authorize.action === 'skip';
-    if (onSite) {
-      log.settled('authorize');
-      yield step('authorize', 'skipped', `${device.name} is already authorized on site "${site.name}"`, { deviceId: device.id, siteId: site.id });
-    } else {
-      try {
-        await ensureAuthorized(writes, device.id, site.id);
-      } catch (error) {
-        yield step('authorize', 'failed', errorMessage(error));
-        yield log.failed('authorize', error, { device, client, service, site });
-        return;
-      }
-      const message = `Authorized ${device.name} onto site "${site.name}"`;
-      log.did('authorize', message);
-      yield step('authorize', 'done', message, { deviceId: device.id, siteId: site.id });
+    if (authorizeOutcome.status === 'rejected') {
+      yield step('authorize', 'failed', errorMessage(authorizeOutcome.reason));
+      yield log.failed('authorize', authorizeOutcome.reason, { device, client, service, site });
+      return;
     }
+    if (authorized?.status === 'skipped') log.settled('authorize');
+    if (authorized) yield authorized;
 
     const crmClientUrl = this.crmClientUrl(client.id);
     yield step(
@@ -293,18 +353,41 @@ export class ActivationService {
     };
   }
 
-  /** `clientIsNew`: this run created the client just now, so nothing can hang under it yet but what it makes. */
-  private async ensureService(writes: WriteDeps, plan: ActivationPlan, client: ClientRef, clientIsNew: boolean, log: RunLog): Promise<{ service: ServiceRef; event: StepEvent }> {
+  /** Authorizes the device onto the settled site, unless it is there already: where it is now (read with the site) wins over the plan. */
+  private async authorize(writes: WriteDeps, plan: ActivationPlan, { site, device: now }: { site: SiteRef; device: DeviceState | undefined }): Promise<StepEvent> {
+    const { device } = plan;
+    const onSite = now ? now.authorized && now.siteId === site.id : plan.authorize.action === 'skip';
+    const ids = { deviceId: device.id, siteId: site.id };
+    if (onSite) return step('authorize', 'skipped', `${device.name} is already authorized on site "${site.name}"`, ids);
+    await ensureAuthorized(writes, device.id, site.id);
+    return step('authorize', 'done', `Authorized ${device.name} onto site "${site.name}"`, ids);
+  }
+
+  /**
+   * `clientIsNew`: this run created the client just now, so nothing can hang under it yet but what it makes.
+   * `active`: called once an Active service is known to exist (before a new one's read-back ends).
+   */
+  private async ensureService(
+    writes: WriteDeps,
+    plan: ActivationPlan,
+    reads: ActivationReads,
+    client: ClientRef,
+    clientIsNew: boolean,
+    log: StepLog,
+    active: () => void,
+  ): Promise<{ service: ServiceRef; event: StepEvent }> {
     const { statuses } = this.deps.settings;
     if (plan.service.action === 'reuse') {
-      const kept = await settleActiveService(writes, client.id, plan.service.service);
+      active();
+      // The plan read this client's services: a reused service is always an existing client's.
+      const kept = await settleActiveService(writes, client.id, plan.service.service, reads.services.filter((s) => s.status === statuses.active));
       const service = kept ? serviceRefOf(kept.record, statuses) : plan.service.service;
       log.removed('service', kept?.removed ?? []);
       return { service, event: step('service', 'skipped', `Already activated: service #${service.id}${service.name ? ` (${service.name})` : ''} is Active`, { clientId: client.id, serviceId: service.id }) };
     }
     const planned = plan.service;
     // The plan's read of this client's services is fresh unless another run made the client.
-    const outcome = await ensureActiveService(writes, client.id, planned, plan.client.action === 'reuse' || clientIsNew);
+    const outcome = await ensureActiveService(writes, client.id, planned, plan.client.action === 'reuse' || clientIsNew, (created) => created.status === statuses.active && active());
     const deleted = outcome.deleted.map((old) => old.id);
     for (const old of outcome.deleted) log.did(`delete:${old.id}`, `Deleted ${old.statusLabel} service #${old.id}`);
     log.removed('service', outcome.removed);
@@ -323,15 +406,26 @@ export class ActivationService {
     return { service, event: step('service', 'done', what + replaced, { clientId: client.id, serviceId: service.id, ...(deleted.length && { deletedServiceIds: deleted.join(',') }) }) };
   }
 
-  private async ensureSite(writes: WriteDeps, plan: ActivationPlan, client: ClientRef, clientIsNew: boolean, log: RunLog): Promise<{ site: SiteRef; event: StepEvent; device: DeviceState | undefined }> {
+  /** `started`: the site's convergence, already under way for this client. */
+  private async ensureSite(
+    writes: WriteDeps,
+    plan: ActivationPlan,
+    reads: ActivationReads,
+    client: ClientRef,
+    clientIsNew: boolean,
+    log: StepLog,
+    started?: Promise<SiteOutcome>,
+  ): Promise<{ site: SiteRef; event: StepEvent; device: DeviceState | undefined }> {
     const deviceId = plan.device.id;
     if (plan.site.action === 'reuse') {
-      const { kept, device } = await settleSite(writes, client.id, plan.site.site.id, deviceId);
+      const read = [...reads.authorized, ...reads.discovered].find((d) => d.identification.id === deviceId);
+      const kept = await settleSite(writes, client.id, plan.site.site.id, reads.sites, read);
+      const device = read && deviceState(read);
       const site = kept ? siteRef(kept.record) : plan.site.site;
       log.removed('site', kept?.removed ?? []);
       return { site, device, event: step('site', 'skipped', `Reusing NMS site "${site.name}"`, { siteId: site.id }) };
     }
-    const outcome = await ensureSite(writes, client.id, plan.site, client.name, deviceId, clientIsNew || plan.client.action === 'reuse');
+    const outcome = await (started ?? ensureSite(writes, client.id, plan.site, client.name, deviceId, clientIsNew || plan.client.action === 'reuse'));
     const site = siteRef(outcome.record);
     log.removed('site', outcome.removed);
     if (!outcome.created) {
@@ -344,7 +438,7 @@ export class ActivationService {
   }
 
   /** One round of independent reads, then (for a name lookup) the identified client's services; then the planner. */
-  private async read(request: ActivationRequest): Promise<ActivationDecision> {
+  private async read(request: ActivationRequest, expectedClientId?: number): Promise<ReadDecision> {
     const { nms, settings } = this.deps;
     const query = parseDeviceQuery(request.device);
     const firstName = titleCase(request.firstName);
@@ -353,11 +447,11 @@ export class ActivationService {
     const [authorized, discovered, lookup, sites] = await Promise.allSettled([
       nms.listDevices(),
       nms.listDiscoveredDevices(),
-      explicitId !== undefined ? this.lookUpId(explicitId) : this.lookUpName(`${firstName} ${lastName}`, firstName, lastName),
+      explicitId !== undefined ? this.lookUpId(explicitId) : this.lookUpName(`${firstName} ${lastName}`, firstName, lastName, expectedClientId),
       nms.listSites(),
     ]);
     const { lookup: clientLookup, services } = settled(lookup);
-    return decideActivation({
+    const reads: ActivationReads = {
       query,
       firstName,
       lastName,
@@ -368,7 +462,8 @@ export class ActivationService {
       sites: settled(sites),
       settings,
       today: this.deps.today(),
-    });
+    };
+    return { ...decideActivation(reads), reads };
   }
 
   /** The client and its services together; an unknown id is a lookup result (the planner refuses it), not an error. */
@@ -377,22 +472,47 @@ export class ActivationService {
     return { lookup: { by: 'id', id, client }, services };
   }
 
-  /** Active and archived namesakes (persons and companies); then the services of the one it identifies. */
-  private async lookUpName(query: string, firstName: string, lastName: string): Promise<{ lookup: ClientLookup; services: Service[] }> {
+  /**
+   * Active and archived namesakes (persons and companies); then the services of the one it identifies,
+   * read with the namesakes when the caller expects that client.
+   */
+  private async lookUpName(query: string, firstName: string, lastName: string, expectedClientId?: number): Promise<{ lookup: ClientLookup; services: Service[] }> {
     const { crm } = this.deps;
-    const [active, archived] = await Promise.all([crm.listClients({ query }), crm.listClients({ query, isArchived: true })]);
+    const [active, archived, expected] = await Promise.all([
+      crm.listClients({ query }),
+      crm.listClients({ query, isArchived: true }),
+      expectedClientId === undefined ? undefined : crm.listServices(expectedClientId).catch(emptyWhenNotFound),
+    ]);
     const lookup: ClientLookup = { by: 'name', active, archived };
     const identity = identifyClient(lookup, firstName, lastName);
-    return { lookup, services: 'client' in identity && identity.client ? await crm.listServices(identity.client.id) : [] };
+    const client = 'client' in identity ? identity.client : null;
+    if (!client) return { lookup, services: [] };
+    return { lookup, services: expected && client.id === expectedClientId ? expected : await crm.listServices(client.id) };
   }
 }
 
-/** The plan to run: a refusal, or a device move the caller has not confirmed, stops here (a dry run only shows the move). */
+/**
+ * The plan to run: a refusal, a service deletion or a device move the caller has not confirmed, stops
+ * here (a dry run only shows them). Deleting fewer services than confirmed is fine; any other is not.
+ */
 function planToRun(decision: ActivationDecision, confirm: ActivationConfirmation, dryRun: boolean): ActivationPlan {
   if (decision.kind === 'refused') throw ActivationFailure.of(decision.refusal);
   const { plan } = decision;
+  if (dryRun) return plan;
+  const confirmed = confirm.deletes ?? [];
+  const deletes = plan.service.action === 'create' ? plan.service.delete : [];
+  const unconfirmed = confirmed === 'any' ? [] : deletes.filter((s) => !confirmed.includes(s.id));
+  if (unconfirmed.length) {
+    const client = plan.client.action === 'reuse' ? ` of client #${plan.client.client.id} ${plan.client.client.name}` : '';
+    throw new ActivationFailure(
+      'delete-unconfirmed',
+      `This activation deletes ${unconfirmed.map((s) => `${s.statusLabel} service #${s.id}`).join(', ')}${client} before creating the Active one: deleting needs your explicit confirmation. Nothing was changed.`,
+      [],
+      plan,
+    );
+  }
   const move = plan.move;
-  if (move && !dryRun && confirm.moveFrom !== 'any' && confirm.moveFrom !== move.site.id) {
+  if (move && confirm.moveFrom !== 'any' && confirm.moveFrom !== move.site.id) {
     throw new ActivationFailure(
       'device-in-use',
       `${plan.device.name} is authorized on site ${describeMove(move)}, which is not this client's site: moving it needs your explicit confirmation. Nothing was changed.`,
@@ -431,6 +551,7 @@ const FAILED_STEP: Record<ActivationErrorCode, StepName> = {
   'device-infrastructure': 'discover',
   'device-role-unknown': 'discover',
   'device-in-use': 'authorize',
+  'delete-unconfirmed': 'service',
   'client-not-found': 'client',
   'client-name-mismatch': 'client',
   'client-archived': 'client',
@@ -483,6 +604,26 @@ function errorMessage(error: unknown): string {
   }
   if (error instanceof UispError || error instanceof Error) return error.message;
   return String(error);
+}
+
+/** What a step reports to the run's log. */
+type StepLog = Pick<RunLog, 'did' | 'settled' | 'removed'>;
+
+/** A step's log entries, kept until the run replays them in step order. */
+class BranchLog implements StepLog {
+  private readonly entries: ((log: StepLog) => void)[] = [];
+  did(key: string, sentence: string): void {
+    this.entries.push((log) => log.did(key, sentence));
+  }
+  settled(key: string): void {
+    this.entries.push((log) => log.settled(key));
+  }
+  removed(kind: string, records: { id: number | string }[]): void {
+    this.entries.push((log) => log.removed(kind, records));
+  }
+  replay(log: StepLog): void {
+    for (const entry of this.entries) entry(log);
+  }
 }
 
 /** Tracks what has been written and what the plan still expected, for honest failure reports. */

@@ -47,8 +47,16 @@ export interface DeviceState {
 
 const oldestById = <T extends { id: number }>(records: T[]) => records.reduce((a, b) => (b.id < a.id ? b : a));
 
-/** The new client, or the one a concurrent activation of the same name created first. */
-export function ensureClient(deps: WriteDeps, name: { firstName: string; lastName: string }, contact: { email?: string; phone?: string }): Promise<Converged<Client>> {
+/**
+ * The new client, or the one a concurrent activation of the same name created first. `created`: told of
+ * the new client as soon as UISP answers, before its read-back.
+ */
+export function ensureClient(
+  deps: WriteDeps,
+  name: { firstName: string; lastName: string },
+  contact: { email?: string; phone?: string },
+  created?: (client: Client) => void,
+): Promise<Converged<Client>> {
   const { crm } = deps;
   return ensureOne(
     {
@@ -60,6 +68,7 @@ export function ensureClient(deps: WriteDeps, name: { firstName: string; lastNam
       isDuplicate: (client) => noteHas(client.note, ACTIVATION_MARKER),
       remove: async (client) => void (await removeEmptyClient(crm, client.id)),
       id: (client) => client.id,
+      ...(created && { created }),
     },
     deps.retry,
   );
@@ -102,7 +111,14 @@ export interface ServiceOutcome extends Converged<Service> {
 }
 
 /** Deletes what the plan replaces, then creates the Active service (or keeps the oldest Active one). */
-export async function ensureActiveService(deps: WriteDeps, clientId: number, plan: Extract<ActivationPlan['service'], { action: 'create' }>, fresh: boolean): Promise<ServiceOutcome> {
+/** `created`: told of the new service as soon as UISP answers, before its read-back. */
+export async function ensureActiveService(
+  deps: WriteDeps,
+  clientId: number,
+  plan: Extract<ActivationPlan['service'], { action: 'create' }>,
+  fresh: boolean,
+  created?: (service: Service) => void,
+): Promise<ServiceOutcome> {
   const { crm, settings } = deps;
   for (const old of plan.delete) await withRetries(deps.retry, () => ignoreNotFound(crm.deleteService(old.id)));
   const converged = await ensureOne(
@@ -120,18 +136,20 @@ export async function ensureActiveService(deps: WriteDeps, clientId: number, pla
           note: `${ACTIVATION_MARKER} ${deps.run}`,
         }),
       isMine: (service) => noteHas(service.note, deps.run),
+      ...(created && { created }),
     },
     deps.retry,
   );
   return { ...converged, deleted: plan.delete };
 }
 
-/** The Active service the plan reuses, once duplicates of it (lost writes that landed late) are removed. */
-export async function settleActiveService(deps: WriteDeps, clientId: number, reused: ServiceRef): Promise<Converged<Service> | undefined> {
-  const spec = serviceSpec(deps, clientId);
-  const active = await spec.find();
+/**
+ * The Active service the plan reuses, once duplicates of it (lost writes that landed late) are removed.
+ * `active`: the client's Active services as the plan has just read them, so nothing is read again.
+ */
+export async function settleActiveService(deps: WriteDeps, clientId: number, reused: ServiceRef, active: Service[]): Promise<Converged<Service> | undefined> {
   if (active.length < 2 || !active.some((s) => s.id === reused.id)) return undefined;
-  return reconcile(spec, active, deps.retry);
+  return reconcile(serviceSpec(deps, clientId), active, deps.retry);
 }
 
 function serviceSpec(deps: WriteDeps, clientId: number): ReconcileSpec<Service> {
@@ -179,26 +197,37 @@ export async function ensureSite(
   return { ...converged, device: reader.device() };
 }
 
-/**
- * The site the plan reuses, with SubOps' duplicates of it removed (`kept` is undefined when the plan's
- * site is not one SubOps marked, a site linked in the CRM), and where the device is now.
- */
-export async function settleSite(deps: WriteDeps, clientId: number, reused: string, deviceId: string): Promise<{ kept?: Converged<Site>; device: DeviceState | undefined }> {
-  const reader = siteReader(deps, clientId, deviceId);
-  const sites = await reader.spec.find();
-  const kept = sites.some((s) => s.id === reused) ? await reconcile(reader.spec, sites, deps.retry) : undefined;
-  return { ...(kept && { kept }), device: reader.device() };
+/** Removes a site this run created for a client that turned out to be another run's duplicate (nothing is on it yet). */
+export async function removeOwnSite(deps: WriteDeps, site: Site): Promise<void> {
+  await withRetries(deps.retry, () => ignoreNotFound(deps.nms.deleteSite(site.id)));
 }
 
-/** Reads the client's marked sites together with the device, and keeps the site the device is on, else the oldest. */
-function siteReader(deps: WriteDeps, clientId: number, deviceId: string) {
+/**
+ * The site the plan reuses, with SubOps' duplicates of it removed (`kept` is undefined when the plan's
+ * site is not one SubOps marked, a site linked in the CRM). `sites` and `device` are as the plan has
+ * just read them, so nothing is read again.
+ */
+export async function settleSite(deps: WriteDeps, clientId: number, reused: string, sites: Site[], device: Device | undefined): Promise<Converged<Site> | undefined> {
+  const reader = siteReader(deps, clientId, device && deviceState(device));
+  const marked = sites.filter(reader.marked);
+  return marked.some((s) => s.id === reused) ? reconcile(reader.spec, marked, deps.retry) : undefined;
+}
+
+/**
+ * Reads the client's marked sites together with the device, and keeps the site the device is on, else
+ * the oldest. `source`: the device's id, read again with the sites; or where the device is as the
+ * caller has just read it.
+ */
+function siteReader(deps: WriteDeps, clientId: number, source: string | DeviceState | undefined) {
   const { nms } = deps;
-  let device: DeviceState | undefined;
+  let device = typeof source === 'string' ? undefined : source;
+  const marked = (site: Site) => noteHas(site.description?.note, siteMarker(clientId));
   const spec: ReconcileSpec<Site> = {
     find: async () => {
-      const [sites, found] = await Promise.all([nms.listSites(), nms.getDevice(deviceId)]);
+      if (typeof source !== 'string') return (await nms.listSites()).filter(marked);
+      const [sites, found] = await Promise.all([nms.listSites(), nms.getDevice(source)]);
       device = deviceState(found);
-      return sites.filter((s) => noteHas(s.description?.note, siteMarker(clientId)));
+      return sites.filter(marked);
     },
     keep: (sites) => sites.find((s) => device?.authorized && s.id === device.siteId) ?? [...sites].sort(byCreation)[0]!,
     isDuplicate: () => true,
@@ -212,7 +241,7 @@ function siteReader(deps: WriteDeps, clientId: number, deviceId: string) {
     },
     id: (site) => site.id,
   };
-  return { spec, device: () => device };
+  return { spec, marked, device: () => device };
 }
 
 function byCreation(a: Site, b: Site): number {
@@ -220,7 +249,7 @@ function byCreation(a: Site, b: Site): number {
   return stamp(a) - stamp(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
-function deviceState(device: Device): DeviceState {
+export function deviceState(device: Device): DeviceState {
   return { authorized: device.identification.authorized === true, siteId: device.identification.site?.id ?? null };
 }
 
