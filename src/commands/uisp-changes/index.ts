@@ -11,7 +11,7 @@ import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure, errorSummary } from '../../slack/errors.js';
 import { escapeMrkdwn } from '../../slack/escape.js';
 import { tellAgent } from '../../slack/notify.js';
-import { loadSuspensionTarget, runSuspension } from '../../slack/suspension-run.js';
+import { loadSuspensionTarget, runSuspension } from '../suspension/run.js';
 import { notice } from '../../views/help.js';
 import { ACTION } from '../../views/ids.js';
 import type { Block } from '../../views/kit.js';

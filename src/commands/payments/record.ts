@@ -15,7 +15,7 @@ import { readInputs } from '../../slack/state.js';
 import { BLOCK, CALLBACK } from '../../views/ids.js';
 import { paymentForm, paymentRecordedMessage, paymentRecordedView, paymentRecording, type PaymentField } from '../../views/payments.js';
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerRecordForm(app: App, deps: ListenerDeps): void {
   app.view(CALLBACK.paymentForm, onceView(deps, async ({ ack, body, view, client }) => {
     const meta = decodeMetadata(PaymentMetaSchema, view.private_metadata);
     const origin = { ...meta.origin, userId: body.user.id };

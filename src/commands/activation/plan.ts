@@ -5,12 +5,12 @@
  */
 import type { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
-import type { ActivationDecision, ActivationRequest } from '../services/activation/types.js';
-import { activationForm, type ActivationFormValues } from '../views/activation.js';
-import type { ListenerDeps } from './deps.js';
-import { activationFieldOf, describeFailure } from './errors.js';
-import type { Origin } from './metadata.js';
-import { updateView } from './modals.js';
+import type { ActivationDecision, ActivationRequest } from '../../services/activation/types.js';
+import { activationForm, type ActivationFormValues } from '../../views/activation.js';
+import type { ListenerDeps } from '../../slack/deps.js';
+import { activationFieldOf, describeFailure } from '../../slack/errors.js';
+import type { Origin } from '../../slack/metadata.js';
+import { updateView } from '../../slack/modals.js';
 
 export type ActivationGoAhead = Exclude<ActivationDecision, { kind: 'refused' }>;
 

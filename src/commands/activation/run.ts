@@ -5,17 +5,17 @@
  * workflow: they are logged, and the agent is told privately what was and was not changed.
  */
 import type { webApi } from '@slack/bolt';
-import type { ActivationConfirmation, ActivationRequest, ActivationResult, StepEvent } from '../services/activation/types.js';
-import { activationAudit } from '../services/audit-records.js';
-import { activationFailure, activationParent, activationStep, manualLinkReminder, retryStarted } from '../views/activation-progress.js';
-import { channelLink } from '../views/format.js';
-import { notice } from '../views/help.js';
-import type { SlackMessage } from '../views/kit.js';
-import { escapeMrkdwn } from './escape.js';
-import { errorSummary } from './errors.js';
-import type { ListenerDeps } from './deps.js';
-import type { Origin } from './metadata.js';
-import { tellAgent } from './notify.js';
+import type { ActivationConfirmation, ActivationRequest, ActivationResult, StepEvent } from '../../services/activation/types.js';
+import { activationAudit } from '../../services/audit-records.js';
+import { activationFailure, activationParent, activationStep, manualLinkReminder, retryStarted } from '../../views/activation-progress.js';
+import { channelLink } from '../../views/format.js';
+import { notice } from '../../views/help.js';
+import type { SlackMessage } from '../../views/kit.js';
+import { escapeMrkdwn } from '../../slack/escape.js';
+import { errorSummary } from '../../slack/errors.js';
+import type { ListenerDeps } from '../../slack/deps.js';
+import type { Origin } from '../../slack/metadata.js';
+import { tellAgent } from '../../slack/notify.js';
 
 export interface ActivationRun {
   request: ActivationRequest;

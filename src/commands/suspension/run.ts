@@ -4,17 +4,17 @@
  * nothing to do, refused or failed), the message updated in place, and the audit record.
  */
 import type { webApi } from '@slack/bolt';
-import { suspensionAudit, suspensionFailureAudit } from '../services/audit-records.js';
-import type { SuspensionService } from '../services/suspensions.js';
-import { InputError } from '../services/errors.js';
-import { channelLink } from '../views/format.js';
-import { notice } from '../views/help.js';
-import { suspensionParent, suspensionResultReply, type SuspensionResult, type SuspensionTarget } from '../views/suspension.js';
-import type { ListenerDeps } from './deps.js';
-import { describeFailure, errorSummary } from './errors.js';
-import { escapeMrkdwn } from './escape.js';
-import type { Origin, SuspensionAction } from './metadata.js';
-import { tellAgent } from './notify.js';
+import { suspensionAudit, suspensionFailureAudit } from '../../services/audit-records.js';
+import type { SuspensionService } from '../../services/suspensions.js';
+import { InputError } from '../../services/errors.js';
+import { channelLink } from '../../views/format.js';
+import { notice } from '../../views/help.js';
+import { suspensionParent, suspensionResultReply, type SuspensionResult, type SuspensionTarget } from '../../views/suspension.js';
+import type { ListenerDeps } from '../../slack/deps.js';
+import { describeFailure, errorSummary } from '../../slack/errors.js';
+import { escapeMrkdwn } from '../../slack/escape.js';
+import type { Origin, SuspensionAction } from '../../slack/metadata.js';
+import { tellAgent } from '../../slack/notify.js';
 
 /** Reads only: the service, its client and (for suspend) the reason, or an InputError naming the field. */
 export async function loadSuspensionTarget(suspensions: SuspensionService, serviceId: number, reasonId?: number): Promise<SuspensionTarget> {
