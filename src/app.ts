@@ -31,6 +31,7 @@ import { HEALTH_TIMEOUT_MS, healthRoute } from './slack/health.js';
 import { guardInbound } from './slack/inbound.js';
 import { boltLogger } from './slack/logging.js';
 import type { BotIdentity } from './slack/startup.js';
+import { createThreadReporter } from './slack/thread-reporter.js';
 import { trackWork, WorkTracker } from './slack/work.js';
 
 export interface AppDeps {
@@ -76,9 +77,11 @@ export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_
   app.use(dropRedeliveries(deliveries, logger));
   app.use(accessGuard(access, logger));
 
+  const audit = createAuditor({ client: app.client, channelId: slack.auditChannelId, logger, ...(metrics && { sinks: [metrics.auditSink] }) });
   const deps: ListenerDeps = {
     services,
-    audit: createAuditor({ client: app.client, channelId: slack.auditChannelId, logger, ...(metrics && { sinks: [metrics.auditSink] }) }),
+    audit,
+    reporter: createThreadReporter({ client: app.client, audit, work }),
     logger,
     statusLabel: (status) => statusLabel(status, statuses),
     deliveries,

@@ -35,7 +35,7 @@ export function registerConfirm(app: App, deps: ListenerDeps): void {
       return;
     }
     await updateView(client, { viewId: view.id, view: activationStarted(origin, request) }, logger);
-    await runActivation(client, deps, {
+    await runActivation(deps, {
       request,
       origin: { ...origin, userId: body.user.id },
       startedBy: body.user.id,

@@ -37,6 +37,6 @@ export function registerForm(app: App, deps: ListenerDeps): void {
       return;
     }
     await updateView(client, { viewId: view.id, view: activationStarted(origin, request) }, logger);
-    await runActivation(client, deps, { request, origin: actor, startedBy: actor.userId });
+    await runActivation(deps, { request, origin: actor, startedBy: actor.userId });
   }));
 }

@@ -26,7 +26,7 @@ export function registerRetry(app: App, deps: ListenerDeps): void {
     } catch (error) {
       logger.warn({ err: errorSummary(error) }, 'could not mark the failure report as retried');
     }
-    await runActivation(client, deps, {
+    await runActivation(deps, {
       request,
       startedBy,
       ...(confirm && { confirm }),

@@ -1,21 +1,17 @@
 /**
- * Runs the activation workflow and renders its event stream as a thread: the parent message first,
- * one reply per step as it happens, the parent updated to the final status, then the failure report
- * (with Retry) or the manual CRM–NMS link reminder. Slack errors while rendering never stop the
- * workflow: they are logged, and the agent is told privately what was and was not changed.
+ * Runs the activation workflow and describes its event stream for the thread reporter: the parent
+ * message first, one reply per step as it happens, the parent updated to the final status, then the
+ * failure report (with Retry) or the manual CRM–NMS link reminder, and the audit entry. Slack errors
+ * never stop the workflow: the agent is told privately what was and was not changed.
  */
-import type { webApi } from '@slack/bolt';
 import type { ActivationConfirmation, ActivationRequest, ActivationResult, StepEvent } from '../../services/activation/types.js';
 import { activationAudit } from '../../services/audit-records.js';
 import { activationFailure, activationParent, activationStep, manualLinkReminder, retryStarted } from '../../views/activation-progress.js';
 import { channelLink } from '../../views/format.js';
 import { notice } from '../../views/help.js';
-import type { SlackMessage } from '../../views/kit.js';
 import { escapeMrkdwn } from '../../slack/escape.js';
-import { errorSummary } from '../../slack/errors.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import type { Origin } from '../../slack/metadata.js';
-import { tellAgent } from '../../slack/notify.js';
 
 export interface ActivationRun {
   request: ActivationRequest;
@@ -30,46 +26,35 @@ export interface ActivationRun {
 }
 
 /** Runs on the same device or client take turns inside ActivationService (its lock is on resolved ids). */
-export async function runActivation(client: webApi.WebClient, deps: ListenerDeps, run: ActivationRun): Promise<void> {
-  const { logger, audit } = deps;
+export async function runActivation(deps: ListenerDeps, run: ActivationRun): Promise<void> {
   const { request, origin, startedBy, confirm } = run;
   const channel = origin.channelId;
-  const log = logger.child({ flow: 'activation', device: request.device, userId: origin.userId });
-  const renderFailures: string[] = [];
-
-  const post = async (msg: SlackMessage, threadTs?: string): Promise<string | undefined> => {
-    try {
-      const response = await client.chat.postMessage({ channel, ...msg, ...(threadTs && { thread_ts: threadTs }), unfurl_links: false });
-      return response.ts;
-    } catch (error) {
-      log.error({ err: errorSummary(error) }, 'could not post activation progress');
-      renderFailures.push(errorSummary(error).slackError ?? errorSummary(error).message);
-      return undefined;
-    }
-  };
+  const logger = deps.logger.child({ flow: 'activation', device: request.device, userId: origin.userId });
 
   // Nothing is written before the thread exists: if Slack refuses the parent, the agent is told and
   // UISP is untouched.
-  const parentTs = run.parentTs ?? (await post(activationParent({ request, startedBy })));
-  if (!parentTs) {
-    await tellAgent(client, origin, notice(`:x: I could not post in ${channelLink(channel)} (${escapeMrkdwn(renderFailures.join(', '))}). Invite me to the channel (\`/invite @SubOps\`) and run /activate again. Nothing was changed.`), log);
+  const report = await deps.reporter.start({ origin, parent: activationParent({ request, startedBy }), parentTs: run.parentTs, logger });
+  const thread = report.thread;
+  if (!thread) {
+    await report.tellAgent(notice(`:x: I could not post in ${channelLink(channel)} (${escapeMrkdwn(report.problems.join(', '))}). Invite me to the channel (\`/invite @SubOps\`) and run /activate again. Nothing was changed.`));
     return;
   }
-  if (run.parentTs) await post(retryStarted(origin.userId), parentTs);
+  if (run.parentTs) report.reply(retryStarted(origin.userId));
 
   let result: ActivationResult | undefined;
   let manualStep: StepEvent | undefined;
   try {
+    // Each step is queued for the thread and the workflow goes on at once: Slack is off UISP's critical path.
     for await (const event of deps.services.activation.run(request, confirm ? { confirm } : {})) {
       if (event.type === 'result') result = event;
       else if (event.status === 'manual') manualStep = event;
-      else await post(activationStep(event), parentTs);
+      else report.reply(activationStep(event));
     }
   } catch (error) {
     // The workflow promises never to throw; if it does, say so rather than end silently.
-    log.error({ err: error }, 'the activation workflow threw');
+    logger.error({ err: error }, 'the activation workflow threw');
   }
-  result ??= {
+  const outcome: ActivationResult = result ?? {
     type: 'result',
     outcome: 'failed',
     message: 'The activation stopped unexpectedly; the details are in the SubOps log.',
@@ -77,27 +62,24 @@ export async function runActivation(client: webApi.WebClient, deps: ListenerDeps
     notDone: ['Unknown: check UISP, then retry (a retry only does what is still missing).'],
   };
 
-  try {
-    await client.chat.update({ channel, ts: parentTs, ...activationParent({ request, startedBy, result }) });
-  } catch (error) {
-    log.error({ err: errorSummary(error) }, 'could not update the activation message');
-    renderFailures.push(errorSummary(error).slackError ?? errorSummary(error).message);
-  }
-  if (result.outcome === 'failed') await post(activationFailure(request, startedBy, result, confirm), parentTs);
-  else if (manualStep || result.client) await post(manualLinkReminder(result), parentTs);
+  report.update(activationParent({ request, startedBy, result: outcome }));
+  if (outcome.outcome === 'failed') report.reply(activationFailure(request, startedBy, outcome, confirm));
+  else if (manualStep || outcome.client) report.reply(manualLinkReminder(outcome));
   // The manual CRM–NMS link is watched from here until it is made (src/commands/link-watch).
-  if (result.outcome !== 'failed' && result.site && result.client) {
-    deps.events?.links.watch({ siteId: result.site.id, siteName: result.site.name, clientId: result.client.id, thread: { channel, ts: parentTs } });
+  if (outcome.outcome !== 'failed' && outcome.site && outcome.client) {
+    deps.events?.links.watch({ siteId: outcome.site.id, siteName: outcome.site.name, clientId: outcome.client.id, thread });
   }
 
-  await audit.record({ actorId: origin.userId, ...activationAudit(request, result), thread: { channel, ts: parentTs } });
+  await report.finish({
+    audit: { actorId: origin.userId, ...activationAudit(request, outcome) },
+    whenSlackRefused: (problems) => notice(slackRefusedLines(request, outcome, problems).join('\n')),
+  });
+}
 
-  if (renderFailures.length) {
-    const lines = [
-      `:warning: Slack did not show every step of the activation of *${escapeMrkdwn(request.device)}* (${escapeMrkdwn([...new Set(renderFailures)].join(', '))}). Outcome: *${result.outcome}*. ${escapeMrkdwn(result.message)}`,
-      result.done.length ? `Done: ${escapeMrkdwn(result.done.join('; '))}` : 'Done: nothing was changed.',
-      ...(result.notDone.length ? [`Not done: ${escapeMrkdwn(result.notDone.join('; '))}`] : []),
-    ];
-    await tellAgent(client, origin, notice(lines.join('\n')), log);
-  }
+function slackRefusedLines(request: ActivationRequest, result: ActivationResult, problems: readonly string[]): string[] {
+  return [
+    `:warning: Slack did not show every step of the activation of *${escapeMrkdwn(request.device)}* (${escapeMrkdwn(problems.join(', '))}). Outcome: *${result.outcome}*. ${escapeMrkdwn(result.message)}`,
+    result.done.length ? `Done: ${escapeMrkdwn(result.done.join('; '))}` : 'Done: nothing was changed.',
+    ...(result.notDone.length ? [`Not done: ${escapeMrkdwn(result.notDone.join('; '))}`] : []),
+  ];
 }

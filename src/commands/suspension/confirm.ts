@@ -29,6 +29,6 @@ export function registerConfirm(app: App, deps: ListenerDeps): void {
       await tellAgent(client, origin, notice(`:x: Could not read service #${serviceId}: ${escapeMrkdwn(failure.message)} Nothing was changed.`), logger);
       return;
     }
-    await runSuspension(client, deps, { action, origin, target });
+    await runSuspension(deps, { action, origin, target });
   }));
 }

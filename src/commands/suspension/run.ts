@@ -1,9 +1,9 @@
 /**
  * The confirmed suspend or unsuspend: a message in the channel, the services layer's decision and CRM
  * call (it reads the service again right before writing), the outcome as a threaded reply (done,
- * nothing to do, refused or failed), the message updated in place, and the audit record.
+ * nothing to do, refused or failed), the message updated in place, and the audit record, all through
+ * the thread reporter.
  */
-import type { webApi } from '@slack/bolt';
 import { suspensionAudit, suspensionFailureAudit } from '../../services/audit-records.js';
 import type { SuspensionService } from '../../services/suspensions.js';
 import { InputError } from '../../services/errors.js';
@@ -11,10 +11,9 @@ import { channelLink } from '../../views/format.js';
 import { notice } from '../../views/help.js';
 import { suspensionParent, suspensionResultReply, type SuspensionResult, type SuspensionTarget } from '../../views/suspension.js';
 import type { ListenerDeps } from '../../slack/deps.js';
-import { describeFailure, errorSummary } from '../../slack/errors.js';
+import { describeFailure } from '../../slack/errors.js';
 import { escapeMrkdwn } from '../../slack/escape.js';
 import type { Origin, SuspensionAction } from '../../slack/metadata.js';
-import { tellAgent } from '../../slack/notify.js';
 
 /** Reads only: the service, its client and (for suspend) the reason, or an InputError naming the field. */
 export async function loadSuspensionTarget(suspensions: SuspensionService, serviceId: number, reasonId?: number): Promise<SuspensionTarget> {
@@ -31,55 +30,32 @@ export interface SuspensionRun {
   target: SuspensionTarget;
 }
 
-export async function runSuspension(client: webApi.WebClient, deps: ListenerDeps, { action, origin, target }: SuspensionRun): Promise<void> {
-  const { logger, services, statusLabel } = deps;
-  const log = logger.child({ flow: action, serviceId: target.service.id, userId: origin.userId });
-  const channel = origin.channelId;
-  const slackProblems: string[] = [];
-  const noteProblem = (error: unknown, what: string) => {
-    log.error({ err: errorSummary(error) }, what);
-    slackProblems.push(errorSummary(error).slackError ?? errorSummary(error).message);
-  };
-
-  let parentTs: string | undefined;
-  try {
-    parentTs = (await client.chat.postMessage({ channel, ...suspensionParent({ action, actorId: origin.userId, target }) })).ts;
-  } catch (error) {
-    noteProblem(error, 'could not post the suspension message');
-  }
-  if (!parentTs) {
-    await tellAgent(client, origin, notice(`:x: I could not post in ${channelLink(channel)} (${escapeMrkdwn(slackProblems.join(', '))}). Invite me to the channel and try again. Nothing was changed.`), log);
+export async function runSuspension(deps: ListenerDeps, { action, origin, target }: SuspensionRun): Promise<void> {
+  const { services, statusLabel } = deps;
+  const logger = deps.logger.child({ flow: action, serviceId: target.service.id, userId: origin.userId });
+  const report = await deps.reporter.start({ origin, parent: suspensionParent({ action, actorId: origin.userId, target }), logger });
+  if (!report.thread) {
+    await report.tellAgent(notice(`:x: I could not post in ${channelLink(origin.channelId)} (${escapeMrkdwn(report.problems.join(', '))}). Invite me to the channel and try again. Nothing was changed.`));
     return;
   }
 
   let result: SuspensionResult;
   try {
     const outcome = action === 'suspend' ? await services.suspensions.suspend(target.service.id, target.reason!) : await services.suspensions.unsuspend(target.service.id);
-    if (outcome.kind === 'refused' && outcome.detail) log.warn({ refusal: outcome.reason, detail: outcome.detail }, `${action} refused`);
+    if (outcome.kind === 'refused' && outcome.detail) logger.warn({ refusal: outcome.reason, detail: outcome.detail }, `${action} refused`);
     result = { ok: true, outcome };
   } catch (error) {
     const failure = describeFailure(error);
-    if (!failure.expected) log.error({ err: error }, `${action} failed unexpectedly`);
+    if (!failure.expected) logger.error({ err: error }, `${action} failed unexpectedly`);
     result = { ok: false, message: failure.message, changed: failure.changed };
   }
 
   const reply = suspensionResultReply(action, result, statusLabel);
-  try {
-    await client.chat.postMessage({ channel, thread_ts: parentTs, ...reply });
-  } catch (error) {
-    noteProblem(error, 'could not post the suspension result');
-  }
-  try {
-    await client.chat.update({ channel, ts: parentTs, ...suspensionParent({ action, actorId: origin.userId, target, result }) });
-  } catch (error) {
-    noteProblem(error, 'could not update the suspension message');
-  }
-
-  const thread = { channel, ts: parentTs };
+  report.reply(reply);
+  report.update(suspensionParent({ action, actorId: origin.userId, target, result }));
   const entry = result.ok
     ? suspensionAudit(result.outcome, statusLabel)
     : suspensionFailureAudit(action, { serviceId: target.service.id, clientId: target.client.id, ...(target.reason && { reasonId: target.reason.id }) }, result);
-  await deps.audit.record({ actorId: origin.userId, ...entry, thread });
-
-  if (slackProblems.length) await tellAgent(client, origin, reply, log);
+  // When Slack refused part of the thread, the agent gets the result privately.
+  await report.finish({ audit: { actorId: origin.userId, ...entry }, whenSlackRefused: () => reply });
 }

@@ -51,6 +51,6 @@ export function register(app: App, deps: ListenerDeps): void {
       await tellAgent(client, origin, notice(`:x: ${escapeMrkdwn(failure.message)} ${failure.changed}`), log);
       return;
     }
-    await runSuspension(client, deps, { action: 'unsuspend', origin, target });
+    await runSuspension(deps, { action: 'unsuspend', origin, target });
   }));
 }
