@@ -65,7 +65,7 @@ describe('architecture', () => {
   /** Folder → the folders (or single modules) under src/ it must not import. */
   const forbidden: Record<string, RegExp> = {
     services: /^(slack|cli|views|commands|playground|simulator|process)\/|^(app|serve|connect)\.ts$/,
-    views: /^(slack\/(?!escape\.ts$|metadata\.ts$)|cli|commands|playground|simulator|process)\/|^(app|serve|connect)\.ts$|^services\/(uisp\/(http|exchange|pager|nms-client)|container|converge)\.ts$/,
+    views: /^(slack\/(?!escape\.ts$|metadata\.ts$)|cli|commands|playground|simulator|process)\/|^(app|serve|connect)\.ts$|^services\/(uisp\/(http|exchange|pager|crm-client|nms-client)|container|converge)\.ts$/,
     slack: /^(cli|commands|playground|simulator|process)\/|^(app|serve)\.ts$/,
     commands: /^(cli|playground|simulator|process)\/|^(app|serve|connect)\.ts$/,
     // The CLI's audit posts to the Slack audit channel too; `serve` and `demo` are loaded by main.ts as entry points.
