@@ -1,26 +1,8 @@
 import type { Writable } from 'node:stream';
-import type { Env } from '../config.js';
 import { terminalSafe } from './terminal.js';
 
-/** What a CLI run may touch: passed in so tests run commands in-process with captured output. */
-export interface CliIo {
-  env: Env;
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  stdin: NodeJS.ReadableStream;
-  /** Resolves when the user asks a long-running command (simulate, serve) to stop; defaults to SIGINT/SIGTERM. */
-  untilStopped?: () => Promise<void>;
-}
-
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
-
-/** Bad flags or values: exit code 2, and nothing was sent to UISP. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
-/** Exact output: JSON, CSV, and SubOps' own fixed texts (help, usage). */
-export const writeLine = (stream: NodeJS.WritableStream, line = '') => stream.write(`${line}\n`);
+/** What a CLI run may touch: the process I/O every entry point shares. */
+export { EXIT, UsageError, untilSignal, writeLine, type ProcessIo as CliIo } from '../process/io.js';
 
 /** Human output, one argument per line, with control characters escaped: lines may carry UISP text. */
 export function writeText(stream: NodeJS.WritableStream, ...lines: string[]): void {
@@ -81,17 +63,5 @@ export function whenWritable(stream: NodeJS.WritableStream): Promise<void> {
       resolve();
     };
     for (const event of ['drain', 'error', 'close']) stream.on(event, done);
-  });
-}
-
-export function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
   });
 }

@@ -24,7 +24,7 @@ const COMMANDS: Record<string, Command> = {
   payments: { summary: 'list payments with totals, or `payments add`', load: async () => import('./commands/payments.js').then((m) => ({ run: m.payments, help: m.paymentsHelp })) },
   reasons: { summary: 'list suspension reasons', load: async () => import('./commands/reasons.js').then((m) => ({ run: m.reasons, help: m.reasonsHelp })) },
   simulate: { summary: 'run the UISP simulator', load: async () => import('./commands/simulate.js').then((m) => ({ run: m.simulate, help: m.simulateHelp })) },
-  serve: { summary: 'run the Slack app (npm start)', load: async () => import('../app.js').then((m) => ({ run: m.serve })) },
+  serve: { summary: 'run the Slack app (npm start)', load: async () => import('../serve.js').then((m) => ({ run: m.serve })) },
   demo: { summary: 'try the Slack bot in the terminal, offline (npm run demo)', load: async () => import('../playground/demo.js').then((m) => ({ run: m.demo })) },
 };
 

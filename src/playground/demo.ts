@@ -5,8 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { parseFlags } from '../cli/args.js';
-import { EXIT, UsageError, writeLine, type CliIo } from '../cli/io.js';
+import { parseFlags } from '../process/flags.js';
+import { EXIT, UsageError, writeLine, type ProcessIo } from '../process/io.js';
 import { SLASH_COMMANDS } from '../commands/index.js';
 import { scriptConsole, terminalConsole } from './chat-console.js';
 import { sampleTries, sampleTryLines } from './intro.js';
@@ -27,7 +27,7 @@ local fake of Slack, and the bot itself over real HTTP. Type slash commands (/ac
 // Long enough to read what a line brought before the next one is typed.
 const SLOW_LINE_DELAY_MS = 900;
 
-export async function demo(argv: string[], io: CliIo): Promise<number> {
+export async function demo(argv: string[], io: ProcessIo): Promise<number> {
   const { values } = parseFlags(argv, { script: { type: 'string' }, slow: { type: 'boolean' } });
   if (values.help) return writeLine(io.stdout, DEMO_HELP), EXIT.ok;
   if (values.slow && values.script === undefined) throw new UsageError('--slow only applies to a --script.');

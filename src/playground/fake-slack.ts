@@ -60,6 +60,8 @@ export interface FakeSlack {
   responses: RecordedResponse[];
   /** The next call of `method` fails that way; repeated calls queue up failures. */
   failNext(method: string, failure: FakeSlackFailure): void;
+  /** Holds every call of `method` unanswered (and unrecorded) until the gate is released: a slow Slack, without sleeps. */
+  hold(method: string): SlackGate;
   on(event: 'call', listener: (call: RecordedCall) => void): void;
   on(event: 'response', listener: (response: RecordedResponse) => void): void;
   messages(channel: string): FakeMessage[];
@@ -68,6 +70,13 @@ export interface FakeSlack {
   /** file id -> file uploaded with files.uploadV2 (upload URL, bytes, completion). */
   files: Map<string, FakeFile>;
   close(): Promise<void>;
+}
+
+export interface SlackGate {
+  /** Resolves once `count` calls (default 1) are waiting at the gate. */
+  arrived(count?: number): Promise<void>;
+  /** Answers the waiting calls, in arrival order, and lets later ones through. */
+  release(): void;
 }
 
 const DEFAULT_WAIT_MS = 5000;
@@ -103,6 +112,7 @@ class LoopbackFakeSlack implements FakeSlack {
   private readonly fileStore = new FakeFiles(() => this.origin);
   private readonly issuedResponseUrls = new Set<string>();
   private readonly teamId: string;
+  private readonly gates = new Map<string, Promise<void>>();
 
   constructor(options: FakeSlackOptions) {
     const identity = {
@@ -178,6 +188,36 @@ class LoopbackFakeSlack implements FakeSlack {
     this.failures.set(method, [...(this.failures.get(method) ?? []), failure]);
   }
 
+  hold(method: string): SlackGate {
+    let open!: () => void;
+    this.gates.set(method, new Promise((resolve) => (open = resolve)));
+    let waiting = 0;
+    const arrivals = new EventEmitter();
+    const onHeld = (heldMethod: string) => {
+      if (heldMethod !== method) return;
+      waiting += 1;
+      arrivals.emit('arrival');
+    };
+    this.events.on('held', onHeld);
+    return {
+      arrived: (count = 1) =>
+        new Promise((resolve) => {
+          const check = () => {
+            if (waiting < count) return;
+            arrivals.off('arrival', check);
+            resolve();
+          };
+          arrivals.on('arrival', check);
+          check();
+        }),
+      release: () => {
+        this.events.off('held', onHeld);
+        this.gates.delete(method);
+        open();
+      },
+    };
+  }
+
   on(event: 'call', listener: (call: RecordedCall) => void): void;
   on(event: 'response', listener: (response: RecordedResponse) => void): void;
   on(event: 'call' | 'response', listener: ((call: RecordedCall) => void) | ((response: RecordedResponse) => void)): void {
@@ -203,6 +243,11 @@ class LoopbackFakeSlack implements FakeSlack {
     if (body === undefined) return;
     const method = /^\/api\/([\w.]+)$/.exec(url.pathname)?.[1];
     if (method !== undefined) {
+      const gate = this.gates.get(method);
+      if (gate) {
+        this.events.emit('held', method);
+        await gate;
+      }
       this.answerApiCall(method, req, url, body, res);
     } else if (req.method === 'POST' && this.issuedResponseUrls.has(url.pathname)) {
       this.answerResponseUrl(url, body, res);

@@ -77,5 +77,6 @@
  * transfer, Mobile money. Payments: 3,200 generated from `paymentHistory` (seeded) over the 730 days before
  * today, each after its client's registration date, ids from 1 in date order.
  */
-export { startSimulator, sequentialRoundTrips, type FaultRule, type RecordedRequest, type RunningSimulator, type SimulatorOptions, type WebhookDelivery, type WebhookEventRecord } from './server.js';
+export { sequentialRoundTrips } from './round-trips.js';
+export { startSimulator, type FaultRule, type RecordedRequest, type RunningSimulator, type SimulatorOptions, type WebhookDelivery, type WebhookEventRecord } from './server.js';
 export { buildData, loadDataFile, sampleData, SimulatorDataError, type SimulatorData } from './data.js';

@@ -15,7 +15,6 @@ import { WebhookSender, type WebhookChange, type WebhookDelivery, type WebhookEv
 
 export type { FaultRule } from './faults.js';
 export type { WebhookDelivery, WebhookEventRecord } from './webhooks.js';
-export { sequentialRoundTrips } from './round-trips.js';
 
 export interface SimulatorOptions {
   /** 0 = an ephemeral port (default). */

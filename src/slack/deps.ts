@@ -5,10 +5,13 @@ import type { EventServices } from '../services/events/index.js';
 import type { StatusLabeller } from '../views/suspension.js';
 import type { SlackAuditor } from './audit.js';
 import type { DeliveryLog } from './deliveries.js';
+import type { ThreadReporter } from './thread-reporter.js';
 
 export interface ListenerDeps {
   services: Pick<Services, 'activation' | 'suspensions' | 'payments' | 'lookups'>;
   audit: SlackAuditor;
+  /** How an operation's thread, its audit entry and Slack's refusals reach Slack (src/slack/thread-reporter.ts). */
+  reporter: ThreadReporter;
   logger: Logger;
   /** Names CRM service status numbers as configured (SERVICE_STATUS_*). */
   statusLabel: StatusLabeller;

@@ -8,7 +8,7 @@ import { channelLink, formatMoney, isoDate, mention } from './format.js';
 import { ACTION, BLOCK, CALLBACK } from './ids.js';
 import { clip, LIMITS } from './limits.js';
 import { actions, button, capBlocks, context, divider, header, message, modal, option, problem, section, sections, selectInput, textInput, withProblem, type Block, type ModalView, type SlackMessage } from './kit.js';
-import { clientDisplayName } from '../services/uisp/crm-client.js';
+import { clientDisplayName } from '../services/uisp/client-name.js';
 
 export interface PaymentsListInput {
   summary: PaymentSummary;

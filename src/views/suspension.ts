@@ -9,7 +9,7 @@ import { encodeMetadata, SuspensionMetaSchema, type Origin, type SuspensionActio
 import { channelLink, mention } from './format.js';
 import { ACTION, BLOCK, CALLBACK } from './ids.js';
 import { context, fields, message, modal, option, problem, section, selectInput, textInput, withProblem, type Block, type ModalView, type SlackMessage } from './kit.js';
-import { clientDisplayName } from '../services/uisp/crm-client.js';
+import { clientDisplayName } from '../services/uisp/client-name.js';
 import { clip } from './limits.js';
 
 interface ActionWords {

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { ChangeNotice } from '../services/events/webhooks.js';
-import { clientDisplayName } from '../services/uisp/crm-client.js';
+import { clientDisplayName } from '../services/uisp/client-name.js';
 import type { Client, Service } from '../services/uisp/schemas.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { formatMoney, link, mention } from './format.js';

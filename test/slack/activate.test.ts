@@ -1,5 +1,5 @@
 /** /activate end to end: slash command → modal → plan → threaded progress → reminder → audit. */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AGENT, AUDIT_CHANNEL, CHANNEL, inputs, shown, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -63,6 +63,43 @@ describe('/activate', () => {
     expect(shown(audit!)).toContain('*activate* by <@U0AGENT>: *activated*');
     expect(shown(audit!)).toContain(`archives/${CHANNEL}/p${parent!.ts.replace('.', '')}`);
     expect(h.logs.filter((l) => l.audit === true)).toEqual([expect.objectContaining({ actor: AGENT, action: 'activate', result: 'activated', ok: true })]);
+  });
+
+  it('keeps Slack off the critical path: the UISP work ends while every threaded post is held, then the thread arrives in order', async () => {
+    await h.command('/activate', '10.20.1.88 jane doe');
+    const { id } = await h.openedView();
+    const activation = h.uisp.services.activation;
+    const run = activation.run.bind(activation);
+    let uispWorkEnded!: () => void;
+    const ended = new Promise<void>((resolve) => (uispWorkEnded = resolve));
+    vi.spyOn(activation, 'run').mockImplementation(async function* (...args) {
+      yield* run(...args);
+      uispWorkEnded();
+    });
+    const parentPosted = h.fake.waitFor('chat.postMessage', (call) => call.args.channel === CHANNEL && call.args.thread_ts === undefined);
+    const submitted = h.submit(id, inputs({ device: '10.20.1.88', firstName: 'jane', lastName: 'doe' }));
+    await parentPosted;
+    // From here Slack answers no post: a Slack as slow as can be.
+    const slack = h.fake.hold('chat.postMessage');
+    await submitted;
+    await ended;
+    expect(h.uisp.writes()).toContain('POST /nms/api/v2.1/devices/authorize');
+    expect(h.fake.messages(CHANNEL)).toHaveLength(1);
+    expect(h.work.inFlight).toBeGreaterThan(0);
+
+    slack.release();
+    await h.settled();
+    const [parent, ...replies] = h.fake.messages(CHANNEL);
+    expect(shown(parent!)).toContain('*Activated*');
+    expect(replies.map((m) => /\*(\w[\w –-]*)\* \((\w+)\)/.exec(m.text)?.slice(1).join(' ') ?? 'reminder')).toEqual([
+      'Device done',
+      'Client done',
+      'Service done',
+      'Site done',
+      'Authorization done',
+      'reminder',
+    ]);
+    expect(h.fake.messages(AUDIT_CHANNEL)).toHaveLength(1);
   });
 
   it('asks for confirmation before deleting a Quoted service, and runs when confirmed', async () => {

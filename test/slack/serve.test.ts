@@ -2,14 +2,14 @@
 import { createServer } from 'node:net';
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { serve } from '../../src/app.js';
-import type { CliIo } from '../../src/cli/io.js';
+import { serve } from '../../src/serve.js';
+import type { ProcessIo } from '../../src/process/io.js';
 import type { Env } from '../../src/config.js';
 import { startFakeSlack } from '../../src/playground/fake-slack.js';
 import { SlackSender } from '../../src/playground/slack-sender.js';
 import { startSimulator } from '../../src/simulator/index.js';
 
-function io(env: Env, untilStopped?: () => Promise<void>): CliIo & { out: () => string; err: () => string } {
+function io(env: Env, untilStopped?: () => Promise<void>): ProcessIo & { out: () => string; err: () => string } {
   let out = '';
   let err = '';
   const sink = (append: (text: string) => void) =>

@@ -7,8 +7,8 @@ import { EventEmitter } from 'node:events';
 import { createServer } from 'node:net';
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { serve } from '../../src/app.js';
-import type { CliIo } from '../../src/cli/io.js';
+import { serve } from '../../src/serve.js';
+import type { ProcessIo } from '../../src/process/io.js';
 import { loadAppConfig, type Env } from '../../src/config.js';
 import { startFakeSlack, type FakeSlack, type FakeSlackOptions } from '../../src/playground/fake-slack.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
@@ -27,7 +27,7 @@ afterEach(async () => {
   await sim.close();
 });
 
-interface Run extends CliIo {
+interface Run extends ProcessIo {
   out(): string;
   err(): string;
   /** Resolves when stdout has a line containing `text`. */

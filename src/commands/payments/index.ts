@@ -8,7 +8,7 @@ import type { ListenerDeps } from '../../slack/deps.js';
 import { escapeMrkdwn } from '../../slack/escape.js';
 import { decodeMetadata, originOfAction, originOfCommand, PaymentRangeSchema } from '../../slack/metadata.js';
 import { openAndFill } from '../../slack/modals.js';
-import { openPaymentForm } from '../../slack/payment-form.js';
+import { openPaymentForm } from './record-form.js';
 import { notice } from '../../views/help.js';
 import { actionsOf } from '../../views/kit.js';
 import { PAYMENTS_ACTION, paymentFilterForm } from '../../views/payments.js';
@@ -17,6 +17,7 @@ import { readPaymentsText } from './arguments.js';
 import { exportPayments } from './export.js';
 import { registerFilterForm } from './filter.js';
 import { answer, listingFor, pageOf } from './listing.js';
+import { registerRecordForm } from './record.js';
 
 const USAGE = 'Usage: `/payments [client id or name] [from YYYY-MM-DD [to YYYY-MM-DD]]`, e.g. `/payments #1001 2026-01-01 2026-03-31`; `/payments add [client id] [amount]`.';
 
@@ -66,6 +67,7 @@ export function register(app: App, deps: ListenerDeps): void {
     if (!opened) await respond({ response_type: 'ephemeral', replace_original: false, ...notice(':x: Slack did not open the filter form; press Filter again.') });
   });
   registerFilterForm(app, deps);
+  registerRecordForm(app, deps);
 
   app.action<BlockAction<ButtonAction>>(PAYMENTS_ACTION.export, async ({ ack, action, body, client, respond }) => {
     await ack();

@@ -12,7 +12,7 @@ import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure, errorSummary } from '../../slack/errors.js';
 import { escapeMrkdwn } from '../../slack/escape.js';
 import { tellAgent } from '../../slack/notify.js';
-import { loadSuspensionTarget, runSuspension } from '../../slack/suspension-run.js';
+import { loadSuspensionTarget, runSuspension } from '../suspension/run.js';
 import { notice } from '../../views/help.js';
 import { ACTION } from '../../views/ids.js';
 import type { Block } from '../../views/kit.js';
@@ -54,6 +54,6 @@ export function register(app: App, deps: ListenerDeps): void {
       await tellAgent(client, origin, notice(`:x: ${escapeMrkdwn(failure.message)} ${failure.changed}`), log);
       return;
     }
-    await runSuspension(client, deps, { action: 'unsuspend', origin, target });
+    await runSuspension(deps, { action: 'unsuspend', origin, target });
   }));
 }

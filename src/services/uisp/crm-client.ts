@@ -68,10 +68,8 @@ export interface NewPayment {
   currencyCode?: string;
 }
 
-/** How a person names a client: "First Last" for residential clients, the company name otherwise. */
-export function clientDisplayName(client: { id: number; firstName?: string | null; lastName?: string | null; companyName?: string | null }): string {
-  return [client.firstName, client.lastName].filter(Boolean).join(' ') || client.companyName || `client #${client.id}`;
-}
+// Kept importable from here for the services that already do; views import ./client-name.js (no I/O).
+export { clientDisplayName } from './client-name.js';
 
 /** The CRM's hard cap on GET /payments `limit` (spec §8). */
 export const MAX_PAYMENTS_PAGE = 500;

@@ -5,13 +5,13 @@
  */
 import type { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
-import type { ActivationRequest } from '../services/activation/types.js';
-import type { ReadDecision } from '../services/activation/workflow.js';
-import { activationForm, type ActivationFormValues } from '../views/activation.js';
-import type { ListenerDeps } from './deps.js';
-import { activationFieldOf, describeFailure } from './errors.js';
-import type { Origin } from './metadata.js';
-import { updateView } from './modals.js';
+import type { ActivationRequest } from '../../services/activation/types.js';
+import type { ReadDecision } from '../../services/activation/workflow.js';
+import { activationForm, type ActivationFormValues } from '../../views/activation.js';
+import type { ListenerDeps } from '../../slack/deps.js';
+import { activationFieldOf, describeFailure } from '../../slack/errors.js';
+import type { Origin } from '../../slack/metadata.js';
+import { updateView } from '../../slack/modals.js';
 
 export type ActivationGoAhead = Exclude<ReadDecision, { kind: 'refused' }>;
 

@@ -2,12 +2,12 @@
  * /activate [device] [first name] [last name]: opens the activation form at once. The trigger id lives
  * 3 seconds, so nothing touches UISP before views.open; the plan is computed when the form is submitted.
  */
-import { escapeMrkdwn } from '../slack/escape.js';
-import { originOfCommand } from '../slack/metadata.js';
-import { openAndFill } from '../slack/modals.js';
-import { activationForm, type ActivationFormValues } from '../views/activation.js';
-import { helpMessage, notice } from '../views/help.js';
-import type { SlashCommand } from './command.js';
+import { escapeMrkdwn } from '../../slack/escape.js';
+import { originOfCommand } from '../../slack/metadata.js';
+import { openAndFill } from '../../slack/modals.js';
+import { activationForm, type ActivationFormValues } from '../../views/activation.js';
+import { helpMessage, notice } from '../../views/help.js';
+import type { SlashCommand } from '../command.js';
 
 export const activateCommand: SlashCommand = {
   name: '/activate',

@@ -5,8 +5,8 @@
  * re-checks the confirmed move against what it reads.
  */
 import type { App } from '@slack/bolt';
-import { decideOrShowForm } from '../../slack/activation-plan.js';
-import { runActivation } from '../../slack/activation-run.js';
+import { decideOrShowForm } from './plan.js';
+import { runActivation } from './run.js';
 import { onceView } from '../../slack/deliveries.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { ActivationMetaSchema, decodeMetadata } from '../../slack/metadata.js';
@@ -14,7 +14,7 @@ import { updateView } from '../../slack/modals.js';
 import { activationChecking, activationConfirm, activationStarted } from '../../views/activation.js';
 import { CALLBACK } from '../../views/ids.js';
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerConfirm(app: App, deps: ListenerDeps): void {
   app.view(CALLBACK.activateConfirm, onceView(deps, async ({ ack, body, view, client }) => {
     const { origin, request, confirmedDeletes = [], confirmedMove, confirmedClientId } = decodeMetadata(ActivationMetaSchema, view.private_metadata);
     if (!request) throw new Error('activation confirmation without a request in private_metadata');
@@ -35,7 +35,7 @@ export function register(app: App, deps: ListenerDeps): void {
       return;
     }
     await updateView(client, { viewId: view.id, view: activationStarted(origin, request) }, logger);
-    await runActivation(client, deps, {
+    await runActivation(deps, {
       request,
       origin: { ...origin, userId: body.user.id },
       startedBy: body.user.id,

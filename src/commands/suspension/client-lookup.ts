@@ -5,10 +5,10 @@ import type { ListenerDeps } from '../../slack/deps.js';
 import { decodeMetadata, SuspensionMetaSchema } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
 import { readInputs } from '../../slack/state.js';
-import { buildSuspensionForm, suspensionFormValues } from '../../slack/suspension-form.js';
+import { buildSuspensionForm, suspensionFormValues } from './build-form.js';
 import { ACTION } from '../../views/ids.js';
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerClientLookup(app: App, deps: ListenerDeps): void {
   app.action<BlockAction<PlainTextInputAction>>(ACTION.suspensionClientLookup, async ({ ack, body, action, client }) => {
     await ack();
     const view = body.view;

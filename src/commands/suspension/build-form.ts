@@ -5,15 +5,15 @@
  */
 import type { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
-import { UispNotFoundError } from '../services/uisp/errors.js';
-import { suspensionForm, type SuspensionField, type SuspensionFormInput, type SuspensionFormValues } from '../views/suspension.js';
-import { BLOCK } from '../views/ids.js';
-import type { ModalView } from '../views/kit.js';
-import type { ListenerDeps } from './deps.js';
-import { describeFailure } from './errors.js';
-import type { Origin, SuspensionAction } from './metadata.js';
-import { openAndFill } from './modals.js';
-import type { InputValues } from './state.js';
+import { UispNotFoundError } from '../../services/uisp/errors.js';
+import { suspensionForm, type SuspensionField, type SuspensionFormInput, type SuspensionFormValues } from '../../views/suspension.js';
+import { BLOCK } from '../../views/ids.js';
+import type { ModalView } from '../../views/kit.js';
+import type { ListenerDeps } from '../../slack/deps.js';
+import { describeFailure } from '../../slack/errors.js';
+import type { Origin, SuspensionAction } from '../../slack/metadata.js';
+import { openAndFill } from '../../slack/modals.js';
+import type { InputValues } from '../../slack/state.js';
 
 export interface SuspensionFormRequest {
   action: SuspensionAction;

@@ -1,21 +1,21 @@
 /**
  * Submission of the record-payment form: fields are checked before the ack (errors under the field),
- * the payment is recorded after it, then shown in the modal, posted in the channel and audited.
+ * the payment is recorded after it, then shown in the modal, posted in the channel and audited (through
+ * the thread reporter).
  */
 import type { App } from '@slack/bolt';
 import { paymentAudit, paymentFailureAudit } from '../../services/audit-records.js';
 import { InputError } from '../../services/errors.js';
 import { onceView } from '../../slack/deliveries.js';
 import type { ListenerDeps } from '../../slack/deps.js';
-import { describeFailure, errorSummary } from '../../slack/errors.js';
+import { describeFailure } from '../../slack/errors.js';
 import { decodeMetadata, PaymentMetaSchema } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
-import { tellAgent } from '../../slack/notify.js';
 import { readInputs } from '../../slack/state.js';
 import { BLOCK, CALLBACK } from '../../views/ids.js';
 import { paymentForm, paymentRecordedMessage, paymentRecordedView, paymentRecording, type PaymentField } from '../../views/payments.js';
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerRecordForm(app: App, deps: ListenerDeps): void {
   app.view(CALLBACK.paymentForm, onceView(deps, async ({ ack, body, view, client }) => {
     const meta = decodeMetadata(PaymentMetaSchema, view.private_metadata);
     const origin = { ...meta.origin, userId: body.user.id };
@@ -51,13 +51,9 @@ export function register(app: App, deps: ListenerDeps): void {
     await updateView(client, { viewId: view.id, view: paymentRecordedView(recorded, origin) }, logger);
     // A repeated submission: the first one posted the message and the audit record.
     if (recorded.alreadyRecorded) return;
-    let ts: string | undefined;
-    try {
-      ts = (await client.chat.postMessage({ channel: origin.channelId, ...paymentRecordedMessage(recorded, origin.userId) })).ts;
-    } catch (error) {
-      logger.error({ err: errorSummary(error) }, 'could not post the payment message');
-      await tellAgent(client, origin, paymentRecordedMessage(recorded, origin.userId), logger);
-    }
-    await deps.audit.record({ actorId: origin.userId, ...paymentAudit(recorded), thread: ts ? { channel: origin.channelId, ts } : undefined });
+    // The message is the operation's whole thread: no replies. When Slack refuses it, the agent gets it privately.
+    const message = paymentRecordedMessage(recorded, origin.userId);
+    const report = await deps.reporter.start({ origin, parent: message, logger });
+    await report.finish({ audit: { actorId: origin.userId, ...paymentAudit(recorded) }, whenSlackRefused: () => message });
   }));
 }

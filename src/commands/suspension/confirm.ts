@@ -6,12 +6,12 @@ import { describeFailure } from '../../slack/errors.js';
 import { escapeMrkdwn } from '../../slack/escape.js';
 import { decodeMetadata, SuspensionMetaSchema } from '../../slack/metadata.js';
 import { tellAgent } from '../../slack/notify.js';
-import { loadSuspensionTarget, runSuspension } from '../../slack/suspension-run.js';
+import { loadSuspensionTarget, runSuspension } from './run.js';
 import { notice } from '../../views/help.js';
 import { CALLBACK } from '../../views/ids.js';
 import { suspensionSubmitted } from '../../views/suspension.js';
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerConfirm(app: App, deps: ListenerDeps): void {
   app.view(CALLBACK.suspensionConfirm, onceView(deps, async ({ ack, body, view, client }) => {
     const meta = decodeMetadata(SuspensionMetaSchema, view.private_metadata);
     const { action, serviceId, reasonId } = meta;
@@ -29,6 +29,6 @@ export function register(app: App, deps: ListenerDeps): void {
       await tellAgent(client, origin, notice(`:x: Could not read service #${serviceId}: ${escapeMrkdwn(failure.message)} Nothing was changed.`), logger);
       return;
     }
-    await runSuspension(client, deps, { action, origin, target });
+    await runSuspension(deps, { action, origin, target });
   }));
 }

@@ -11,13 +11,13 @@ import { describeFailure } from '../../slack/errors.js';
 import { decodeMetadata, SuspensionMetaSchema, type Origin, type SuspensionAction } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
 import { parseId, readInputs } from '../../slack/state.js';
-import { buildSuspensionForm, suspensionFormValues } from '../../slack/suspension-form.js';
-import { loadSuspensionTarget } from '../../slack/suspension-run.js';
+import { buildSuspensionForm, suspensionFormValues } from './build-form.js';
+import { loadSuspensionTarget } from './run.js';
 import { CALLBACK } from '../../views/ids.js';
 import type { ModalView } from '../../views/kit.js';
 import { suspensionChecking, suspensionConfirm, unchangedText, type SuspensionField, type SuspensionFormValues, type SuspensionTarget } from '../../views/suspension.js';
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerForm(app: App, deps: ListenerDeps): void {
   app.view(CALLBACK.suspensionForm, async ({ ack, body, view, client }) => {
     const meta = decodeMetadata(SuspensionMetaSchema, view.private_metadata);
     const { action, clientId } = meta;

@@ -6,8 +6,8 @@
  */
 import type { App } from '@slack/bolt';
 import { validateActivationRequest } from '../../services/activation/request.js';
-import { decideOrShowForm } from '../../slack/activation-plan.js';
-import { runActivation } from '../../slack/activation-run.js';
+import { decideOrShowForm } from './plan.js';
+import { runActivation } from './run.js';
 import { onceView } from '../../slack/deliveries.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { ActivationMetaSchema, decodeMetadata } from '../../slack/metadata.js';
@@ -16,7 +16,7 @@ import { readInputs } from '../../slack/state.js';
 import { activationChecking, activationConfirm, activationStarted } from '../../views/activation.js';
 import { CALLBACK } from '../../views/ids.js';
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerForm(app: App, deps: ListenerDeps): void {
   app.view(CALLBACK.activateForm, onceView(deps, async ({ ack, body, view, client }) => {
     const { origin } = decodeMetadata(ActivationMetaSchema, view.private_metadata);
     const actor = { ...origin, userId: body.user.id };
@@ -37,6 +37,6 @@ export function register(app: App, deps: ListenerDeps): void {
       return;
     }
     await updateView(client, { viewId: view.id, view: activationStarted(origin, request) }, logger);
-    await runActivation(client, deps, { request, origin: actor, startedBy: actor.userId, decided: decision });
+    await runActivation(deps, { request, origin: actor, startedBy: actor.userId, decided: decision });
   }));
 }

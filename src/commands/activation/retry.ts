@@ -4,7 +4,7 @@
  */
 import type { App, BlockButtonAction } from '@slack/bolt';
 import { errorSummary } from '../../slack/errors.js';
-import { runActivation } from '../../slack/activation-run.js';
+import { runActivation } from './run.js';
 import { onceButton } from '../../slack/deliveries.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { decodeMetadata, RetryValueSchema } from '../../slack/metadata.js';
@@ -12,7 +12,7 @@ import { mention } from '../../views/format.js';
 import { ACTION, BLOCK } from '../../views/ids.js';
 import { context, type Block } from '../../views/kit.js';
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerRetry(app: App, deps: ListenerDeps): void {
   app.action<BlockButtonAction>(ACTION.activationRetry, onceButton(deps, async ({ ack, body, action, client }) => {
     await ack();
     const { request, startedBy, confirm } = decodeMetadata(RetryValueSchema, action.value);
@@ -26,7 +26,7 @@ export function register(app: App, deps: ListenerDeps): void {
     } catch (error) {
       logger.warn({ err: errorSummary(error) }, 'could not mark the failure report as retried');
     }
-    await runActivation(client, deps, {
+    await runActivation(deps, {
       request,
       startedBy,
       ...(confirm && { confirm }),

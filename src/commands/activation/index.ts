@@ -1,0 +1,19 @@
+/**
+ * Activation in Slack: /activate opens the form; its submission plans and, when the plan deletes or moves
+ * something, asks for a confirmation; the run posts progress in a thread; Retry on a failure re-runs it.
+ */
+import type { App } from '@slack/bolt';
+import type { ListenerDeps } from '../../slack/deps.js';
+import { activateCommand } from './command.js';
+import { registerConfirm } from './confirm.js';
+import { registerForm } from './form.js';
+import { registerRetry } from './retry.js';
+
+export { activateCommand };
+
+export function register(app: App, deps: ListenerDeps): void {
+  app.command(activateCommand.name, activateCommand.listener(deps));
+  registerForm(app, deps);
+  registerConfirm(app, deps);
+  registerRetry(app, deps);
+}

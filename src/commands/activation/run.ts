@@ -1,0 +1,88 @@
+/**
+ * Runs the activation workflow and describes its event stream for the thread reporter: the parent
+ * message first, one reply per step as it happens, the parent updated to the final status, then the
+ * failure report (with Retry) or the manual CRM–NMS link reminder, and the audit entry. Slack errors
+ * never stop the workflow: the agent is told privately what was and was not changed.
+ */
+import type { ActivationConfirmation, ActivationRequest, ActivationResult, StepEvent } from '../../services/activation/types.js';
+import type { ReadDecision } from '../../services/activation/workflow.js';
+import { activationAudit } from '../../services/audit-records.js';
+import { activationFailure, activationParent, activationStep, manualLinkReminder, retryStarted } from '../../views/activation-progress.js';
+import { channelLink } from '../../views/format.js';
+import { notice } from '../../views/help.js';
+import { escapeMrkdwn } from '../../slack/escape.js';
+import type { ListenerDeps } from '../../slack/deps.js';
+import type { Origin } from '../../slack/metadata.js';
+
+export interface ActivationRun {
+  request: ActivationRequest;
+  /** Where the command ran and who is acting now. */
+  origin: Origin;
+  /** Who started the first run; the parent message names them. */
+  startedBy: string;
+  /** Set on retry: the existing parent message, whose thread the new run continues. */
+  parentTs?: string;
+  /** What the agent confirmed (services to delete, a device move off another client's site); Retry carries it on. */
+  confirm?: ActivationConfirmation;
+  /** The decision the submission has just read: the run builds on it instead of reading UISP again. */
+  decided?: ReadDecision;
+}
+
+/** Runs on the same device or client take turns inside ActivationService (its lock is on resolved ids). */
+export async function runActivation(deps: ListenerDeps, run: ActivationRun): Promise<void> {
+  const { request, origin, startedBy, confirm, decided } = run;
+  const channel = origin.channelId;
+  const logger = deps.logger.child({ flow: 'activation', device: request.device, userId: origin.userId });
+
+  // Nothing is written before the thread exists: if Slack refuses the parent, the agent is told and
+  // UISP is untouched.
+  const report = await deps.reporter.start({ origin, parent: activationParent({ request, startedBy }), parentTs: run.parentTs, logger });
+  const thread = report.thread;
+  if (!thread) {
+    await report.tellAgent(notice(`:x: I could not post in ${channelLink(channel)} (${escapeMrkdwn(report.problems.join(', '))}). Invite me to the channel (\`/invite @SubOps\`) and run /activate again. Nothing was changed.`));
+    return;
+  }
+  if (run.parentTs) report.reply(retryStarted(origin.userId));
+
+  let result: ActivationResult | undefined;
+  let manualStep: StepEvent | undefined;
+  try {
+    // Each step is queued for the thread and the workflow goes on at once: Slack is off UISP's critical path.
+    for await (const event of deps.services.activation.run(request, { ...(confirm && { confirm }), ...(decided && { decided }) })) {
+      if (event.type === 'result') result = event;
+      else if (event.status === 'manual') manualStep = event;
+      else report.reply(activationStep(event));
+    }
+  } catch (error) {
+    // The workflow promises never to throw; if it does, say so rather than end silently.
+    logger.error({ err: error }, 'the activation workflow threw');
+  }
+  const outcome: ActivationResult = result ?? {
+    type: 'result',
+    outcome: 'failed',
+    message: 'The activation stopped unexpectedly; the details are in the SubOps log.',
+    done: [],
+    notDone: ['Unknown: check UISP, then retry (a retry only does what is still missing).'],
+  };
+
+  report.update(activationParent({ request, startedBy, result: outcome }));
+  if (outcome.outcome === 'failed') report.reply(activationFailure(request, startedBy, outcome, confirm));
+  else if (manualStep || outcome.client) report.reply(manualLinkReminder(outcome));
+  // The manual CRM–NMS link is watched from here until it is made (src/commands/link-watch).
+  if (outcome.outcome !== 'failed' && outcome.site && outcome.client) {
+    deps.events?.links.watch({ siteId: outcome.site.id, siteName: outcome.site.name, clientId: outcome.client.id, thread });
+  }
+
+  await report.finish({
+    audit: { actorId: origin.userId, ...activationAudit(request, outcome) },
+    whenSlackRefused: (problems) => notice(slackRefusedLines(request, outcome, problems).join('\n')),
+  });
+}
+
+function slackRefusedLines(request: ActivationRequest, result: ActivationResult, problems: readonly string[]): string[] {
+  return [
+    `:warning: Slack did not show every step of the activation of *${escapeMrkdwn(request.device)}* (${escapeMrkdwn(problems.join(', '))}). Outcome: *${result.outcome}*. ${escapeMrkdwn(result.message)}`,
+    result.done.length ? `Done: ${escapeMrkdwn(result.done.join('; '))}` : 'Done: nothing was changed.',
+    ...(result.notDone.length ? [`Not done: ${escapeMrkdwn(result.notDone.join('; '))}`] : []),
+  ];
+}

@@ -1,0 +1,61 @@
+/**
+ * The confirmed suspend or unsuspend: a message in the channel, the services layer's decision and CRM
+ * call (it reads the service again right before writing), the outcome as a threaded reply (done,
+ * nothing to do, refused or failed), the message updated in place, and the audit record, all through
+ * the thread reporter.
+ */
+import { suspensionAudit, suspensionFailureAudit } from '../../services/audit-records.js';
+import type { SuspensionService } from '../../services/suspensions.js';
+import { InputError } from '../../services/errors.js';
+import { channelLink } from '../../views/format.js';
+import { notice } from '../../views/help.js';
+import { suspensionParent, suspensionResultReply, type SuspensionResult, type SuspensionTarget } from '../../views/suspension.js';
+import type { ListenerDeps } from '../../slack/deps.js';
+import { describeFailure } from '../../slack/errors.js';
+import { escapeMrkdwn } from '../../slack/escape.js';
+import type { Origin, SuspensionAction } from '../../slack/metadata.js';
+
+/** Reads only: the service, its client and (for suspend) the reason, or an InputError naming the field. */
+export async function loadSuspensionTarget(suspensions: SuspensionService, serviceId: number, reasonId?: number): Promise<SuspensionTarget> {
+  const service = await suspensions.getService(serviceId);
+  const [client, reasons] = await Promise.all([suspensions.getClient(service.clientId), reasonId === undefined ? undefined : suspensions.listReasons()]);
+  const reason = reasons?.find((r) => r.id === reasonId);
+  if (reasons && !reason) throw new InputError('reason', `No suspension reason #${reasonId}; pick one from the list.`);
+  return { service, client, reason };
+}
+
+export interface SuspensionRun {
+  action: SuspensionAction;
+  origin: Origin;
+  target: SuspensionTarget;
+}
+
+export async function runSuspension(deps: ListenerDeps, { action, origin, target }: SuspensionRun): Promise<void> {
+  const { services, statusLabel } = deps;
+  const logger = deps.logger.child({ flow: action, serviceId: target.service.id, userId: origin.userId });
+  const report = await deps.reporter.start({ origin, parent: suspensionParent({ action, actorId: origin.userId, target }), logger });
+  if (!report.thread) {
+    await report.tellAgent(notice(`:x: I could not post in ${channelLink(origin.channelId)} (${escapeMrkdwn(report.problems.join(', '))}). Invite me to the channel and try again. Nothing was changed.`));
+    return;
+  }
+
+  let result: SuspensionResult;
+  try {
+    const outcome = action === 'suspend' ? await services.suspensions.suspend(target.service.id, target.reason!) : await services.suspensions.unsuspend(target.service.id);
+    if (outcome.kind === 'refused' && outcome.detail) logger.warn({ refusal: outcome.reason, detail: outcome.detail }, `${action} refused`);
+    result = { ok: true, outcome };
+  } catch (error) {
+    const failure = describeFailure(error);
+    if (!failure.expected) logger.error({ err: error }, `${action} failed unexpectedly`);
+    result = { ok: false, message: failure.message, changed: failure.changed };
+  }
+
+  const reply = suspensionResultReply(action, result, statusLabel);
+  report.reply(reply);
+  report.update(suspensionParent({ action, actorId: origin.userId, target, result }));
+  const entry = result.ok
+    ? suspensionAudit(result.outcome, statusLabel)
+    : suspensionFailureAudit(action, { serviceId: target.service.id, clientId: target.client.id, ...(target.reason && { reasonId: target.reason.id }) }, result);
+  // When Slack refused part of the thread, the agent gets the result privately.
+  await report.finish({ audit: { actorId: origin.userId, ...entry }, whenSlackRefused: () => reply });
+}

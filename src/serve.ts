@@ -1,0 +1,121 @@
+/**
+ * `npm start` / `subops serve`: the bot process. Reads the configuration, checks Slack, builds the app
+ * (src/app.ts) with the event services, serves until SIGINT/SIGTERM, then drains the work in flight.
+ */
+import { createApp, EVENTS_PATH, startApp, startEventListener, type RunningApp } from './app.js';
+import * as linkWatch from './commands/link-watch/index.js';
+import { ConfigError, loadAppConfig } from './config.js';
+import { connect } from './connect.js';
+import { parseFlags } from './process/flags.js';
+import { EXIT, untilSignal, writeLine, type ProcessIo } from './process/io.js';
+import { createEventServices, type EventServices } from './services/events/index.js';
+import type { RunningListener } from './services/events/http-listener.js';
+import { WEBHOOK_PATH } from './services/events/webhook-endpoint.js';
+import { Metrics } from './services/metrics.js';
+import { errorSummary } from './slack/errors.js';
+import { createLogger } from './slack/logging.js';
+import { checkSlack, StartupError, type BotIdentity } from './slack/startup.js';
+import { WorkTracker } from './slack/work.js';
+
+const SERVE_HELP = `Usage: subops serve [--simulator]
+
+Runs the Slack app. Socket Mode when SLACK_APP_TOKEN is set; otherwise HTTP on PORT (default 3000)
+at /slack/events, verifying requests with SLACK_SIGNING_SECRET. SLACK_BOT_TOKEN is always required.
+UISP_URL is required; --simulator runs against the bundled UISP simulator and its sample data
+instead (for trials; agents' changes then go nowhere). At start it checks that Slack answers (retrying
+a few times), accepts SLACK_BOT_TOKEN and lets the bot post in AUDIT_CHANNEL_ID. In HTTP mode GET /healthz
+says whether UISP and Slack are reachable. UISP CRM webhooks are taken at POST /uisp/webhook and
+Prometheus metrics served at GET /metrics (in Socket Mode on WEBHOOK_PORT, when set). On SIGTERM it turns
+new requests away, lets running operations finish for up to SHUTDOWN_GRACE_MS (default 25000), then exits.
+See README.md for every setting.`;
+
+export interface ServeOptions {
+  /** How start-up waits between attempts to reach Slack (tests pass one that does not wait). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * `npm start` / `subops serve`. Exit codes: 2 bad configuration (every problem listed, nothing
+ * connected); 1 Slack refused, unreachable, AUDIT_CHANNEL_ID unusable, or the shutdown grace period
+ * ran out with work in flight — each one line on stderr, never a stack trace; 0 stopped cleanly.
+ */
+export async function serve(argv: string[], io: ProcessIo, options: ServeOptions = {}): Promise<number> {
+  const { values } = parseFlags(argv, { simulator: { type: 'boolean' } });
+  if (values.help) {
+    writeLine(io.stdout, SERVE_HELP);
+    return EXIT.ok;
+  }
+  let config: ReturnType<typeof loadAppConfig>;
+  try {
+    config = loadAppConfig(io.env, { simulator: values.simulator ?? false });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    writeLine(io.stderr, error.message);
+    return EXIT.usage;
+  }
+  const { slack } = config;
+  const logger = createLogger(config.core.logLevel, io.stdout);
+  // A promise nobody awaited must not take down a bot serving a whole team: log it and keep serving.
+  const onUnhandled = (reason: unknown) => logger.error({ err: errorSummary(reason) }, 'unhandled promise rejection; SubOps keeps running');
+  let events: EventServices | undefined;
+  const metrics = new Metrics(() => events?.links.pending().length ?? 0);
+  const connection = await connect(io.env, (line) => logger.warn(line), { observer: metrics.uispObserver });
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    let identity: BotIdentity;
+    try {
+      identity = await checkSlack({ slack, logger, ...(options.sleep && { sleep: options.sleep }) });
+    } catch (error) {
+      if (!(error instanceof StartupError)) throw error;
+      writeLine(io.stderr, error.message);
+      return EXIT.failed;
+    }
+    const work = new WorkTracker();
+    const statuses = config.core.activation.statuses;
+    events = createEventServices({ services: connection.services, settings: config.events, statuses, logger, metrics, work });
+    const app = createApp({ services: connection.services, slack, logger, statuses, work, identity, events });
+    let running: RunningApp;
+    let listener: RunningListener | undefined;
+    try {
+      running = await startApp(app, slack);
+    } catch (error) {
+      writeLine(io.stderr, startFailure(error));
+      return EXIT.failed;
+    }
+    try {
+      if (slack.appToken) listener = await startEventListener(events);
+    } catch (error) {
+      writeLine(io.stderr, `Could not listen on WEBHOOK_PORT ${config.events.webhookPort}: ${errorSummary(error).message}`);
+      await running.stop();
+      return EXIT.failed;
+    }
+    logger.info(
+      slack.appToken
+        ? `SubOps is connected to Slack (Socket Mode)${listener ? `; UISP webhooks at ${WEBHOOK_PATH} and metrics at /metrics on port ${listener.port}` : ''}`
+        : `SubOps is listening on port ${running.port} at ${EVENTS_PATH}, ${WEBHOOK_PATH} and /metrics`,
+    );
+    void linkWatch.resume(app.client, { events, auditChannelId: slack.auditChannelId, logger });
+    await (io.untilStopped ?? untilSignal)();
+
+    logger.info({ inFlight: work.inFlight, graceMs: slack.shutdownGraceMs }, 'stopping: new requests are turned away while the operations in flight finish');
+    events.links.stop();
+    const drained = await work.drain(slack.shutdownGraceMs);
+    if (!drained) logger.error({ inFlight: work.inFlight }, `stopped with ${work.inFlight} operation(s) still running after SHUTDOWN_GRACE_MS (${slack.shutdownGraceMs} ms); a retry converges where they stopped`);
+    await listener?.close();
+    await running.stop();
+    logger.info('SubOps stopped');
+    return drained ? EXIT.ok : EXIT.failed;
+  } finally {
+    await connection.close();
+    process.off('unhandledRejection', onUnhandled);
+  }
+}
+
+/** One line for a receiver that would not start: a port in use, or Socket Mode refused. */
+function startFailure(error: unknown): string {
+  const { slackError, message } = errorSummary(error);
+  if (slackError === 'invalid_auth' || slackError === 'not_authed' || slackError === 'token_revoked') {
+    return `Slack refused SLACK_APP_TOKEN (${slackError}); generate an app-level token with connections:write under Basic Information → App-Level Tokens.`;
+  }
+  return `Could not start the Slack app: ${slackError ?? message}`;
+}
