@@ -15,6 +15,7 @@ import * as commands from './commands/index.js';
 import * as lookups from './commands/lookups/index.js';
 import * as payments from './commands/payments/index.js';
 import * as linkWatch from './commands/link-watch/index.js';
+import * as home from './commands/home/index.js';
 import * as uispChanges from './commands/uisp-changes/index.js';
 import * as actions from './listeners/actions/index.js';
 import * as views from './listeners/views/index.js';
@@ -95,6 +96,7 @@ export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_
   payments.register(app, deps);
   uispChanges.register(app, deps);
   linkWatch.register(app, deps);
+  home.register(app, deps);
   app.error(async (error) => {
     const original = (error as { original?: unknown }).original ?? error;
     logger.error({ err: original instanceof Error ? original : errorSummary(original) }, 'unhandled error in a Slack listener');

@@ -3,7 +3,7 @@
  * app-backend/): slash command form fields and the block_actions / view_submission / view_closed
  * payloads, filled with playground values.
  */
-import { randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { isRecord, PLAYGROUND_WORKSPACE, randomBlockId, stringField } from './fake-slack-api.js';
 
 type Json = Record<string, unknown>;
@@ -94,6 +94,20 @@ export function viewSubmissionPayload(input: ViewSubmissionInput, stamps: Payloa
     trigger_id: input.triggerId ?? stamps.triggerId(),
     view: viewWithState(input.view, input.values),
     response_urls: [],
+  };
+}
+
+/** The Events API envelope around one event. */
+export function eventCallbackPayload(event: Json, stamps: PayloadStamps): Json {
+  const now = stamps.nowSeconds();
+  return {
+    token: VERIFICATION_TOKEN,
+    team_id: PLAYGROUND_WORKSPACE.teamId,
+    api_app_id: PLAYGROUND_WORKSPACE.appId,
+    event: { event_ts: `${now}.${String(randomInt(1_000_000)).padStart(6, '0')}`, ...event },
+    type: 'event_callback',
+    event_id: `Ev${randomBytes(5).toString('hex').toUpperCase()}`,
+    event_time: now,
   };
 }
 

@@ -6,6 +6,7 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import {
   blockActionPayload,
+  eventCallbackPayload,
   slashCommandFields,
   viewClosedPayload,
   viewSubmissionPayload,
@@ -78,6 +79,11 @@ export class SlackSender {
 
   async blockAction(input: BlockActionInput): Promise<SlackReply> {
     return this.sendPayload(blockActionPayload(input, this.stamps));
+  }
+
+  /** An Events API delivery (e.g. `{ type: 'app_home_opened', user, tab: 'home' }`), as Slack wraps it: JSON with a fresh event id. */
+  async event(event: Record<string, unknown> & { type: string }): Promise<SlackReply> {
+    return this.send(JSON.stringify(eventCallbackPayload(event, this.stamps)), 'application/json');
   }
 
   /**

@@ -36,3 +36,10 @@ export function expectValidMessage(message: { text: string; blocks: unknown[] })
   const ok = validateBlocks(message.blocks);
   expect(ok, problems(validateBlocks)).toBe(true);
 }
+
+const validateHome = ajv.getSchema(`${schema.$id}#/$defs/home_view`)!;
+
+export function expectValidHome(view: unknown): void {
+  const ok = validateHome(view);
+  expect(ok, problems(validateHome)).toBe(true);
+}
