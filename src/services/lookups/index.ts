@@ -14,11 +14,13 @@ import type { CrmClient } from '../uisp/crm-client.js';
 import { UispNotFoundError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import type { Client, Device, Service, Site } from '../uisp/schemas.js';
+import { TypeaheadIndex } from './typeahead.js';
 import { activationName, clientMatch, deviceKey, deviceLine, linkedBy } from './lines.js';
 import type { ActivationPrefill, CardGap, ClientCard, ClientLookup, DeviceCard, DeviceLine, DeviceLookup, MissingLink, ServiceLine, SiteOwnerLine } from './types.js';
 
 export type * from './types.js';
 export { clientMatch, deviceKey } from './lines.js';
+export type { Suggestion, Suggestions } from './typeahead.js';
 
 export interface LookupDeps {
   crm: CrmClient;
@@ -33,7 +35,12 @@ type Gaps = { part: CardGap; problem: string }[];
 const problemOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export class LookupService {
-  constructor(private readonly deps: LookupDeps) {}
+  /** The forms' device and client suggestions, from an index cached with a short TTL. */
+  readonly typeahead: TypeaheadIndex;
+
+  constructor(private readonly deps: LookupDeps) {
+    this.typeahead = new TypeaheadIndex({ crm: deps.crm, nms: deps.nms });
+  }
 
   /** A client by id (`1001`, `#1001`) or by name (active and archived clients); throws InputError on bad input. */
   async client(text: string): Promise<ClientLookup> {
