@@ -16,6 +16,7 @@ import * as lookups from './commands/lookups/index.js';
 import * as payments from './commands/payments/index.js';
 import * as linkWatch from './commands/link-watch/index.js';
 import * as home from './commands/home/index.js';
+import * as typeahead from './commands/typeahead/index.js';
 import * as uispChanges from './commands/uisp-changes/index.js';
 import * as actions from './listeners/actions/index.js';
 import * as views from './listeners/views/index.js';
@@ -97,6 +98,7 @@ export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_
   uispChanges.register(app, deps);
   linkWatch.register(app, deps);
   home.register(app, deps);
+  typeahead.register(app, deps);
   app.error(async (error) => {
     const original = (error as { original?: unknown }).original ?? error;
     logger.error({ err: original instanceof Error ? original : errorSummary(original) }, 'unhandled error in a Slack listener');
