@@ -142,6 +142,8 @@ export interface ExternalSelectOptions {
   placeholder?: string;
   hint?: string;
   optional?: boolean;
+  /** Send a block action when an option is picked (used to load a client's services). */
+  dispatchOnSelect?: boolean;
 }
 
 /**
@@ -150,14 +152,17 @@ export interface ExternalSelectOptions {
  */
 export function externalSelectInput(o: ExternalSelectOptions): types.InputBlock {
   const initial = o.initial && o.initial.length <= LIMITS.optionValue ? option(o.initial, o.initial) : undefined;
-  return inputBlock(o, {
-    type: 'external_select',
-    action_id: o.actionId,
-    // One typed character is enough: client ids and short names must be findable.
-    min_query_length: 1,
-    ...(initial && { initial_option: initial }),
-    ...(o.placeholder && { placeholder: plain(o.placeholder, LIMITS.placeholder) }),
-  });
+  return {
+    ...inputBlock(o, {
+      type: 'external_select',
+      action_id: o.actionId,
+      // One typed character is enough: client ids and short names must be findable.
+      min_query_length: 1,
+      ...(initial && { initial_option: initial }),
+      ...(o.placeholder && { placeholder: plain(o.placeholder, LIMITS.placeholder) }),
+    }),
+    ...(o.dispatchOnSelect && { dispatch_action: true }),
+  };
 }
 
 export function option(text: string, value: string): Option {

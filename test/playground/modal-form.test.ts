@@ -42,7 +42,7 @@ describe('readModal', () => {
     const form = suspendForm();
     expect(form.fields.map((f) => [f.blockId, f.kind, f.dispatchOnEnter])).toEqual([
       ['service', 'text', false],
-      ['client', 'text', true],
+      ['client', 'typeahead', true],
       ['clientService', 'select', false],
       ['reason', 'select', false],
     ]);

@@ -52,6 +52,16 @@ describe('typeahead fields', () => {
     ]);
   });
 
+  it('the suspension form offers clients; picking one lists its services', async () => {
+    h = await startHarness();
+    const { id, view } = await openForm('/suspend', '', 'suspension_form');
+    expect(typeaheadElements(view).map((e) => e.action_id)).toEqual(['suspension_client_lookup']);
+    const clients = (await typing(view, 'suspension_client_lookup', 'persaud')).body as Options;
+    const ravi = clients.options.find((o) => o.text.text === '#1005 Ravi Persaud')!;
+    await h.sender.blockAction({ userId: 'U0AGENT', actionId: 'suspension_client_lookup', view: h.fake.views.get(id)!, selectedOption: { text: { type: 'plain_text', text: ravi.text.text }, value: ravi.value } });
+    await h.viewBecomes(id, 'suspension_form', '/unsuspend 104');
+  });
+
   it('a picked client is submitted like a typed id: the payment is recorded for that client', async () => {
     h = await startHarness();
     const { id, view } = await openForm('/payments', 'add', 'payment_form');

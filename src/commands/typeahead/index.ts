@@ -8,7 +8,7 @@ import type { App } from '@slack/bolt';
 import type { Suggestions } from '../../services/lookups/index.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { errorSummary } from '../../slack/errors.js';
-import { TYPEAHEAD } from '../../views/ids.js';
+import { ACTION, TYPEAHEAD } from '../../views/ids.js';
 import { typeaheadOptions } from '../../views/typeahead.js';
 
 type OptionsArgs = { ack: (response: ReturnType<typeof typeaheadOptions>) => Promise<void>; body: { value: string; user: { id: string } } };
@@ -25,4 +25,6 @@ export function register(app: App, deps: ListenerDeps): void {
   };
   app.options(TYPEAHEAD.device, answer((query) => typeahead.device(query)));
   app.options(TYPEAHEAD.client, answer((query) => typeahead.client(query)));
+  // The suspension form's client field: picking a client also lists its services (a block action).
+  app.options(ACTION.suspensionClientLookup, answer((query) => typeahead.client(query)));
 }
