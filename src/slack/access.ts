@@ -74,7 +74,7 @@ type Body = Record<string, unknown> & {
   user_id?: string;
   user?: { id?: string };
   response_url?: string;
-  view?: { id?: string };
+  view?: { id?: string; type?: string };
   container?: { type?: string };
   event?: { type?: string; user?: string };
 };
@@ -85,6 +85,7 @@ function actingUser(body: Body): string | undefined {
   return body.user_id ?? body.user?.id;
 }
 
+const refusalHome = () => ({ type: 'home' as const, blocks: [section(ACCESS_REFUSED)] });
 const refusalModal = () => modal({ callbackId: CALLBACK.info, title: 'SubOps', close: 'Close', blocks: [section(ACCESS_REFUSED)] });
 
 /**
@@ -107,7 +108,7 @@ export function accessGuard(policy: AccessPolicy, logger: Logger): Middleware<An
       return;
     }
     if (body.type === 'event_callback') {
-      await args.client.views.publish({ user_id: userId, view: { type: 'home', blocks: [section(ACCESS_REFUSED)] } });
+      await args.client.views.publish({ user_id: userId, view: refusalHome() });
       return;
     }
     if (body.type === 'view_submission') {
@@ -116,7 +117,8 @@ export function accessGuard(policy: AccessPolicy, logger: Logger): Middleware<An
     }
     if (body.type === 'block_actions') {
       await ack?.();
-      if (body.container?.type === 'view' && body.view?.id) await args.client.views.update({ view_id: body.view.id, view: refusalModal() });
+      if (body.view?.type === 'home') await args.client.views.publish({ user_id: userId, view: refusalHome() });
+      else if (body.container?.type === 'view' && body.view?.id) await args.client.views.update({ view_id: body.view.id, view: refusalModal() });
       else if ('respond' in args) await (args.respond as (m: unknown) => Promise<unknown>)({ response_type: 'ephemeral', replace_original: false, ...notice(ACCESS_REFUSED) });
       return;
     }

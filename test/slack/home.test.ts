@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { webApi } from '@slack/bolt';
 import { slackAuditSink } from '../../src/slack/audit.js';
-import { expectValidHome } from './block-kit.js';
+import { expectValidHome, expectValidModal } from './block-kit.js';
 import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, CHANNEL, inputs, shown, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -103,6 +103,7 @@ describe('the Home tab', () => {
     const home = await openHome();
     await h.sender.blockAction({ userId: AGENT, actionId: 'home_lookup_client', view: home });
     const { id } = await h.openedView((call) => (call.args.view as { callback_id?: string }).callback_id === 'home_client_lookup');
+    expectValidModal(h.fake.callsTo('views.open').at(-1)!.args.view);
 
     const empty = await h.submit(id, inputs({ query: '' }));
     expect(empty.body).toMatchObject({ response_action: 'errors', errors: { query: expect.stringContaining('client name') } });
@@ -119,5 +120,15 @@ describe('the Home tab', () => {
     expect(h.fake.callsTo('conversations.history')).toHaveLength(0);
     expect(h.uisp.sim.requests.filter((r) => r.path === '/nms/api/v2.1/sites')).toHaveLength(0);
     expect(h.fake.messages(CHANNEL)).toHaveLength(0);
+  });
+
+  it('refuses a button pressed on a Home tab by someone no longer allowed: the tab turns into the refusal, no form opens', async () => {
+    h = await startHarness({ env: { ALLOWED_USER_IDS: AGENT } });
+    const home = await openHome();
+    await h.sender.blockAction({ userId: 'U0STRANGER', actionId: 'home_payment', view: home });
+    const refusal = await h.fake.waitFor('views.publish', (call) => call.args.user_id === 'U0STRANGER');
+    expectValidHome(refusal.args.view);
+    expect(shown(refusal.args.view as { blocks: unknown[] })).toContain('You are not allowed to run SubOps commands');
+    expect(h.fake.callsTo('views.open')).toHaveLength(0);
   });
 });
