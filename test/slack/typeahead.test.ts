@@ -5,7 +5,7 @@
  * A user who may not run SubOps gets no options and nothing is read from UISP.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { expectValidModal } from './block-kit.js';
+import { expectValidModal, expectValidOptions } from './block-kit.js';
 import { AUDIT_CHANNEL, inputs, selected, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -41,11 +41,14 @@ describe('typeahead fields', () => {
       ['Use “baptiste”', 'baptiste'],
       [expect.stringContaining('cpe-baptiste · 10.20.1.21'), '10.20.1.21'],
     ]);
+    expectValidOptions(devices);
     const discovered = (await typing(view, 'typeahead_device', '10.20.1.88')).body as Options;
+    expectValidOptions(discovered);
     // An exact match needs no echo of the typed text: the device itself is first.
     expect(discovered.options[0]).toMatchObject({ value: '10.20.1.88', description: { text: expect.stringContaining('discovered') } });
 
     const clients = (await typing(view, 'typeahead_client', 'marine')).body as Options;
+    expectValidOptions(clients);
     expect(clients.options.map((o) => [o.text.text, o.value])).toEqual([
       ['Use “marine”', 'marine'],
       ['#1006 Bartica Marine Supplies', '1006'],
