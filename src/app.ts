@@ -14,7 +14,9 @@ import * as help from './commands/help/index.js';
 import * as lookups from './commands/lookups/index.js';
 import * as payments from './commands/payments/index.js';
 import * as linkWatch from './commands/link-watch/index.js';
+import * as home from './commands/home/index.js';
 import * as suspension from './commands/suspension/index.js';
+import * as typeahead from './commands/typeahead/index.js';
 import * as uispChanges from './commands/uisp-changes/index.js';
 import { DEFAULT_SERVICE_STATUSES, statusLabel, type ServiceStatusTable } from './services/activation/service-status.js';
 import type { Services } from './services/container.js';
@@ -95,6 +97,8 @@ export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_
   help.register(app, deps);
   uispChanges.register(app, deps);
   linkWatch.register(app, deps);
+  home.register(app, deps);
+  typeahead.register(app, deps);
   app.error(async (error) => {
     const original = (error as { original?: unknown }).original ?? error;
     logger.error({ err: original instanceof Error ? original : errorSummary(original) }, 'unhandled error in a Slack listener');

@@ -35,7 +35,10 @@ export class FakeViews {
     // The fake keeps no view stack, so a pushed view is stored like an opened one.
     'views.push': (args) => this.open(args),
     'views.update': (args) => this.update(args),
+    'views.publish': (args) => this.publish(args),
   };
+  /** user id -> the Home tab last published for them. */
+  readonly homes = new Map<string, View>();
 
   constructor(private readonly identity: FakeWorkspaceIdentity) {}
 
@@ -79,6 +82,20 @@ export class FakeViews {
     if (args.hash !== undefined && args.hash !== view.hash) return apiError('hash_conflict');
     // An update replaces the whole definition; identity and entered state stay.
     Object.assign(view, renderDefinition(args.view as View));
+    return { ok: true, view: structuredClone(view) };
+  }
+
+  private publish(args: ApiArgs): ApiResult {
+    const invalid = missingArguments(args, ['user_id', 'view']);
+    if (invalid) return invalid;
+    const definition = args.view as View;
+    if (!isRecord(definition) || definition.type !== 'home') return apiError('invalid_arguments', ["[ERROR] must be 'home' [json-pointer:/view/type]"]);
+    if (!Array.isArray(definition.blocks)) return apiError('invalid_arguments', ['[ERROR] must be an array [json-pointer:/view/blocks]']);
+    if (definition.blocks.length > MAX_MODAL_BLOCKS) return apiError('invalid_arguments', [`[ERROR] no more than ${MAX_MODAL_BLOCKS} items allowed [json-pointer:/view/blocks]`]);
+    const userId = String(args.user_id);
+    const id = stringField(this.homes.get(userId) ?? {}, 'id') ?? `V${String(++this.lastViewNumber).padStart(10, '0')}`;
+    const view: View = { id, team_id: this.identity.teamId, type: 'home', blocks: withBlockIds(definition.blocks), callback_id: definition.callback_id ?? '', private_metadata: definition.private_metadata ?? '', state: { values: {} }, app_id: this.identity.appId, bot_id: this.identity.botId };
+    this.homes.set(userId, view);
     return { ok: true, view: structuredClone(view) };
   }
 

@@ -67,6 +67,8 @@ export interface FakeSlack {
   messages(channel: string): FakeMessage[];
   /** view id -> current view (after open/update/push) */
   views: Map<string, Record<string, unknown>>;
+  /** user id -> the Home tab last published for them (views.publish) */
+  homes: Map<string, Record<string, unknown>>;
   /** file id -> file uploaded with files.uploadV2 (upload URL, bytes, completion). */
   files: Map<string, FakeFile>;
   close(): Promise<void>;
@@ -100,6 +102,7 @@ class LoopbackFakeSlack implements FakeSlack {
   readonly calls: RecordedCall[] = [];
   readonly responses: RecordedResponse[] = [];
   readonly views: Map<string, Record<string, unknown>>;
+  readonly homes: Map<string, Record<string, unknown>>;
   readonly files: Map<string, FakeFile>;
 
   private origin = '';
@@ -124,6 +127,7 @@ class LoopbackFakeSlack implements FakeSlack {
     this.messageStore = new FakeMessages(identity);
     const viewStore = new FakeViews(identity);
     this.views = viewStore.views;
+    this.homes = viewStore.homes;
     const directory = new FakeDirectory(identity, {
       users: options.users ?? {},
       usergroups: options.usergroups ?? {},

@@ -11,7 +11,8 @@ import type { ViewStateValues } from './slack-payloads.js';
 
 type Json = Record<string, unknown>;
 
-export type FieldKind = 'text' | 'number' | 'select' | 'unsupported';
+/** `typeahead`: an external_select (options load); the typed text is sent as the option SubOps offers for it. */
+export type FieldKind = 'text' | 'number' | 'select' | 'typeahead' | 'unsupported';
 
 export interface FormChoice {
   text: string;
@@ -76,7 +77,15 @@ export function readModal(view: Json, names: DisplayNames): ModalForm {
 
 function readField(block: Json, element: Json, names: DisplayNames): FormField {
   const elementType = String(element.type);
-  const kind: FieldKind = TEXT_ELEMENTS.has(elementType) ? 'text' : elementType === 'number_input' ? 'number' : SELECT_ELEMENTS.has(elementType) ? 'select' : 'unsupported';
+  const kind: FieldKind = TEXT_ELEMENTS.has(elementType)
+    ? 'text'
+    : elementType === 'number_input'
+      ? 'number'
+      : SELECT_ELEMENTS.has(elementType)
+        ? 'select'
+        : elementType === 'external_select'
+          ? 'typeahead'
+          : 'unsupported';
   const choices = kind === 'select' ? readChoices(element, names) : [];
   const initialOption = isRecord(element.initial_option) ? element.initial_option : undefined;
   const initial = typeof element.initial_value === 'string' && element.initial_value !== '' ? element.initial_value : initialOption ? String(initialOption.value) : undefined;
@@ -122,6 +131,9 @@ export function parseAnswer(field: FormField, typed: string, current: string | u
   switch (field.kind) {
     case 'text':
       return field.maxLength !== undefined && typed.length > field.maxLength ? { problem: `At most ${field.maxLength} characters.` } : { value: typed };
+    case 'typeahead':
+      // Slack's option values are at most 150 characters.
+      return typed.length > 150 ? { problem: 'At most 150 characters.' } : { value: typed };
     case 'number':
       return Number.isFinite(Number(typed)) ? { value: typed } : { problem: 'Enter a number.' };
     case 'select':
@@ -151,7 +163,9 @@ export function stateValues(form: ModalForm, valueOf: (field: FormField) => stri
     const state =
       field.kind === 'select'
         ? { type: field.elementType, selected_option: field.choices.find((c) => c.value === value)?.option ?? null }
-        : { type: field.elementType, value: value ?? null };
+        : field.kind === 'typeahead'
+          ? { type: field.elementType, selected_option: value === undefined ? null : { text: { type: 'plain_text', text: value, emoji: true }, value } }
+          : { type: field.elementType, value: value ?? null };
     values[field.blockId] = { [field.actionId]: state };
   }
   return values;

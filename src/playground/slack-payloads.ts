@@ -3,7 +3,7 @@
  * app-backend/): slash command form fields and the block_actions / view_submission / view_closed
  * payloads, filled with playground values.
  */
-import { randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { isRecord, PLAYGROUND_WORKSPACE, randomBlockId, stringField } from './fake-slack-api.js';
 
 type Json = Record<string, unknown>;
@@ -61,6 +61,16 @@ export interface BlockActionInput extends SlackUserRef {
 }
 
 /** What only the sender knows: fresh trigger ids, response urls and the clock. */
+/** Typing in an external_select of a modal: Slack asks the app for options (block_suggestion). */
+export interface BlockSuggestionInput extends SlackUserRef {
+  /** The modal as the fake Slack holds it; the field is found in its blocks by action_id. */
+  view: Json;
+  actionId: string;
+  /** What the agent typed so far. */
+  value: string;
+  values?: ViewStateValues;
+}
+
 export interface PayloadStamps {
   triggerId(): string;
   responseUrl(): string;
@@ -94,6 +104,33 @@ export function viewSubmissionPayload(input: ViewSubmissionInput, stamps: Payloa
     trigger_id: input.triggerId ?? stamps.triggerId(),
     view: viewWithState(input.view, input.values),
     response_urls: [],
+  };
+}
+
+export function blockSuggestionPayload(input: BlockSuggestionInput): Json {
+  const found = findActionElement(input.view.blocks, input.actionId);
+  return {
+    type: 'block_suggestion',
+    ...envelope(input),
+    container: { type: 'view', view_id: stringField(input.view, 'id') ?? 'V0000000000' },
+    action_id: input.actionId,
+    block_id: found?.blockId ?? randomBlockId(),
+    value: input.value,
+    view: viewWithState(input.view, input.values ?? {}),
+  };
+}
+
+/** The Events API envelope around one event. */
+export function eventCallbackPayload(event: Json, stamps: PayloadStamps): Json {
+  const now = stamps.nowSeconds();
+  return {
+    token: VERIFICATION_TOKEN,
+    team_id: PLAYGROUND_WORKSPACE.teamId,
+    api_app_id: PLAYGROUND_WORKSPACE.appId,
+    event: { event_ts: `${now}.${String(randomInt(1_000_000)).padStart(6, '0')}`, ...event },
+    type: 'event_callback',
+    event_id: `Ev${randomBytes(5).toString('hex').toUpperCase()}`,
+    event_time: now,
   };
 }
 

@@ -6,17 +6,20 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import {
   blockActionPayload,
+  blockSuggestionPayload,
+  eventCallbackPayload,
   slashCommandFields,
   viewClosedPayload,
   viewSubmissionPayload,
   type BlockActionInput,
+  type BlockSuggestionInput,
   type PayloadStamps,
   type SlashCommandInput,
   type ViewClosedInput,
   type ViewSubmissionInput,
 } from './slack-payloads.js';
 
-export type { BlockActionInput, SlashCommandInput, ViewClosedInput, ViewStateValues, ViewSubmissionInput } from './slack-payloads.js';
+export type { BlockActionInput, BlockSuggestionInput, SlashCommandInput, ViewClosedInput, ViewStateValues, ViewSubmissionInput } from './slack-payloads.js';
 
 export interface SenderOptions {
   /** e.g. http://127.0.0.1:3000/slack/events */
@@ -78,6 +81,16 @@ export class SlackSender {
 
   async blockAction(input: BlockActionInput): Promise<SlackReply> {
     return this.sendPayload(blockActionPayload(input, this.stamps));
+  }
+
+  /** Typing in a typeahead field: the options request Slack sends to the options load URL. */
+  async blockSuggestion(input: BlockSuggestionInput): Promise<SlackReply> {
+    return this.sendPayload(blockSuggestionPayload(input));
+  }
+
+  /** An Events API delivery (e.g. `{ type: 'app_home_opened', user, tab: 'home' }`), as Slack wraps it: JSON with a fresh event id. */
+  async event(event: Record<string, unknown> & { type: string }): Promise<SlackReply> {
+    return this.send(JSON.stringify(eventCallbackPayload(event, this.stamps)), 'application/json');
   }
 
   /**

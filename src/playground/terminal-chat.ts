@@ -234,7 +234,8 @@ export class TerminalChat {
         userName: this.options.user.name,
         actionId: field.actionId,
         blockId: field.blockId,
-        ...(value !== undefined && { value }),
+        // A typeahead field sends the option SubOps offers for the typed text; a text field its value.
+        ...(value !== undefined && (field.kind === 'typeahead' ? { selectedOption: { text: { type: 'plain_text' as const, text: value }, value } } : { value })),
         view: modal.view,
         values: stateValues(form, valueOf),
       }),

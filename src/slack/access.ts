@@ -69,28 +69,56 @@ export function createAccessPolicy(options: AccessOptions): AccessPolicy {
   };
 }
 
-type Body = Record<string, unknown> & { type?: string; user_id?: string; user?: { id?: string }; response_url?: string; view?: { id?: string }; container?: { type?: string } };
+type Body = Record<string, unknown> & {
+  type?: string;
+  user_id?: string;
+  user?: { id?: string };
+  response_url?: string;
+  view?: { id?: string; type?: string };
+  container?: { type?: string };
+  event?: { type?: string; user?: string };
+};
 
+/** The user a request acts for: a command's or an interaction's, or whoever opened the Home tab. */
+function actingUser(body: Body): string | undefined {
+  if (body.type === 'event_callback') return body.event?.type === 'app_home_opened' ? body.event.user : undefined;
+  return body.user_id ?? body.user?.id;
+}
+
+const refusalHome = () => ({ type: 'home' as const, blocks: [section(ACCESS_REFUSED)] });
 const refusalModal = () => modal({ callbackId: CALLBACK.info, title: 'SubOps', close: 'Close', blocks: [section(ACCESS_REFUSED)] });
 
-/** Global middleware: every command, block action and view submission passes the policy or is refused. */
+/**
+ * Global middleware: every command, block action, view submission, options request and Home tab
+ * opening passes the policy or is refused: a refusal modal or message, no options, a refusal Home tab.
+ */
 export function accessGuard(policy: AccessPolicy, logger: Logger): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
     const body = args.body as Body;
-    const userId = body.user_id ?? body.user?.id;
+    const userId = actingUser(body);
     if (policy.open || !userId || (await policy.isAllowed(userId))) {
       await args.next();
       return;
     }
-    logger.warn({ userId, kind: body.type ?? 'slash_command', command: body.command }, 'refused a user who is not allowed to run SubOps');
+    logger.warn({ userId, kind: body.event?.type ?? body.type ?? 'slash_command', command: body.command }, 'refused a user who is not allowed to run SubOps');
     const ack = 'ack' in args ? (args.ack as (response?: unknown) => Promise<void>) : undefined;
+    if (body.type === 'block_suggestion') {
+      // An options request is answered with options only: a refused user is offered none.
+      await ack?.({ options: [] });
+      return;
+    }
+    if (body.type === 'event_callback') {
+      await args.client.views.publish({ user_id: userId, view: refusalHome() });
+      return;
+    }
     if (body.type === 'view_submission') {
       await ack?.({ response_action: 'update', view: refusalModal() });
       return;
     }
     if (body.type === 'block_actions') {
       await ack?.();
-      if (body.container?.type === 'view' && body.view?.id) await args.client.views.update({ view_id: body.view.id, view: refusalModal() });
+      if (body.view?.type === 'home') await args.client.views.publish({ user_id: userId, view: refusalHome() });
+      else if (body.container?.type === 'view' && body.view?.id) await args.client.views.update({ view_id: body.view.id, view: refusalModal() });
       else if ('respond' in args) await (args.respond as (m: unknown) => Promise<unknown>)({ response_type: 'ephemeral', replace_original: false, ...notice(ACCESS_REFUSED) });
       return;
     }

@@ -7,9 +7,9 @@ import type { ActivationField } from '../services/activation/request.js';
 import type { ActivationPlan, ActivationRequest } from '../services/activation/types.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { ActivationMetaSchema, encodeMetadata, type Origin } from '../slack/metadata.js';
-import { ACTION, CALLBACK } from './ids.js';
+import { ACTION, CALLBACK, TYPEAHEAD } from './ids.js';
 import { channelLink, formatMoney } from './format.js';
-import { context, divider, modal, problem, section, sections, textInput, withProblem, type Block, type ModalView } from './kit.js';
+import { context, divider, externalSelectInput, modal, problem, section, sections, textInput, withProblem, type Block, type ModalView } from './kit.js';
 import { titleCase } from '../services/activation/names.js';
 import { describeOwner } from '../services/activation/planner.js';
 
@@ -35,20 +35,16 @@ const FIELDS: { field: ActivationField; label: string; placeholder?: string; hin
   { field: 'clientId', label: 'Existing CRM client id', optional: true, hint: 'Leave empty to find the client by name, or create one.', maxLength: 12 },
 ];
 
+/** The fields answered by typeahead (the NMS devices, the CRM clients); typed text still works as before. */
+const TYPEAHEAD_FIELDS: Partial<Record<ActivationField, string>> = { device: TYPEAHEAD.device, clientId: TYPEAHEAD.client };
+
 export function activationForm({ origin, values = {}, problems = {}, notice }: ActivationFormInput): ModalView {
   const blocks: Block[] = [];
   if (notice) blocks.push(problem(escapeMrkdwn(notice)));
   for (const f of FIELDS) {
-    const input = textInput({
-      blockId: f.field,
-      actionId: ACTION.value,
-      label: f.label,
-      initial: values[f.field],
-      optional: f.optional ?? false,
-      maxLength: f.maxLength,
-      ...(f.placeholder && { placeholder: f.placeholder }),
-      ...(f.hint && { hint: f.hint }),
-    });
+    const common = { blockId: f.field, label: f.label, initial: values[f.field], optional: f.optional ?? false, ...(f.placeholder && { placeholder: f.placeholder }), ...(f.hint && { hint: f.hint }) };
+    const typeahead = TYPEAHEAD_FIELDS[f.field];
+    const input = typeahead ? externalSelectInput({ ...common, actionId: typeahead }) : textInput({ ...common, actionId: ACTION.value, maxLength: f.maxLength });
     blocks.push(...withProblem(input, problems[f.field]));
   }
   blocks.push(context('Nothing is written until you submit; a plan that deletes a service asks for confirmation first.'));

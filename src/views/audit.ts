@@ -23,14 +23,26 @@ export function auditMessage(record: AuditRecord): SlackMessage {
 /** Slack message metadata of an audit message: the record's facts, flat, and the operation's thread. */
 export const AUDIT_EVENT_TYPE = 'subops_audit';
 
+/** How much of the summary the metadata keeps: enough for a line on the Home tab. */
+const METADATA_SUMMARY_CHARS = 300;
+
+/**
+ * Every audit message carries it, so the bot reads its own trail back without a database: the pending
+ * CRM–NMS links after a restart (activations) and the Home tab's recent operations (all records).
+ * `actor` is the Slack user id, or the CLI user's login with `actor_via: 'cli'`.
+ */
 export function auditMetadata(record: AuditRecord): { event_type: string; event_payload: Record<string, string | number | boolean> } {
   return {
     event_type: AUDIT_EVENT_TYPE,
     event_payload: {
+      ...record.targets,
       action: record.action,
       result: record.result,
       ok: record.ok,
-      ...record.targets,
+      actor_via: record.actor.via,
+      actor: record.actor.via === 'slack' ? record.actor.userId : record.actor.username,
+      summary: record.summary.slice(0, METADATA_SUMMARY_CHARS),
+      ...(record.permalink && { permalink: record.permalink }),
       ...(record.thread && { thread_channel: record.thread.channel, thread_ts: record.thread.ts }),
     },
   };

@@ -23,6 +23,12 @@ export const ACTION = {
   uispUnsuspend: 'uisp_unsuspend',
 } as const;
 
+/** The action_id of each typeahead field (external_select); the options request names it. */
+export const TYPEAHEAD = {
+  device: 'typeahead_device',
+  client: 'typeahead_client',
+} as const;
+
 export const BLOCK = {
   activationRetry: 'activation_retry',
   uispUnsuspend: 'uisp_unsuspend',

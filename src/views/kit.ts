@@ -133,6 +133,38 @@ export function textInput(o: TextInputOptions): types.InputBlock {
   };
 }
 
+export interface ExternalSelectOptions {
+  blockId: string;
+  actionId: string;
+  label: string;
+  /** What the field starts with: shown and sent as an option whose text is the value itself. */
+  initial?: string | undefined;
+  placeholder?: string;
+  hint?: string;
+  optional?: boolean;
+  /** Send a block action when an option is picked (used to load a client's services). */
+  dispatchOnSelect?: boolean;
+}
+
+/**
+ * A typeahead field (options load): Slack asks the app for options as the agent types (block_suggestion)
+ * and submits the picked option's value, which form readers take like a typed value.
+ */
+export function externalSelectInput(o: ExternalSelectOptions): types.InputBlock {
+  const initial = o.initial && o.initial.length <= LIMITS.optionValue ? option(o.initial, o.initial) : undefined;
+  return {
+    ...inputBlock(o, {
+      type: 'external_select',
+      action_id: o.actionId,
+      // One typed character is enough: client ids and short names must be findable.
+      min_query_length: 1,
+      ...(initial && { initial_option: initial }),
+      ...(o.placeholder && { placeholder: plain(o.placeholder, LIMITS.placeholder) }),
+    }),
+    ...(o.dispatchOnSelect && { dispatch_action: true }),
+  };
+}
+
 export function option(text: string, value: string): Option {
   if (value.length > LIMITS.optionValue) throw new RangeError(`Option value is ${value.length} characters; Slack allows ${LIMITS.optionValue}`);
   return { text: plain(text, LIMITS.optionText), value };

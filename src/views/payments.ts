@@ -5,9 +5,9 @@ import type { Client, Payment, PaymentMethod } from '../services/uisp/schemas.js
 import { escapeMrkdwn } from '../slack/escape.js';
 import { encodeMetadata, PaymentMetaSchema, PaymentRangeSchema, type Origin, type PaymentRange } from '../slack/metadata.js';
 import { channelLink, formatMoney, isoDate, mention } from './format.js';
-import { ACTION, BLOCK, CALLBACK } from './ids.js';
+import { ACTION, BLOCK, CALLBACK, TYPEAHEAD } from './ids.js';
 import { clip, LIMITS } from './limits.js';
-import { actions, button, capBlocks, context, divider, header, message, modal, option, problem, section, sections, selectInput, textInput, withProblem, type Block, type ModalView, type SlackMessage } from './kit.js';
+import { actions, button, capBlocks, context, divider, externalSelectInput, header, message, modal, option, problem, section, sections, selectInput, textInput, withProblem, type Block, type ModalView, type SlackMessage } from './kit.js';
 import { clientDisplayName } from '../services/uisp/client-name.js';
 
 export interface PaymentsListInput {
@@ -124,7 +124,7 @@ export function paymentForm({ origin, methods, values = {}, problems = {}, notic
   const ids = BLOCK.payment;
   const blocks: Block[] = [];
   if (notice) blocks.push(problem(escapeMrkdwn(notice)));
-  blocks.push(...withProblem(textInput({ blockId: ids.clientId, actionId: ACTION.value, label: 'Client id', initial: values.client, maxLength: 12 }), problems.client));
+  blocks.push(...withProblem(externalSelectInput({ blockId: ids.clientId, actionId: TYPEAHEAD.client, label: 'Client id', initial: values.client, placeholder: 'Type a name or id' }), problems.client));
   blocks.push(...withProblem(textInput({ blockId: ids.amount, actionId: ACTION.value, label: 'Amount', initial: values.amount, maxLength: 15, placeholder: '10000.00', hint: 'In the client’s currency; greater than 0, at most two decimals.' }), problems.amount));
   const visible = methods?.filter((m) => m.visible !== false);
   if (visible === undefined) blocks.push(context(':hourglass_flowing_sand: Loading the CRM’s payment methods…'));

@@ -8,7 +8,7 @@ import { escapeMrkdwn } from '../slack/escape.js';
 import { encodeMetadata, SuspensionMetaSchema, type Origin, type SuspensionAction } from '../slack/metadata.js';
 import { channelLink, mention } from './format.js';
 import { ACTION, BLOCK, CALLBACK } from './ids.js';
-import { context, fields, message, modal, option, problem, section, selectInput, textInput, withProblem, type Block, type ModalView, type SlackMessage } from './kit.js';
+import { context, externalSelectInput, fields, message, modal, option, problem, section, selectInput, textInput, withProblem, type Block, type ModalView, type SlackMessage } from './kit.js';
 import { clientDisplayName } from '../services/uisp/client-name.js';
 import { clip } from './limits.js';
 
@@ -69,15 +69,15 @@ export function suspensionForm(input: SuspensionFormInput): ModalView {
   );
   blocks.push(
     ...withProblem(
-      textInput({
+      externalSelectInput({
         blockId: ids.clientId,
         actionId: ACTION.suspensionClientLookup,
         label: 'Client id',
         initial: values.clientId,
         optional: true,
-        maxLength: 12,
-        dispatchOnEnter: true,
-        hint: 'Press Enter to list the client’s services.',
+        placeholder: 'Type a name or id',
+        dispatchOnSelect: true,
+        hint: 'Pick the client to list its services.',
       }),
       problems.client,
     ),

@@ -27,14 +27,14 @@ describe('readModal', () => {
     const form = read(activationForm({ origin, values: { device: '10.20.1.88', firstName: 'ada' } }));
     expect(form).toMatchObject({ title: 'Activate subscriber', submit: 'Activate', close: 'Cancel' });
     expect(form.fields.map((f) => [f.blockId, f.label, f.kind, f.optional, f.initial])).toEqual([
-      ['device', 'Device', 'text', false, '10.20.1.88'],
+      ['device', 'Device', 'typeahead', false, '10.20.1.88'],
       ['firstName', 'First name', 'text', false, 'ada'],
       ['lastName', 'Last name', 'text', false, undefined],
       ['email', 'Email', 'text', true, undefined],
       ['phone', 'Phone', 'text', true, undefined],
-      ['clientId', 'Existing CRM client id', 'text', true, undefined],
+      ['clientId', 'Existing CRM client id', 'typeahead', true, undefined],
     ]);
-    expect(form.fields[0]).toMatchObject({ actionId: 'value', hint: expect.stringContaining('IP, MAC address or NMS name'), placeholder: expect.stringContaining('10.0.0.5'), maxLength: 100 });
+    expect(form.fields[0]).toMatchObject({ actionId: 'typeahead_device', hint: expect.stringContaining('IP, MAC address or NMS name'), placeholder: expect.stringContaining('10.0.0.5') });
     expect(form.items.at(-1)).toEqual({ type: 'note', lines: ['Nothing is written until you submit; a plan that deletes a service asks for confirmation first.'] });
   });
 
@@ -42,7 +42,7 @@ describe('readModal', () => {
     const form = suspendForm();
     expect(form.fields.map((f) => [f.blockId, f.kind, f.dispatchOnEnter])).toEqual([
       ['service', 'text', false],
-      ['client', 'text', true],
+      ['client', 'typeahead', true],
       ['clientService', 'select', false],
       ['reason', 'select', false],
     ]);

@@ -1,6 +1,6 @@
 /** /activate end to end: slash command → modal → plan → threaded progress → reminder → audit. */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AGENT, AUDIT_CHANNEL, CHANNEL, inputs, shown, startHarness, type Harness } from './harness.js';
+import { AGENT, AUDIT_CHANNEL, CHANNEL, inputs, preselected, shown, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -23,7 +23,7 @@ describe('/activate', () => {
     expect(h.uisp.sim.requests).toEqual([]);
     expect(view.callback_id).toBe('activate_form');
     const form = JSON.stringify(view);
-    expect(form).toContain('"initial_value":"10.20.1.88"');
+    expect(form).toContain(preselected('10.20.1.88'));
     expect(form).toContain('"initial_value":"jane"');
     expect(form).toContain('"initial_value":"doe"');
 
@@ -146,7 +146,7 @@ describe('/activate', () => {
     const { id } = await h.openedView();
     await h.submit(id, inputs({ device: 'no-such-cpe', firstName: 'Jane', lastName: 'Doe' }));
     const form = await h.viewBecomes(id, 'activate_form', 'Device not found');
-    expect(JSON.stringify(form)).toContain('"initial_value":"no-such-cpe"');
+    expect(JSON.stringify(form)).toContain(preselected('no-such-cpe'));
     expect(h.uisp.writes()).toEqual([]);
     expect(h.fake.callsTo('chat.postMessage')).toEqual([]);
   });
@@ -245,7 +245,7 @@ describe('/activate: devices in use and client identity', () => {
     const id = await submitForm({ device: '10.20.1.2', firstName: 'Jane', lastName: 'Doe' });
     const form = await h.viewBecomes(id, 'activate_form', 'network infrastructure');
     expect(problemUnder(form, 'device')).toContain('diamond-ap1 is network infrastructure (role ap) on site \\"Diamond Tower\\", not a subscriber station');
-    expect(JSON.stringify(form)).toContain('"initial_value":"10.20.1.2"');
+    expect(JSON.stringify(form)).toContain(preselected('10.20.1.2'));
     expect(h.uisp.writes()).toEqual([]);
     expect(h.fake.callsTo('chat.postMessage')).toEqual([]);
   });

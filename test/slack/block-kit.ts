@@ -36,3 +36,18 @@ export function expectValidMessage(message: { text: string; blocks: unknown[] })
   const ok = validateBlocks(message.blocks);
   expect(ok, problems(validateBlocks)).toBe(true);
 }
+
+const validateHome = ajv.getSchema(`${schema.$id}#/$defs/home_view`)!;
+
+export function expectValidHome(view: unknown): void {
+  const ok = validateHome(view);
+  expect(ok, problems(validateHome)).toBe(true);
+}
+
+const validateOption = ajv.getSchema(`${schema.$id}#/$defs/option_object_plain_text`)!;
+
+/** The options of a block_suggestion answer (at most 100, each a valid plain_text option). */
+export function expectValidOptions(answer: { options: unknown[] }): void {
+  expect(answer.options.length).toBeLessThanOrEqual(LIMITS.selectOptions);
+  for (const option of answer.options) expect(validateOption(option), problems(validateOption)).toBe(true);
+}

@@ -179,6 +179,11 @@ export function selected(actionId: string, value: string): Record<string, unknow
   return { [actionId]: { type: 'static_select', selected_option: { text: { type: 'plain_text', text: value }, value } } };
 }
 
+/** A typeahead field (external_select) pre-filled with this value, as JSON.stringify shows it in a view. */
+export function preselected(value: string): string {
+  return `"initial_option":{"text":{"type":"plain_text","text":"${value}","emoji":true},"value":"${value}"}`;
+}
+
 /** Every mrkdwn text of a message, joined: what a person reads. */
 export function shown(message: { text?: string; blocks?: unknown[] }): string {
   return JSON.stringify(message.blocks ?? []) + (message.text ?? '');

@@ -17,9 +17,9 @@ const schemas = '../fixtures/slack/manifest-schema/';
 const VERSIONED_URL = 'https://raw.githubusercontent.com/slackapi/manifest-schema/v0.5.0/schemas/';
 
 const manifest = parse(read('../../manifest.yml')) as {
-  features: { slash_commands: { command: string; description: string; usage_hint?: string; url?: string }[] };
+  features: { slash_commands: { command: string; description: string; usage_hint?: string; url?: string }[]; app_home?: { home_tab_enabled?: boolean } };
   oauth_config: { scopes: { bot: string[] } };
-  settings: { socket_mode_enabled: boolean; interactivity: { is_enabled: boolean } };
+  settings: { socket_mode_enabled: boolean; interactivity: { is_enabled: boolean }; event_subscriptions?: { bot_events?: string[] } };
 };
 
 function manifestAjv(): Ajv {
@@ -54,5 +54,10 @@ describe('manifest.yml', () => {
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     expect(manifest.oauth_config.scopes.bot.sort()).toEqual(['channels:history', 'channels:read', 'chat:write', 'commands', 'files:write', 'groups:history', 'groups:read', 'im:write', 'usergroups:read']);
     for (const command of manifest.features.slash_commands) expect(command.url).toBeUndefined();
+  });
+
+  it('has the Home tab on and subscribes to app_home_opened, the one event the app listens to', () => {
+    expect(manifest.features.app_home?.home_tab_enabled).toBe(true);
+    expect(manifest.settings.event_subscriptions?.bot_events).toEqual(['app_home_opened']);
   });
 });

@@ -1,6 +1,6 @@
 /** /payments listings (ephemeral, with totals per currency) and /payments add end to end. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AGENT, AUDIT_CHANNEL, CHANNEL, inputs, selected, shown, startHarness, type Harness } from './harness.js';
+import { AGENT, AUDIT_CHANNEL, CHANNEL, inputs, preselected, selected, shown, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -100,7 +100,7 @@ describe('/payments add', () => {
 
   it('records a payment with the CRM’s method, shows it in the modal and the channel, and audits it', async () => {
     const { id, cashId } = await openForm('add 1001');
-    expect(JSON.stringify(h.fake.views.get(id))).toContain('"initial_value":"1001"');
+    expect(JSON.stringify(h.fake.views.get(id))).toContain(preselected('1001'));
     const reply = await h.submit(id, { ...inputs({ client: '1001', amount: '2,500.00', note: 'Paid at the <!channel> office' }), method: selected('value', cashId) });
     expect(reply.body.response_action).toBe('update');
 

@@ -53,7 +53,7 @@ describe('/suspend', () => {
     await h.command('/suspend');
     const { id } = await h.openedView();
     await h.fake.waitFor('views.update', hasBlock('reason'));
-    const lookup = await h.sender.blockAction({ userId: AGENT, actionId: 'suspension_client_lookup', view: h.fake.views.get(id)!, value: '1006', values: inputs({ client: '1006' }) });
+    const lookup = await h.sender.blockAction({ userId: AGENT, actionId: 'suspension_client_lookup', view: h.fake.views.get(id)!, selectedOption: { text: { type: 'plain_text', text: '#1006 Bartica Marine Supplies' }, value: '1006' }, values: inputs({ client: '1006' }) });
     expect(lookup.status).toBe(200);
     await h.fake.waitFor('views.update', hasBlock('clientService'));
     const form = JSON.stringify(h.fake.views.get(id));
@@ -171,7 +171,7 @@ describe('suspensions follow the service’s state', () => {
     await h.command('/suspend');
     const { id } = await h.openedView();
     await h.fake.waitFor('views.update', hasBlock('reason'));
-    await h.sender.blockAction({ userId: AGENT, actionId: 'suspension_client_lookup', view: h.fake.views.get(id)!, value: '1005', values: inputs({ client: '1005' }) });
+    await h.sender.blockAction({ userId: AGENT, actionId: 'suspension_client_lookup', view: h.fake.views.get(id)!, selectedOption: { text: { type: 'plain_text', text: '#1005 Ravi Persaud' }, value: '1005' }, values: inputs({ client: '1005' }) });
     await h.fake.waitFor('views.update', (call) => JSON.stringify(call.args.view).includes('/unsuspend 104'));
     const suspendForm = JSON.stringify(h.fake.views.get(id));
     expect(suspendForm).not.toContain('"block_id":"clientService"');
@@ -180,7 +180,7 @@ describe('suspensions follow the service’s state', () => {
 
     await h.command('/unsuspend');
     const unsuspend = await h.openedView((call) => JSON.stringify(call.args.view).includes('Lift suspension'));
-    await h.sender.blockAction({ userId: AGENT, actionId: 'suspension_client_lookup', view: h.fake.views.get(unsuspend.id)!, value: '1005', values: inputs({ client: '1005' }) });
+    await h.sender.blockAction({ userId: AGENT, actionId: 'suspension_client_lookup', view: h.fake.views.get(unsuspend.id)!, selectedOption: { text: { type: 'plain_text', text: '#1005 Ravi Persaud' }, value: '1005' }, values: inputs({ client: '1005' }) });
     await h.fake.waitFor('views.update', (call) => call.args.view_id === unsuspend.id && hasBlock('clientService')(call));
     const select = JSON.stringify(h.fake.views.get(unsuspend.id));
     expect(select).toContain('#104 Standard Monthly (Suspended)');

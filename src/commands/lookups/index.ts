@@ -53,7 +53,7 @@ export const deviceCommand: SlashCommand = {
 export const LOOKUP_COMMANDS: readonly SlashCommand[] = [clientCommand, deviceCommand];
 
 /** The lookup as a message; bad input and UISP failures as a one-line notice (nothing was changed: lookups only read). */
-async function answer(deps: ListenerDeps, command: string, userId: string, lookup: () => Promise<SlackMessage>): Promise<SlackMessage> {
+export async function answer(deps: ListenerDeps, command: string, userId: string, lookup: () => Promise<SlackMessage>): Promise<SlackMessage> {
   try {
     return await lookup();
   } catch (error) {
@@ -63,7 +63,7 @@ async function answer(deps: ListenerDeps, command: string, userId: string, looku
   }
 }
 
-async function clientAnswer(deps: ListenerDeps, found: ClientLookup): Promise<SlackMessage> {
+export async function clientAnswer(deps: ListenerDeps, found: ClientLookup): Promise<SlackMessage> {
   if (found.kind === 'matches') return clientMatchesMessage(found.query, found.matches);
   if (found.kind === 'none') return noClientMessage(found.query, found.activate);
   const methodId = found.card.lastPayment?.methodId;

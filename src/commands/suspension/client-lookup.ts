@@ -1,5 +1,5 @@
 /** Enter in the suspension form's client-id box: re-render the form with that client's services to pick from. */
-import type { App, BlockAction, PlainTextInputAction } from '@slack/bolt';
+import type { App, BlockAction, ExternalSelectAction, PlainTextInputAction } from '@slack/bolt';
 import { readId } from '../../services/input/grammar.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { decodeMetadata, SuspensionMetaSchema } from '../../slack/metadata.js';
@@ -9,12 +9,12 @@ import { buildSuspensionForm, suspensionFormValues } from './build-form.js';
 import { ACTION } from '../../views/ids.js';
 
 export function registerClientLookup(app: App, deps: ListenerDeps): void {
-  app.action<BlockAction<PlainTextInputAction>>(ACTION.suspensionClientLookup, async ({ ack, body, action, client }) => {
+  app.action<BlockAction<PlainTextInputAction | ExternalSelectAction>>(ACTION.suspensionClientLookup, async ({ ack, body, action, client }) => {
     await ack();
     const view = body.view;
     if (!view) return;
     const meta = decodeMetadata(SuspensionMetaSchema, view.private_metadata);
-    const values = { ...suspensionFormValues(readInputs(view.state.values)), clientId: action.value?.trim() };
+    const values = { ...suspensionFormValues(readInputs(view.state.values)), clientId: (action.type === 'external_select' ? action.selected_option?.value : action.value)?.trim() };
     const read = readId(values.clientId, 'Client id');
     const clientId = read.ok ? read.value : undefined;
     const logger = deps.logger.child({ flow: meta.action, userId: body.user.id });

@@ -61,6 +61,11 @@ export function boundClientId(site: Site): number | null {
   return bound != null && /^\d+$/.test(bound) ? Number(bound) : null;
 }
 
+/** A site SubOps activated (it carries the marker) that nobody has linked to its CRM client yet. */
+export function awaitsLink(site: Site): boolean {
+  return markedClientId(site) !== null && boundClientId(site) === null;
+}
+
 export class LinkWatcher {
   private readonly links = new Map<string, PendingLink>();
   private readonly listeners: LinkListener[] = [];
@@ -91,7 +96,7 @@ export class LinkWatcher {
    * thread, start and reminder as the front end recorded them (else: no thread, from now, not reminded).
    */
   async rebuild(lookup?: ActivationLookup): Promise<number> {
-    const unlinked = (await this.options.nms.listSitesWithCrmDetails()).filter((site) => markedClientId(site) !== null && boundClientId(site) === null);
+    const unlinked = (await this.options.nms.listSitesWithCrmDetails()).filter(awaitsLink);
     let records = new Map<string, ActivationRecord>();
     try {
       if (lookup && unlinked.length) records = await lookup(unlinked.map((site) => site.id));

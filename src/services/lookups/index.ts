@@ -4,7 +4,8 @@
  * a part that cannot be read is reported as a gap instead of failing the whole card.
  */
 import { findDevices, parseDeviceQuery } from '../activation/device-match.js';
-import { ownSites, siteClientId } from '../activation/planner.js';
+import { markedClientId, ownSites, siteClientId } from '../activation/planner.js';
+import { awaitsLink } from '../events/link-watch.js';
 import { statusLabel, type ServiceStatusTable } from '../activation/service-status.js';
 import { readClientKey, readLine, readPersonName, type ClientKey } from '../input/grammar.js';
 import { InputError } from '../errors.js';
@@ -13,11 +14,13 @@ import type { CrmClient } from '../uisp/crm-client.js';
 import { UispNotFoundError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import type { Client, Device, Service, Site } from '../uisp/schemas.js';
+import { TypeaheadIndex } from './typeahead.js';
 import { activationName, clientMatch, deviceKey, deviceLine, linkedBy } from './lines.js';
-import type { ActivationPrefill, CardGap, ClientCard, ClientLookup, DeviceCard, DeviceLine, DeviceLookup, ServiceLine, SiteOwnerLine } from './types.js';
+import type { ActivationPrefill, CardGap, ClientCard, ClientLookup, DeviceCard, DeviceLine, DeviceLookup, MissingLink, ServiceLine, SiteOwnerLine } from './types.js';
 
 export type * from './types.js';
 export { clientMatch, deviceKey } from './lines.js';
+export type { Suggestion, Suggestions } from './typeahead.js';
 
 export interface LookupDeps {
   crm: CrmClient;
@@ -32,7 +35,12 @@ type Gaps = { part: CardGap; problem: string }[];
 const problemOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export class LookupService {
-  constructor(private readonly deps: LookupDeps) {}
+  /** The forms' device and client suggestions, from an index cached with a short TTL. */
+  readonly typeahead: TypeaheadIndex;
+
+  constructor(private readonly deps: LookupDeps) {
+    this.typeahead = new TypeaheadIndex({ crm: deps.crm, nms: deps.nms });
+  }
 
   /** A client by id (`1001`, `#1001`) or by name (active and archived clients); throws InputError on bad input. */
   async client(text: string): Promise<ClientLookup> {
@@ -110,6 +118,15 @@ export class LookupService {
     if (lines.length === 1) return { kind: 'card', card: await this.deviceCard(lines[0]!, authorized) };
     if (lines.length > 1) return { kind: 'matches', query: typed, matches: lines };
     return { kind: 'none', query: typed };
+  }
+
+  /** Activated sites whose manual CRM–NMS link is still missing (SubOps' marker, no CRM binding), oldest site id first. */
+  async missingLinks(): Promise<MissingLink[]> {
+    const sites = (await this.deps.nms.listSitesWithCrmDetails()).filter(awaitsLink);
+    return sites.map((site) => {
+      const clientId = markedClientId(site)!;
+      return { siteId: site.id, siteName: site.identification.name, clientId, crmUrl: this.deps.crmClientUrl(clientId) };
+    });
   }
 
   private async deviceCard(device: DeviceLine, authorized: Device[]): Promise<DeviceCard> {

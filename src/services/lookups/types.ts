@@ -126,3 +126,12 @@ export type DeviceLookup =
   | { kind: 'card'; card: DeviceCard }
   | { kind: 'matches'; query: string; matches: DeviceLine[] }
   | { kind: 'none'; query: string };
+
+/** An activation whose NMS site is not yet linked by hand to its CRM client. */
+export interface MissingLink {
+  siteId: string;
+  siteName: string;
+  clientId: number;
+  /** The client's page in the CRM web interface, where the link is made. */
+  crmUrl: string;
+}

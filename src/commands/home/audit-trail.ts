@@ -1,0 +1,50 @@
+/**
+ * The audit trail read back from Slack: every audit message in AUDIT_CHANNEL_ID carries its record as
+ * message metadata (src/views/audit.ts), so the Home tab lists recent operations without a database.
+ */
+import type { webApi } from '@slack/bolt';
+import { z } from 'zod';
+import { AUDIT_EVENT_TYPE } from '../../views/audit.js';
+import type { AuditLine } from '../../views/home.js';
+
+const AuditMetadata = z.object({
+  event_type: z.literal(AUDIT_EVENT_TYPE),
+  event_payload: z.looseObject({
+    action: z.string(),
+    result: z.string(),
+    ok: z.boolean(),
+    // Records posted before the actor was part of the metadata have none: they are not listed.
+    actor_via: z.enum(['slack', 'cli']),
+    actor: z.string(),
+    summary: z.string().optional(),
+    permalink: z.string().optional(),
+  }),
+});
+
+/** Pages of 200 messages read at most: the Home tab shows recent work, not the whole history. */
+const MAX_PAGES = 3;
+
+/** The newest `limit` records of the team, and the newest `limit` of this Slack user (who may be older). */
+export async function readAuditTrail(client: webApi.WebClient, channel: string, userId: string, limit: number): Promise<{ mine: AuditLine[]; team: AuditLine[] }> {
+  const mine: AuditLine[] = [];
+  const team: AuditLine[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES && mine.length < limit; page++) {
+    const history = await client.conversations.history({ channel, include_all_metadata: true, limit: 200, ...(cursor && { cursor }) });
+    for (const message of history.messages ?? []) {
+      const parsed = AuditMetadata.safeParse(message.metadata);
+      if (!parsed.success || !message.ts) continue;
+      const line = auditLine(parsed.data.event_payload, message.ts);
+      if (team.length < limit) team.push(line);
+      if (line.actor.via === 'slack' && line.actor.userId === userId && mine.length < limit) mine.push(line);
+    }
+    cursor = history.response_metadata?.next_cursor || undefined;
+    if (!history.has_more || !cursor) break;
+  }
+  return { mine, team };
+}
+
+function auditLine(payload: z.infer<typeof AuditMetadata>['event_payload'], ts: string): AuditLine {
+  const { action, result, ok, actor_via: via, actor, summary = '', permalink } = payload;
+  return { action, result, ok, actor: via === 'slack' ? { via, userId: actor } : { via, username: actor }, summary, ts, permalink };
+}

@@ -1,0 +1,113 @@
+/**
+ * The bot's Home tab: buttons for the common actions, the agent's recent operations and the team's
+ * (read back from the audit channel's message metadata), and the activations whose manual CRM–NMS link
+ * is still missing (read from UISP). A part that could not be read says so; the rest is shown.
+ */
+import type { types } from '@slack/bolt';
+import type { MissingLink } from '../services/lookups/index.js';
+import { escapeMrkdwn } from '../slack/escape.js';
+import { link, mention } from './format.js';
+import { ACTION } from './ids.js';
+import { actions, button, capBlocks, context, divider, header, modal, section, sections, textInput, type Block, type ModalView } from './kit.js';
+
+export const HOME_ACTION = {
+  activate: 'home_activate',
+  suspend: 'home_suspend',
+  unsuspend: 'home_unsuspend',
+  payment: 'home_payment',
+  lookupClient: 'home_lookup_client',
+} as const;
+
+/** The "Look up a client" modal opened from the Home tab. */
+export const HOME_LOOKUP = { callbackId: 'home_client_lookup', blockId: 'query' } as const;
+
+/** One audit record as read back from the audit channel. */
+export interface AuditLine {
+  action: string;
+  result: string;
+  ok: boolean;
+  actor: { via: 'slack'; userId: string } | { via: 'cli'; username: string };
+  summary: string;
+  /** The audit message's ts (seconds since the epoch, as Slack writes it). */
+  ts: string;
+  permalink?: string | undefined;
+}
+
+/** A part of the Home tab: what was read, or why it could not be. */
+export type Part<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+export interface HomeInput {
+  userId: string;
+  /** The agent's and the team's recent audit records, newest first. */
+  operations: Part<{ mine: AuditLine[]; team: AuditLine[] }>;
+  missingLinks: Part<MissingLink[]>;
+}
+
+/** How many lines each list shows: the Home tab is a glance, the audit channel has the rest. */
+export const HOME_LIST_LENGTH = 10;
+// A Home tab holds 100 blocks; the lists are sections of several lines, so this is never reached in practice.
+const HOME_BLOCKS = 100;
+
+export function homeView({ userId, operations, missingLinks }: HomeInput): types.HomeView {
+  const blocks: Block[] = [
+    header('SubOps'),
+    section(`Hello ${mention(userId)}: start an operation, or see what happened lately.`),
+    actions('home_actions', [
+      button({ actionId: HOME_ACTION.activate, text: 'Activate a customer', style: 'primary' }),
+      button({ actionId: HOME_ACTION.suspend, text: 'Suspend a service' }),
+      button({ actionId: HOME_ACTION.unsuspend, text: 'Unsuspend a service' }),
+      button({ actionId: HOME_ACTION.payment, text: 'Record a payment' }),
+      button({ actionId: HOME_ACTION.lookupClient, text: 'Look up a client' }),
+    ]),
+    divider(),
+    ...operationBlocks('Your recent operations', operations.ok ? { ok: true, value: operations.value.mine } : operations, 'You have no recent operations.'),
+    ...operationBlocks("The team's recent operations", operations.ok ? { ok: true, value: operations.value.team } : operations, 'No recent operations.'),
+    divider(),
+    ...missingLinkBlocks(missingLinks),
+  ];
+  return { type: 'home', callback_id: 'subops_home', blocks: capBlocks(blocks, HOME_BLOCKS) };
+}
+
+function operationBlocks(title: string, part: Part<AuditLine[]>, empty: string): Block[] {
+  if (!part.ok) return [section(`*${title}*\n:warning: ${escapeMrkdwn(part.problem)}`)];
+  if (!part.value.length) return [section(`*${title}*\n${empty}`)];
+  return sections(`*${title}*`, part.value.slice(0, HOME_LIST_LENGTH).map(operationLine));
+}
+
+function operationLine(line: AuditLine): string {
+  const icon = line.ok ? ':white_check_mark:' : ':x:';
+  const who = line.actor.via === 'slack' ? mention(line.actor.userId) : `${escapeMrkdwn(line.actor.username)} (CLI)`;
+  const when = slackDate(line.ts);
+  const thread = line.permalink ? `  ·  ${link(line.permalink, 'thread')}` : '';
+  return `${icon} ${when} *${escapeMrkdwn(line.action)}* by ${who}: ${escapeMrkdwn(line.result)} — ${escapeMrkdwn(line.summary)}${thread}`;
+}
+
+/** Slack renders the date in the reader's own time zone; the fallback is UTC. */
+function slackDate(ts: string): string {
+  const seconds = Math.floor(Number(ts));
+  const fallback = `${new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return `<!date^${seconds}^{date_short} {time}|${fallback}>`;
+}
+
+function missingLinkBlocks(part: Part<MissingLink[]>): Block[] {
+  const title = '*Activations awaiting the manual CRM–NMS link*';
+  if (!part.ok) return [section(`${title}\n:warning: ${escapeMrkdwn(part.problem)}`)];
+  if (!part.value.length) return [section(`${title}\nNone: every activated site is linked to its CRM client.`)];
+  const shown = part.value.slice(0, HOME_LIST_LENGTH);
+  const lines = shown.map((m) => `• NMS site "${escapeMrkdwn(m.siteName)}" → link it to client ${link(m.crmUrl, `#${m.clientId}`)} in the CRM`);
+  const more = part.value.length - shown.length;
+  return [...sections(title, lines), ...(more > 0 ? [context(`…and ${more} more.`)] : [])];
+}
+
+/** The Home tab's "Look up a client": one box, answered with the client's card in the agent's DM with the bot. */
+export function clientLookupModal(): ModalView {
+  return modal({
+    callbackId: HOME_LOOKUP.callbackId,
+    title: 'Look up a client',
+    submit: 'Look up',
+    close: 'Cancel',
+    blocks: [
+      textInput({ blockId: HOME_LOOKUP.blockId, actionId: ACTION.value, label: 'Client name, id or #id', placeholder: 'e.g. #1001 or kevin singh' }),
+    ],
+  });
+}
