@@ -4,21 +4,18 @@
  */
 import type { webApi } from '@slack/bolt';
 import { z } from 'zod';
-import { AUDIT_EVENT_TYPE } from '../../views/audit.js';
+import { auditRecords } from '../../slack/audit-trail.js';
 import type { AuditLine } from '../../views/home.js';
 
-const AuditMetadata = z.object({
-  event_type: z.literal(AUDIT_EVENT_TYPE),
-  event_payload: z.looseObject({
-    action: z.string(),
-    result: z.string(),
-    ok: z.boolean(),
-    // Records posted before the actor was part of the metadata have none: they are not listed.
-    actor_via: z.enum(['slack', 'cli']),
-    actor: z.string(),
-    summary: z.string().optional(),
-    permalink: z.string().optional(),
-  }),
+const AuditPayload = z.looseObject({
+  action: z.string(),
+  result: z.string(),
+  ok: z.boolean(),
+  // Records posted before the actor was part of the metadata have none: they are not listed.
+  actor_via: z.enum(['slack', 'cli']),
+  actor: z.string(),
+  summary: z.string().optional(),
+  permalink: z.string().optional(),
 });
 
 /** Pages of 200 messages read at most: the Home tab shows recent work, not the whole history. */
@@ -28,23 +25,18 @@ const MAX_PAGES = 3;
 export async function readAuditTrail(client: webApi.WebClient, channel: string, userId: string, limit: number): Promise<{ mine: AuditLine[]; team: AuditLine[] }> {
   const mine: AuditLine[] = [];
   const team: AuditLine[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES && mine.length < limit; page++) {
-    const history = await client.conversations.history({ channel, include_all_metadata: true, limit: 200, ...(cursor && { cursor }) });
-    for (const message of history.messages ?? []) {
-      const parsed = AuditMetadata.safeParse(message.metadata);
-      if (!parsed.success || !message.ts) continue;
-      const line = auditLine(parsed.data.event_payload, message.ts);
-      if (team.length < limit) team.push(line);
-      if (line.actor.via === 'slack' && line.actor.userId === userId && mine.length < limit) mine.push(line);
-    }
-    cursor = history.response_metadata?.next_cursor || undefined;
-    if (!history.has_more || !cursor) break;
+  for await (const { ts, payload } of auditRecords(client, channel, MAX_PAGES)) {
+    const parsed = AuditPayload.safeParse(payload);
+    if (!parsed.success) continue;
+    const line = auditLine(parsed.data, ts);
+    if (team.length < limit) team.push(line);
+    if (line.actor.via === 'slack' && line.actor.userId === userId && mine.length < limit) mine.push(line);
+    if (mine.length >= limit && team.length >= limit) break;
   }
   return { mine, team };
 }
 
-function auditLine(payload: z.infer<typeof AuditMetadata>['event_payload'], ts: string): AuditLine {
+function auditLine(payload: z.infer<typeof AuditPayload>, ts: string): AuditLine {
   const { action, result, ok, actor_via: via, actor, summary = '', permalink } = payload;
   return { action, result, ok, actor: via === 'slack' ? { via, userId: actor } : { via, username: actor }, summary, ts, permalink };
 }
