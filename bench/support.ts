@@ -12,7 +12,7 @@ import { SlackSender } from '../src/playground/slack-sender.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../src/simulator/index.js';
 
 export const SIGNING_SECRET = 'bench-signing-secret-0123456789abcdef';
-export const BOT_TOKEN = 'xoxb-bench-bot-token';
+export const BOT_TOKEN = 'xoxb-fake-bench-token';
 export const CHANNEL = 'C0SUPPORT';
 export const AUDIT_CHANNEL = 'C0AUDIT';
 export const AGENT = 'U0AGENT';
