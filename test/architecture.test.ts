@@ -66,6 +66,8 @@ describe('architecture', () => {
   const forbidden: Record<string, RegExp> = {
     services: /^(slack|cli|views|commands|playground|simulator|process)\/|^(app|serve|connect)\.ts$/,
     views: /^(slack\/(?!escape\.ts$|metadata\.ts$)|cli|commands|playground|simulator|process)\/|^(app|serve|connect)\.ts$|^services\/(uisp\/(http|exchange|pager|crm-client|nms-client)|container|converge)\.ts$/,
+    // The sentences both front ends show: services' types and pure helpers only, nothing of either front end.
+    render: /^(slack|cli|views|commands|playground|simulator|process)\/|^(app|serve|connect)\.ts$|^services\/(uisp\/(http|exchange|pager|crm-client|nms-client)|container|converge)\.ts$/,
     slack: /^(cli|commands|playground|simulator|process)\/|^(app|serve)\.ts$/,
     commands: /^(cli|playground|simulator|process)\/|^(app|serve|connect)\.ts$/,
     // The CLI's audit posts to the Slack audit channel too; `serve` and `demo` are loaded by main.ts as entry points.

@@ -4,6 +4,7 @@
  * present (null when unknown), so scripts can rely on the keys.
  */
 import type { ActivationEvent, ActivationOutcome, ClientRef, DeviceRef, ServiceRef, StepName, StepStatus } from '../services/activation/types.js';
+import { stepSentence } from '../render/activation.js';
 import type { ActivationPrefill, CardGap, ClientLookup, ClientMatch, DeviceLine, DeviceLookup } from '../services/lookups/index.js';
 import type { SuspensionAction, SuspensionOutcome, SuspensionRefusal } from '../services/suspensions.js';
 import { clientDisplayName } from '../services/uisp/crm-client.js';
@@ -109,7 +110,7 @@ export function paymentJson(payment: Payment, methods: PaymentMethod[]): Payment
 const deviceJson = (d: DeviceRef): DeviceJson => ({ id: d.id, name: d.name, ip: d.ip, mac: d.mac, list: d.list, siteId: d.siteId, authorized: d.authorized });
 
 export function activationEventJson(event: ActivationEvent, label: StatusLabeller): ActivationEventJson {
-  if (event.type === 'step') return { type: 'step', step: event.step, status: event.status, message: event.message, ids: event.ids };
+  if (event.type === 'step') return { type: 'step', step: event.step, status: event.status, message: stepSentence(event), ids: event.ids };
   return {
     type: 'result',
     outcome: event.outcome,

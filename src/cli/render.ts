@@ -1,5 +1,6 @@
 /** Human-readable terminal lines for workflow events and payment listings. */
 import type { ActivationEvent, StepStatus } from '../services/activation/types.js';
+import { stepSentence } from '../render/activation.js';
 import { formatMoney } from '../services/money.js';
 import type { PaymentSummary } from '../services/payments.js';
 
@@ -7,7 +8,7 @@ const MARK: Record<StepStatus, string> = { done: '✓', skipped: '↷', failed: 
 const STEP_WIDTH = 'manual-link'.length;
 
 export function renderEvent(event: ActivationEvent): string[] {
-  if (event.type === 'step') return [`${MARK[event.status]} ${event.step.padEnd(STEP_WIDTH)}  ${event.message}`];
+  if (event.type === 'step') return [`${MARK[event.status]} ${event.step.padEnd(STEP_WIDTH)}  ${stepSentence(event)}`];
   const lines = [``, `${event.outcome === 'failed' ? 'FAILED' : event.outcome === 'planned' ? 'PLAN' : 'OK'}: ${event.message}`];
   if (event.outcome === 'failed') {
     lines.push(`  Done: ${event.done.length ? event.done.join('; ') : 'nothing was changed'}`);

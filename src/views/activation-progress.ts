@@ -2,6 +2,7 @@
  * Messages of an activation's progress thread: the parent (updated in place to the final status), one
  * reply per step, the failure report with its Retry button and the manual CRM–NMS link reminder.
  */
+import { stepSentence } from '../render/activation.js';
 import { describeMove } from '../services/activation/planner.js';
 import type { ActivationConfirmation, ActivationRequest, ActivationResult, StepEvent, StepStatus } from '../services/activation/types.js';
 import { escapeMrkdwn } from '../slack/escape.js';
@@ -67,7 +68,7 @@ function statusLine(result: ActivationResult | undefined): string {
 }
 
 export function activationStep(event: StepEvent): SlackMessage {
-  const text = `${STATUS_EMOJI[event.status]} *${STEP_LABEL[event.step]}* (${event.status}): ${escapeMrkdwn(event.message)}`;
+  const text = `${STATUS_EMOJI[event.status]} *${STEP_LABEL[event.step]}* (${event.status}): ${escapeMrkdwn(stepSentence(event))}`;
   const ids = Object.entries(event.ids).map(([key, value]) => `${escapeMrkdwn(key)} \`${escapeMrkdwn(String(value))}\``);
   const blocks: Block[] = [section(text)];
   if (ids.length) blocks.push(context(ids.join('  ·  ')));

@@ -2,6 +2,7 @@
  * The activation workflow end to end against the UISP simulator over loopback HTTP: what it sends to
  * UISP for every service state, what it refuses to do, and that re-running after a failure converges.
  */
+import { stepSentence } from '../../src/render/activation.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ActivationConfirmation, ActivationEvent, ActivationRequest, ActivationResult, StepEvent } from '../../src/services/activation/types.js';
 import { siteMarker } from '../../src/services/activation/workflow.js';
@@ -54,8 +55,8 @@ describe('a brand-new customer', () => {
     expect(bodyOf('POST', /\/sites$/)).toEqual({ name: 'Ada Lovelace', type: 'endpoint', parentSiteId: PRIMARY_SITE, note: expect.stringMatching(new RegExp(`^${siteMarker(clientId)} subops:created=\\d+ subops:run=\\w+$`)) });
     expect(bodyOf('POST', /\/authorize$/)).toEqual({ siteId: result.site!.id, deviceIds: [deviceId('PowerBeam 5AC')] });
     const reminder = steps.at(-1)!;
-    expect(reminder.message).toContain(`${uisp.sim.url}/crm/client/${clientId}`);
-    expect(reminder.message).toMatch(/link client #\d+ Ada Lovelace .* to NMS site "Ada Lovelace"/);
+    expect(stepSentence(reminder)).toContain(`${uisp.sim.url}/crm/client/${clientId}`);
+    expect(stepSentence(reminder)).toMatch(/link client #\d+ Ada Lovelace .* to NMS site "Ada Lovelace"/);
 
     // What UISP now holds, read back through the simulator.
     expect(uisp.sim.data.services.filter((s) => s.clientId === clientId).map((s) => s.status)).toEqual([1]);
@@ -99,7 +100,7 @@ describe('existing clients, by service state', () => {
     uisp = await startUisp({ now: NOW });
     const { steps, result } = await run({ device: '10.20.1.21', firstName: 'marcus', lastName: 'baptiste' });
     expect(result.outcome).toBe('already-activated');
-    expect(steps.find((s) => s.step === 'service')).toMatchObject({ status: 'skipped', message: expect.stringContaining('Already activated: service #101') });
+    expect(steps.find((s) => s.step === 'service')).toMatchObject({ status: 'skipped', kind: 'already-active', service: { id: 101 } });
     expect(steps.find((s) => s.step === 'site')).toMatchObject({ status: 'skipped', ids: { siteId: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c56' } });
     expect(steps.find((s) => s.step === 'authorize')?.status).toBe('skipped');
     expect(uisp.writes()).toEqual([]);
@@ -231,7 +232,7 @@ describe('refusals write nothing', () => {
     expect(result.outcome).toBe('planned');
     expect(result.plan).toMatchObject({ destructive: true, client: { action: 'reuse' }, site: { action: 'create' } });
     expect(steps.map((s) => s.status)).toEqual(['done', 'planned', 'planned', 'planned', 'planned']);
-    expect(steps[2]!.message).toContain('delete Quoted service #102');
+    expect(stepSentence(steps[2]!)).toContain('delete Quoted service #102');
     expect(uisp.writes()).toEqual([]);
   });
 });
@@ -285,7 +286,7 @@ describe('failures and convergence', () => {
     // A wrong SERVICE_STATUS_ACTIVE sends status 2; the simulator, like UISP, then creates the service Quoted.
     uisp = await startUisp({ now: NOW, env: { SERVICE_STATUS_ACTIVE: '2' } });
     const { steps, result } = await run({ device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' });
-    expect(steps.find((s) => s.step === 'service')).toMatchObject({ status: 'failed', message: expect.stringMatching(/created service #\d+ as Quoted, not Active/) });
+    expect(steps.find((s) => s.step === 'service')).toMatchObject({ status: 'failed', error: expect.stringMatching(/created service #\d+ as Quoted, not Active/) });
     expect(result).toMatchObject({ outcome: 'failed', notDone: ['authorize PowerBeam 5AC'] });
     expect(result.done).toContainEqual(expect.stringMatching(/^Created Quoted service #\d+/));
     expect(uisp.writes().some((w) => w.endsWith('/authorize'))).toBe(false);
@@ -337,7 +338,7 @@ describe('devices already in use', () => {
     uisp = await startUisp({ now: NOW });
     const { steps, result } = await run({ device: '10.20.1.77', firstName: 'ada', lastName: 'lovelace' }, { dryRun: true });
     expect(result.outcome).toBe('planned');
-    expect(steps.at(-1)!.message).toBe('Would move cpe-hope from site "Leon Hope" (client #1007 Leon Hope) onto that site (only when confirmed)');
+    expect(stepSentence(steps.at(-1)!)).toBe('Would move cpe-hope from site "Leon Hope" (client #1007 Leon Hope) onto that site (only when confirmed)');
     expect(uisp.writes()).toEqual([]);
   });
 

@@ -28,11 +28,11 @@ export const plan: ActivationPlan = {
 };
 
 export const steps: StepEvent[] = [
-  { type: 'step', step: 'discover', status: 'done', message: `Found ${HOSTILE}`, ids: { deviceId: 'dev-1' } },
-  { type: 'step', step: 'client', status: 'skipped', message: `Reusing client #1002 ${HOSTILE}`, ids: { clientId: 1002 } },
-  { type: 'step', step: 'service', status: 'failed', message: LONG.repeat(20), ids: {} },
-  { type: 'step', step: 'site', status: 'planned', message: 'Would create', ids: { siteId: 's-1' } },
-  { type: 'step', step: 'manual-link', status: 'manual', message: 'Link by hand', ids: { clientId: 1002, siteId: 's-1', deviceId: 'dev-1' } },
+  { type: 'step', step: 'discover', status: 'done', device: plan.device, ids: { deviceId: 'dev-1' } },
+  { type: 'step', step: 'client', status: 'skipped', kind: 'reused', client: { id: 1002, name: HOSTILE }, ids: { clientId: 1002 } },
+  { type: 'step', step: 'service', status: 'failed', error: LONG.repeat(20), ids: {} },
+  { type: 'step', step: 'site', status: 'planned', plan: plan.site, ids: { siteId: 's-1' } },
+  { type: 'step', step: 'manual-link', status: 'manual', client: { id: 1002, name: HOSTILE }, crmClientUrl: 'https://uisp.example.net/crm/client/1002', site: { id: 's-1', name: HOSTILE }, device: plan.device, ids: { clientId: 1002, siteId: 's-1', deviceId: 'dev-1' } },
 ];
 
 const reached = { client: { id: 1002, name: HOSTILE }, service: { id: 140, status: 1, statusLabel: 'Active', name: null }, site: { id: 's-1', name: HOSTILE }, device: plan.device };

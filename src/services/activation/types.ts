@@ -118,15 +118,32 @@ export type StepName = 'discover' | 'client' | 'service' | 'site' | 'authorize' 
 /** manual: a step the agent must do by hand (the CRM–NMS link); the bot never performs it. */
 export type StepStatus = 'done' | 'skipped' | 'failed' | 'planned' | 'manual';
 
-export interface StepEvent {
+/**
+ * What happened at one step, as facts: front ends word it (src/render/activation.ts). `kind` tells
+ * apart a record this run made from one it found, or one another activation of the same customer made.
+ */
+export type StepOutcome =
+  /** `error`: what went wrong, as UISP or the refusal said it. */
+  | { step: StepName; status: 'failed'; error: string; leftoverSite?: { site: SiteRef; clientId: number } }
+  | { step: 'discover'; status: 'done'; device: DeviceRef }
+  | { step: 'client'; status: 'done' | 'skipped'; kind: 'created' | 'reused' | 'created-concurrently'; client: ClientRef }
+  | { step: 'client'; status: 'planned'; plan: ActivationPlan['client'] }
+  | { step: 'service'; status: 'done'; kind: 'created'; service: ServiceRef; price: number; currency: string | null; activeFrom: string; deleted: number[] }
+  | { step: 'service'; status: 'skipped'; kind: 'already-active'; service: ServiceRef }
+  | { step: 'service'; status: 'skipped'; kind: 'created-concurrently'; service: ServiceRef; deleted: number[] }
+  | { step: 'service'; status: 'planned'; plan: ActivationPlan['service'] }
+  | { step: 'site'; status: 'done' | 'skipped'; kind: 'created' | 'reused' | 'created-concurrently'; site: SiteRef }
+  | { step: 'site'; status: 'planned'; plan: ActivationPlan['site'] }
+  | { step: 'authorize'; status: 'done' | 'skipped'; device: DeviceRef; site: SiteRef }
+  | { step: 'authorize'; status: 'planned'; device: DeviceRef; authorize: ActivationPlan['authorize']; move: DeviceMove | null }
+  /** The CRM–NMS link the agent makes by hand; `crmClientUrl` is the client's CRM page. */
+  | { step: 'manual-link'; status: 'manual'; client: ClientRef; crmClientUrl: string; site: SiteRef; device: DeviceRef };
+
+export type StepEvent = StepOutcome & {
   type: 'step';
-  step: StepName;
-  status: StepStatus;
-  /** One human sentence, e.g. "Created client #1042 Ada Lovelace". */
-  message: string;
   /** Ids involved, for audit and rendering. */
   ids: Record<string, string | number>;
-}
+};
 
 export type ActivationOutcome = 'activated' | 'already-activated' | 'planned' | 'failed';
 

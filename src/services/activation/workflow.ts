@@ -47,6 +47,7 @@ import type {
   SiteRef,
   StepEvent,
   StepName,
+  StepOutcome,
 } from './types.js';
 
 export { siteMarker } from './planner.js';
@@ -162,13 +163,13 @@ export class ActivationService {
     } catch (error) {
       const failure = asFailure(error);
       const failedStep = FAILED_STEP[failure.code];
-      yield step(failedStep, 'failed', failure.message);
+      yield step({ step: failedStep, status: 'failed', error: failure.message });
       yield { ...log.failed(failedStep, failure), ...(failure.plan && { plan: failure.plan }) };
       return;
     }
     try {
       const device = plan.device;
-      yield step('discover', 'done', `Found ${device.name} (${[device.ip, device.mac].filter(Boolean).join(', ')}) in the ${device.list} devices list`, { deviceId: device.id });
+      yield step({ step: 'discover', status: 'done', device }, { deviceId: device.id });
       if (dryRun) {
         yield* planEvents(plan);
         yield { type: 'result', outcome: 'planned', message: 'Dry run: nothing was written.', plan, device, done: [], notDone: [] };
@@ -227,7 +228,7 @@ export class ActivationService {
     let early: { clientId: number; siting: Promise<SiteOutcome> } | undefined;
     if (plan.client.action === 'reuse') {
       client = plan.client.client;
-      yield step('client', 'skipped', `Reusing client #${client.id} ${client.name}`, { clientId: client.id });
+      yield step({ step: 'client', status: 'skipped', kind: 'reused', client }, { clientId: client.id });
     } else {
       const { firstName, lastName } = plan.client;
       const site = plan.site;
@@ -245,7 +246,7 @@ export class ActivationService {
         outcome = await ensureClient(writes, { firstName, lastName }, contactOf(request), startSite);
       } catch (error) {
         log.unconfirmed('client', error, (id) => `Created client #${id} ${firstName} ${lastName}`);
-        yield step('client', 'failed', errorMessage(error));
+        yield step({ step: 'client', status: 'failed', error: errorMessage(error) });
         // A site started for the new client exists too: the report says so.
         const siteMade = early && (await early.siting.catch(() => undefined));
         if (siteMade?.created) log.did('site', `Created NMS site "${siteMade.record.identification.name}" for client #${early!.clientId}`);
@@ -264,7 +265,7 @@ export class ActivationService {
           } catch (error) {
             const made = `Created NMS site "${started.record.identification.name}" (${started.record.id}) for client #${early.clientId}, another activation's duplicate`;
             log.did('site', `${made}; remove that site in NMS`);
-            yield step('site', 'failed', `${made}, and could not remove it: ${errorMessage(error)}`);
+            yield step({ step: 'site', status: 'failed', error: errorMessage(error), leftoverSite: { site: siteRef(started.record), clientId: early.clientId } });
             yield log.failed('site', error, { device, client });
             return;
           }
@@ -273,12 +274,11 @@ export class ActivationService {
         early = undefined;
       }
       if (outcome.created) {
-        const message = `Created client #${client.id} ${client.name}`;
-        log.did('client', message);
-        yield step('client', 'done', message, { clientId: client.id });
+        log.did('client', `Created client #${client.id} ${client.name}`);
+        yield step({ step: 'client', status: 'done', kind: 'created', client }, { clientId: client.id });
       } else {
         log.settled('client');
-        yield step('client', 'skipped', `Reusing client #${client.id} ${client.name}, created by another activation of the same customer`, { clientId: client.id });
+        yield step({ step: 'client', status: 'skipped', kind: 'created-concurrently', client }, { clientId: client.id });
       }
     }
 
@@ -307,20 +307,20 @@ export class ActivationService {
       } else {
         failures.push({ name, error: outcome.reason });
         log.unconfirmed(name, outcome.reason, (id) => (name === 'service' ? `Created Active service #${id}` : `Created NMS site "${client.name}"`));
-        yield step(name, 'failed', errorMessage(outcome.reason));
+        yield step({ step: name, status: 'failed', error: errorMessage(outcome.reason) });
       }
     }
     const service = serviceOutcome.status === 'fulfilled' ? serviceOutcome.value.service : undefined;
     const site = siteOutcome.status === 'fulfilled' ? siteOutcome.value.site : undefined;
     const authorized = authorizeOutcome.status === 'fulfilled' ? authorizeOutcome.value : undefined;
-    if (authorized?.status === 'done') log.did('authorize', authorized.message);
+    if (authorized?.status === 'done' && 'site' in authorized) log.did('authorize', `Authorized ${device.name} onto site "${authorized.site.name}"`);
     if (!service || !site) {
       if (authorized) yield authorized;
       yield log.failed(failures[0]!.name, failures[0]!.error, { device, client, ...(service && { service }), ...(site && { site }) });
       return;
     }
     if (authorizeOutcome.status === 'rejected') {
-      yield step('authorize', 'failed', errorMessage(authorizeOutcome.reason));
+      yield step({ step: 'authorize', status: 'failed', error: errorMessage(authorizeOutcome.reason) });
       yield log.failed('authorize', authorizeOutcome.reason, { device, client, service, site });
       return;
     }
@@ -328,12 +328,7 @@ export class ActivationService {
     if (authorized) yield authorized;
 
     const crmClientUrl = this.crmClientUrl(client.id);
-    yield step(
-      'manual-link',
-      'manual',
-      `Manual step: in the CRM web interface, link client #${client.id} ${client.name} (${crmClientUrl}) to NMS site "${site.name}" and device ${device.name}. SubOps does not perform this link.`,
-      { clientId: client.id, siteId: site.id, deviceId: device.id },
-    );
+    yield step({ step: 'manual-link', status: 'manual', client, crmClientUrl, site, device }, { clientId: client.id, siteId: site.id, deviceId: device.id });
     const alreadyActive = log.done.length === 0;
     const moved = plan.move ? ` (moved from ${describeMove(plan.move)})` : '';
     yield {
@@ -358,9 +353,9 @@ export class ActivationService {
     const { device } = plan;
     const onSite = now ? now.authorized && now.siteId === site.id : plan.authorize.action === 'skip';
     const ids = { deviceId: device.id, siteId: site.id };
-    if (onSite) return step('authorize', 'skipped', `${device.name} is already authorized on site "${site.name}"`, ids);
+    if (onSite) return step({ step: 'authorize', status: 'skipped', device, site }, ids);
     await ensureAuthorized(writes, device.id, site.id);
-    return step('authorize', 'done', `Authorized ${device.name} onto site "${site.name}"`, ids);
+    return step({ step: 'authorize', status: 'done', device, site }, ids);
   }
 
   /**
@@ -383,7 +378,7 @@ export class ActivationService {
       const kept = await settleActiveService(writes, client.id, plan.service.service, reads.services.filter((s) => s.status === statuses.active));
       const service = kept ? serviceRefOf(kept.record, statuses) : plan.service.service;
       log.removed('service', kept?.removed ?? []);
-      return { service, event: step('service', 'skipped', `Already activated: service #${service.id}${service.name ? ` (${service.name})` : ''} is Active`, { clientId: client.id, serviceId: service.id }) };
+      return { service, event: step({ step: 'service', status: 'skipped', kind: 'already-active', service }, { clientId: client.id, serviceId: service.id }) };
     }
     const planned = plan.service;
     // The plan's read of this client's services is fresh unless another run made the client.
@@ -392,18 +387,18 @@ export class ActivationService {
     for (const old of outcome.deleted) log.did(`delete:${old.id}`, `Deleted ${old.statusLabel} service #${old.id}`);
     log.removed('service', outcome.removed);
     const service = serviceRefOf(outcome.record, statuses);
-    const replaced = deleted.length ? ` after deleting ${deleted.map((id) => `#${id}`).join(', ')}` : '';
     if (!outcome.created) {
       log.settled('service');
-      return { service, event: step('service', 'skipped', `Service #${service.id} is Active, created by another activation of the same customer${replaced}`, { clientId: client.id, serviceId: service.id }) };
+      return { service, event: step({ step: 'service', status: 'skipped', kind: 'created-concurrently', service, deleted }, { clientId: client.id, serviceId: service.id }) };
     }
-    const what = `Created ${service.statusLabel} service #${service.id}${service.name ? ` (${service.name})` : ''}: ${formatMoney(planned.price, outcome.record.currencyCode)}/month from ${planned.activeFrom}`;
-    log.did('service', what + replaced);
+    const created = { step: 'service', status: 'done', kind: 'created', service, price: planned.price, currency: outcome.record.currencyCode, activeFrom: planned.activeFrom, deleted } as const;
+    const replaced = deleted.length ? ` after deleting ${deleted.map((id) => `#${id}`).join(', ')}` : '';
+    log.did('service', `Created ${service.statusLabel} service #${service.id}${service.name ? ` (${service.name})` : ''}: ${formatMoney(created.price, created.currency)}/month from ${created.activeFrom}${replaced}`);
     if (outcome.record.status !== statuses.active) {
       // UISP can leave a new service Quoted (spec §7); the device must not be let on without an Active one.
       throw new ActivationFailure('uisp-error', `UISP created service #${service.id} as ${service.statusLabel}, not Active: check it in the CRM (and SERVICE_STATUS_ACTIVE) before retrying`);
     }
-    return { service, event: step('service', 'done', what + replaced, { clientId: client.id, serviceId: service.id, ...(deleted.length && { deletedServiceIds: deleted.join(',') }) }) };
+    return { service, event: step(created, { clientId: client.id, serviceId: service.id, ...(deleted.length && { deletedServiceIds: deleted.join(',') }) }) };
   }
 
   /** `started`: the site's convergence, already under way for this client. */
@@ -423,18 +418,17 @@ export class ActivationService {
       const device = read && deviceState(read);
       const site = kept ? siteRef(kept.record) : plan.site.site;
       log.removed('site', kept?.removed ?? []);
-      return { site, device, event: step('site', 'skipped', `Reusing NMS site "${site.name}"`, { siteId: site.id }) };
+      return { site, device, event: step({ step: 'site', status: 'skipped', kind: 'reused', site }, { siteId: site.id }) };
     }
     const outcome = await (started ?? ensureSite(writes, client.id, plan.site, client.name, deviceId, clientIsNew || plan.client.action === 'reuse'));
     const site = siteRef(outcome.record);
     log.removed('site', outcome.removed);
     if (!outcome.created) {
       log.settled('site');
-      return { site, device: outcome.device, event: step('site', 'skipped', `Reusing NMS site "${site.name}", created by another activation of the same customer`, { siteId: site.id }) };
+      return { site, device: outcome.device, event: step({ step: 'site', status: 'skipped', kind: 'created-concurrently', site }, { siteId: site.id }) };
     }
-    const message = `Created NMS site "${site.name}"`;
-    log.did('site', message);
-    return { site, device: outcome.device, event: step('site', 'done', message, { siteId: site.id }) };
+    log.did('site', `Created NMS site "${site.name}"`);
+    return { site, device: outcome.device, event: step({ step: 'site', status: 'done', kind: 'created', site }, { siteId: site.id }) };
   }
 
   /** One round of independent reads, then (for a name lookup) the identified client's services; then the planner. */
@@ -570,28 +564,16 @@ function contactOf(request: ActivationRequest): { email?: string; phone?: string
   return { ...(request.email && { email: request.email }), ...(request.phone && { phone: request.phone }) };
 }
 
-function step(name: StepName, status: StepEvent['status'], message: string, ids: StepEvent['ids'] = {}): StepEvent {
-  return { type: 'step', step: name, status, message, ids };
+function step(outcome: StepOutcome, ids: StepEvent['ids'] = {}): StepEvent {
+  return { type: 'step', ...outcome, ids };
 }
 
 function* planEvents(plan: ActivationPlan): Generator<StepEvent> {
-  yield step('client', 'planned', plan.client.action === 'reuse' ? `Would reuse client #${plan.client.client.id} ${plan.client.client.name}` : `Would create client ${plan.client.firstName} ${plan.client.lastName}`);
-  if (plan.service.action === 'reuse') {
-    yield step('service', 'planned', `Would reuse Active service #${plan.service.service.id} (already activated)`, { serviceId: plan.service.service.id });
-  } else {
-    const deletions = plan.service.delete.map((s) => `delete ${s.statusLabel} service #${s.id}, then `).join('');
-    yield step('service', 'planned', `Would ${deletions}create an Active service (plan period ${plan.service.servicePlanPeriodId}, ${formatMoney(plan.service.price)}/month from ${plan.service.activeFrom})`);
-  }
-  yield step('site', 'planned', plan.site.action === 'reuse' ? `Would reuse NMS site "${plan.site.site.name}"` : `Would create NMS site "${plan.site.name}"`);
-  const authorize =
-    plan.authorize.action === 'skip'
-      ? plan.authorize.reason
-      : plan.move
-        ? `Would move ${plan.device.name} from site ${describeMove(plan.move)} onto that site (only when confirmed)`
-        : `Would authorize ${plan.device.name} onto that site`;
-  yield step('authorize', 'planned', authorize, { deviceId: plan.device.id });
+  yield step({ step: 'client', status: 'planned', plan: plan.client });
+  yield step({ step: 'service', status: 'planned', plan: plan.service }, plan.service.action === 'reuse' ? { serviceId: plan.service.service.id } : {});
+  yield step({ step: 'site', status: 'planned', plan: plan.site });
+  yield step({ step: 'authorize', status: 'planned', device: plan.device, authorize: plan.authorize, move: plan.move }, { deviceId: plan.device.id });
 }
-
 
 function asFailure(error: unknown, suffix = '. Nothing was changed.'): ActivationFailure {
   if (error instanceof ActivationFailure) return error;
