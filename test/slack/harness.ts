@@ -212,3 +212,19 @@ export function press(harness: Harness, message: ShownMessage, text: string, use
   const ts = '1700000000.000100';
   return harness.sender.blockAction({ userId, actionId: pressed.action_id, ...(pressed.value !== undefined && { value: pressed.value }), message: { ...message, ts }, channelId: CHANNEL, messageTs: ts });
 }
+
+/**
+ * /suspend <serviceId> through the whole form (reason by id, then Confirm), waiting until the app, and
+ * the webhooks the change sets off, have settled.
+ */
+export async function suspendThroughSlack(h: Harness, serviceId: number, reasonId: number): Promise<void> {
+  await h.command('/suspend', String(serviceId));
+  const { id } = await h.openedView();
+  await h.fake.waitFor('views.update', (call) => JSON.stringify(call.args.view).includes('"block_id":"reason"'));
+  await h.submit(id, { ...inputs({ service: String(serviceId) }), reason: selected('value', String(reasonId)) });
+  await h.viewBecomes(id, 'suspension_confirm');
+  await h.submit(id, {});
+  await h.settled();
+  await h.uisp.sim.webhooksSettled();
+  await h.settled();
+}

@@ -11,7 +11,7 @@ import { Metrics } from '../../src/services/metrics.js';
 import { createLogger } from '../../src/slack/logging.js';
 import { crm } from '../simulator/helpers.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
-import { inputs, selected, startHarness, type Harness } from './harness.js';
+import { inputs, startHarness, suspendThroughSlack, type Harness } from './harness.js';
 
 let h: Harness | undefined;
 let uisp: UispFixture | undefined;
@@ -39,15 +39,7 @@ describe('GET /metrics', () => {
     await h.settled();
     await fetch(`${h.origin}/uisp/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ uuid: '2c6984d7-03ae-4e48-a212-7b99378837a2' }) });
     await h.settled();
-    await h.command('/suspend', '101');
-    const { id } = await h.openedView();
-    await h.fake.waitFor('views.update', (call) => JSON.stringify(call.args.view).includes('"block_id":"reason"'));
-    await h.submit(id, { ...inputs({ service: '101' }), reason: selected('value', '2') });
-    await h.viewBecomes(id, 'suspension_confirm');
-    await h.submit(id, {});
-    await h.settled();
-    await h.uisp.sim.webhooksSettled();
-    await h.settled();
+    await suspendThroughSlack(h, 101, 2);
 
     const text = await metricsOf(h.origin);
     expect(text).toContain('subops_operations_total{kind="suspend",outcome="suspended"} 1');

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/support.js';
 import { crm } from '../simulator/helpers.js';
-import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, inputs, selected, shown, startHarness, type Harness, type HarnessOptions } from './harness.js';
+import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, shown, startHarness, suspendThroughSlack, type Harness, type HarnessOptions } from './harness.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -84,15 +84,7 @@ describe('SubOps’ own changes', () => {
 
   it('a suspension made with /suspend is audited once, not reported again as a change made in UISP', async () => {
     await start();
-    await h.command('/suspend', '101');
-    const { id } = await h.openedView();
-    await h.fake.waitFor('views.update', (call) => JSON.stringify(call.args.view).includes('"block_id":"reason"'));
-    await h.submit(id, { ...inputs({ service: '101' }), reason: selected('value', '2') });
-    await h.viewBecomes(id, 'suspension_confirm');
-    await h.submit(id, {});
-    await h.settled();
-    await h.uisp.sim.webhooksSettled();
-    await h.settled();
+    await suspendThroughSlack(h, 101, 2);
     expect(h.uisp.sim.webhookEvents.map((e) => e.eventName)).toEqual(['service.suspend']);
     expect(confirmations()).toHaveLength(1);
     expect(auditLines()).toEqual([`suspend by <@${AGENT}>: suspended`]);
