@@ -4,7 +4,7 @@
  * present (null when unknown), so scripts can rely on the keys.
  */
 import type { ActivationEvent, ActivationOutcome, ClientRef, DeviceRef, ServiceRef, StepName, StepStatus } from '../services/activation/types.js';
-import { stepSentence } from '../render/activation.js';
+import { candidateLines, errorSentence, resultLists, resultSentence, stepSentence } from '../render/activation.js';
 import type { ActivationPrefill, CardGap, ClientLookup, ClientMatch, DeviceLine, DeviceLookup } from '../services/lookups/index.js';
 import type { SuspensionAction, SuspensionOutcome, SuspensionRefusal } from '../services/suspensions.js';
 import { clientDisplayName } from '../services/uisp/crm-client.js';
@@ -109,21 +109,21 @@ export function paymentJson(payment: Payment, methods: PaymentMethod[]): Payment
 
 const deviceJson = (d: DeviceRef): DeviceJson => ({ id: d.id, name: d.name, ip: d.ip, mac: d.mac, list: d.list, siteId: d.siteId, authorized: d.authorized });
 
+/** The services send facts; the sentences (`message`, `done`, `notDone`, the error's) are the terminal's own. */
 export function activationEventJson(event: ActivationEvent, label: StatusLabeller): ActivationEventJson {
   if (event.type === 'step') return { type: 'step', step: event.step, status: event.status, message: stepSentence(event), ids: event.ids };
   return {
     type: 'result',
     outcome: event.outcome,
-    message: event.message,
+    message: resultSentence(event),
     device: event.device ? deviceJson(event.device) : null,
     client: event.client ? clientJson(event.client) : null,
     service: event.service ? serviceJson(event.service, label, event.client?.id ?? null) : null,
     site: event.site ? { id: event.site.id, name: event.site.name } satisfies SiteJson : null,
     movedFrom: event.movedFrom ? { site: { id: event.movedFrom.site.id, name: event.movedFrom.site.name }, client: { id: event.movedFrom.client.id, name: event.movedFrom.client.name } } : null,
     crmClientUrl: event.crmClientUrl ?? null,
-    done: event.done,
-    notDone: event.notDone,
-    error: event.error ? { code: event.error.code, message: event.error.message, candidates: event.error.candidates ?? [] } : null,
+    ...resultLists(event),
+    error: event.outcome === 'failed' ? { code: event.error.code, message: errorSentence(event.error), candidates: candidateLines(event.error) } : null,
   };
 }
 

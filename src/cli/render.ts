@@ -1,6 +1,6 @@
 /** Human-readable terminal lines for workflow events and payment listings. */
 import type { ActivationEvent, StepStatus } from '../services/activation/types.js';
-import { stepSentence } from '../render/activation.js';
+import { candidateLines, resultLists, resultSentence, stepSentence } from '../render/activation.js';
 import { formatMoney } from '../services/money.js';
 import type { PaymentSummary } from '../services/payments.js';
 
@@ -9,11 +9,12 @@ const STEP_WIDTH = 'manual-link'.length;
 
 export function renderEvent(event: ActivationEvent): string[] {
   if (event.type === 'step') return [`${MARK[event.status]} ${event.step.padEnd(STEP_WIDTH)}  ${stepSentence(event)}`];
-  const lines = [``, `${event.outcome === 'failed' ? 'FAILED' : event.outcome === 'planned' ? 'PLAN' : 'OK'}: ${event.message}`];
+  const lines = [``, `${event.outcome === 'failed' ? 'FAILED' : event.outcome === 'planned' ? 'PLAN' : 'OK'}: ${resultSentence(event)}`];
   if (event.outcome === 'failed') {
-    lines.push(`  Done: ${event.done.length ? event.done.join('; ') : 'nothing was changed'}`);
-    if (event.notDone.length) lines.push(`  Not done: ${event.notDone.join('; ')}`);
-    for (const candidate of event.error?.candidates ?? []) lines.push(`  - ${candidate}`);
+    const { done, notDone } = resultLists(event);
+    lines.push(`  Done: ${done.length ? done.join('; ') : 'nothing was changed'}`);
+    if (notDone.length) lines.push(`  Not done: ${notDone.join('; ')}`);
+    for (const candidate of candidateLines(event.error)) lines.push(`  - ${candidate}`);
   }
   return lines;
 }

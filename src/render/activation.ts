@@ -1,22 +1,86 @@
 /**
- * The activation's step events in words, the same for the terminal and Slack (each front end adds its
- * own marks and escaping). The services send facts; the sentences are chosen here.
+ * The activation in words, the same for the terminal, `--json` and Slack (each front end adds its own
+ * marks and escaping). The services send facts — step events, the result, what was and was not done,
+ * why it stopped — and every sentence about them is chosen here, once.
  */
-import { describeMove } from '../services/activation/planner.js';
-import type { ServiceRef, StepEvent } from '../services/activation/types.js';
+import type {
+  ActivationRefusal,
+  ActivationResult,
+  ActivationStop,
+  ClientCandidate,
+  ClientRef,
+  DeviceMove,
+  DeviceQuery,
+  DeviceRef,
+  DoneEntry,
+  PendingEntry,
+  ServiceRef,
+  SiteOwner,
+  SiteRef,
+  StepEvent,
+} from '../services/activation/types.js';
 import { formatMoney } from '../services/money.js';
 
 const BY_ANOTHER_RUN = 'created by another activation of the same customer';
+const NOTHING_CHANGED = 'Nothing was changed.';
+const UNCONFIRMED = '; not yet confirmed as the only one (a re-run checks)';
 
 const named = (service: ServiceRef) => (service.name ? ` (${service.name})` : '');
 const afterDeleting = (deleted: number[]) => (deleted.length ? ` after deleting ${deleted.map((id) => `#${id}`).join(', ')}` : '');
+const ids = (records: { id: number }[]) => records.map((r) => `#${r.id}`).join(', ');
+
+// ---------- names of things ----------
+
+/** "IP 10.20.1.88", "MAC 78:8a:20:4c:1e:51", "name "cpe-ada"". */
+export function describeQuery(query: DeviceQuery): string {
+  return query.kind === 'ip' ? `IP ${query.ip}` : query.kind === 'mac' ? `MAC ${query.mac.match(/../g)!.join(':')}` : `name "${query.name}"`;
+}
+
+/** "site "Leon Hope" (client #1007 Leon Hope)": how a move is named in messages, results and the audit. */
+export function describeMove(move: DeviceMove): string {
+  return `"${move.site.name}" (${describeOwner(move.client)})`;
+}
+
+export function describeOwner(owner: SiteOwner): string {
+  if (owner.id === null) return 'client unknown';
+  return owner.name ? `client #${owner.id} ${owner.name}` : `client #${owner.id}`;
+}
+
+/** "#1008 Kevin Singh (kevin.singh@example.com, +592 677 1208, 19 Parika Backdam, Parika)". */
+export function describeCandidate(c: ClientCandidate): string {
+  const details = [c.email, c.phone, c.address].filter(Boolean);
+  return `#${c.id} ${c.name}${details.length ? ` (${details.join(', ')})` : ''}`;
+}
+
+/** "NS-Fraser (10.20.1.51, 00:11:22:33:44:55, discovered)": one of several devices a query matched. */
+export function describeDeviceMatch(d: DeviceRef): string {
+  return `${d.name} (${[d.ip, d.mac, d.list].filter(Boolean).join(', ')})`;
+}
+
+// ---------- sentences shared by step events and the result's lists ----------
+
+const createdClient = (client: ClientRef) => `Created client #${client.id} ${client.name}`;
+const createdSite = (name: string) => `Created NMS site "${name}"`;
+const authorized = (device: DeviceRef, site: SiteRef) => `Authorized ${device.name} onto site "${site.name}"`;
+/** The device is on the target site already (a plan's skipped authorization, or the run's). */
+export function alreadyOnSite(device: DeviceRef, site: SiteRef): string {
+  return `${device.name} is already authorized on site "${site.name}"`;
+}
+const leftoverSite = (site: SiteRef, clientId: number) => `Created NMS site "${site.name}" (${site.id}) for client #${clientId}, another activation's duplicate`;
+
+function createdService(created: { service: ServiceRef; price: number; currency: string | null; activeFrom: string; deleted: number[] }): string {
+  const { service } = created;
+  return `Created ${service.statusLabel} service #${service.id}${named(service)}: ${formatMoney(created.price, created.currency)}/month from ${created.activeFrom}${afterDeleting(created.deleted)}`;
+}
+
+// ---------- step events ----------
 
 /** One sentence for a step event, e.g. "Created client #1042 Ada Lovelace". */
 export function stepSentence(event: StepEvent): string {
   if (event.status === 'failed') {
     const left = event.leftoverSite;
-    if (!left) return event.error;
-    return `Created NMS site "${left.site.name}" (${left.site.id}) for client #${left.clientId}, another activation's duplicate, and could not remove it: ${event.error}`;
+    const why = errorSentence(event.error);
+    return left ? `${leftoverSite(left.site, left.clientId)}, and could not remove it: ${why}` : why;
   }
   switch (event.step) {
     case 'discover': {
@@ -26,7 +90,7 @@ export function stepSentence(event: StepEvent): string {
     case 'client': {
       if (event.status === 'planned') return event.plan.action === 'reuse' ? `Would reuse client #${event.plan.client.id} ${event.plan.client.name}` : `Would create client ${event.plan.firstName} ${event.plan.lastName}`;
       const { client } = event;
-      if (event.kind === 'created') return `Created client #${client.id} ${client.name}`;
+      if (event.kind === 'created') return createdClient(client);
       return `Reusing client #${client.id} ${client.name}${event.kind === 'created-concurrently' ? `, ${BY_ANOTHER_RUN}` : ''}`;
     }
     case 'service': {
@@ -39,25 +103,156 @@ export function stepSentence(event: StepEvent): string {
       const { service } = event;
       if (event.kind === 'already-active') return `Already activated: service #${service.id}${named(service)} is Active`;
       if (event.kind === 'created-concurrently') return `Service #${service.id} is Active, ${BY_ANOTHER_RUN}${afterDeleting(event.deleted)}`;
-      return `Created ${service.statusLabel} service #${service.id}${named(service)}: ${formatMoney(event.price, event.currency)}/month from ${event.activeFrom}${afterDeleting(event.deleted)}`;
+      return createdService(event);
     }
     case 'site': {
       if (event.status === 'planned') return event.plan.action === 'reuse' ? `Would reuse NMS site "${event.plan.site.name}"` : `Would create NMS site "${event.plan.name}"`;
       const { site } = event;
-      if (event.kind === 'created') return `Created NMS site "${site.name}"`;
+      if (event.kind === 'created') return createdSite(site.name);
       return `Reusing NMS site "${site.name}"${event.kind === 'created-concurrently' ? `, ${BY_ANOTHER_RUN}` : ''}`;
     }
     case 'authorize': {
       const { device } = event;
       if (event.status === 'planned') {
-        if (event.authorize.action === 'skip') return event.authorize.reason;
+        if (event.authorize.action === 'skip') return alreadyOnSite(device, event.authorize.site);
         return event.move ? `Would move ${device.name} from site ${describeMove(event.move)} onto that site (only when confirmed)` : `Would authorize ${device.name} onto that site`;
       }
-      return event.status === 'done' ? `Authorized ${device.name} onto site "${event.site.name}"` : `${device.name} is already authorized on site "${event.site.name}"`;
+      return event.status === 'done' ? authorized(device, event.site) : alreadyOnSite(device, event.site);
     }
     case 'manual-link': {
       const { client, site, device } = event;
       return `Manual step: in the CRM web interface, link client #${client.id} ${client.name} (${event.crmClientUrl}) to NMS site "${site.name}" and device ${device.name}. SubOps does not perform this link.`;
     }
   }
+}
+
+// ---------- why it stopped ----------
+
+function refusalSentence(refusal: ActivationRefusal): string {
+  switch (refusal.code) {
+    case 'device-not-found':
+      return `Device not found: no device with ${describeQuery(refusal.query)} in the authorized or discovered lists. ${NOTHING_CHANGED}`;
+    case 'device-ambiguous':
+      return `${refusal.devices.length} devices match ${describeQuery(refusal.query)}: ${refusal.devices.map(describeDeviceMatch).join('; ')}. Use the IP or MAC address. ${NOTHING_CHANGED}`;
+    case 'device-role-unknown':
+      return `${refusal.device.name}${onSite(refusal.site)} has no role in NMS, so nothing shows it is a subscriber station: check the device in UISP. SubOps activates subscriber stations only. ${NOTHING_CHANGED}`;
+    case 'device-infrastructure':
+      return `${refusal.device.name} is network infrastructure (role ${refusal.role})${onSite(refusal.site)}, not a subscriber station: SubOps never activates or moves it. ${NOTHING_CHANGED}`;
+    case 'client-not-found':
+      return `No CRM client #${refusal.clientId}. Check the id, or leave it empty to find or create the client by name.`;
+    case 'client-name-mismatch':
+      return `CRM client #${refusal.clientId} is ${refusal.crmName}, not ${refusal.typedName}. Check the id, or type the name the CRM has. ${NOTHING_CHANGED}`;
+    case 'client-archived': {
+      const which = refusal.candidates.length === 1 ? 'The CRM has this client archived' : 'The CRM has these clients archived';
+      return `${which}: ${refusal.candidates.map(describeCandidate).join('; ')}. Restore the client in the CRM and run again; SubOps does not create a duplicate. ${NOTHING_CHANGED}`;
+    }
+    case 'client-ambiguous':
+      return `Several CRM clients are named ${refusal.typedName}: ${refusal.candidates.map(describeCandidate).join('; ')}. Give the client id.`;
+    case 'service-suspended':
+      return `Client #${refusal.client.id} ${refusal.client.name} has suspended service ${ids(refusal.services)}: lift the suspension (/unsuspend) instead of activating again. ${NOTHING_CHANGED}`;
+    case 'parent-site-not-found':
+      return `NMS_PARENT_SITE_ID ${refusal.parentSiteId} is not an NMS site; fix the setting. ${NOTHING_CHANGED}`;
+  }
+}
+
+const onSite = (site: SiteRef | null) => (site ? ` on site "${site.name}"` : '');
+
+/** Why an activation stopped (a refusal, a deletion or move not confirmed, UISP), e.g. for a form's field or a failed step. */
+export function errorSentence(error: ActivationStop): string {
+  switch (error.code) {
+    case 'device-in-use':
+      return `${error.device.name} is authorized on site ${describeMove(error.move)}, which is not this client's site: moving it needs your explicit confirmation. ${NOTHING_CHANGED}`;
+    case 'delete-unconfirmed': {
+      const services = error.services.map((s) => `${s.statusLabel} service #${s.id}`).join(', ');
+      const of = error.client ? ` of client #${error.client.id} ${error.client.name}` : '';
+      return `This activation deletes ${services}${of} before creating the Active one: deleting needs your explicit confirmation. ${NOTHING_CHANGED}`;
+    }
+    case 'uisp-error': {
+      if (error.problem === 'service-not-active') {
+        return `UISP created service #${error.service.id} as ${error.service.statusLabel}, not Active: check it in the CRM (and SERVICE_STATUS_ACTIVE) before retrying`;
+      }
+      const applied = error.mayHaveApplied ? '. UISP may or may not have applied this change; re-run the activation: it picks up where it stopped and creates no duplicates' : '';
+      return `${error.detail}${applied}${error.beforeWrites ? `. ${NOTHING_CHANGED}` : ''}`;
+    }
+    case 'stopped':
+      return 'The activation stopped unexpectedly; the details are in the SubOps log.';
+    default:
+      return refusalSentence(error);
+  }
+}
+
+/** The records an agent picks from when the request matched several (clients or devices); [] otherwise. */
+export function candidateLines(error: ActivationStop): string[] {
+  switch (error.code) {
+    case 'client-ambiguous':
+    case 'client-archived':
+      return error.candidates.map(describeCandidate);
+    case 'device-ambiguous':
+      return error.devices.map(describeDeviceMatch);
+    default:
+      return [];
+  }
+}
+
+// ---------- the result ----------
+
+/** The result in one sentence: the terminal's last line, the failure report's headline, the audit summary. */
+export function resultSentence(result: ActivationResult): string {
+  switch (result.outcome) {
+    case 'planned':
+      return 'Dry run: nothing was written.';
+    case 'already-activated':
+      return `Already activated: ${result.client.name} has Active service #${result.service.id} and ${result.device.name} is on site "${result.site.name}". ${NOTHING_CHANGED}`;
+    case 'activated': {
+      const moved = result.movedFrom ? ` (moved from ${describeMove(result.movedFrom)})` : '';
+      return `Activated ${result.client.name}: service #${result.service.id}, site "${result.site.name}", device ${result.device.name}${moved}.`;
+    }
+    case 'failed':
+      return result.failedStep ? `Activation failed at the ${result.failedStep} step: ${errorSentence(result.error)}` : errorSentence(result.error);
+  }
+}
+
+/** One write the run made, e.g. "Deleted Quoted service #102". */
+export function doneSentence(entry: DoneEntry): string {
+  switch (entry.kind) {
+    case 'client-created':
+      return `${createdClient(entry.client)}${entry.unconfirmed ? UNCONFIRMED : ''}`;
+    case 'service-deleted':
+      return `Deleted ${entry.service.statusLabel} service #${entry.service.id}`;
+    case 'service-created':
+      return createdService(entry);
+    case 'service-created-unconfirmed':
+      return `Created Active service #${entry.serviceId}${UNCONFIRMED}`;
+    case 'site-created':
+      return `${createdSite(entry.site.name)}${entry.forClientId === undefined ? '' : ` for client #${entry.forClientId}`}${entry.unconfirmed ? UNCONFIRMED : ''}`;
+    case 'site-left-over':
+      return `${leftoverSite(entry.site, entry.clientId)}; remove that site in NMS`;
+    case 'duplicate-removed':
+      return `Removed duplicate ${entry.record} ${typeof entry.id === 'number' ? `#${entry.id}` : entry.id}`;
+    case 'authorized':
+      return authorized(entry.device, entry.site);
+  }
+}
+
+/** One write the plan still expected, e.g. "create the Active service". */
+export function pendingSentence(entry: PendingEntry): string {
+  switch (entry.kind) {
+    case 'create-client':
+      return `create client ${entry.firstName} ${entry.lastName}`;
+    case 'delete-service':
+      return `delete ${entry.service.statusLabel} service #${entry.service.id}`;
+    case 'create-service':
+      return 'create the Active service';
+    case 'create-site':
+      return `create NMS site "${entry.name}"`;
+    case 'authorize':
+      return `authorize ${entry.device.name}`;
+    case 'unknown':
+      return 'Unknown: check UISP, then retry (a retry only does what is still missing).';
+  }
+}
+
+/** What a failure report lists: the result's writes and missing writes, worded. */
+export function resultLists(result: ActivationResult): { done: string[]; notDone: string[] } {
+  return { done: result.done.map(doneSentence), notDone: result.notDone.map(pendingSentence) };
 }

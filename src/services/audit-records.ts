@@ -14,7 +14,8 @@ export interface FailureNote {
   changed: string;
 }
 
-export function activationAudit(request: ActivationRequest, result: ActivationResult): AuditEntry {
+/** `summary`: the result's sentence, as the front end worded it (services choose no words: src/render/activation.ts). */
+export function activationAudit(request: ActivationRequest, result: ActivationResult, summary: string): AuditEntry {
   return {
     action: 'activate',
     targets: {
@@ -26,7 +27,7 @@ export function activationAudit(request: ActivationRequest, result: ActivationRe
     },
     result: result.outcome,
     ok: result.outcome !== 'failed',
-    summary: result.message,
+    summary,
   };
 }
 

@@ -4,6 +4,7 @@
  * is logged and summarised, so stack traces and internals never reach Slack.
  */
 import type { ActivationField } from '../services/activation/request.js';
+import { errorSentence } from '../render/activation.js';
 import { ActivationFailure } from '../services/activation/workflow.js';
 import { InputError } from '../services/errors.js';
 import { changeNotice, UispError } from '../services/uisp/errors.js';
@@ -39,7 +40,7 @@ export function describeFailure(error: unknown): Failure {
   if (error instanceof InputError) return { message: error.message, field: error.field, changed: NOTHING, expected: true };
   if (error instanceof ActivationFailure) {
     const field = ACTIVATION_FIELDS[error.code];
-    return { message: error.message, ...(field && { field }), changed: NOTHING, expected: true };
+    return { message: errorSentence(error.error), ...(field && { field }), changed: NOTHING, expected: true };
   }
   if (error instanceof UispError) return { message: error.message, changed: changeNotice(error), expected: true };
   return { message: 'Something unexpected went wrong; the details are in the SubOps log.', changed: 'Check UISP before retrying: the change may or may not have been applied.', expected: false };

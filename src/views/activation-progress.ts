@@ -2,8 +2,7 @@
  * Messages of an activation's progress thread: the parent (updated in place to the final status), one
  * reply per step, the failure report with its Retry button and the manual CRM–NMS link reminder.
  */
-import { stepSentence } from '../render/activation.js';
-import { describeMove } from '../services/activation/planner.js';
+import { candidateLines, describeMove, errorSentence, resultLists, resultSentence, stepSentence } from '../render/activation.js';
 import type { ActivationConfirmation, ActivationRequest, ActivationResult, StepEvent, StepStatus } from '../services/activation/types.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { encodeMetadata, RetryValueSchema, type RetryValue } from '../slack/metadata.js';
@@ -63,7 +62,7 @@ function statusLine(result: ActivationResult | undefined): string {
     case 'planned':
       return ':memo: *Dry run*: nothing was written.';
     case 'failed':
-      return `:x: *Failed*: ${escapeMrkdwn(result.error?.message ?? result.message)} See the thread for what was done and to retry.`;
+      return `:x: *Failed*: ${escapeMrkdwn(errorSentence(result.error))} See the thread for what was done and to retry.`;
   }
 }
 
@@ -80,14 +79,18 @@ export function activationStep(event: StepEvent): SlackMessage {
  * with what the agent had confirmed.
  */
 export function activationFailure(request: ActivationRequest, startedBy: string, result: ActivationResult, confirm?: ActivationConfirmation): SlackMessage {
-  const headline = `:x: *Activation failed.* ${escapeMrkdwn(result.message)}`;
+  const sentence = resultSentence(result);
+  const headline = `:x: *Activation failed.* ${escapeMrkdwn(sentence)}`;
+  const code = result.outcome === 'failed' ? result.error.code : undefined;
+  const candidates = result.outcome === 'failed' ? candidateLines(result.error) : [];
+  const { done, notDone } = resultLists(result);
   const lists: Block[] = [];
-  if (result.error?.candidates?.length) lists.push(...sections('*Candidates:*', result.error.candidates.map((c) => `• ${escapeMrkdwn(c)}`)));
-  lists.push(...sections('*Done:*', result.done.length ? result.done.map((line) => `• ${escapeMrkdwn(line)}`) : ['• Nothing: UISP was not changed.']));
-  if (result.notDone.length) lists.push(...sections('*Not done:*', result.notDone.map((line) => `• ${escapeMrkdwn(line)}`)));
+  if (candidates.length) lists.push(...sections('*Candidates:*', candidates.map((c) => `• ${escapeMrkdwn(c)}`)));
+  lists.push(...sections('*Done:*', done.length ? done.map((line) => `• ${escapeMrkdwn(line)}`) : ['• Nothing: UISP was not changed.']));
+  if (notDone.length) lists.push(...sections('*Not done:*', notDone.map((line) => `• ${escapeMrkdwn(line)}`)));
   // A move or deletion nobody confirmed stays unconfirmed on Retry: the form's confirmation is where it is agreed to.
-  if (result.error?.code === 'device-in-use') lists.push(context('Run /activate again to see the move and confirm it.'));
-  if (result.error?.code === 'delete-unconfirmed') lists.push(context('Run /activate again to see what it deletes and confirm it.'));
+  if (code === 'device-in-use') lists.push(context('Run /activate again to see the move and confirm it.'));
+  if (code === 'delete-unconfirmed') lists.push(context('Run /activate again to see what it deletes and confirm it.'));
   const retry: RetryValue = { request, startedBy, ...(confirm && { confirm }) };
   const tail: Block[] = [
     context('Retrying is safe: the workflow re-reads UISP and only does what is still missing, so no client, service or site is created twice.'),
@@ -95,7 +98,7 @@ export function activationFailure(request: ActivationRequest, startedBy: string,
   ];
   // However long the lists, the Retry button must survive the 50-block cap.
   const blocks = [section(headline), ...capBlocks(lists, LIMITS.messageBlocks - 1 - tail.length), ...tail];
-  return message(`Activation failed: ${escapeMrkdwn(result.message)}`, blocks);
+  return message(`Activation failed: ${escapeMrkdwn(sentence)}`, blocks);
 }
 
 /** The last reply of a successful run: the one step SubOps never performs. */

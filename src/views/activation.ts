@@ -11,7 +11,7 @@ import { ACTION, CALLBACK, TYPEAHEAD } from './ids.js';
 import { channelLink, formatMoney } from './format.js';
 import { context, divider, externalSelectInput, modal, problem, section, sections, textInput, withProblem, type Block, type ModalView } from './kit.js';
 import { titleCase } from '../services/activation/names.js';
-import { describeOwner } from '../services/activation/planner.js';
+import { alreadyOnSite, describeOwner } from '../render/activation.js';
 
 const TITLE = 'Activate subscriber';
 
@@ -142,7 +142,7 @@ function planLines(plan: ActivationPlan): string[] {
   lines.push(plan.site.action === 'reuse' ? `Reuse NMS site "${escapeMrkdwn(plan.site.site.name)}"` : `Create NMS site "${escapeMrkdwn(plan.site.name)}"`);
   lines.push(
     plan.authorize.action === 'skip'
-      ? escapeMrkdwn(plan.authorize.reason)
+      ? escapeMrkdwn(alreadyOnSite(plan.device, plan.authorize.site))
       : plan.move
         ? `Move ${escapeMrkdwn(plan.device.name)} from site "${escapeMrkdwn(plan.move.site.name)}" onto that site`
         : `Authorize ${escapeMrkdwn(plan.device.name)} onto that site`,

@@ -13,7 +13,8 @@
  * `npm run soak` runs the same suite over more customers (SUBOPS_SOAK_CUSTOMERS).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { ActivationRequest, ActivationResult } from '../../src/services/activation/types.js';
+import type { ActivationRequest } from '../../src/services/activation/types.js';
+import type { WordedResult } from '../support/worded.js';
 import type { Services } from '../../src/services/container.js';
 import { startSimulator, type FaultRule, type RunningSimulator } from '../../src/simulator/index.js';
 import { activate, containers, fleetCustomer, fleetData, holdings, type FleetCustomer } from '../support/fleet.js';
@@ -65,13 +66,13 @@ afterAll(async () => {
   await sim.close();
 });
 
-const isSuccess = (result: ActivationResult) => result.outcome === 'activated' || result.outcome === 'already-activated';
+const isSuccess = (result: WordedResult) => result.outcome === 'activated' || result.outcome === 'already-activated';
 
 /**
  * The agent's view of a failure: the step and the reason, what was done (front ends show an empty list
  * as "nothing was changed") and what was not.
  */
-function saysWhatChanged(result: ActivationResult): boolean {
+function saysWhatChanged(result: WordedResult): boolean {
   return /^Activation failed at the \w[\w-]* step: .+/.test(result.message) && Array.isArray(result.done) && Array.isArray(result.notDone);
 }
 
@@ -80,8 +81,8 @@ async function inBatches<T>(items: T[], work: (item: T) => Promise<unknown>): Pr
 }
 
 /** Runs until success or MAX_RUNS, as an agent pressing Retry would; every result is kept. */
-async function agent(services: Services, request: ActivationRequest): Promise<ActivationResult[]> {
-  const results: ActivationResult[] = [];
+async function agent(services: Services, request: ActivationRequest): Promise<WordedResult[]> {
+  const results: WordedResult[] = [];
   for (let run = 0; run < MAX_RUNS; run++) {
     const result = await activate(services, request);
     results.push(result);
@@ -95,7 +96,7 @@ const TIMEOUT_MS = Math.max(60_000, CUSTOMERS * 600);
 
 it(`${CUSTOMERS * 2} seeded activations under faults, two processes per customer: nothing doubled, every run explained`, { timeout: TIMEOUT_MS }, async () => {
   const customers: FleetCustomer[] = Array.from({ length: CUSTOMERS }, (_, i) => fleetCustomer(i));
-  const runs: { customer: FleetCustomer; result: ActivationResult }[] = [];
+  const runs: { customer: FleetCustomer; result: WordedResult }[] = [];
   await inBatches(customers, (customer) =>
     Promise.all(
       processes.map(async (services, i) => {
@@ -116,7 +117,7 @@ it(`${CUSTOMERS * 2} seeded activations under faults, two processes per customer
   // Writes UISP completes late land now; one more pass, without faults, reconciles what they doubled.
   await sim.settled();
   sim.setFaults([]);
-  const last: ActivationResult[] = [];
+  const last: WordedResult[] = [];
   await inBatches(customers, async (customer) => {
     last.push(await activate(calm, { device: customer.typed[3], firstName: customer.firstName, lastName: customer.lastName }));
   });

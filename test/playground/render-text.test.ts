@@ -52,9 +52,16 @@ describe('renderMessage on the app’s messages', () => {
   });
 
   it('shows buttons as [Text]', () => {
-    const failed: ActivationResult = { type: 'result', outcome: 'failed', message: 'The NMS refused the site.', done: ['Created client #1010 Ada Lovelace'], notDone: ['create NMS site'] };
+    const failed: ActivationResult = {
+      type: 'result',
+      outcome: 'failed',
+      failedStep: 'site',
+      error: { code: 'uisp-error', problem: 'request', detail: 'The NMS refused the site.', mayHaveApplied: false, beforeWrites: false },
+      done: [{ kind: 'client-created', client: { id: 1010, name: 'Ada Lovelace' } }],
+      notDone: [{ kind: 'create-site', name: 'Ada Lovelace' }],
+    };
     const lines = renderMessage(activationFailure(request, 'U0AGENT', failed), names);
-    expect(lines[0]).toBe('❌ Activation failed. The NMS refused the site.');
+    expect(lines[0]).toBe('❌ Activation failed. Activation failed at the site step: The NMS refused the site.');
     expect(lines).toContain('• Created client #1010 Ada Lovelace');
     expect(lines.at(-1)).toBe('[Retry]');
   });

@@ -8,6 +8,7 @@ import type { ActivationConfirmation, ActivationEvent, ActivationRequest, Activa
 import { siteMarker } from '../../src/services/activation/workflow.js';
 import { ACTIVATION_MARKER } from '../../src/services/activation/writes.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
+import { worded } from '../support/worded.js';
 
 let uisp: UispFixture;
 afterEach(async () => uisp?.close());
@@ -23,7 +24,8 @@ async function run(request: ActivationRequest, options: { dryRun?: boolean; conf
   const result = events.at(-1) as ActivationResult;
   expect(result.type).toBe('result');
   expect(events.filter((e) => e.type === 'result')).toHaveLength(1);
-  return { steps: events.filter((e): e is StepEvent => e.type === 'step'), result };
+  // The result as an agent reads it: its facts with the renderer's sentences.
+  return { steps: events.filter((e): e is StepEvent => e.type === 'step'), result: worded(result) };
 }
 
 const deviceId = (name: string) => uisp.sim.data.devices.find((d) => d.identification.name === name)!.identification.id;
@@ -286,7 +288,9 @@ describe('failures and convergence', () => {
     // A wrong SERVICE_STATUS_ACTIVE sends status 2; the simulator, like UISP, then creates the service Quoted.
     uisp = await startUisp({ now: NOW, env: { SERVICE_STATUS_ACTIVE: '2' } });
     const { steps, result } = await run({ device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' });
-    expect(steps.find((s) => s.step === 'service')).toMatchObject({ status: 'failed', error: expect.stringMatching(/created service #\d+ as Quoted, not Active/) });
+    const service = steps.find((s) => s.step === 'service')!;
+    expect(service).toMatchObject({ status: 'failed', error: { code: 'uisp-error', problem: 'service-not-active' } });
+    expect(stepSentence(service)).toMatch(/created service #\d+ as Quoted, not Active/);
     expect(result).toMatchObject({ outcome: 'failed', notDone: ['authorize PowerBeam 5AC'] });
     expect(result.done).toContainEqual(expect.stringMatching(/^Created Quoted service #\d+/));
     expect(uisp.writes().some((w) => w.endsWith('/authorize'))).toBe(false);

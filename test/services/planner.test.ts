@@ -1,10 +1,12 @@
 /**
  * The activation planner as a pure function: reads in, typed decision out, no I/O. One table per rule
- * of issue 8 §2 (devices already in use) and §3 (client identity).
+ * of issue 8 §2 (devices already in use) and §3 (client identity). Refusals carry facts; where a test
+ * checks what the agent reads, it words them with the renderer.
  */
 import { describe, expect, it } from 'vitest';
 import { parseDeviceQuery } from '../../src/services/activation/device-match.js';
-import { decideActivation, describeMove, siteMarker, type ActivationReads, type ClientLookup } from '../../src/services/activation/planner.js';
+import { decideActivation, siteMarker, type ActivationReads, type ClientLookup } from '../../src/services/activation/planner.js';
+import { describeMove, errorSentence } from '../../src/render/activation.js';
 import { DEFAULT_SERVICE_STATUSES } from '../../src/services/activation/service-status.js';
 import type { ActivationDecision } from '../../src/services/activation/types.js';
 import { ClientSchema, DeviceSchema, ServiceSchema, SiteSchema } from '../../src/services/uisp/schemas.js';
@@ -49,7 +51,7 @@ function reads(overrides: Partial<ActivationReads> & { dev?: ReturnType<typeof d
 
 const refusal = (decision: ActivationDecision) => (decision.kind === 'refused' ? decision.refusal : undefined);
 const planOf = (decision: ActivationDecision) => {
-  if (decision.kind === 'refused') throw new Error(`refused: ${decision.refusal.message}`);
+  if (decision.kind === 'refused') throw new Error(`refused: ${errorSentence(decision.refusal)}`);
   return decision.plan;
 };
 
@@ -57,7 +59,7 @@ describe('devices already in use (§2)', () => {
   it.each(['ap', 'router', 'switch', 'gateway', 'ptp', 'server', 'homeWiFi'])('a %s is infrastructure: refused, naming device, role and site', (role) => {
     const r = refusal(decideActivation(reads({ dev: device(role, TOWER) })));
     expect(r).toMatchObject({ code: 'device-infrastructure', role, device: { name: 'cpe-1' }, site: { id: TOWER, name: 'Tower 1' } });
-    expect(r!.message).toBe(`cpe-1 is network infrastructure (role ${role}) on site "Tower 1", not a subscriber station: SubOps never activates or moves it. Nothing was changed.`);
+    expect(errorSentence(r!)).toBe(`cpe-1 is network infrastructure (role ${role}) on site "Tower 1", not a subscriber station: SubOps never activates or moves it. Nothing was changed.`);
   });
 
   it('an infrastructure device is refused even when it is only discovered, and before any client problem', () => {
@@ -66,7 +68,9 @@ describe('devices already in use (§2)', () => {
   });
 
   it('a device with no role is refused: nothing shows it is a subscriber station', () => {
-    expect(refusal(decideActivation(reads({ dev: device(null, null) })))).toMatchObject({ code: 'device-role-unknown', message: expect.stringContaining('has no role in NMS') });
+    const r = refusal(decideActivation(reads({ dev: device(null, null) })));
+    expect(r).toMatchObject({ code: 'device-role-unknown' });
+    expect(errorSentence(r!)).toContain('has no role in NMS');
   });
 
   it.each([
@@ -123,7 +127,7 @@ describe('client identity (§3)', () => {
   ])('an explicit id of another name is refused with the id and the CRM’s name', (client, message) => {
     const r = refusal(decideActivation(reads({ lookup: byId(client) })));
     expect(r).toMatchObject({ code: 'client-name-mismatch', clientId: client.id, crmName: expect.any(String), typedName: 'Ada Lovelace' });
-    expect(r!.message).toContain(message);
+    expect(errorSentence(r!)).toContain(message);
   });
 
   it('an explicit id the CRM does not have is refused', () => {
@@ -137,7 +141,7 @@ describe('client identity (§3)', () => {
   it('a name matching only an archived client is reported with its id instead of a duplicate', () => {
     const r = refusal(decideActivation(reads({ lookup: { by: 'name', active: [], archived: [person(1007, 'Ada', 'Lovelace', { isArchived: true })] } })));
     expect(r).toMatchObject({ code: 'client-archived', candidates: [{ id: 1007 }] });
-    expect(r!.message).toMatch(/archived: #1007 Ada Lovelace \(c1007@example\.gy, \+592 600 1007\)\. Restore the client in the CRM/);
+    expect(errorSentence(r!)).toMatch(/archived: #1007 Ada Lovelace \(c1007@example\.gy, \+592 600 1007\)\. Restore the client in the CRM/);
   });
 
   it('an active namesake wins over an archived one', () => {
@@ -154,7 +158,7 @@ describe('client identity (§3)', () => {
     const twin = person(9, 'Ada', 'Lovelace', { street1: '2 Canje Road', city: 'New Amsterdam' });
     const r = refusal(decideActivation(reads({ lookup: { by: 'name', active: [ADA, twin, person(10, 'Ada', 'Byron')], archived: [] } })));
     expect(r).toMatchObject({ code: 'client-ambiguous', candidates: [{ id: 7, address: '1 Main St, Linden' }, { id: 9, email: 'c9@example.gy' }] });
-    expect(r!.message).toBe(
+    expect(errorSentence(r!)).toBe(
       'Several CRM clients are named Ada Lovelace: #7 Ada Lovelace (c7@example.gy, +592 600 7, 1 Main St, Linden); #9 Ada Lovelace (c9@example.gy, +592 600 9, 2 Canje Road, New Amsterdam). Give the client id.',
     );
   });

@@ -1,5 +1,5 @@
 /** Representative data for view tests: hostile names, long names, many rows. */
-import type { ActivationPlan, ActivationRequest, ActivationResult, StepEvent } from '../../src/services/activation/types.js';
+import type { ActivationPlan, ActivationRequest, ActivationResult, DoneEntry, StepEvent } from '../../src/services/activation/types.js';
 import type { PaymentSummary } from '../../src/services/payments.js';
 import type { Client, Payment, PaymentMethod, Service, SuspensionReason } from '../../src/services/uisp/schemas.js';
 import type { Origin } from '../../src/slack/metadata.js';
@@ -30,23 +30,24 @@ export const plan: ActivationPlan = {
 export const steps: StepEvent[] = [
   { type: 'step', step: 'discover', status: 'done', device: plan.device, ids: { deviceId: 'dev-1' } },
   { type: 'step', step: 'client', status: 'skipped', kind: 'reused', client: { id: 1002, name: HOSTILE }, ids: { clientId: 1002 } },
-  { type: 'step', step: 'service', status: 'failed', error: LONG.repeat(20), ids: {} },
+  { type: 'step', step: 'service', status: 'failed', error: { code: 'uisp-error', problem: 'request', detail: LONG.repeat(20), mayHaveApplied: true, beforeWrites: false }, ids: {} },
   { type: 'step', step: 'site', status: 'planned', plan: plan.site, ids: { siteId: 's-1' } },
   { type: 'step', step: 'manual-link', status: 'manual', client: { id: 1002, name: HOSTILE }, crmClientUrl: 'https://uisp.example.net/crm/client/1002', site: { id: 's-1', name: HOSTILE }, device: plan.device, ids: { clientId: 1002, siteId: 's-1', deviceId: 'dev-1' } },
 ];
 
 const reached = { client: { id: 1002, name: HOSTILE }, service: { id: 140, status: 1, statusLabel: 'Active', name: null }, site: { id: 's-1', name: HOSTILE }, device: plan.device };
 
-export const activated: ActivationResult = { type: 'result', outcome: 'activated', message: `Activated ${HOSTILE}`, ...reached, crmClientUrl: 'https://uisp.example.net/crm/client/1002?a=1&b=2', done: ['Created service #140'], notDone: [] };
-export const alreadyActivated: ActivationResult = { ...activated, outcome: 'already-activated', done: [] };
+const created: DoneEntry = { kind: 'service-created', service: reached.service, price: 10000, currency: 'GYD', activeFrom: '2025-01-15', deleted: [] };
+export const activated: ActivationResult = { type: 'result', outcome: 'activated', ...reached, crmClientUrl: 'https://uisp.example.net/crm/client/1002?a=1&b=2', done: [created], notDone: [] };
+export const alreadyActivated: ActivationResult = { type: 'result', outcome: 'already-activated', ...reached, crmClientUrl: 'https://uisp.example.net/crm/client/1002?a=1&b=2', done: [], notDone: [] };
 export const failed: ActivationResult = {
   type: 'result',
   outcome: 'failed',
-  message: `Activation failed at the site step: ${HOSTILE}`,
+  failedStep: 'discover',
   client: reached.client,
-  done: Array.from({ length: 80 }, (_, i) => `Deleted Quoted service #${i} ${LONG}`),
-  notDone: ['create NMS site', 'authorize the device'],
-  error: { code: 'device-ambiguous', message: HOSTILE, candidates: Array.from({ length: 30 }, (_, i) => `cpe-${i} ${HOSTILE}`) },
+  done: Array.from({ length: 80 }, (_, i) => ({ kind: 'site-left-over', site: { id: `s-${i}`, name: `${LONG} ${HOSTILE}` }, clientId: 1002 }) as const),
+  notDone: [{ kind: 'create-site', name: HOSTILE }, { kind: 'authorize', device: plan.device }],
+  error: { code: 'device-ambiguous', query: { kind: 'name', name: HOSTILE }, devices: Array.from({ length: 30 }, (_, i) => ({ ...plan.device, id: `dev-${i}`, name: `cpe-${i} ${HOSTILE}` })) },
 };
 
 export const client: Client = { id: 1002, firstName: HOSTILE, lastName: LONG, companyName: null, clientType: 1, userIdent: null, isLead: false, isArchived: false, contacts: [], tags: [] };

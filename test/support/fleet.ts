@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { loadCoreConfig, type Env } from '../../src/config.js';
 import type { ActivationRequest, ActivationResult } from '../../src/services/activation/types.js';
+import { worded, type WordedResult } from './worded.js';
 import { createServices, type Services } from '../../src/services/container.js';
 import { buildData, type RunningSimulator, type SimulatorData } from '../../src/simulator/index.js';
 
@@ -68,10 +69,11 @@ export function containers(sim: RunningSimulator, count: number, env: Env = {}):
   return Array.from({ length: count }, () => createServices(config));
 }
 
-export async function activate(services: Services, request: ActivationRequest): Promise<ActivationResult> {
+/** Runs one activation to its end: the result, worded as an agent reads it. */
+export async function activate(services: Services, request: ActivationRequest): Promise<WordedResult> {
   let result: ActivationResult | undefined;
   for await (const event of services.activation.run(request)) if (event.type === 'result') result = event;
-  return result!;
+  return worded(result!);
 }
 
 /** What UISP holds for a customer, read straight from the simulator's state. */

@@ -5,13 +5,14 @@ import { EXIT, writeLine, writeText, type CliIo } from '../io.js';
 import { renderEvent } from '../render.js';
 import { openCliAudit } from '../audit.js';
 import { activationEventJson } from '../json.js';
+import { resultSentence } from '../../render/activation.js';
 import { activationAudit } from '../../services/audit-records.js';
 import { statusLabel } from '../../services/activation/service-status.js';
 import type { ActivationResult } from '../../services/activation/types.js';
 
 /** 0 done (also already done or planned), 2 an explicit client id of another name (bad input), 1 any other refusal or failure. */
 function exitCode(result: ActivationResult | undefined): number {
-  if (!result || result.outcome === 'failed') return result?.error?.code === 'client-name-mismatch' ? EXIT.usage : EXIT.failed;
+  if (!result || result.outcome === 'failed') return result?.error.code === 'client-name-mismatch' ? EXIT.usage : EXIT.failed;
   return EXIT.ok;
 }
 
@@ -80,11 +81,12 @@ export async function activate(argv: string[], io: CliIo): Promise<number> {
       if (event.type === 'result') {
         result = event;
         // A dry run writes nothing, so there is nothing to audit.
-        if (event.outcome !== 'planned') await audit.record(activationAudit(validation.request, event));
+        if (event.outcome !== 'planned') await audit.record(activationAudit(validation.request, event, resultSentence(event)));
       }
     }
     if (!values.json) {
-      const hint = result?.error?.code === 'device-in-use' ? 'moves the device off that site onto this client\'s site' : result?.error?.code === 'delete-unconfirmed' ? 'confirms deleting those services' : undefined;
+      const code = result?.outcome === 'failed' ? result.error.code : undefined;
+      const hint = code === 'device-in-use' ? 'moves the device off that site onto this client\'s site' : code === 'delete-unconfirmed' ? 'confirms deleting those services' : undefined;
       if (hint) writeLine(io.stdout, `  --yes ${hint}.`);
     }
     return exitCode(result);

@@ -9,6 +9,7 @@ import type { ActivationRequest } from '../../services/activation/types.js';
 import type { ReadDecision } from '../../services/activation/workflow.js';
 import { activationForm, type ActivationFormValues } from '../../views/activation.js';
 import type { ListenerDeps } from '../../slack/deps.js';
+import { errorSentence } from '../../render/activation.js';
 import { activationFieldOf, describeFailure } from '../../slack/errors.js';
 import type { Origin } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
@@ -31,7 +32,7 @@ export async function decideOrShowForm(
   try {
     const decision = await deps.services.activation.decide(request, expectedClientId === undefined ? {} : { expectedClientId });
     if (decision.kind !== 'refused') return decision;
-    problem = { field: activationFieldOf(decision.refusal.code), message: decision.refusal.message };
+    problem = { field: activationFieldOf(decision.refusal.code), message: errorSentence(decision.refusal) };
   } catch (error) {
     const failure = describeFailure(error);
     if (!failure.expected) logger.error({ err: error }, 'activation plan failed');

@@ -7,6 +7,7 @@
 import type { ActivationConfirmation, ActivationRequest, ActivationResult, StepEvent } from '../../services/activation/types.js';
 import type { ReadDecision } from '../../services/activation/workflow.js';
 import { activationAudit } from '../../services/audit-records.js';
+import { resultLists, resultSentence } from '../../render/activation.js';
 import { activationFailure, activationParent, activationStep, manualLinkReminder, retryStarted } from '../../views/activation-progress.js';
 import { channelLink } from '../../views/format.js';
 import { notice } from '../../views/help.js';
@@ -57,13 +58,7 @@ export async function runActivation(deps: ListenerDeps, run: ActivationRun): Pro
     // The workflow promises never to throw; if it does, say so rather than end silently.
     logger.error({ err: error }, 'the activation workflow threw');
   }
-  const outcome: ActivationResult = result ?? {
-    type: 'result',
-    outcome: 'failed',
-    message: 'The activation stopped unexpectedly; the details are in the SubOps log.',
-    done: [],
-    notDone: ['Unknown: check UISP, then retry (a retry only does what is still missing).'],
-  };
+  const outcome: ActivationResult = result ?? { type: 'result', outcome: 'failed', failedStep: null, error: { code: 'stopped' }, done: [], notDone: [{ kind: 'unknown' }] };
 
   report.update(activationParent({ request, startedBy, result: outcome }));
   if (outcome.outcome === 'failed') report.reply(activationFailure(request, startedBy, outcome, confirm));
@@ -74,15 +69,16 @@ export async function runActivation(deps: ListenerDeps, run: ActivationRun): Pro
   }
 
   await report.finish({
-    audit: { actorId: origin.userId, ...activationAudit(request, outcome) },
+    audit: { actorId: origin.userId, ...activationAudit(request, outcome, resultSentence(outcome)) },
     whenSlackRefused: (problems) => notice(slackRefusedLines(request, outcome, problems).join('\n')),
   });
 }
 
 function slackRefusedLines(request: ActivationRequest, result: ActivationResult, problems: readonly string[]): string[] {
+  const { done, notDone } = resultLists(result);
   return [
-    `:warning: Slack did not show every step of the activation of *${escapeMrkdwn(request.device)}* (${escapeMrkdwn(problems.join(', '))}). Outcome: *${result.outcome}*. ${escapeMrkdwn(result.message)}`,
-    result.done.length ? `Done: ${escapeMrkdwn(result.done.join('; '))}` : 'Done: nothing was changed.',
-    ...(result.notDone.length ? [`Not done: ${escapeMrkdwn(result.notDone.join('; '))}`] : []),
+    `:warning: Slack did not show every step of the activation of *${escapeMrkdwn(request.device)}* (${escapeMrkdwn(problems.join(', '))}). Outcome: *${result.outcome}*. ${escapeMrkdwn(resultSentence(result))}`,
+    done.length ? `Done: ${escapeMrkdwn(done.join('; '))}` : 'Done: nothing was changed.',
+    ...(notDone.length ? [`Not done: ${escapeMrkdwn(notDone.join('; '))}`] : []),
   ];
 }

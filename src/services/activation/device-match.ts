@@ -5,9 +5,7 @@
  */
 import { isIP } from 'node:net';
 import type { Device } from '../uisp/schemas.js';
-import type { DeviceRef } from './types.js';
-
-export type DeviceQuery = { kind: 'ip'; ip: string } | { kind: 'mac'; mac: string } | { kind: 'name'; name: string };
+import type { DeviceQuery, DeviceRef } from './types.js';
 
 /** 12 hex digits, or null when the text is not a MAC address. */
 export function normalizeMac(text: string): string | null {
@@ -25,10 +23,6 @@ export function parseDeviceQuery(text: string): DeviceQuery {
   const mac = normalizeMac(trimmed);
   if (mac) return { kind: 'mac', mac };
   return { kind: 'name', name: trimmed.toLowerCase() };
-}
-
-export function describeQuery(query: DeviceQuery): string {
-  return query.kind === 'ip' ? `IP ${query.ip}` : query.kind === 'mac' ? `MAC ${query.mac.match(/../g)!.join(':')}` : `name "${query.name}"`;
 }
 
 function matches(device: Device, query: DeviceQuery): boolean {

@@ -18,7 +18,7 @@
 import type { ActivationConfig } from '../../config.js';
 import { clientDisplayName } from '../uisp/crm-client.js';
 import type { Client, Device, Service, Site } from '../uisp/schemas.js';
-import { describeQuery, findDevices, type DeviceQuery } from './device-match.js';
+import { findDevices } from './device-match.js';
 import { sameName } from './names.js';
 import { dispositionOf, statusLabel } from './service-status.js';
 import type {
@@ -28,9 +28,9 @@ import type {
   ClientCandidate,
   ClientRef,
   DeviceMove,
+  DeviceQuery,
   DeviceRef,
   ServiceRef,
-  SiteOwner,
   SiteRef,
 } from './types.js';
 
@@ -93,38 +93,16 @@ export function identifyClient(lookup: ClientLookup, firstName: string, lastName
   const typedName = `${firstName} ${lastName}`;
   if (lookup.by === 'id') {
     const { client, id } = lookup;
-    if (!client) {
-      return { refusal: { code: 'client-not-found', clientId: id, message: `No CRM client #${id}. Check the id, or leave it empty to find or create the client by name.` } };
-    }
-    const crmName = clientDisplayName(client);
-    if (!isNamed(client, firstName, lastName)) {
-      return {
-        refusal: {
-          code: 'client-name-mismatch',
-          clientId: id,
-          crmName,
-          typedName,
-          message: `CRM client #${id} is ${crmName}, not ${typedName}. Check the id, or type the name the CRM has. Nothing was changed.`,
-        },
-      };
-    }
-    if (client.isArchived) return { refusal: archivedRefusal([candidate(client)]) };
+    if (!client) return { refusal: { code: 'client-not-found', clientId: id } };
+    if (!isNamed(client, firstName, lastName)) return { refusal: { code: 'client-name-mismatch', clientId: id, crmName: clientDisplayName(client), typedName } };
+    if (client.isArchived) return { refusal: { code: 'client-archived', candidates: [candidate(client)] } };
     return { client };
   }
   const active = lookup.active.filter((c) => isNamed(c, firstName, lastName));
-  if (active.length > 1) {
-    const candidates = active.map(candidate);
-    return {
-      refusal: {
-        code: 'client-ambiguous',
-        candidates,
-        message: `Several CRM clients are named ${typedName}: ${candidates.map(describeCandidate).join('; ')}. Give the client id.`,
-      },
-    };
-  }
+  if (active.length > 1) return { refusal: { code: 'client-ambiguous', typedName, candidates: active.map(candidate) } };
   if (active.length === 1) return { client: active[0]! };
   const archived = lookup.archived.filter((c) => isNamed(c, firstName, lastName));
-  if (archived.length) return { refusal: archivedRefusal(archived.map(candidate)) };
+  if (archived.length) return { refusal: { code: 'client-archived', candidates: archived.map(candidate) } };
   return { client: null };
 }
 
@@ -155,53 +133,16 @@ export function decideActivation(reads: ActivationReads): ActivationDecision {
   return { kind: 'plan', plan };
 }
 
-/** "site "Leon Hope" (client #1007 Leon Hope)": how a move is named in messages, results and the audit. */
-export function describeMove(move: DeviceMove): string {
-  return `"${move.site.name}" (${describeOwner(move.client)})`;
-}
-
-export function describeOwner(owner: SiteOwner): string {
-  if (owner.id === null) return 'client unknown';
-  return owner.name ? `client #${owner.id} ${owner.name}` : `client #${owner.id}`;
-}
-
 // ---------- device ----------
 
 function pickDevice({ query, authorized, discovered, sites }: ActivationReads): { device: DeviceRef } | { refusal: ActivationRefusal } {
   const found = findDevices(query, authorized, discovered);
-  if (found.length === 0) {
-    return { refusal: { code: 'device-not-found', query: describeQuery(query), message: `Device not found: no device with ${describeQuery(query)} in the authorized or discovered lists. Nothing was changed.` } };
-  }
-  if (found.length > 1) {
-    const list = found.map((d) => `${d.name} (${[d.ip, d.mac, d.list].filter(Boolean).join(', ')})`);
-    return {
-      refusal: { code: 'device-ambiguous', devices: found, message: `${found.length} devices match ${describeQuery(query)}: ${list.join('; ')}. Use the IP or MAC address. Nothing was changed.` },
-    };
-  }
+  if (found.length === 0) return { refusal: { code: 'device-not-found', query } };
+  if (found.length > 1) return { refusal: { code: 'device-ambiguous', query, devices: found } };
   const device = found[0]!;
   const site = deviceSite(device, authorized, sites);
-  const where = site ? ` on site "${site.name}"` : '';
-  if (device.role === null) {
-    return {
-      refusal: {
-        code: 'device-role-unknown',
-        device,
-        site,
-        message: `${device.name}${where} has no role in NMS, so nothing shows it is a subscriber station: check the device in UISP. SubOps activates subscriber stations only. Nothing was changed.`,
-      },
-    };
-  }
-  if (device.role !== SUBSCRIBER_ROLE) {
-    return {
-      refusal: {
-        code: 'device-infrastructure',
-        device,
-        role: device.role,
-        site,
-        message: `${device.name} is network infrastructure (role ${device.role})${where}, not a subscriber station: SubOps never activates or moves it. Nothing was changed.`,
-      },
-    };
-  }
+  if (device.role === null) return { refusal: { code: 'device-role-unknown', device, site } };
+  if (device.role !== SUBSCRIBER_ROLE) return { refusal: { code: 'device-infrastructure', device, role: device.role, site } };
   return { device };
 }
 
@@ -228,21 +169,6 @@ function candidate(client: Client): ClientCandidate {
   return { ...clientRef(client), email: contact?.email ?? null, phone: contact?.phone ?? null, address: address || null, archived: client.isArchived === true };
 }
 
-/** "#1008 Kevin Singh (kevin.singh@example.com, +592 677 1208, 19 Parika Backdam, Parika)". */
-export function describeCandidate(c: ClientCandidate): string {
-  const details = [c.email, c.phone, c.address].filter(Boolean);
-  return `#${c.id} ${c.name}${details.length ? ` (${details.join(', ')})` : ''}`;
-}
-
-function archivedRefusal(candidates: ClientCandidate[]): ActivationRefusal {
-  const which = candidates.map(describeCandidate).join('; ');
-  return {
-    code: 'client-archived',
-    candidates,
-    message: `${candidates.length === 1 ? 'The CRM has this client archived' : 'The CRM has these clients archived'}: ${which}. Restore the client in the CRM and run again; SubOps does not create a duplicate. Nothing was changed.`,
-  };
-}
-
 // ---------- service ----------
 
 function planService({ services, settings, today }: ActivationReads, client: ClientRef | null): { service: ActivationPlan['service'] } | { refusal: ActivationRefusal } {
@@ -251,16 +177,7 @@ function planService({ services, settings, today }: ActivationReads, client: Cli
   const active = services.find((s) => dispositionOf(s.status, statuses) === 'reuse');
   if (active) return { service: { action: 'reuse', service: ref(active) } };
   const suspended = services.filter((s) => dispositionOf(s.status, statuses) === 'block');
-  if (client && suspended.length) {
-    return {
-      refusal: {
-        code: 'service-suspended',
-        client,
-        services: suspended.map(ref),
-        message: `Client #${client.id} ${client.name} has suspended service ${suspended.map((s) => `#${s.id}`).join(', ')}: lift the suspension (/unsuspend) instead of activating again. Nothing was changed.`,
-      },
-    };
-  }
+  if (client && suspended.length) return { refusal: { code: 'service-suspended', client, services: suspended.map(ref) } };
   return {
     service: {
       action: 'create',
@@ -281,16 +198,12 @@ function planSite({ sites, settings, firstName, lastName, authorized }: Activati
   const current = device.authorized && device.siteId ? sites.find((s) => s.id === device.siteId) : undefined;
   if (current && own.includes(current)) {
     const site = siteRef(current);
-    return { site: { action: 'reuse', site }, authorize: { action: 'skip', reason: `${device.name} is already authorized on site "${site.name}"` }, move: null };
+    return { site: { action: 'reuse', site }, authorize: { action: 'skip', site }, move: null };
   }
   const move = moveOf(device, current, authorized);
   if (own.length) return { site: { action: 'reuse', site: siteRef(own[0]!) }, authorize: { action: 'authorize' }, move };
   const parentSiteId = settings.parentSiteId ?? sites.find((s) => !s.identification.parent && (s.identification.type ?? 'site') === 'site')?.id ?? null;
-  if (settings.parentSiteId && !sites.some((s) => s.id === parentSiteId)) {
-    return {
-      refusal: { code: 'parent-site-not-found', parentSiteId: settings.parentSiteId, message: `NMS_PARENT_SITE_ID ${settings.parentSiteId} is not an NMS site; fix the setting. Nothing was changed.` },
-    };
-  }
+  if (settings.parentSiteId && !sites.some((s) => s.id === parentSiteId)) return { refusal: { code: 'parent-site-not-found', parentSiteId: settings.parentSiteId } };
   return { site: { action: 'create', name: client?.name ?? `${firstName} ${lastName}`, parentSiteId }, authorize: { action: 'authorize' }, move };
 }
 

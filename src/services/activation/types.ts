@@ -1,6 +1,7 @@
 /**
  * The activation workflow's public shapes: what a front end asks for, the plan it may show before
- * anything is written, and the step events it renders as they happen. No Slack or terminal knowledge.
+ * anything is written, the step events it renders as they happen and the result. All of it is facts:
+ * the sentences are chosen by the front ends (src/render/activation.ts). No Slack or terminal knowledge.
  */
 export interface ActivationRequest {
   /** IP (a stored prefix such as /24 is ignored), MAC (any separator or case) or device name. */
@@ -12,6 +13,9 @@ export interface ActivationRequest {
   email?: string;
   phone?: string;
 }
+
+/** The device an agent typed, parsed: an IP (prefix dropped), a MAC (12 lower-case hex digits) or a name (lower case). */
+export type DeviceQuery = { kind: 'ip'; ip: string } | { kind: 'mac'; mac: string } | { kind: 'name'; name: string };
 
 export interface DeviceRef {
   id: string;
@@ -72,7 +76,8 @@ export interface ActivationPlan {
     | { action: 'reuse'; service: ServiceRef }
     | { action: 'create'; delete: ServiceRef[]; servicePlanPeriodId: number; price: number; activeFrom: string };
   site: { action: 'reuse'; site: SiteRef } | { action: 'create'; name: string; parentSiteId: string | null };
-  authorize: { action: 'skip'; reason: string } | { action: 'authorize' };
+  /** skip: the device is already authorized on the reused site. */
+  authorize: { action: 'skip'; site: SiteRef } | { action: 'authorize' };
   /** Set when authorizing takes the device off another client's (or an unowned) endpoint site. */
   move: DeviceMove | null;
   /** True when the plan deletes anything: front ends ask for confirmation first. */
@@ -88,9 +93,9 @@ export interface ClientCandidate extends ClientRef {
 }
 
 /** Why an activation will not go ahead, with the facts a front end shows. Nothing is written. */
-export type ActivationRefusal = { message: string } & (
-  | { code: 'device-not-found'; query: string }
-  | { code: 'device-ambiguous'; devices: DeviceRef[] }
+export type ActivationRefusal =
+  | { code: 'device-not-found'; query: DeviceQuery }
+  | { code: 'device-ambiguous'; query: DeviceQuery; devices: DeviceRef[] }
   /** Not a subscriber station (AP, router, switch…): refused whatever is confirmed. */
   | { code: 'device-infrastructure'; device: DeviceRef; role: string; site: SiteRef | null }
   /** NMS reports no role, so nothing shows it is a subscriber station. */
@@ -100,10 +105,9 @@ export type ActivationRefusal = { message: string } & (
   | { code: 'client-name-mismatch'; clientId: number; crmName: string; typedName: string }
   /** The only clients of that name (or the explicit id) are archived: never a duplicate, never a silent restore. */
   | { code: 'client-archived'; candidates: ClientCandidate[] }
-  | { code: 'client-ambiguous'; candidates: ClientCandidate[] }
+  | { code: 'client-ambiguous'; typedName: string; candidates: ClientCandidate[] }
   | { code: 'service-suspended'; client: ClientRef; services: ServiceRef[] }
-  | { code: 'parent-site-not-found'; parentSiteId: string }
-);
+  | { code: 'parent-site-not-found'; parentSiteId: string };
 
 /**
  * The planner's answer from reads alone: refused, a plan that needs the agent's confirmation first
@@ -123,8 +127,8 @@ export type StepStatus = 'done' | 'skipped' | 'failed' | 'planned' | 'manual';
  * apart a record this run made from one it found, or one another activation of the same customer made.
  */
 export type StepOutcome =
-  /** `error`: what went wrong, as UISP or the refusal said it. */
-  | { step: StepName; status: 'failed'; error: string; leftoverSite?: { site: SiteRef; clientId: number } }
+  /** `leftoverSite`: a duplicate site this run made for another run's client and could not remove. */
+  | { step: StepName; status: 'failed'; error: ActivationError; leftoverSite?: { site: SiteRef; clientId: number } }
   | { step: 'discover'; status: 'done'; device: DeviceRef }
   | { step: 'client'; status: 'done' | 'skipped'; kind: 'created' | 'reused' | 'created-concurrently'; client: ClientRef }
   | { step: 'client'; status: 'planned'; plan: ActivationPlan['client'] }
@@ -147,31 +151,82 @@ export type StepEvent = StepOutcome & {
 
 export type ActivationOutcome = 'activated' | 'already-activated' | 'planned' | 'failed';
 
-export interface ActivationResult {
-  type: 'result';
-  outcome: ActivationOutcome;
-  message: string;
+/** A write this run made (or a duplicate it removed), in the order of the steps. */
+export type DoneEntry =
+  /** `unconfirmed`: UISP created it but the read-back did not confirm it as the only one (a re-run checks). */
+  | { kind: 'client-created'; client: ClientRef; unconfirmed?: true }
+  | { kind: 'service-deleted'; service: ServiceRef }
+  | { kind: 'service-created'; service: ServiceRef; price: number; currency: string | null; activeFrom: string; deleted: number[] }
+  | { kind: 'service-created-unconfirmed'; serviceId: number }
+  /** `forClientId`: made for a new client whose own step then failed. */
+  | { kind: 'site-created'; site: { name: string }; forClientId?: number; unconfirmed?: true }
+  /** Made for another run's (duplicate) client and not removed: the agent removes it in NMS. */
+  | { kind: 'site-left-over'; site: SiteRef; clientId: number }
+  | { kind: 'duplicate-removed'; record: 'client' | 'service' | 'site'; id: number | string }
+  | { kind: 'authorized'; device: DeviceRef; site: SiteRef };
+
+/** A write the plan still expected when the run stopped. */
+export type PendingEntry =
+  | { kind: 'create-client'; firstName: string; lastName: string }
+  | { kind: 'delete-service'; service: ServiceRef }
+  | { kind: 'create-service' }
+  | { kind: 'create-site'; name: string }
+  | { kind: 'authorize'; device: DeviceRef }
+  /** The run stopped without saying how far it got (front ends only: the workflow threw). */
+  | { kind: 'unknown' };
+
+/** UISP (or the transport) failed, or answered something the run cannot go on from. */
+export type UispFailure =
+  /**
+   * `detail`: the UISP client's own description of the failed request. `mayHaveApplied`: the write may
+   * have landed (a re-run converges). `beforeWrites`: it happened while reading, before any write.
+   */
+  | { code: 'uisp-error'; problem: 'request'; detail: string; mayHaveApplied: boolean; beforeWrites: boolean }
+  /** UISP created the service in another status than Active (spec §7). */
+  | { code: 'uisp-error'; problem: 'service-not-active'; service: ServiceRef };
+
+/** Why an activation stopped, with the facts a front end words. */
+export type ActivationError =
+  | ActivationRefusal
+  /** The plan moves the device off another client's site and the run was not confirmed for that move. */
+  | { code: 'device-in-use'; device: DeviceRef; move: DeviceMove }
+  /** The plan deletes services the run was not confirmed to delete (`client`: null for a new client). */
+  | { code: 'delete-unconfirmed'; services: ServiceRef[]; client: ClientRef | null }
+  | UispFailure;
+
+export type ActivationErrorCode = ActivationError['code'];
+
+/** Why a run failed: what the workflow reported, or (front ends only) that it ended without a result. */
+export type ActivationStop = ActivationError | { code: 'stopped' };
+
+/** The records a run reached; a failed run may have reached some of them. */
+interface Reached {
   device?: DeviceRef;
   client?: ClientRef;
   service?: ServiceRef;
   site?: SiteRef;
+}
+
+export type ActivationResult = Reached & {
+  type: 'result';
+  /** What confirming would do: set for a dry run, and for a run stopped by a deletion or move not confirmed. */
   plan?: ActivationPlan;
   /** CRM web page of the client, for the manual CRM–NMS link. */
   crmClientUrl?: string;
   /** The confirmed move this run made: the device came off that site of that client. */
   movedFrom?: DeviceMove;
-  /** Sentences describing what was written, and what was not, for failure reports. */
-  done: string[];
-  notDone: string[];
-  error?: { code: ActivationErrorCode; message: string; candidates?: string[] };
-}
+  /** What was written, and what the plan still expected, for failure reports. */
+  done: DoneEntry[];
+  notDone: PendingEntry[];
+} & (
+    | { outcome: 'activated' | 'already-activated'; device: DeviceRef; client: ClientRef; service: ServiceRef; site: SiteRef }
+    | { outcome: 'planned'; plan: ActivationPlan; device: DeviceRef }
+    /**
+     * `failedStep`: the step it stopped at; null when the workflow stopped without a result (front ends
+     * only), which `error` 'stopped' says.
+     */
+    | { outcome: 'failed'; failedStep: StepName; error: ActivationError }
+    | { outcome: 'failed'; failedStep: null; error: Extract<ActivationStop, { code: 'stopped' }> }
+  );
 
 export type ActivationEvent = StepEvent | ActivationResult;
-
-export type ActivationErrorCode =
-  | ActivationRefusal['code']
-  /** The plan moves the device off another client's site and the run was not confirmed for that move. */
-  | 'device-in-use'
-  /** The plan deletes services the run was not confirmed to delete. */
-  | 'delete-unconfirmed'
-  | 'uisp-error';

@@ -15,8 +15,7 @@ import type { NmsClient } from '../uisp/nms-client.js';
 import type { Client, Service } from '../uisp/schemas.js';
 import { parseDeviceQuery } from './device-match.js';
 import { titleCase } from './names.js';
-import { formatMoney } from '../money.js';
-import { clientRef, decideActivation, describeCandidate, describeMove, identifyClient, siteRef, type ActivationReads, type ClientLookup } from './planner.js';
+import { clientRef, decideActivation, identifyClient, siteRef, type ActivationReads, type ClientLookup } from './planner.js';
 import { statusLabel } from './service-status.js';
 import {
   ensureActiveService,
@@ -36,36 +35,39 @@ import {
 import type {
   ActivationConfirmation,
   ActivationDecision,
+  ActivationError,
   ActivationErrorCode,
   ActivationEvent,
   ActivationPlan,
-  ActivationRefusal,
   ActivationRequest,
   ActivationResult,
   ClientRef,
+  DoneEntry,
+  PendingEntry,
   ServiceRef,
   SiteRef,
   StepEvent,
   StepName,
   StepOutcome,
+  UispFailure,
 } from './types.js';
 
 export { siteMarker } from './planner.js';
 
+/** An activation stopped before its end, with the facts (front ends word them: src/render/activation.ts). */
 export class ActivationFailure extends Error {
   override readonly name = 'ActivationFailure';
   constructor(
-    readonly code: ActivationErrorCode,
-    message: string,
-    readonly candidates: string[] = [],
-    /** For a move that needs confirmation: the plan, so front ends can show what confirming would do. */
+    readonly error: ActivationError,
+    /** For a deletion or move that needs confirmation: the plan, so front ends can show what confirming would do. */
     readonly plan?: ActivationPlan,
   ) {
-    super(message);
+    // For logs only: what people see is worded from `error` by the front ends.
+    super(`activation stopped: ${error.code}`);
   }
 
-  static of(refusal: ActivationRefusal): ActivationFailure {
-    return new ActivationFailure(refusal.code, refusal.message, candidatesOf(refusal));
+  get code(): ActivationErrorCode {
+    return this.error.code;
   }
 }
 
@@ -132,7 +134,7 @@ export class ActivationService {
   /** Reads only: the plan `run` would follow. Throws ActivationFailure when the activation is refused. */
   async plan(request: ActivationRequest): Promise<ActivationPlan> {
     const decision = await this.read(request);
-    if (decision.kind === 'refused') throw ActivationFailure.of(decision.refusal);
+    if (decision.kind === 'refused') throw new ActivationFailure(decision.refusal);
     return decision.plan;
   }
 
@@ -161,10 +163,10 @@ export class ActivationService {
       ({ plan, reads } = decided ? { plan: planToRun(decided, confirm, dryRun), reads: decided.reads } : await replan());
       if (!dryRun) ({ plan, reads, release } = await this.lock({ plan, reads }, replan));
     } catch (error) {
-      const failure = asFailure(error);
+      const failure = asFailure(error, true);
       const failedStep = FAILED_STEP[failure.code];
-      yield step({ step: failedStep, status: 'failed', error: failure.message });
-      yield { ...log.failed(failedStep, failure), ...(failure.plan && { plan: failure.plan }) };
+      yield step({ step: failedStep, status: 'failed', error: failure.error });
+      yield log.failed(failedStep, failure, failure.plan && { plan: failure.plan });
       return;
     }
     try {
@@ -172,7 +174,7 @@ export class ActivationService {
       yield step({ step: 'discover', status: 'done', device }, { deviceId: device.id });
       if (dryRun) {
         yield* planEvents(plan);
-        yield { type: 'result', outcome: 'planned', message: 'Dry run: nothing was written.', plan, device, done: [], notDone: [] };
+        yield { type: 'result', outcome: 'planned', plan, device, done: [], notDone: [] };
         return;
       }
       yield* this.write(request, { plan, reads }, log, this.forRun());
@@ -245,11 +247,11 @@ export class ActivationService {
       try {
         outcome = await ensureClient(writes, { firstName, lastName }, contactOf(request), startSite);
       } catch (error) {
-        log.unconfirmed('client', error, (id) => `Created client #${id} ${firstName} ${lastName}`);
-        yield step({ step: 'client', status: 'failed', error: errorMessage(error) });
+        log.unconfirmed('client', error, (id) => ({ kind: 'client-created', client: { id: Number(id), name: `${firstName} ${lastName}` }, unconfirmed: true }));
+        yield step({ step: 'client', status: 'failed', error: errorOf(error) });
         // A site started for the new client exists too: the report says so.
         const siteMade = early && (await early.siting.catch(() => undefined));
-        if (siteMade?.created) log.did('site', `Created NMS site "${siteMade.record.identification.name}" for client #${early!.clientId}`);
+        if (siteMade?.created) log.did('site', { kind: 'site-created', site: { name: siteMade.record.identification.name }, forClientId: early!.clientId });
         yield log.failed('client', error, { device });
         return;
       }
@@ -263,9 +265,9 @@ export class ActivationService {
           try {
             await removeOwnSite(writes, started.record);
           } catch (error) {
-            const made = `Created NMS site "${started.record.identification.name}" (${started.record.id}) for client #${early.clientId}, another activation's duplicate`;
-            log.did('site', `${made}; remove that site in NMS`);
-            yield step({ step: 'site', status: 'failed', error: errorMessage(error), leftoverSite: { site: siteRef(started.record), clientId: early.clientId } });
+            const leftover = { site: siteRef(started.record), clientId: early.clientId };
+            log.did('site', { kind: 'site-left-over', ...leftover });
+            yield step({ step: 'site', status: 'failed', error: errorOf(error), leftoverSite: leftover });
             yield log.failed('site', error, { device, client });
             return;
           }
@@ -274,7 +276,7 @@ export class ActivationService {
         early = undefined;
       }
       if (outcome.created) {
-        log.did('client', `Created client #${client.id} ${client.name}`);
+        log.did('client', { kind: 'client-created', client });
         yield step({ step: 'client', status: 'done', kind: 'created', client }, { clientId: client.id });
       } else {
         log.settled('client');
@@ -306,21 +308,23 @@ export class ActivationService {
         yield outcome.value.event;
       } else {
         failures.push({ name, error: outcome.reason });
-        log.unconfirmed(name, outcome.reason, (id) => (name === 'service' ? `Created Active service #${id}` : `Created NMS site "${client.name}"`));
-        yield step({ step: name, status: 'failed', error: errorMessage(outcome.reason) });
+        log.unconfirmed(name, outcome.reason, (id) =>
+          name === 'service' ? { kind: 'service-created-unconfirmed', serviceId: Number(id) } : { kind: 'site-created', site: { name: client.name }, unconfirmed: true },
+        );
+        yield step({ step: name, status: 'failed', error: errorOf(outcome.reason) });
       }
     }
     const service = serviceOutcome.status === 'fulfilled' ? serviceOutcome.value.service : undefined;
     const site = siteOutcome.status === 'fulfilled' ? siteOutcome.value.site : undefined;
     const authorized = authorizeOutcome.status === 'fulfilled' ? authorizeOutcome.value : undefined;
-    if (authorized?.status === 'done' && 'site' in authorized) log.did('authorize', `Authorized ${device.name} onto site "${authorized.site.name}"`);
+    if (authorized?.status === 'done' && 'site' in authorized) log.did('authorize', { kind: 'authorized', device, site: authorized.site });
     if (!service || !site) {
       if (authorized) yield authorized;
       yield log.failed(failures[0]!.name, failures[0]!.error, { device, client, ...(service && { service }), ...(site && { site }) });
       return;
     }
     if (authorizeOutcome.status === 'rejected') {
-      yield step({ step: 'authorize', status: 'failed', error: errorMessage(authorizeOutcome.reason) });
+      yield step({ step: 'authorize', status: 'failed', error: errorOf(authorizeOutcome.reason) });
       yield log.failed('authorize', authorizeOutcome.reason, { device, client, service, site });
       return;
     }
@@ -329,14 +333,9 @@ export class ActivationService {
 
     const crmClientUrl = this.crmClientUrl(client.id);
     yield step({ step: 'manual-link', status: 'manual', client, crmClientUrl, site, device }, { clientId: client.id, siteId: site.id, deviceId: device.id });
-    const alreadyActive = log.done.length === 0;
-    const moved = plan.move ? ` (moved from ${describeMove(plan.move)})` : '';
     yield {
       type: 'result',
-      outcome: alreadyActive ? 'already-activated' : 'activated',
-      message: alreadyActive
-        ? `Already activated: ${client.name} has Active service #${service.id} and ${device.name} is on site "${site.name}". Nothing was changed.`
-        : `Activated ${client.name}: service #${service.id}, site "${site.name}", device ${device.name}${moved}.`,
+      outcome: log.done.length === 0 ? 'already-activated' : 'activated',
       device,
       client,
       service,
@@ -384,7 +383,7 @@ export class ActivationService {
     // The plan's read of this client's services is fresh unless another run made the client.
     const outcome = await ensureActiveService(writes, client.id, planned, plan.client.action === 'reuse' || clientIsNew, (created) => created.status === statuses.active && active());
     const deleted = outcome.deleted.map((old) => old.id);
-    for (const old of outcome.deleted) log.did(`delete:${old.id}`, `Deleted ${old.statusLabel} service #${old.id}`);
+    for (const old of outcome.deleted) log.did(`delete:${old.id}`, { kind: 'service-deleted', service: old });
     log.removed('service', outcome.removed);
     const service = serviceRefOf(outcome.record, statuses);
     if (!outcome.created) {
@@ -392,11 +391,10 @@ export class ActivationService {
       return { service, event: step({ step: 'service', status: 'skipped', kind: 'created-concurrently', service, deleted }, { clientId: client.id, serviceId: service.id }) };
     }
     const created = { step: 'service', status: 'done', kind: 'created', service, price: planned.price, currency: outcome.record.currencyCode, activeFrom: planned.activeFrom, deleted } as const;
-    const replaced = deleted.length ? ` after deleting ${deleted.map((id) => `#${id}`).join(', ')}` : '';
-    log.did('service', `Created ${service.statusLabel} service #${service.id}${service.name ? ` (${service.name})` : ''}: ${formatMoney(created.price, created.currency)}/month from ${created.activeFrom}${replaced}`);
+    log.did('service', { kind: 'service-created', service, price: created.price, currency: created.currency, activeFrom: created.activeFrom, deleted });
     if (outcome.record.status !== statuses.active) {
       // UISP can leave a new service Quoted (spec §7); the device must not be let on without an Active one.
-      throw new ActivationFailure('uisp-error', `UISP created service #${service.id} as ${service.statusLabel}, not Active: check it in the CRM (and SERVICE_STATUS_ACTIVE) before retrying`);
+      throw new ActivationFailure({ code: 'uisp-error', problem: 'service-not-active', service });
     }
     return { service, event: step(created, { clientId: client.id, serviceId: service.id, ...(deleted.length && { deletedServiceIds: deleted.join(',') }) }) };
   }
@@ -427,7 +425,7 @@ export class ActivationService {
       log.settled('site');
       return { site, device: outcome.device, event: step({ step: 'site', status: 'skipped', kind: 'created-concurrently', site }, { siteId: site.id }) };
     }
-    log.did('site', `Created NMS site "${site.name}"`);
+    log.did('site', { kind: 'site-created', site });
     return { site, device: outcome.device, event: step({ step: 'site', status: 'done', kind: 'created', site }, { siteId: site.id }) };
   }
 
@@ -490,30 +488,17 @@ export class ActivationService {
  * here (a dry run only shows them). Deleting fewer services than confirmed is fine; any other is not.
  */
 function planToRun(decision: ActivationDecision, confirm: ActivationConfirmation, dryRun: boolean): ActivationPlan {
-  if (decision.kind === 'refused') throw ActivationFailure.of(decision.refusal);
+  if (decision.kind === 'refused') throw new ActivationFailure(decision.refusal);
   const { plan } = decision;
   if (dryRun) return plan;
   const confirmed = confirm.deletes ?? [];
   const deletes = plan.service.action === 'create' ? plan.service.delete : [];
   const unconfirmed = confirmed === 'any' ? [] : deletes.filter((s) => !confirmed.includes(s.id));
   if (unconfirmed.length) {
-    const client = plan.client.action === 'reuse' ? ` of client #${plan.client.client.id} ${plan.client.client.name}` : '';
-    throw new ActivationFailure(
-      'delete-unconfirmed',
-      `This activation deletes ${unconfirmed.map((s) => `${s.statusLabel} service #${s.id}`).join(', ')}${client} before creating the Active one: deleting needs your explicit confirmation. Nothing was changed.`,
-      [],
-      plan,
-    );
+    throw new ActivationFailure({ code: 'delete-unconfirmed', services: unconfirmed, client: plan.client.action === 'reuse' ? plan.client.client : null }, plan);
   }
   const move = plan.move;
-  if (move && confirm.moveFrom !== 'any' && confirm.moveFrom !== move.site.id) {
-    throw new ActivationFailure(
-      'device-in-use',
-      `${plan.device.name} is authorized on site ${describeMove(move)}, which is not this client's site: moving it needs your explicit confirmation. Nothing was changed.`,
-      [],
-      plan,
-    );
-  }
+  if (move && confirm.moveFrom !== 'any' && confirm.moveFrom !== move.site.id) throw new ActivationFailure({ code: 'device-in-use', device: plan.device, move }, plan);
   return plan;
 }
 
@@ -524,18 +509,6 @@ function nullWhenNotFound(error: unknown): null {
 
 function emptyWhenNotFound(error: unknown): Service[] {
   return nullWhenNotFound(error) ?? [];
-}
-
-function candidatesOf(refusal: ActivationRefusal): string[] {
-  switch (refusal.code) {
-    case 'client-ambiguous':
-    case 'client-archived':
-      return refusal.candidates.map(describeCandidate);
-    case 'device-ambiguous':
-      return refusal.devices.map((d) => `${d.name} (${[d.ip, d.mac, d.list].filter(Boolean).join(', ')})`);
-    default:
-      return [];
-  }
 }
 
 /** The step a planning failure belongs to, so front ends label it where the agent looks for it. */
@@ -575,18 +548,20 @@ function* planEvents(plan: ActivationPlan): Generator<StepEvent> {
   yield step({ step: 'authorize', status: 'planned', device: plan.device, authorize: plan.authorize, move: plan.move }, { deviceId: plan.device.id });
 }
 
-function asFailure(error: unknown, suffix = '. Nothing was changed.'): ActivationFailure {
+/** `beforeWrites`: it was thrown while planning, so nothing was written. */
+function asFailure(error: unknown, beforeWrites = false): ActivationFailure {
   if (error instanceof ActivationFailure) return error;
-  return new ActivationFailure('uisp-error', `${errorMessage(error)}${suffix}`);
+  return new ActivationFailure(uispFailure(error, beforeWrites));
 }
 
-function errorMessage(error: unknown): string {
-  if (error instanceof UispError && error.mayHaveApplied) {
-    return `${error.message}. UISP may or may not have applied this change; re-run the activation: it picks up where it stopped and creates no duplicates`;
-  }
-  if (error instanceof UispError || error instanceof Error) return error.message;
-  return String(error);
+/** A failed request as facts: the UISP client's description of it, and whether the write may have landed. */
+function uispFailure(error: unknown, beforeWrites: boolean): UispFailure {
+  const detail = error instanceof Error ? error.message : String(error);
+  return { code: 'uisp-error', problem: 'request', detail, mayHaveApplied: error instanceof UispError && error.mayHaveApplied, beforeWrites };
 }
+
+/** What a failed write step reports. */
+const errorOf = (error: unknown): ActivationError => asFailure(error).error;
 
 /** What a step reports to the run's log. */
 type StepLog = Pick<RunLog, 'did' | 'settled' | 'removed'>;
@@ -594,13 +569,13 @@ type StepLog = Pick<RunLog, 'did' | 'settled' | 'removed'>;
 /** A step's log entries, kept until the run replays them in step order. */
 class BranchLog implements StepLog {
   private readonly entries: ((log: StepLog) => void)[] = [];
-  did(key: string, sentence: string): void {
-    this.entries.push((log) => log.did(key, sentence));
+  did(key: string, entry: DoneEntry): void {
+    this.entries.push((log) => log.did(key, entry));
   }
   settled(key: string): void {
     this.entries.push((log) => log.settled(key));
   }
-  removed(kind: string, records: { id: number | string }[]): void {
+  removed(kind: RecordKind, records: { id: number | string }[]): void {
     this.entries.push((log) => log.removed(kind, records));
   }
   replay(log: StepLog): void {
@@ -608,24 +583,26 @@ class BranchLog implements StepLog {
   }
 }
 
+type RecordKind = Extract<DoneEntry, { kind: 'duplicate-removed' }>['record'];
+
 /** Tracks what has been written and what the plan still expected, for honest failure reports. */
 class RunLog {
-  readonly done: string[] = [];
+  readonly done: DoneEntry[] = [];
   /** Planned writes not yet made, keyed by step name or `delete:<service id>`. */
-  private readonly pending = new Map<string, string>();
+  private readonly pending = new Map<string, PendingEntry>();
 
   expect(plan: ActivationPlan): void {
-    if (plan.client.action === 'create') this.pending.set('client', `create client ${plan.client.firstName} ${plan.client.lastName}`);
+    if (plan.client.action === 'create') this.pending.set('client', { kind: 'create-client', firstName: plan.client.firstName, lastName: plan.client.lastName });
     if (plan.service.action === 'create') {
-      for (const old of plan.service.delete) this.pending.set(`delete:${old.id}`, `delete ${old.statusLabel} service #${old.id}`);
-      this.pending.set('service', 'create the Active service');
+      for (const old of plan.service.delete) this.pending.set(`delete:${old.id}`, { kind: 'delete-service', service: old });
+      this.pending.set('service', { kind: 'create-service' });
     }
-    if (plan.site.action === 'create') this.pending.set('site', `create NMS site "${plan.site.name}"`);
-    if (plan.authorize.action === 'authorize') this.pending.set('authorize', `authorize ${plan.device.name}`);
+    if (plan.site.action === 'create') this.pending.set('site', { kind: 'create-site', name: plan.site.name });
+    if (plan.authorize.action === 'authorize') this.pending.set('authorize', { kind: 'authorize', device: plan.device });
   }
 
-  did(key: string, sentence: string): void {
-    this.done.push(sentence);
+  did(key: string, entry: DoneEntry): void {
+    this.done.push(entry);
     this.pending.delete(key);
   }
 
@@ -635,25 +612,16 @@ class RunLog {
   }
 
   /** A write that landed although its step failed afterwards (its read-back, say): it is done, and said so. */
-  unconfirmed(key: string, error: unknown, sentence: (id: string | number) => string): void {
-    if (error instanceof UnconfirmedCreateError) this.did(key, `${sentence(error.id)}; not yet confirmed as the only one (a re-run checks)`);
+  unconfirmed(key: string, error: unknown, entry: (id: string | number) => DoneEntry): void {
+    if (error instanceof UnconfirmedCreateError) this.did(key, entry(error.id));
   }
 
   /** Duplicates removed while converging (this run's own, or leftovers of lost writes). */
-  removed(kind: string, records: { id: number | string }[]): void {
-    for (const record of records) this.done.push(`Removed duplicate ${kind} ${typeof record.id === 'number' ? `#${record.id}` : record.id}`);
+  removed(kind: RecordKind, records: { id: number | string }[]): void {
+    for (const record of records) this.done.push({ kind: 'duplicate-removed', record: kind, id: record.id });
   }
 
-  failed(name: StepName, error: unknown, reached: Partial<Pick<ActivationResult, 'device' | 'client' | 'service' | 'site'>> = {}): ActivationResult {
-    const failure = asFailure(error, '');
-    return {
-      type: 'result',
-      outcome: 'failed',
-      message: `Activation failed at the ${name} step: ${failure.message}`,
-      ...reached,
-      done: [...this.done],
-      notDone: [...this.pending.values()],
-      error: { code: failure.code, message: failure.message, ...(failure.candidates.length && { candidates: failure.candidates }) },
-    };
+  failed(name: StepName, error: unknown, reached: Partial<Pick<ActivationResult, 'device' | 'client' | 'service' | 'site' | 'plan'>> = {}): ActivationResult {
+    return { type: 'result', outcome: 'failed', failedStep: name, error: asFailure(error).error, ...reached, done: [...this.done], notDone: [...this.pending.values()] };
   }
 }
