@@ -1,7 +1,7 @@
-/** The activation's step sentences, worded from the facts the services send (the CLI and Slack both show these). */
+/** The activation's sentences, worded from the facts the services send (the CLI and Slack both show these). */
 import { describe, expect, it } from 'vitest';
-import { stepSentence } from '../../src/render/activation.js';
-import type { DeviceRef, ServiceRef, StepEvent, StepOutcome, UispFailure } from '../../src/services/activation/types.js';
+import { candidateLines, doneSentence, pendingSentence, resultSentence, stepSentence } from '../../src/render/activation.js';
+import type { ActivationResult, DeviceRef, DoneEntry, PendingEntry, ServiceRef, StepEvent, StepOutcome, UispFailure } from '../../src/services/activation/types.js';
 
 const device: DeviceRef = { id: 'dev-1', name: 'cpe-ada', ip: '10.20.1.88', mac: null, list: 'discovered', siteId: null, authorized: false, role: 'station' };
 const client = { id: 1042, name: 'Ada Lovelace' };
@@ -50,5 +50,49 @@ describe('stepSentence', () => {
     ],
   ])('%s', (_name, outcome, sentence) => {
     expect(stepSentence(event(outcome))).toBe(sentence);
+  });
+});
+
+describe('the result and its lists', () => {
+  it.each<[string, DoneEntry, string]>([
+    ['a client whose read-back failed', { kind: 'client-created', client, unconfirmed: true }, 'Created client #1042 Ada Lovelace; not yet confirmed as the only one (a re-run checks)'],
+    ['a deleted service', { kind: 'service-deleted', service: { id: 102, status: 6, statusLabel: 'Quoted', name: null } }, 'Deleted Quoted service #102'],
+    ['a service whose read-back failed', { kind: 'service-created-unconfirmed', serviceId: 140 }, 'Created Active service #140; not yet confirmed as the only one (a re-run checks)'],
+    ['a site made for a client whose step failed', { kind: 'site-created', site, forClientId: 1042 }, 'Created NMS site "Ada Lovelace" for client #1042'],
+    ['a duplicate site left behind', { kind: 'site-left-over', site: { id: 's-2', name: 'Ada Lovelace' }, clientId: 1043 }, 'Created NMS site "Ada Lovelace" (s-2) for client #1043, another activation\'s duplicate; remove that site in NMS'],
+    ['a duplicate removed', { kind: 'duplicate-removed', record: 'site', id: 's-3' }, 'Removed duplicate site s-3'],
+    ['the device authorized', { kind: 'authorized', device, site }, 'Authorized cpe-ada onto site "Ada Lovelace"'],
+  ])('done: %s', (_name, entry, sentence) => {
+    expect(doneSentence(entry)).toBe(sentence);
+  });
+
+  it.each<[PendingEntry, string]>([
+    [{ kind: 'create-client', firstName: 'Ada', lastName: 'Lovelace' }, 'create client Ada Lovelace'],
+    [{ kind: 'delete-service', service: { id: 102, status: 6, statusLabel: 'Quoted', name: null } }, 'delete Quoted service #102'],
+    [{ kind: 'create-service' }, 'create the Active service'],
+    [{ kind: 'create-site', name: 'Ada Lovelace' }, 'create NMS site "Ada Lovelace"'],
+    [{ kind: 'authorize', device }, 'authorize cpe-ada'],
+  ])('not done: %o', (entry, sentence) => {
+    expect(pendingSentence(entry)).toBe(sentence);
+  });
+
+  const reached = { device, client, service, site, done: [], notDone: [] };
+  it.each<[string, ActivationResult, string]>([
+    ['activated after a move', { type: 'result', outcome: 'activated', ...reached, movedFrom: { site: { id: 's-1', name: 'Leon Hope' }, client: { id: null, name: null } } }, 'Activated Ada Lovelace: service #101, site "Ada Lovelace", device cpe-ada (moved from "Leon Hope" (client unknown)).'],
+    ['already activated', { type: 'result', outcome: 'already-activated', ...reached }, 'Already activated: Ada Lovelace has Active service #101 and cpe-ada is on site "Ada Lovelace". Nothing was changed.'],
+    [
+      'a refusal',
+      { type: 'result', outcome: 'failed', failedStep: 'discover', error: { code: 'device-not-found', query: { kind: 'mac', mac: '788a204c1e51' } }, done: [], notDone: [] },
+      'Activation failed at the discover step: Device not found: no device with MAC 78:8a:20:4c:1e:51 in the authorized or discovered lists. Nothing was changed.',
+    ],
+    ['a workflow that stopped without a result', { type: 'result', outcome: 'failed', failedStep: null, error: { code: 'stopped' }, done: [], notDone: [{ kind: 'unknown' }] }, 'The activation stopped unexpectedly; the details are in the SubOps log.'],
+  ])('%s', (_name, result, sentence) => {
+    expect(resultSentence(result)).toBe(sentence);
+  });
+
+  it('candidates are listed for ambiguous devices and clients only', () => {
+    const twin: DeviceRef = { ...device, id: 'dev-2', mac: '00:11:22:33:44:55', list: 'authorized' };
+    expect(candidateLines({ code: 'device-ambiguous', query: { kind: 'name', name: 'cpe-ada' }, devices: [device, twin] })).toEqual(['cpe-ada (10.20.1.88, discovered)', 'cpe-ada (10.20.1.88, 00:11:22:33:44:55, authorized)']);
+    expect(candidateLines({ code: 'client-not-found', clientId: 4 })).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The customer activation workflow (spec §1) as a plain async sequence of step events. It knows
- * nothing of Slack or terminals: front ends iterate `run()` and render each event as it arrives.
+ * nothing of Slack or terminals and chooses no words: events, the result and its failures are facts that
+ * front ends word (src/render/activation.ts) as they iterate `run()`.
  *
  * Shape: one round of independent reads (both device lists, the client lookup, the sites) → a plan →
  * the writes, each only if still needed. Every decision is re-derived from UISP's current state, so
