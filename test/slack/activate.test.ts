@@ -65,7 +65,7 @@ describe('/activate', () => {
     expect(h.logs.filter((l) => l.audit === true)).toEqual([expect.objectContaining({ actor: AGENT, action: 'activate', result: 'activated', ok: true })]);
   });
 
-  it('keeps Slack off the critical path: the UISP work ends while every threaded post is held, then the thread arrives in order', async () => {
+  it('keeps Slack off the critical path: the UISP work ends while every post and view update is held, then the thread arrives in order', async () => {
     await h.command('/activate', '10.20.1.88 jane doe');
     const { id } = await h.openedView();
     const activation = h.uisp.services.activation;
@@ -76,17 +76,16 @@ describe('/activate', () => {
       yield* run(...args);
       uispWorkEnded();
     });
-    const parentPosted = h.fake.waitFor('chat.postMessage', (call) => call.args.channel === CHANNEL && call.args.thread_ts === undefined);
-    const submitted = h.submit(id, inputs({ device: '10.20.1.88', firstName: 'jane', lastName: 'doe' }));
-    await parentPosted;
-    // From here Slack answers no post: a Slack as slow as can be.
+    // Slack answers no post and no view update: a Slack as slow as can be. Not even the parent is awaited.
     const slack = h.fake.hold('chat.postMessage');
-    await submitted;
+    const views = h.fake.hold('views.update');
+    await h.submit(id, inputs({ device: '10.20.1.88', firstName: 'jane', lastName: 'doe' }));
     await ended;
     expect(h.uisp.writes()).toContain('POST /nms/api/v2.1/devices/authorize');
-    expect(h.fake.messages(CHANNEL)).toHaveLength(1);
+    expect(h.fake.messages(CHANNEL)).toEqual([]);
     expect(h.work.inFlight).toBeGreaterThan(0);
 
+    views.release();
     slack.release();
     await h.settled();
     const [parent, ...replies] = h.fake.messages(CHANNEL);
@@ -195,16 +194,28 @@ describe('/activate', () => {
     ]);
   });
 
-  it('changes nothing and tells the agent when it cannot post in the channel', async () => {
+  it('runs all the same when it cannot post in the channel, and tells the agent privately what it did', async () => {
     await h.command('/activate');
     const { id } = await h.openedView();
     h.fake.failNext('chat.postMessage', { error: 'not_in_channel' });
     await h.submit(id, inputs({ device: '10.20.1.88', firstName: 'Jane', lastName: 'Doe' }));
     const told = await h.fake.waitFor('chat.postEphemeral');
     expect(told.args).toMatchObject({ channel: CHANNEL, user: AGENT });
-    expect(String(told.args.text)).toContain('not_in_channel');
-    expect(String(told.args.text)).toContain('Nothing was changed.');
-    expect(h.uisp.writes()).toEqual([]);
+    const text = String(told.args.text);
+    expect(text).toContain(`I could not post in <#${CHANNEL}> (not_in_channel)`);
+    expect(text).toContain('Outcome: *activated*');
+    expect(text).toContain('Done: Created client #1010 Jane Doe');
+    expect(text).toContain('One manual step left');
+    // UISP was written as the agent asked: the client, its service and site, the device authorized.
+    const writes = h.uisp.writes();
+    expect(writes.filter((w) => w === 'POST /crm/api/v1.0/clients')).toHaveLength(1);
+    expect(writes.filter((w) => /clients\/\d+\/services$/.test(w))).toHaveLength(1);
+    expect(writes.filter((w) => w.endsWith('/authorize'))).toHaveLength(1);
+    // Nothing of the thread was posted without its parent; the audit entry is recorded, unlinked.
+    await h.fake.waitFor('chat.postMessage', (call) => call.args.channel === AUDIT_CHANNEL);
+    expect(h.fake.messages(CHANNEL)).toEqual([]);
+    expect(h.fake.callsTo('chat.update')).toEqual([]);
+    expect(h.logs.filter((l) => l.audit).map((l) => [l.actor, l.result])).toEqual([['U0AGENT', 'activated']]);
   });
 
   it('keeps running when Slack refuses part of the progress, then tells the agent the outcome privately', async () => {
