@@ -125,6 +125,48 @@ describe('/activate', () => {
     expect(serviceStep!.text).toContain('after deleting #102');
   });
 
+  describe('UISP changed between the confirmation and the run: the fresh read wins, nothing unconfirmed is deleted', () => {
+    const quoted102 = () => structuredClone(h.uisp.sim.data.services.find((s) => s.id === 102)!);
+
+    async function confirmPriya() {
+      await h.command('/activate', '10.20.1.51 priya ramnarine');
+      const { id } = await h.openedView();
+      await h.submit(id, inputs({ device: '10.20.1.51', firstName: 'priya', lastName: 'ramnarine' }));
+      await h.viewBecomes(id, 'activate_confirm');
+      return id;
+    }
+
+    it('an Active service that appeared meanwhile: the confirmed delete is made, no service is created', async () => {
+      const id = await confirmPriya();
+      h.uisp.sim.data.services.push({ ...quoted102(), id: 150, status: 1 });
+      await h.submit(id, {});
+      await h.fake.waitFor('chat.postMessage', reminderPosted);
+      const writes = h.uisp.writes();
+      expect(writes).toContain('DELETE /crm/api/v1.0/clients/services/102');
+      expect(writes.filter((w) => w.startsWith('DELETE'))).toEqual(['DELETE /crm/api/v1.0/clients/services/102']);
+      expect(writes).not.toContain('POST /crm/api/v1.0/clients/1002/services');
+      expect(h.uisp.sim.data.services.filter((s) => s.clientId === 1002).map((s) => [s.id, s.status])).toEqual([[150, 1]]);
+      const audit = await h.fake.waitFor('chat.postMessage', (call) => call.args.channel === AUDIT_CHANNEL);
+      expect(shown(audit.args as { text?: string; blocks?: unknown[] })).toContain('Activated Priya Ramnarine: service #150');
+    });
+
+    it('another Quoted service that appeared meanwhile: only the confirmed one is deleted, and the run stops before creating', async () => {
+      const id = await confirmPriya();
+      h.uisp.sim.data.services.push({ ...quoted102(), id: 151 });
+      await h.submit(id, {});
+      const failure = await h.fake.waitFor('chat.postMessage', (call) => String(call.args.text).startsWith('Activation failed'));
+      const text = shown(failure.args);
+      expect(text).toContain('This activation deletes Quoted service #151 of client #1002 Priya Ramnarine');
+      expect(text).not.toContain('Nothing was changed');
+      expect(text).toContain('Deleted Quoted service #102');
+      expect(text).toContain('Run /activate again to see what it deletes and confirm it.');
+      expect(h.uisp.writes().filter((w) => w.includes('/crm/'))).toEqual(['DELETE /crm/api/v1.0/clients/services/102']);
+      expect(h.uisp.sim.data.services.some((s) => s.id === 151)).toBe(true);
+      // The site the confirmed plan started with the re-read was removed again: no site for Priya is left.
+      expect(h.uisp.sim.data.sites.filter((site) => site.description?.note?.includes('subops:crm-client=1002'))).toEqual([]);
+    });
+  });
+
   it('returns invalid fields under the field and sends nothing to UISP', async () => {
     await h.command('/activate');
     const { id } = await h.openedView();
@@ -297,16 +339,18 @@ describe('/activate: devices in use and client identity', () => {
     expect(shown(h.fake.messages(AUDIT_CHANNEL)[0]!)).toContain('device cpe-hope (moved from \\"Leon Hope\\" (client #1007 Leon Hope))');
   });
 
-  it('re-checks the move on confirm: a device now on a different client’s site is shown again, nothing written', async () => {
+  it('re-checks the move in the run: a device now on a different client’s site is not moved, and the thread says why', async () => {
     const id = await submitForm({ device: '10.20.1.77', firstName: 'Jane', lastName: 'Doe' });
     await h.viewBecomes(id, 'activate_confirm');
     // Meanwhile someone put the radio on Marcus Baptiste's site.
     hopeDevice().identification.site = { ...h.uisp.sim.data.devices.find((d) => d.identification.name === 'cpe-baptiste')!.identification.site! };
     await h.submit(id, {});
-    const again = await h.viewBecomes(id, 'activate_confirm', 'UISP changed since you looked');
-    expect(JSON.stringify(again)).toContain('of client #1001 Marcus Baptiste');
-    expect(JSON.parse(String(again.private_metadata))).toMatchObject({ confirmedMove: { siteId: MARCUS_SITE } });
+    const failure = await h.fake.waitFor('chat.postMessage', (call) => String(call.args.text).startsWith('Activation failed'));
+    const text = shown(failure.args);
+    expect(text).toContain('cpe-hope is authorized on site \\"Marcus Baptiste\\" (client #1001 Marcus Baptiste)');
+    expect(text).toContain('Nothing: UISP was not changed.');
+    expect(text).toContain('Run /activate again to see the move and confirm it.');
+    expect(hopeDevice().identification.site).toMatchObject({ id: MARCUS_SITE });
     expect(h.uisp.writes()).toEqual([]);
-    expect(h.fake.callsTo('chat.postMessage')).toEqual([]);
   });
 });

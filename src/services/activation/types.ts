@@ -64,6 +64,22 @@ export interface ActivationConfirmation {
   deletes?: number[] | 'any';
 }
 
+/**
+ * The plan a confirmation showed, as the front end carries it back (Slack: the confirmation view's
+ * private_metadata): a run given it sends its first writes at once, in the same wave as its fresh reads,
+ * and plans the rest from those reads. Only services also in `ActivationConfirmation.deletes`, and
+ * Quoted or Obsolete as shown, are deleted this way; the site it creates for an existing client is
+ * started then too (removed again if the fresh plan does not use it).
+ */
+export interface ConfirmedPlan {
+  /** The existing client the plan was for: its services are read together with the name lookup. */
+  clientId?: number;
+  /** The services the agent confirmed deleting, with the status they were shown with (for the report). */
+  deletes: { id: number; status: number }[];
+  /** The site the plan creates for `clientId`, and the device it is for (absent when it reuses one). */
+  site?: { deviceId: string; name: string; parentSiteId: string | null };
+}
+
 /** What an activation will do, computed from reads alone. */
 export interface ActivationPlan {
   device: DeviceRef;
