@@ -244,7 +244,13 @@ export class ActivationService {
     // The fresh reads without what this run itself has just written: what it deleted, the site it is creating.
     const fresh = settled(read);
     const reads = { ...fresh, services: listed.filter((s) => !started.deleted.some((old) => old.id === s.id)), sites: fresh.sites.filter((s) => !noteHas(s.description?.note, writes.run)) };
-    return { plan: planToRun(decideActivation(reads), confirm, false), reads };
+    try {
+      return { plan: planToRun(decideActivation(reads), confirm, false), reads };
+    } catch (error) {
+      // What `readConverging` reads again for (a device between the two lists, SubOps' own duplicate clients).
+      if (error instanceof ActivationFailure && (error.code === 'device-not-found' || error.code === 'client-ambiguous')) return this.readConverging(request, confirm, false);
+      throw error;
+    }
   }
 
   /**
