@@ -85,6 +85,7 @@ export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_
     audit,
     reporter: createThreadReporter({ client: app.client, audit, work }),
     logger,
+    work,
     statusLabel: (status) => statusLabel(status, statuses),
     deliveries,
     auditChannelId: slack.auditChannelId,

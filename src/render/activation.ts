@@ -79,7 +79,7 @@ function createdService(created: { service: ServiceRef; price: number; currency:
 export function stepSentence(event: StepEvent): string {
   if (event.status === 'failed') {
     const left = event.leftoverSite;
-    const why = errorSentence(event.error);
+    const why = errorSentence(event.error, event.afterWrites);
     return left ? `${leftoverSite(left.site, left.clientId)}, and could not remove it: ${why}` : why;
   }
   switch (event.step) {
@@ -157,8 +157,16 @@ function refusalSentence(refusal: ActivationRefusal): string {
 
 const onSite = (site: SiteRef | null) => (site ? ` on site "${site.name}"` : '');
 
-/** Why an activation stopped (a refusal, a deletion or move not confirmed, UISP), e.g. for a form's field or a failed step. */
-export function errorSentence(error: ActivationStop): string {
+/**
+ * Why an activation stopped (a refusal, a deletion or move not confirmed, UISP), e.g. for a form's field
+ * or a failed step. `afterWrites`: the run had already written, so "Nothing was changed." would be false.
+ */
+export function errorSentence(error: ActivationStop, afterWrites = false): string {
+  const sentence = stopSentence(error);
+  return afterWrites ? sentence.replace(` ${NOTHING_CHANGED}`, '') : sentence;
+}
+
+function stopSentence(error: ActivationStop): string {
   switch (error.code) {
     case 'device-in-use':
       return `${error.device.name} is authorized on site ${describeMove(error.move)}, which is not this client's site: moving it needs your explicit confirmation. ${NOTHING_CHANGED}`;
@@ -208,7 +216,7 @@ export function resultSentence(result: ActivationResult): string {
       return `Activated ${result.client.name}: service #${result.service.id}, site "${result.site.name}", device ${result.device.name}${moved}.`;
     }
     case 'failed':
-      return result.failedStep ? `Activation failed at the ${result.failedStep} step: ${errorSentence(result.error)}` : errorSentence(result.error);
+      return result.failedStep ? `Activation failed at the ${result.failedStep} step: ${errorSentence(result.error, result.done.length > 0)}` : errorSentence(result.error);
   }
 }
 
@@ -227,6 +235,8 @@ export function doneSentence(entry: DoneEntry): string {
       return `${createdSite(entry.site.name)}${entry.forClientId === undefined ? '' : ` for client #${entry.forClientId}`}${entry.unconfirmed ? UNCONFIRMED : ''}`;
     case 'site-left-over':
       return `${leftoverSite(entry.site, entry.clientId)}; remove that site in NMS`;
+    case 'site-unused':
+      return `Created NMS site "${entry.site.name}" (${entry.site.id}), which this activation did not use; remove that site in NMS`;
     case 'duplicate-removed':
       return `Removed duplicate ${entry.record} ${typeof entry.id === 'number' ? `#${entry.id}` : entry.id}`;
     case 'authorized':

@@ -6,6 +6,7 @@ import type { StatusLabeller } from '../views/suspension.js';
 import type { SlackAuditor } from './audit.js';
 import type { DeliveryLog } from './deliveries.js';
 import type { ThreadReporter } from './thread-reporter.js';
+import type { WorkTracker } from './work.js';
 
 export interface ListenerDeps {
   services: Pick<Services, 'activation' | 'suspensions' | 'payments' | 'lookups'>;
@@ -13,6 +14,8 @@ export interface ListenerDeps {
   /** How an operation's thread, its audit entry and Slack's refusals reach Slack (src/slack/thread-reporter.ts). */
   reporter: ThreadReporter;
   logger: Logger;
+  /** Work in flight: what a listener fires without awaiting (a view update) is counted here, so `idle()` and the drain wait for it. */
+  work: WorkTracker;
   /** Names CRM service status numbers as configured (SERVICE_STATUS_*). */
   statusLabel: StatusLabeller;
   /** Deliveries already acted on: a repeated submission or button press runs nothing (see onceView, onceButton). */

@@ -38,12 +38,18 @@ const ConfirmationSchema = z.object({ moveFrom: z.string().min(1).optional(), de
 
 export const ActivationMetaSchema = z.object({
   origin: OriginSchema,
-  /** On the confirmation view: the request, the service ids the agent agreed to delete, and the device move. */
+  /**
+   * On the confirmation view: the request, the services the agent agreed to delete (id and the status
+   * shown), and the device move. The run deletes exactly these at once, so they are checked here (whole
+   * numbers) and again by the run (each must still be Quoted or Obsolete as shown, and confirmed).
+   */
   request: ActivationRequestSchema.optional(),
-  confirmedDeletes: z.array(z.number().int()).optional(),
+  confirmedDeletes: z.array(z.object({ id: z.number().int().positive(), status: z.number().int() })).optional(),
   confirmedMove: z.object({ deviceId: z.string().min(1), siteId: z.string().min(1) }).optional(),
-  /** The existing client the confirmed plan was for: the re-check reads its services with the name lookup. */
+  /** The existing client the confirmed plan was for: the run reads its services with the name lookup. */
   confirmedClientId: z.number().int().optional(),
+  /** The site the confirmed plan creates for that client, and the device it is for: the run starts it at once. */
+  confirmedSite: z.object({ deviceId: z.string().min(1), name: z.string().min(1), parentSiteId: z.string().min(1).nullable() }).optional(),
 });
 
 const SuspensionActionSchema = z.enum(['suspend', 'unsuspend']);

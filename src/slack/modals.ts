@@ -6,6 +6,7 @@ import type { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { ModalView } from '../views/kit.js';
 import { errorSummary } from './errors.js';
+import type { WorkTracker } from './work.js';
 
 export interface OpenAndFill {
   triggerId: string;
@@ -51,4 +52,9 @@ export async function updateView(client: webApi.WebClient, { viewId, view, hash 
     else logger.error({ err: summary }, 'could not update the modal');
     return false;
   }
+}
+
+/** `updateView` without holding the caller back (UISP work goes on): failures are logged, and the update counts as work in flight. */
+export function updateViewInBackground(work: WorkTracker, client: webApi.WebClient, update: { viewId: string; view: ModalView }, logger: Logger): void {
+  void work.run(() => updateView(client, update, logger));
 }

@@ -3,12 +3,13 @@
  * updated, then the audit entry, and the agent told privately when Slack refused any of it. Features
  * say what happened (which message, which audit entry); this decides how and when it is posted.
  *
- * Only the parent is posted before the operation goes on (nothing is written in UISP before its thread
- * exists). Everything after it is queued per thread and posted in order off the critical path: `reply`
- * and `update` return at once, so a slow Slack never holds UISP work back. While Slack is slow, parent
- * updates waiting in the queue are coalesced (only the newest is sent); replies are never dropped, and
- * the last update and the audit entry are always delivered. The queue counts as work in flight, so the
- * tests' `idle()` and the SIGTERM drain wait for it.
+ * Nothing waits for Slack: `start` queues the parent and returns at once, and the replies and updates
+ * are queued behind it, per thread, posted in order off the critical path, so a slow Slack never holds
+ * UISP work back. While Slack is slow, parent updates waiting in the queue are coalesced (only the
+ * newest is sent); replies are never dropped, and the last update and the audit entry are always
+ * delivered. When Slack refuses the parent, nothing of the thread can be posted: the operation goes on,
+ * its audit entry is recorded without a thread link, and the agent is told privately what it did. The
+ * queue counts as work in flight, so the tests' `idle()` and the SIGTERM drain wait for it.
  */
 import type { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
@@ -29,7 +30,7 @@ export interface ReporterDeps {
 export interface OperationStart {
   /** Where the operation runs and the agent acting (told privately when Slack refuses). */
   origin: Origin;
-  /** The parent message; posted now, unless `parentTs` names an existing one (a retry continues its thread). */
+  /** The parent message; queued first, unless `parentTs` names an existing one (a retry continues its thread). */
   parent: SlackMessage;
   parentTs?: string | undefined;
   logger: Logger;
@@ -38,30 +39,35 @@ export interface OperationStart {
 export interface OperationEnd {
   /** Recorded once the thread has been delivered, linked to it (when the parent exists). */
   audit?: Omit<SlackAuditEntry, 'thread'> | undefined;
-  /** What the agent is told privately when Slack refused any post; given the Slack errors. */
-  whenSlackRefused?: ((problems: readonly string[]) => SlackMessage) | undefined;
+  /**
+   * What the agent is told privately when Slack refused any post; given the Slack errors and whether
+   * the thread exists (when the parent was refused, nothing of the thread was posted).
+   */
+  whenSlackRefused?: ((problems: readonly string[], threadPosted: boolean) => SlackMessage) | undefined;
 }
 
 export interface ThreadReporter {
-  start(operation: OperationStart): Promise<ThreadReport>;
+  /** Queues the parent and returns at once: the operation goes on while Slack answers. */
+  start(operation: OperationStart): ThreadReport;
 }
 
 export function createThreadReporter(deps: ReporterDeps): ThreadReporter {
-  return {
-    async start(operation) {
-      const report = new ThreadReport(deps, operation);
-      await report.open(operation);
-      return report;
-    },
-  };
+  return { start: (operation) => new ThreadReport(deps, operation) };
 }
 
-type Post = { kind: 'reply'; message: SlackMessage } | { kind: 'update'; message: SlackMessage };
+type Post = { kind: 'parent' | 'reply' | 'update'; message: SlackMessage };
+
+const WHAT_FAILED: Record<Post['kind'], string> = {
+  parent: 'could not post the parent message',
+  reply: 'could not post a threaded reply',
+  update: 'could not update the parent message',
+};
 
 export class ThreadReport {
   private ts: string | undefined;
   private readonly queue: Post[] = [];
   private delivering: Promise<void> | undefined;
+  private parentRefused = false;
   private readonly refusals: string[] = [];
   private readonly channel: string;
   private readonly origin: Origin;
@@ -69,34 +75,29 @@ export class ThreadReport {
 
   constructor(
     private readonly deps: ReporterDeps,
-    { origin, logger }: OperationStart,
+    { origin, logger, parent, parentTs }: OperationStart,
   ) {
     this.origin = origin;
     this.channel = origin.channelId;
     this.logger = logger;
+    this.ts = parentTs;
+    if (!parentTs) this.enqueue({ kind: 'parent', message: parent });
   }
 
-  /** The parent message, once it exists. */
+  /** The parent message, once Slack has posted it (see `posted`). */
   get thread(): { channel: string; ts: string } | undefined {
     return this.ts ? { channel: this.channel, ts: this.ts } : undefined;
+  }
+
+  /** Waits for the parent (and whatever is queued before now): the thread, or undefined when Slack refused the parent. */
+  async posted(): Promise<{ channel: string; ts: string } | undefined> {
+    await this.delivered();
+    return this.thread;
   }
 
   /** The Slack errors met so far (distinct), for the feature's own words. */
   get problems(): readonly string[] {
     return [...new Set(this.refusals)];
-  }
-
-  /** @internal Posts the parent (or adopts an existing one). */
-  async open({ parent, parentTs }: OperationStart): Promise<void> {
-    if (parentTs) {
-      this.ts = parentTs;
-      return;
-    }
-    try {
-      this.ts = (await this.deps.client.chat.postMessage({ channel: this.channel, ...parent, unfurl_links: false })).ts;
-    } catch (error) {
-      this.refused(error, 'could not post the parent message');
-    }
   }
 
   /** A threaded reply, after everything queued before it. */
@@ -118,16 +119,17 @@ export class ThreadReport {
 
   /**
    * Waits until every queued post is delivered (or refused), records the audit entry linked to the
-   * thread, and tells the agent privately when Slack refused anything.
+   * thread (unlinked when the parent was refused), and tells the agent privately when Slack refused anything.
    */
   async finish({ audit, whenSlackRefused }: OperationEnd = {}): Promise<void> {
     await this.delivered();
     if (audit) await this.deps.audit.record({ ...audit, thread: this.thread });
-    if (this.refusals.length && whenSlackRefused) await this.tellAgent(whenSlackRefused(this.problems));
+    if (this.refusals.length && whenSlackRefused) await this.tellAgent(whenSlackRefused(this.problems, this.thread !== undefined));
   }
 
   private enqueue(post: Post): void {
-    if (!this.ts) return;
+    // Without a parent nothing of the thread can be posted (the refusal is noted already).
+    if (this.parentRefused) return;
     this.queue.push(post);
     this.delivering ??= this.deps.work.run(() => this.deliver());
   }
@@ -136,21 +138,32 @@ export class ThreadReport {
     while (this.delivering) await this.delivering;
   }
 
-  /** One post at a time, in order: Slack shows replies in the order they were posted. */
+  /**
+   * One post at a time, in order: the parent first, then the replies in the order Slack shows them.
+   * Posts queued behind a refused parent are dropped with it.
+   */
   private async deliver(): Promise<void> {
     try {
       for (let post = this.queue.shift(); post; post = this.queue.shift()) {
+        if (this.parentRefused) continue;
         try {
-          if (post.kind === 'reply') await this.deps.client.chat.postMessage({ channel: this.channel, thread_ts: this.ts, ...post.message, unfurl_links: false });
-          else await this.deps.client.chat.update({ channel: this.channel, ts: this.ts!, ...post.message });
+          await this.send(post);
         } catch (error) {
-          this.refused(error, post.kind === 'reply' ? 'could not post a threaded reply' : 'could not update the parent message');
+          if (post.kind === 'parent') this.parentRefused = true;
+          this.refused(error, WHAT_FAILED[post.kind]);
         }
       }
     } finally {
       // In the same turn as the empty-queue check: a post enqueued from now on starts a new delivery.
       this.delivering = undefined;
     }
+  }
+
+  private async send({ kind, message }: Post): Promise<void> {
+    const { chat } = this.deps.client;
+    if (kind === 'parent') this.ts = (await chat.postMessage({ channel: this.channel, ...message, unfurl_links: false })).ts;
+    else if (kind === 'reply') await chat.postMessage({ channel: this.channel, thread_ts: this.ts, ...message, unfurl_links: false });
+    else await chat.update({ channel: this.channel, ts: this.ts!, ...message });
   }
 
   private refused(error: unknown, what: string): void {

@@ -63,8 +63,8 @@ export function activationChecking(request: ActivationRequest): ModalView {
 
 /**
  * Lists exactly what the run will delete, which device it takes off which client's site, and what it
- * creates; submitting it runs the activation. What was shown is carried in private_metadata, so the
- * confirmation is re-checked against a fresh read.
+ * creates; submitting it runs the activation. What was shown is carried in private_metadata: the run
+ * deletes exactly that while it reads UISP again, and the fresh read decides the rest.
  */
 export function activationConfirm(origin: Origin, request: ActivationRequest, plan: ActivationPlan, notice?: string): ModalView {
   const deletes = plan.service.action === 'create' ? plan.service.delete : [];
@@ -96,9 +96,10 @@ export function activationConfirm(origin: Origin, request: ActivationRequest, pl
     privateMetadata: encodeMetadata(ActivationMetaSchema, {
       origin,
       request,
-      confirmedDeletes: deletes.map((s) => s.id),
+      confirmedDeletes: deletes.map((s) => ({ id: s.id, status: s.status })),
       ...(move && { confirmedMove: { deviceId: plan.device.id, siteId: move.site.id } }),
       ...(plan.client.action === 'reuse' && { confirmedClientId: plan.client.client.id }),
+      ...(plan.client.action === 'reuse' && plan.site.action === 'create' && { confirmedSite: { deviceId: plan.device.id, name: plan.site.name, parentSiteId: plan.site.parentSiteId } }),
     }),
   });
 }

@@ -4,7 +4,7 @@
  */
 import { stepSentence } from '../../src/render/activation.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ActivationConfirmation, ActivationEvent, ActivationRequest, ActivationResult, StepEvent } from '../../src/services/activation/types.js';
+import type { ActivationConfirmation, ActivationEvent, ActivationRequest, ActivationResult, ConfirmedPlan, StepEvent } from '../../src/services/activation/types.js';
 import { siteMarker } from '../../src/services/activation/workflow.js';
 import { ACTIVATION_MARKER } from '../../src/services/activation/writes.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
@@ -18,7 +18,7 @@ const NOW = () => new Date('2026-11-22T15:00:00Z');
 /** Clients and services an activation creates carry its markers (README: Known differences). */
 const RUN_MARKED = new RegExp(`^${ACTIVATION_MARKER} subops:run=\\w+$`);
 
-async function run(request: ActivationRequest, options: { dryRun?: boolean; confirm?: ActivationConfirmation } = {}) {
+async function run(request: ActivationRequest, options: { dryRun?: boolean; confirm?: ActivationConfirmation; confirmed?: ConfirmedPlan } = {}) {
   const events: ActivationEvent[] = [];
   for await (const event of uisp.services.activation.run(request, options)) events.push(event);
   const result = events.at(-1) as ActivationResult;
@@ -141,6 +141,67 @@ describe('existing clients, by service state', () => {
       expect(steps).toEqual([expect.objectContaining({ step: 'service', status: 'failed' })]);
     }
     expect(uisp.writes()).toEqual([]);
+  });
+
+  describe('a confirmed plan (the confirmation read UISP a while ago)', () => {
+    const priya = { device: '10.20.1.51', firstName: 'priya', lastName: 'ramnarine' };
+    const confirmed = (deletes: { id: number; status: number }[]) => ({ confirm: { deletes: deletes.map((s) => s.id) }, confirmed: { clientId: 1002, deletes } });
+    const quoted102 = () => structuredClone(uisp.sim.data.services.find((s) => s.id === 102)!);
+
+    it('sends the confirmed delete with the fresh reads, then creates and reads back', async () => {
+      uisp = await startUisp({ now: NOW });
+      const { steps, result } = await run(priya, confirmed([{ id: 102, status: 6 }]));
+      expect(result.outcome).toBe('activated');
+      expect(result.done).toContain('Deleted Quoted service #102');
+      expect(steps.find((s) => s.step === 'service')).toMatchObject({ status: 'done', kind: 'created', deleted: [102] });
+      // The delete went out before any of the reads was answered, and only once.
+      const requests = uisp.sim.requests;
+      const deleted = requests.findIndex((r) => r.method === 'DELETE');
+      expect(requests.filter((r) => r.method === 'DELETE').map((r) => r.path)).toEqual(['/crm/api/v1.0/clients/services/102']);
+      expect(requests.slice(0, deleted).every((r) => r.method === 'GET')).toBe(true);
+    });
+
+    it('an Active service that appeared meanwhile: the confirmed delete stands, no service is created, the result says so', async () => {
+      uisp = await startUisp({ now: NOW });
+      uisp.sim.data.services.push({ ...quoted102(), id: 150, status: 1 });
+      const { result } = await run(priya, confirmed([{ id: 102, status: 6 }]));
+      expect(result).toMatchObject({ outcome: 'activated', service: { id: 150 } });
+      expect(result.done).toEqual(['Deleted Quoted service #102', expect.stringMatching(/^Created NMS site/), expect.stringMatching(/^Authorized/)]);
+      expect(uisp.writes().filter((w) => w.includes('/services'))).toEqual(['DELETE /crm/api/v1.0/clients/services/102']);
+    });
+
+    it('never sends a delete the agent did not confirm, or of a service shown as anything but Quoted or Obsolete', async () => {
+      uisp = await startUisp({ now: NOW });
+      uisp.sim.data.services.push({ ...quoted102(), id: 151 });
+      // 151 was not shown; 101 (Marcus's Active service) is not in `confirm.deletes`, nor Quoted.
+      const { result } = await run(priya, { confirm: { deletes: [102, 101] }, confirmed: { clientId: 1002, deletes: [{ id: 102, status: 6 }, { id: 101, status: 1 }, { id: 151, status: 6 }] } });
+      expect(result).toMatchObject({ outcome: 'failed', error: { code: 'delete-unconfirmed' }, done: ['Deleted Quoted service #102'] });
+      expect(result.message).toContain('deletes Quoted service #151');
+      expect(result.message).not.toContain('Nothing was changed');
+      expect(uisp.writes()).toEqual(['DELETE /crm/api/v1.0/clients/services/102']);
+    });
+
+    it('starts the site it creates with the fresh reads; refused, removes it again', async () => {
+      uisp = await startUisp({ now: NOW });
+      const site = { deviceId: deviceId('LBE-Ramnarine'), name: 'Priya Ramnarine', parentSiteId: PRIMARY_SITE };
+      const { result } = await run(priya, { confirm: { deletes: [102] }, confirmed: { clientId: 1002, deletes: [{ id: 102, status: 6 }], site } });
+      expect(result.outcome).toBe('activated');
+      const created = uisp.sim.requests.findIndex((r) => r.method === 'POST' && r.path === '/nms/api/v2.1/sites');
+      const reread = uisp.sim.requests.findLastIndex((r) => r.method === 'GET' && r.path === '/crm/api/v1.0/clients');
+      expect(created).toBeLessThan(reread);
+      expect(uisp.writes().filter((w) => w.startsWith('POST /nms/api/v2.1/sites'))).toHaveLength(1);
+
+      // Now Leon Hope's device on Priya's site needs a move nobody confirmed: the run stops, and the site it started is removed.
+      await uisp.close();
+      uisp = await startUisp({ now: NOW });
+      const moved = uisp.sim.data.devices.find((d) => d.identification.id === site.deviceId)!;
+      moved.identification.site = { ...uisp.sim.data.devices.find((d) => d.identification.name === 'cpe-hope')!.identification.site! };
+      moved.identification.authorized = true;
+      const refused = await run(priya, { confirm: { deletes: [102] }, confirmed: { clientId: 1002, deletes: [{ id: 102, status: 6 }], site } });
+      expect(refused.result).toMatchObject({ outcome: 'failed', error: { code: 'device-in-use' }, done: ['Deleted Quoted service #102'] });
+      expect(uisp.writes().filter((w) => w.includes('/sites'))).toEqual([expect.stringMatching(/^POST /), expect.stringMatching(/^DELETE /)]);
+      expect(uisp.sim.data.sites.filter((s) => s.description?.note?.includes('subops:crm-client=1002'))).toEqual([]);
+    });
   });
 
   it('no service: creates one for the existing client', async () => {

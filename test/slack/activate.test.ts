@@ -65,7 +65,7 @@ describe('/activate', () => {
     expect(h.logs.filter((l) => l.audit === true)).toEqual([expect.objectContaining({ actor: AGENT, action: 'activate', result: 'activated', ok: true })]);
   });
 
-  it('keeps Slack off the critical path: the UISP work ends while every threaded post is held, then the thread arrives in order', async () => {
+  it('keeps Slack off the critical path: the UISP work ends while every post and view update is held, then the thread arrives in order', async () => {
     await h.command('/activate', '10.20.1.88 jane doe');
     const { id } = await h.openedView();
     const activation = h.uisp.services.activation;
@@ -76,17 +76,16 @@ describe('/activate', () => {
       yield* run(...args);
       uispWorkEnded();
     });
-    const parentPosted = h.fake.waitFor('chat.postMessage', (call) => call.args.channel === CHANNEL && call.args.thread_ts === undefined);
-    const submitted = h.submit(id, inputs({ device: '10.20.1.88', firstName: 'jane', lastName: 'doe' }));
-    await parentPosted;
-    // From here Slack answers no post: a Slack as slow as can be.
+    // Slack answers no post and no view update: a Slack as slow as can be. Not even the parent is awaited.
     const slack = h.fake.hold('chat.postMessage');
-    await submitted;
+    const views = h.fake.hold('views.update');
+    await h.submit(id, inputs({ device: '10.20.1.88', firstName: 'jane', lastName: 'doe' }));
     await ended;
     expect(h.uisp.writes()).toContain('POST /nms/api/v2.1/devices/authorize');
-    expect(h.fake.messages(CHANNEL)).toHaveLength(1);
+    expect(h.fake.messages(CHANNEL)).toEqual([]);
     expect(h.work.inFlight).toBeGreaterThan(0);
 
+    views.release();
     slack.release();
     await h.settled();
     const [parent, ...replies] = h.fake.messages(CHANNEL);
@@ -124,6 +123,48 @@ describe('/activate', () => {
     expect(h.uisp.writes()).toContain('POST /crm/api/v1.0/clients/1002/services');
     const serviceStep = h.fake.messages(CHANNEL).find((m) => m.text.includes('*Service*'));
     expect(serviceStep!.text).toContain('after deleting #102');
+  });
+
+  describe('UISP changed between the confirmation and the run: the fresh read wins, nothing unconfirmed is deleted', () => {
+    const quoted102 = () => structuredClone(h.uisp.sim.data.services.find((s) => s.id === 102)!);
+
+    async function confirmPriya() {
+      await h.command('/activate', '10.20.1.51 priya ramnarine');
+      const { id } = await h.openedView();
+      await h.submit(id, inputs({ device: '10.20.1.51', firstName: 'priya', lastName: 'ramnarine' }));
+      await h.viewBecomes(id, 'activate_confirm');
+      return id;
+    }
+
+    it('an Active service that appeared meanwhile: the confirmed delete is made, no service is created', async () => {
+      const id = await confirmPriya();
+      h.uisp.sim.data.services.push({ ...quoted102(), id: 150, status: 1 });
+      await h.submit(id, {});
+      await h.fake.waitFor('chat.postMessage', reminderPosted);
+      const writes = h.uisp.writes();
+      expect(writes).toContain('DELETE /crm/api/v1.0/clients/services/102');
+      expect(writes.filter((w) => w.startsWith('DELETE'))).toEqual(['DELETE /crm/api/v1.0/clients/services/102']);
+      expect(writes).not.toContain('POST /crm/api/v1.0/clients/1002/services');
+      expect(h.uisp.sim.data.services.filter((s) => s.clientId === 1002).map((s) => [s.id, s.status])).toEqual([[150, 1]]);
+      const audit = await h.fake.waitFor('chat.postMessage', (call) => call.args.channel === AUDIT_CHANNEL);
+      expect(shown(audit.args as { text?: string; blocks?: unknown[] })).toContain('Activated Priya Ramnarine: service #150');
+    });
+
+    it('another Quoted service that appeared meanwhile: only the confirmed one is deleted, and the run stops before creating', async () => {
+      const id = await confirmPriya();
+      h.uisp.sim.data.services.push({ ...quoted102(), id: 151 });
+      await h.submit(id, {});
+      const failure = await h.fake.waitFor('chat.postMessage', (call) => String(call.args.text).startsWith('Activation failed'));
+      const text = shown(failure.args);
+      expect(text).toContain('This activation deletes Quoted service #151 of client #1002 Priya Ramnarine');
+      expect(text).not.toContain('Nothing was changed');
+      expect(text).toContain('Deleted Quoted service #102');
+      expect(text).toContain('Run /activate again to see what it deletes and confirm it.');
+      expect(h.uisp.writes().filter((w) => w.includes('/crm/'))).toEqual(['DELETE /crm/api/v1.0/clients/services/102']);
+      expect(h.uisp.sim.data.services.some((s) => s.id === 151)).toBe(true);
+      // The site the confirmed plan started with the re-read was removed again: no site for Priya is left.
+      expect(h.uisp.sim.data.sites.filter((site) => site.description?.note?.includes('subops:crm-client=1002'))).toEqual([]);
+    });
   });
 
   it('returns invalid fields under the field and sends nothing to UISP', async () => {
@@ -195,16 +236,28 @@ describe('/activate', () => {
     ]);
   });
 
-  it('changes nothing and tells the agent when it cannot post in the channel', async () => {
+  it('runs all the same when it cannot post in the channel, and tells the agent privately what it did', async () => {
     await h.command('/activate');
     const { id } = await h.openedView();
     h.fake.failNext('chat.postMessage', { error: 'not_in_channel' });
     await h.submit(id, inputs({ device: '10.20.1.88', firstName: 'Jane', lastName: 'Doe' }));
     const told = await h.fake.waitFor('chat.postEphemeral');
     expect(told.args).toMatchObject({ channel: CHANNEL, user: AGENT });
-    expect(String(told.args.text)).toContain('not_in_channel');
-    expect(String(told.args.text)).toContain('Nothing was changed.');
-    expect(h.uisp.writes()).toEqual([]);
+    const text = String(told.args.text);
+    expect(text).toContain(`I could not post in <#${CHANNEL}> (not_in_channel)`);
+    expect(text).toContain('Outcome: *activated*');
+    expect(text).toContain('Done: Created client #1010 Jane Doe');
+    expect(text).toContain('One manual step left');
+    // UISP was written as the agent asked: the client, its service and site, the device authorized.
+    const writes = h.uisp.writes();
+    expect(writes.filter((w) => w === 'POST /crm/api/v1.0/clients')).toHaveLength(1);
+    expect(writes.filter((w) => /clients\/\d+\/services$/.test(w))).toHaveLength(1);
+    expect(writes.filter((w) => w.endsWith('/authorize'))).toHaveLength(1);
+    // Nothing of the thread was posted without its parent; the audit entry is recorded, unlinked.
+    await h.fake.waitFor('chat.postMessage', (call) => call.args.channel === AUDIT_CHANNEL);
+    expect(h.fake.messages(CHANNEL)).toEqual([]);
+    expect(h.fake.callsTo('chat.update')).toEqual([]);
+    expect(h.logs.filter((l) => l.audit).map((l) => [l.actor, l.result])).toEqual([['U0AGENT', 'activated']]);
   });
 
   it('keeps running when Slack refuses part of the progress, then tells the agent the outcome privately', async () => {
@@ -286,16 +339,18 @@ describe('/activate: devices in use and client identity', () => {
     expect(shown(h.fake.messages(AUDIT_CHANNEL)[0]!)).toContain('device cpe-hope (moved from \\"Leon Hope\\" (client #1007 Leon Hope))');
   });
 
-  it('re-checks the move on confirm: a device now on a different client’s site is shown again, nothing written', async () => {
+  it('re-checks the move in the run: a device now on a different client’s site is not moved, and the thread says why', async () => {
     const id = await submitForm({ device: '10.20.1.77', firstName: 'Jane', lastName: 'Doe' });
     await h.viewBecomes(id, 'activate_confirm');
     // Meanwhile someone put the radio on Marcus Baptiste's site.
     hopeDevice().identification.site = { ...h.uisp.sim.data.devices.find((d) => d.identification.name === 'cpe-baptiste')!.identification.site! };
     await h.submit(id, {});
-    const again = await h.viewBecomes(id, 'activate_confirm', 'UISP changed since you looked');
-    expect(JSON.stringify(again)).toContain('of client #1001 Marcus Baptiste');
-    expect(JSON.parse(String(again.private_metadata))).toMatchObject({ confirmedMove: { siteId: MARCUS_SITE } });
+    const failure = await h.fake.waitFor('chat.postMessage', (call) => String(call.args.text).startsWith('Activation failed'));
+    const text = shown(failure.args);
+    expect(text).toContain('cpe-hope is authorized on site \\"Marcus Baptiste\\" (client #1001 Marcus Baptiste)');
+    expect(text).toContain('Nothing: UISP was not changed.');
+    expect(text).toContain('Run /activate again to see the move and confirm it.');
+    expect(hopeDevice().identification.site).toMatchObject({ id: MARCUS_SITE });
     expect(h.uisp.writes()).toEqual([]);
-    expect(h.fake.callsTo('chat.postMessage')).toEqual([]);
   });
 });

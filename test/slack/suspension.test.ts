@@ -98,6 +98,26 @@ describe('/suspend', () => {
   });
 });
 
+describe('Slack refuses the parent message', () => {
+  it('lifts the suspension all the same, tells the agent privately what happened, and records the audit entry unlinked', async () => {
+    await h.command('/unsuspend', '104');
+    const { id } = await h.openedView();
+    await h.submit(id, inputs({ service: '104' }));
+    await h.viewBecomes(id, 'suspension_confirm');
+    h.fake.failNext('chat.postMessage', { error: 'not_in_channel' });
+    await h.submit(id, {});
+    const told = await h.fake.waitFor('chat.postEphemeral');
+    expect(told.args).toMatchObject({ channel: CHANNEL, user: AGENT });
+    expect(String(told.args.text)).toContain(`I could not post in <#${CHANNEL}> (not_in_channel), so here is what happened.`);
+    expect(String(told.args.text)).toContain('Service #104 unsuspended. The CRM now reports status *Active*');
+    expect(h.uisp.writes()).toEqual(['PATCH /crm/api/v1.0/clients/services/104/cancel-suspend']);
+    await h.fake.waitFor('chat.postMessage', (call) => call.args.channel === AUDIT_CHANNEL);
+    expect(h.fake.messages(CHANNEL)).toEqual([]);
+    expect(h.fake.callsTo('chat.update')).toEqual([]);
+    expect(h.logs.find((l) => l.audit)).toMatchObject({ action: 'unsuspend', result: 'unsuspended', ok: true });
+  });
+});
+
 describe('/unsuspend', () => {
   it('lifts the suspension through cancel-suspend, never /unsuspend', async () => {
     await h.command('/unsuspend', '104');

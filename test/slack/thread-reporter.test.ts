@@ -38,12 +38,12 @@ const threadTexts = (parentTs: string) => slack.messages(CHANNEL).filter((m) => 
 
 describe('thread reporter', () => {
   it('posts the parent, the replies in order, the update, then the audit entry linked to the thread', async () => {
-    const report = await reporter.start({ origin, parent: text('parent'), logger });
-    const thread = report.thread!;
+    const report = reporter.start({ origin, parent: text('parent'), logger });
     for (const n of [1, 2, 3, 4, 5]) report.reply(text(`step ${n}`));
     report.update(text('parent: done'));
     report.reply(text('last word'));
     await report.finish({ audit: entry, whenSlackRefused: () => text('told privately') });
+    const thread = report.thread!;
 
     expect(threadTexts(thread.ts)).toEqual(['step 1', 'step 2', 'step 3', 'step 4', 'step 5', 'last word']);
     expect(slack.messages(CHANNEL).find((m) => m.ts === thread.ts)?.text).toBe('parent: done');
@@ -54,25 +54,27 @@ describe('thread reporter', () => {
     expect(slack.callsTo('chat.postEphemeral')).toEqual([]);
   });
 
-  it('returns at once from reply and update while Slack is slow, and counts the queue as work in flight', async () => {
-    const report = await reporter.start({ origin, parent: text('parent'), logger });
+  it('returns at once from start, reply and update while Slack is slow, and counts the queue as work in flight', async () => {
     const gate = slack.hold('chat.postMessage');
     let idle = false;
+    const report = reporter.start({ origin, parent: text('parent'), logger });
     report.reply(text('step 1'));
     report.reply(text('step 2'));
-    // The caller went on: nothing was answered yet, and the work tracker knows the posts are pending.
-    expect(slack.callsTo('chat.postMessage')).toHaveLength(1);
+    // The caller went on: not even the parent was answered yet, and the work tracker knows the posts are pending.
+    expect(report.thread).toBeUndefined();
     expect(work.inFlight).toBe(1);
     const settled = work.idle().then(() => (idle = true));
     await gate.arrived(1);
     expect(idle).toBe(false);
     gate.release();
     await settled;
+    // The replies waited for the parent they hang under.
     expect(threadTexts(report.thread!.ts)).toEqual(['step 1', 'step 2']);
   });
 
   it('skips parent updates that wait behind a slow one, and always delivers the last', async () => {
-    const report = await reporter.start({ origin, parent: text('parent'), logger });
+    const report = reporter.start({ origin, parent: text('parent'), logger });
+    await report.posted();
     const gate = slack.hold('chat.update');
     report.update(text('1 of 4'));
     await gate.arrived(1);
@@ -90,7 +92,8 @@ describe('thread reporter', () => {
   });
 
   it('delivers the last update and the audit entry when Slack refuses a post, and tells the agent privately', async () => {
-    const report = await reporter.start({ origin, parent: text('parent'), logger });
+    const report = reporter.start({ origin, parent: text('parent'), logger });
+    await report.posted();
     slack.failNext('chat.postMessage', { error: 'channel_not_found' });
     report.reply(text('lost step'));
     report.reply(text('next step'));
@@ -103,22 +106,27 @@ describe('thread reporter', () => {
     expect(slack.callsTo('chat.postEphemeral').map((call) => [call.args.user, call.args.text])).toEqual([['U0AGENT', 'Slack refused: channel_not_found']]);
   });
 
-  it('posts nothing more when the parent was refused, yet records the audit entry unlinked', async () => {
+  it('posts nothing more when the parent was refused, yet records the audit entry unlinked and tells the agent', async () => {
     slack.failNext('chat.postMessage', { error: 'not_in_channel' });
-    const report = await reporter.start({ origin, parent: text('parent'), logger });
-    expect(report.thread).toBeUndefined();
-    expect(report.problems).toEqual(['not_in_channel']);
+    const report = reporter.start({ origin, parent: text('parent'), logger });
+    // Queued behind the parent before Slack answered: dropped with it, never posted outside a thread.
     report.reply(text('never posted'));
-    await report.finish({ audit: entry, whenSlackRefused: () => text('the payment, privately') });
+    report.update(text('never shown'));
+    expect(await report.posted()).toBeUndefined();
+    expect(report.problems).toEqual(['not_in_channel']);
+    report.reply(text('never posted either'));
+    await report.finish({ audit: entry, whenSlackRefused: (problems, threadPosted) => text(`${threadPosted ? 'thread' : 'no thread'}: ${problems.join(', ')}`) });
 
     expect(slack.callsTo('chat.postMessage').map((call) => call.args.channel)).toEqual([CHANNEL, AUDIT_CHANNEL]);
+    expect(slack.callsTo('chat.update')).toEqual([]);
     expect(slack.callsTo('chat.getPermalink')).toEqual([]);
-    expect(slack.callsTo('chat.postEphemeral').map((call) => call.args.text)).toEqual(['the payment, privately']);
+    expect(slack.callsTo('chat.postEphemeral').map((call) => call.args.text)).toEqual(['no thread: not_in_channel']);
   });
 
   it('continues an existing thread on a retry without posting a new parent', async () => {
-    const first = await reporter.start({ origin, parent: text('parent'), logger });
-    const retry = await reporter.start({ origin, parent: text('ignored'), parentTs: first.thread!.ts, logger });
+    const first = reporter.start({ origin, parent: text('parent'), logger });
+    await first.posted();
+    const retry = reporter.start({ origin, parent: text('ignored'), parentTs: first.thread!.ts, logger });
     retry.reply(text('retried'));
     await retry.finish();
     expect(retry.thread).toEqual(first.thread);

@@ -11,7 +11,7 @@ import { runActivation } from './run.js';
 import { onceView } from '../../slack/deliveries.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { ActivationMetaSchema, decodeMetadata } from '../../slack/metadata.js';
-import { updateView } from '../../slack/modals.js';
+import { updateView, updateViewInBackground } from '../../slack/modals.js';
 import { readInputs } from '../../slack/state.js';
 import { activationChecking, activationConfirm, activationStarted } from '../../views/activation.js';
 import { CALLBACK } from '../../views/ids.js';
@@ -36,7 +36,8 @@ export function registerForm(app: App, deps: ListenerDeps): void {
       await updateView(client, { viewId: view.id, view: activationConfirm(origin, request, decision.plan) }, logger);
       return;
     }
-    await updateView(client, { viewId: view.id, view: activationStarted(origin, request) }, logger);
+    // The run does not wait for Slack: the modal says "started" while the first UISP writes go out.
+    updateViewInBackground(deps.work, client, { viewId: view.id, view: activationStarted(origin, request) }, logger);
     await runActivation(deps, { request, origin: actor, startedBy: actor.userId, decided: decision });
   }));
 }

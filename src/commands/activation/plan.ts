@@ -25,12 +25,11 @@ export async function decideOrShowForm(
     request,
     values,
     logger,
-    expectedClientId,
-  }: { viewId: string; origin: Origin; request: ActivationRequest; values: ActivationFormValues; logger: Logger; expectedClientId?: number | undefined },
+  }: { viewId: string; origin: Origin; request: ActivationRequest; values: ActivationFormValues; logger: Logger },
 ): Promise<ActivationGoAhead | undefined> {
   let problem: { field?: string | undefined; message: string };
   try {
-    const decision = await deps.services.activation.decide(request, expectedClientId === undefined ? {} : { expectedClientId });
+    const decision = await deps.services.activation.decide(request);
     if (decision.kind !== 'refused') return decision;
     problem = { field: activationFieldOf(decision.refusal.code), message: errorSentence(decision.refusal) };
   } catch (error) {

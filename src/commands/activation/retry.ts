@@ -21,11 +21,14 @@ export function registerRetry(app: App, deps: ListenerDeps): void {
     if (!channelId || !failureReply) throw new Error('Retry clicked outside a message');
     const logger = deps.logger.child({ flow: 'activation', userId: body.user.id, retry: true });
     const blocks = (failureReply.blocks as Block[] | undefined)?.filter((block) => block.block_id !== BLOCK.activationRetry) ?? [];
-    try {
-      await client.chat.update({ channel: channelId, ts: failureReply.ts, text: failureReply.text ?? 'Activation failed', blocks: [...blocks, context(`:repeat: Retried by ${mention(body.user.id)}`)] });
-    } catch (error) {
-      logger.warn({ err: errorSummary(error) }, 'could not mark the failure report as retried');
-    }
+    // Marked while the re-run goes on: UISP does not wait for Slack (the mark counts as work in flight).
+    void deps.work.run(async () => {
+      try {
+        await client.chat.update({ channel: channelId, ts: failureReply.ts, text: failureReply.text ?? 'Activation failed', blocks: [...blocks, context(`:repeat: Retried by ${mention(body.user.id)}`)] });
+      } catch (error) {
+        logger.warn({ err: errorSummary(error) }, 'could not mark the failure report as retried');
+      }
+    });
     await runActivation(deps, {
       request,
       startedBy,

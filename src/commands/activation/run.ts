@@ -1,15 +1,16 @@
 /**
  * Runs the activation workflow and describes its event stream for the thread reporter: the parent
  * message first, one reply per step as it happens, the parent updated to the final status, then the
- * failure report (with Retry) or the manual CRM–NMS link reminder, and the audit entry. Slack errors
- * never stop the workflow: the agent is told privately what was and was not changed.
+ * failure report (with Retry) or the manual CRM–NMS link reminder, and the audit entry. Nothing here
+ * waits for Slack before UISP: the reporter posts in the background, and Slack errors never stop the
+ * workflow (not even a refused parent): the agent is told privately what was and was not changed.
  */
-import type { ActivationConfirmation, ActivationRequest, ActivationResult, StepEvent } from '../../services/activation/types.js';
+import type { ActivationConfirmation, ActivationRequest, ConfirmedPlan, ActivationResult, StepEvent } from '../../services/activation/types.js';
 import type { ReadDecision } from '../../services/activation/workflow.js';
 import { activationAudit } from '../../services/audit-records.js';
 import { resultLists, resultSentence } from '../../render/activation.js';
 import { activationFailure, activationParent, activationStep, manualLinkReminder, retryStarted } from '../../views/activation-progress.js';
-import { channelLink } from '../../views/format.js';
+import { threadNotPosted } from '../../views/thread-not-posted.js';
 import { notice } from '../../views/help.js';
 import { escapeMrkdwn } from '../../slack/escape.js';
 import type { ListenerDeps } from '../../slack/deps.js';
@@ -27,29 +28,24 @@ export interface ActivationRun {
   confirm?: ActivationConfirmation;
   /** The decision the submission has just read: the run builds on it instead of reading UISP again. */
   decided?: ReadDecision;
+  /** The plan the agent confirmed a while ago: its deletes go out with the run's fresh reads. */
+  confirmed?: ConfirmedPlan;
 }
 
 /** Runs on the same device or client take turns inside ActivationService (its lock is on resolved ids). */
 export async function runActivation(deps: ListenerDeps, run: ActivationRun): Promise<void> {
-  const { request, origin, startedBy, confirm, decided } = run;
-  const channel = origin.channelId;
+  const { request, origin, startedBy, confirm, decided, confirmed } = run;
   const logger = deps.logger.child({ flow: 'activation', device: request.device, userId: origin.userId });
 
-  // Nothing is written before the thread exists: if Slack refuses the parent, the agent is told and
-  // UISP is untouched.
-  const report = await deps.reporter.start({ origin, parent: activationParent({ request, startedBy }), parentTs: run.parentTs, logger });
-  const thread = report.thread;
-  if (!thread) {
-    await report.tellAgent(notice(`:x: I could not post in ${channelLink(channel)} (${escapeMrkdwn(report.problems.join(', '))}). Invite me to the channel (\`/invite @SubOps\`) and run /activate again. Nothing was changed.`));
-    return;
-  }
+  // The parent is queued, not awaited: the first UISP requests go out while Slack answers.
+  const report = deps.reporter.start({ origin, parent: activationParent({ request, startedBy }), parentTs: run.parentTs, logger });
   if (run.parentTs) report.reply(retryStarted(origin.userId));
 
   let result: ActivationResult | undefined;
   let manualStep: StepEvent | undefined;
   try {
     // Each step is queued for the thread and the workflow goes on at once: Slack is off UISP's critical path.
-    for await (const event of deps.services.activation.run(request, { ...(confirm && { confirm }), ...(decided && { decided }) })) {
+    for await (const event of deps.services.activation.run(request, { ...(confirm && { confirm }), ...(decided && { decided }), ...(confirmed && { confirmed }) })) {
       if (event.type === 'result') result = event;
       else if (event.status === 'manual') manualStep = event;
       else report.reply(activationStep(event));
@@ -63,22 +59,30 @@ export async function runActivation(deps: ListenerDeps, run: ActivationRun): Pro
   report.update(activationParent({ request, startedBy, result: outcome }));
   if (outcome.outcome === 'failed') report.reply(activationFailure(request, startedBy, outcome, confirm));
   else if (manualStep || outcome.client) report.reply(manualLinkReminder(outcome));
-  // The manual CRM–NMS link is watched from here until it is made (src/commands/link-watch).
-  if (outcome.outcome !== 'failed' && outcome.site && outcome.client) {
+  // The manual CRM–NMS link is watched from here until it is made (src/commands/link-watch), in its thread.
+  const thread = await report.posted();
+  if (thread && outcome.outcome !== 'failed' && outcome.site && outcome.client) {
     deps.events?.links.watch({ siteId: outcome.site.id, siteName: outcome.site.name, clientId: outcome.client.id, thread });
   }
 
   await report.finish({
     audit: { actorId: origin.userId, ...activationAudit(request, outcome, resultSentence(outcome)) },
-    whenSlackRefused: (problems) => notice(slackRefusedLines(request, outcome, problems).join('\n')),
+    whenSlackRefused: (problems, threadPosted) =>
+      threadPosted ? notice(slackRefusedLines(request, outcome, problems).join('\n')) : threadNotPosted(origin.channelId, problems, notice(slackRefusedLines(request, outcome).join('\n'))),
   });
 }
 
-function slackRefusedLines(request: ActivationRequest, result: ActivationResult, problems: readonly string[]): string[] {
+/** `problems`: what Slack refused of a thread that exists; without them, nothing of the thread was posted. */
+function slackRefusedLines(request: ActivationRequest, result: ActivationResult, problems?: readonly string[]): string[] {
+  const unposted = !problems;
   const { done, notDone } = resultLists(result);
+  const what = problems ? `:warning: Slack did not show every step of the activation of *${escapeMrkdwn(request.device)}* (${escapeMrkdwn(problems.join(', '))}).` : `Activation of *${escapeMrkdwn(request.device)}*:`;
   return [
-    `:warning: Slack did not show every step of the activation of *${escapeMrkdwn(request.device)}* (${escapeMrkdwn(problems.join(', '))}). Outcome: *${result.outcome}*. ${escapeMrkdwn(resultSentence(result))}`,
+    `${what} Outcome: *${result.outcome}*. ${escapeMrkdwn(resultSentence(result))}`,
     done.length ? `Done: ${escapeMrkdwn(done.join('; '))}` : 'Done: nothing was changed.',
     ...(notDone.length ? [`Not done: ${escapeMrkdwn(notDone.join('; '))}`] : []),
+    // What the thread would have carried: Retry (a new /activate does the same) or the manual link.
+    ...(unposted && result.outcome === 'failed' ? ['Run /activate again to retry: it only does what is still missing.'] : []),
+    ...(unposted && result.outcome !== 'failed' && result.client ? [manualLinkReminder(result).text] : []),
   ];
 }

@@ -13,6 +13,7 @@ import { decodeMetadata, PaymentMetaSchema } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
 import { readInputs } from '../../slack/state.js';
 import { BLOCK, CALLBACK } from '../../views/ids.js';
+import { threadNotPosted } from '../../views/thread-not-posted.js';
 import { paymentForm, paymentRecordedMessage, paymentRecordedView, paymentRecording, type PaymentField } from '../../views/payments.js';
 
 export function registerRecordForm(app: App, deps: ListenerDeps): void {
@@ -53,7 +54,7 @@ export function registerRecordForm(app: App, deps: ListenerDeps): void {
     if (recorded.alreadyRecorded) return;
     // The message is the operation's whole thread: no replies. When Slack refuses it, the agent gets it privately.
     const message = paymentRecordedMessage(recorded, origin.userId);
-    const report = await deps.reporter.start({ origin, parent: message, logger });
-    await report.finish({ audit: { actorId: origin.userId, ...paymentAudit(recorded) }, whenSlackRefused: () => message });
+    const report = deps.reporter.start({ origin, parent: message, logger });
+    await report.finish({ audit: { actorId: origin.userId, ...paymentAudit(recorded) }, whenSlackRefused: (problems) => threadNotPosted(origin.channelId, problems, message) });
   }));
 }

@@ -2,17 +2,16 @@
  * The confirmed suspend or unsuspend: a message in the channel, the services layer's decision and CRM
  * call (it reads the service again right before writing), the outcome as a threaded reply (done,
  * nothing to do, refused or failed), the message updated in place, and the audit record, all through
- * the thread reporter.
+ * the thread reporter, which never holds the CRM call back (a refused parent included: the agent then
+ * gets the outcome privately).
  */
 import { suspensionAudit, suspensionFailureAudit } from '../../services/audit-records.js';
 import type { SuspensionService } from '../../services/suspensions.js';
 import { InputError } from '../../services/errors.js';
-import { channelLink } from '../../views/format.js';
-import { notice } from '../../views/help.js';
+import { threadNotPosted } from '../../views/thread-not-posted.js';
 import { suspensionParent, suspensionResultReply, type SuspensionResult, type SuspensionTarget } from '../../views/suspension.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure } from '../../slack/errors.js';
-import { escapeMrkdwn } from '../../slack/escape.js';
 import type { Origin, SuspensionAction } from '../../slack/metadata.js';
 
 /** Reads only: the service, its client and (for suspend) the reason, or an InputError naming the field. */
@@ -33,11 +32,8 @@ export interface SuspensionRun {
 export async function runSuspension(deps: ListenerDeps, { action, origin, target }: SuspensionRun): Promise<void> {
   const { services, statusLabel } = deps;
   const logger = deps.logger.child({ flow: action, serviceId: target.service.id, userId: origin.userId });
-  const report = await deps.reporter.start({ origin, parent: suspensionParent({ action, actorId: origin.userId, target }), logger });
-  if (!report.thread) {
-    await report.tellAgent(notice(`:x: I could not post in ${channelLink(origin.channelId)} (${escapeMrkdwn(report.problems.join(', '))}). Invite me to the channel and try again. Nothing was changed.`));
-    return;
-  }
+  // The parent is queued, not awaited: the CRM call goes out while Slack answers.
+  const report = deps.reporter.start({ origin, parent: suspensionParent({ action, actorId: origin.userId, target }), logger });
 
   let result: SuspensionResult;
   try {
@@ -56,6 +52,6 @@ export async function runSuspension(deps: ListenerDeps, { action, origin, target
   const entry = result.ok
     ? suspensionAudit(result.outcome, statusLabel)
     : suspensionFailureAudit(action, { serviceId: target.service.id, clientId: target.client.id, ...(target.reason && { reasonId: target.reason.id }) }, result);
-  // When Slack refused part of the thread, the agent gets the result privately.
-  await report.finish({ audit: { actorId: origin.userId, ...entry }, whenSlackRefused: () => reply });
+  // When Slack refused part of the thread (or all of it), the agent gets the result privately.
+  await report.finish({ audit: { actorId: origin.userId, ...entry }, whenSlackRefused: (problems, threadPosted) => (threadPosted ? reply : threadNotPosted(origin.channelId, problems, reply)) });
 }

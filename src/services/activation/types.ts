@@ -68,6 +68,22 @@ export interface ActivationConfirmation {
   deletes?: number[] | 'any';
 }
 
+/**
+ * The plan a confirmation showed, as the front end carries it back (Slack: the confirmation view's
+ * private_metadata): a run given it sends its first writes at once, in the same wave as its fresh reads,
+ * and plans the rest from those reads. Only services also in `ActivationConfirmation.deletes`, and
+ * Quoted or Obsolete as shown, are deleted this way; the site it creates for an existing client is
+ * started then too (removed again if the fresh plan does not use it).
+ */
+export interface ConfirmedPlan {
+  /** The existing client the plan was for: its services are read together with the name lookup. */
+  clientId?: number;
+  /** The services the agent confirmed deleting, with the status they were shown with (for the report). */
+  deletes: { id: number; status: number }[];
+  /** The site the plan creates for `clientId`, and the device it is for (absent when it reuses one). */
+  site?: { deviceId: string; name: string; parentSiteId: string | null };
+}
+
 /** What an activation will do, computed from reads alone. */
 export interface ActivationPlan {
   device: DeviceRef;
@@ -127,8 +143,12 @@ export type StepStatus = 'done' | 'skipped' | 'failed' | 'planned' | 'manual';
  * apart a record this run made from one it found, or one another activation of the same customer made.
  */
 export type StepOutcome =
-  /** `leftoverSite`: a duplicate site this run made for another run's client and could not remove. */
-  | { step: StepName; status: 'failed'; error: ActivationError; leftoverSite?: { site: SiteRef; clientId: number } }
+  /**
+   * `leftoverSite`: a duplicate site this run made for another run's client and could not remove.
+   * `afterWrites`: a refusal that came after the run had written (a confirmed plan's deletes), so it
+   * cannot say that nothing was changed.
+   */
+  | { step: StepName; status: 'failed'; error: ActivationError; leftoverSite?: { site: SiteRef; clientId: number }; afterWrites?: true }
   | { step: 'discover'; status: 'done'; device: DeviceRef }
   | { step: 'client'; status: 'done' | 'skipped'; kind: 'created' | 'reused' | 'created-concurrently'; client: ClientRef }
   | { step: 'client'; status: 'planned'; plan: ActivationPlan['client'] }
@@ -162,6 +182,8 @@ export type DoneEntry =
   | { kind: 'site-created'; site: { name: string }; forClientId?: number; unconfirmed?: true }
   /** Made for another run's (duplicate) client and not removed: the agent removes it in NMS. */
   | { kind: 'site-left-over'; site: SiteRef; clientId: number }
+  /** A site a confirmed run started at once, which the fresh plan did not use, and could not remove. */
+  | { kind: 'site-unused'; site: SiteRef }
   | { kind: 'duplicate-removed'; record: 'client' | 'service' | 'site'; id: number | string }
   | { kind: 'authorized'; device: DeviceRef; site: SiteRef };
 

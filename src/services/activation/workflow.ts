@@ -10,15 +10,16 @@
 import { randomUUID } from 'node:crypto';
 import type { ActivationConfig } from '../../config.js';
 import type { CrmClient } from '../uisp/crm-client.js';
-import { creationStamp, UnconfirmedCreateError, type KeyedLock, type WriteRetryPolicy } from '../converge.js';
+import { creationStamp, noteHas, UnconfirmedCreateError, type KeyedLock, type WriteRetryPolicy } from '../converge.js';
 import { UispError, UispNotFoundError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import type { Client, Service } from '../uisp/schemas.js';
 import { parseDeviceQuery } from './device-match.js';
 import { titleCase } from './names.js';
 import { clientRef, decideActivation, identifyClient, siteRef, type ActivationReads, type ClientLookup } from './planner.js';
-import { statusLabel } from './service-status.js';
+import { dispositionOf, statusLabel } from './service-status.js';
 import {
+  deleteReplaced,
   ensureActiveService,
   ensureAuthorized,
   ensureClient,
@@ -43,6 +44,7 @@ import type {
   ActivationRequest,
   ActivationResult,
   ClientRef,
+  ConfirmedPlan,
   DoneEntry,
   PendingEntry,
   ServiceRef,
@@ -104,6 +106,23 @@ interface PlanToRun {
   reads: ActivationReads;
 }
 
+/** A site creation started before the fresh reads, for this client and device. */
+interface StartedSite {
+  clientId: number;
+  deviceId: string;
+  siting: Promise<SiteOutcome>;
+}
+
+/** What a confirmed plan's run wrote at its start, with its fresh reads. */
+interface StartedWrites {
+  deleted: ServiceRef[];
+  site?: StartedSite;
+}
+
+/** Whether the plan creates the site already started (same client, same device). */
+const usesSite = (plan: ActivationPlan, site: StartedSite) =>
+  plan.site.action === 'create' && plan.client.action === 'reuse' && plan.client.client.id === site.clientId && plan.device.id === site.deviceId;
+
 /** How many times a plan is read again when concurrent writes changed what it read. */
 const READ_AGAIN_LIMIT = 3;
 
@@ -124,12 +143,11 @@ export class ActivationService {
 
   /**
    * Reads only: what `run` would do now, as a typed decision (refused, needs confirmation, or a plan),
-   * with its reads: a caller that runs it at once passes it to `run` (`decided`), which then reads nothing again.
-   * `expectedClientId`: the client an earlier decision identified by name (a confirmation re-checking
-   * its plan); its services are read together with the name lookup, so the re-check takes one round trip.
+   * with its reads: a caller that runs it at once passes it to `run` (`decided`), which then reads nothing
+   * again; a plan that needs confirmation comes back to `run` as `confirmed` once the agent agreed.
    */
-  decide(request: ActivationRequest, { expectedClientId }: { expectedClientId?: number } = {}): Promise<ReadDecision> {
-    return this.read(request, expectedClientId);
+  decide(request: ActivationRequest): Promise<ReadDecision> {
+    return this.read(request);
   }
 
   /** Reads only: the plan `run` would follow. Throws ActivationFailure when the activation is refused. */
@@ -150,23 +168,37 @@ export class ActivationService {
    * Runs on the same device or client in this process take turns (a waiting run plans again once the
    * first is done); across processes the writes themselves converge (writes.ts). `decided`: a decision
    * for this request the caller has just read (`decide`), used instead of reading UISP again.
+   * `confirmed`: the plan a confirmation showed (read a while ago): its first writes go out at once, with
+   * the fresh reads that decide the rest (`startConfirmed`).
    */
   async *run(
     request: ActivationRequest,
-    { dryRun = false, confirm = {}, decided }: { dryRun?: boolean; confirm?: ActivationConfirmation; decided?: ReadDecision } = {},
+    { dryRun = false, confirm = {}, decided, confirmed }: { dryRun?: boolean; confirm?: ActivationConfirmation; decided?: ReadDecision; confirmed?: ConfirmedPlan } = {},
   ): AsyncGenerator<ActivationEvent> {
     const log = new RunLog();
     let plan: ActivationPlan;
     let reads: ActivationReads;
     let release = () => {};
+    const writes = this.forRun();
+    /** What a confirmed plan wrote with the fresh reads: done, whatever those reads decide. */
+    const started: StartedWrites = { deleted: [] };
     try {
       const replan = () => this.readConverging(request, confirm, dryRun);
-      ({ plan, reads } = decided ? { plan: planToRun(decided, confirm, dryRun), reads: decided.reads } : await replan());
+      ({ plan, reads } = decided
+        ? { plan: planToRun(decided, confirm, dryRun), reads: decided.reads }
+        : confirmed && !dryRun
+          ? await this.startConfirmed(request, confirm, confirmed, writes, started)
+          : await replan());
       if (!dryRun) ({ plan, reads, release } = await this.lock({ plan, reads }, replan));
+      plan = withDeletedAtStart(plan, started.deleted, log);
+      if (started.site && !usesSite(plan, started.site)) await this.discardSite(writes, started.site, log, plan);
     } catch (error) {
-      const failure = asFailure(error, true);
+      for (const old of started.deleted) log.did(`delete:${old.id}`, { kind: 'service-deleted', service: old });
+      if (started.site) await this.discardSite(writes, started.site, log);
+      // After confirmed writes, "nothing was changed" is no longer true: the failed step says so, the result's done list says what was.
+      const failure = asFailure(error, log.done.length === 0);
       const failedStep = FAILED_STEP[failure.code];
-      yield step({ step: failedStep, status: 'failed', error: failure.error });
+      yield step({ step: failedStep, status: 'failed', error: failure.error, ...(log.done.length > 0 && { afterWrites: true as const }) });
       yield log.failed(failedStep, failure, failure.plan && { plan: failure.plan });
       return;
     }
@@ -178,9 +210,63 @@ export class ActivationService {
         yield { type: 'result', outcome: 'planned', plan, device, done: [], notDone: [] };
         return;
       }
-      yield* this.write(request, { plan, reads }, log, this.forRun());
+      const siteStarted = started.site && usesSite(plan, started.site) ? started.site : undefined;
+      yield* this.write(request, { plan, reads }, log, { ...writes, deleted: new Set(started.deleted.map((old) => old.id)) }, siteStarted);
     } finally {
       release();
+    }
+  }
+
+  /**
+   * A confirmed plan's run starts here, its first writes in the same wave as the fresh reads: the
+   * services the agent confirmed deleting (exactly those, so nothing unconfirmed goes) and the site it
+   * creates for an existing client (converging like any site creation: a site made meanwhile is
+   * reconciled by its read-back). The plan is then made again from the fresh reads, without what was
+   * deleted: an Active service that appeared meanwhile means no create, a new Quoted one is an
+   * unconfirmed delete, a device that moved refuses the move it no longer matches. A delete that failed
+   * is left to the plan (sent again, or reported). `started` receives what was written, for the report.
+   */
+  private async startConfirmed(request: ActivationRequest, confirm: ActivationConfirmation, confirmed: ConfirmedPlan, writes: WriteDeps, started: StartedWrites): Promise<PlanToRun> {
+    const { statuses } = this.deps.settings;
+    const allowed = confirm.deletes ?? [];
+    const deletes = confirmed.deletes.filter((s) => (allowed === 'any' || allowed.includes(s.id)) && dispositionOf(s.status, statuses) === 'replace');
+    const { clientId, site } = confirmed;
+    if (clientId !== undefined && site) {
+      const siting = ensureSite(writes, clientId, { action: 'create', name: site.name, parentSiteId: site.parentSiteId }, site.name, site.deviceId, true);
+      siting.catch(() => {}); // awaited by the site step, or when the fresh plan does not use it
+      started.site = { clientId, deviceId: site.deviceId, siting };
+    }
+    const [read, ...outcomes] = await Promise.allSettled([this.readAll(request, clientId), ...deletes.map((s) => deleteReplaced(writes, s.id))]);
+    const listed = read.status === 'fulfilled' ? read.value.services : [];
+    deletes.forEach((shown, i) => {
+      if (outcomes[i]!.status === 'rejected') return;
+      // As the fresh read listed it when it came back first; else as the agent was shown it.
+      const fresh = listed.find((s) => s.id === shown.id);
+      started.deleted.push(fresh ? serviceRefOf(fresh, statuses) : { id: shown.id, status: shown.status, statusLabel: statusLabel(shown.status, statuses), name: null });
+    });
+    // The fresh reads without what this run itself has just written: what it deleted, the site it is creating.
+    const fresh = settled(read);
+    const reads = { ...fresh, services: listed.filter((s) => !started.deleted.some((old) => old.id === s.id)), sites: fresh.sites.filter((s) => !noteHas(s.description?.note, writes.run)) };
+    try {
+      return { plan: planToRun(decideActivation(reads), confirm, false), reads };
+    } catch (error) {
+      // What `readConverging` reads again for (a device between the two lists, SubOps' own duplicate clients).
+      if (error instanceof ActivationFailure && (error.code === 'device-not-found' || error.code === 'client-ambiguous')) return this.readConverging(request, confirm, false);
+      throw error;
+    }
+  }
+
+  /**
+   * A site started for the confirmed plan that the fresh plan does not use (it reuses another, or was
+   * refused): removed again if this run made it, unless the plan (read again after waiting for the lock) reuses it.
+   */
+  private async discardSite(writes: WriteDeps, { siting }: StartedSite, log: RunLog, plan?: ActivationPlan): Promise<void> {
+    const made = await siting.catch(() => undefined);
+    if (!made?.created || (plan?.site.action === 'reuse' && plan.site.site.id === made.record.id)) return;
+    try {
+      await removeOwnSite(writes, made.record); // made and removed: nothing to report
+    } catch {
+      log.did('site', { kind: 'site-unused', site: siteRef(made.record) });
     }
   }
 
@@ -221,14 +307,15 @@ export class ActivationService {
     }
   }
 
-  private async *write(request: ActivationRequest, { plan, reads }: PlanToRun, log: RunLog, writes: WriteDeps): AsyncGenerator<ActivationEvent> {
+  /** `siteStarted`: the plan's site, already under way for its existing client (a confirmed plan's start). */
+  private async *write(request: ActivationRequest, { plan, reads }: PlanToRun, log: RunLog, writes: WriteDeps, siteStarted?: StartedSite): AsyncGenerator<ActivationEvent> {
     const { device } = plan;
     log.expect(plan);
 
     let client: ClientRef;
     let clientIsNew = false;
     /** The site, started as soon as the new client's creation was answered (it needs only the client's id). */
-    let early: { clientId: number; siting: Promise<SiteOutcome> } | undefined;
+    let early: { clientId: number; siting: Promise<SiteOutcome> } | undefined = siteStarted;
     if (plan.client.action === 'reuse') {
       client = plan.client.client;
       yield step({ step: 'client', status: 'skipped', kind: 'reused', client }, { clientId: client.id });
@@ -430,8 +517,18 @@ export class ActivationService {
     return { site, device: outcome.device, event: step({ step: 'site', status: 'done', kind: 'created', site }, { siteId: site.id }) };
   }
 
-  /** One round of independent reads, then (for a name lookup) the identified client's services; then the planner. */
-  private async read(request: ActivationRequest, expectedClientId?: number): Promise<ReadDecision> {
+  /** The reads, then the planner. */
+  private async read(request: ActivationRequest): Promise<ReadDecision> {
+    const reads = await this.readAll(request);
+    return { ...decideActivation(reads), reads };
+  }
+
+  /**
+   * One round of independent reads, then (for a name lookup) the identified client's services.
+   * `expectedClientId`: the client an earlier decision identified by name (a confirmed plan); its
+   * services are read together with the name lookup, so the reads take one round trip.
+   */
+  private async readAll(request: ActivationRequest, expectedClientId?: number): Promise<ActivationReads> {
     const { nms, settings } = this.deps;
     const query = parseDeviceQuery(request.device);
     const firstName = titleCase(request.firstName);
@@ -456,7 +553,7 @@ export class ActivationService {
       settings,
       today: this.deps.today(),
     };
-    return { ...decideActivation(reads), reads };
+    return reads;
   }
 
   /** The client and its services together; an unknown id is a lookup result (the planner refuses it), not an error. */
@@ -501,6 +598,21 @@ function planToRun(decision: ActivationDecision, confirm: ActivationConfirmation
   const move = plan.move;
   if (move && confirm.moveFrom !== 'any' && confirm.moveFrom !== move.site.id) throw new ActivationFailure({ code: 'device-in-use', device: plan.device, move }, plan);
   return plan;
+}
+
+/**
+ * Confirmed deletes sent at the run's start belong to its plan while it still creates the service (they
+ * are reported with it, and not sent again); otherwise (an Active service appeared meanwhile) they are
+ * reported on their own.
+ */
+function withDeletedAtStart(plan: ActivationPlan, deleted: ServiceRef[], log: RunLog): ActivationPlan {
+  if (!deleted.length) return plan;
+  if (plan.service.action !== 'create') {
+    for (const old of deleted) log.did(`delete:${old.id}`, { kind: 'service-deleted', service: old });
+    return plan;
+  }
+  const later = plan.service.delete.filter((s) => !deleted.some((old) => old.id === s.id));
+  return { ...plan, service: { ...plan.service, delete: [...deleted, ...later] }, destructive: true };
 }
 
 function nullWhenNotFound(error: unknown): null {

@@ -35,6 +35,8 @@ export interface WriteDeps {
   clock: () => number;
   /** This run's `subops:run=<id>` marker. */
   run: string;
+  /** Services this run deleted already (a confirmed plan's deletes, sent at its start): not sent again. */
+  deleted?: ReadonlySet<number>;
 }
 
 export const runMarker = (runId: string) => `subops:run=${runId}`;
@@ -110,6 +112,11 @@ export interface ServiceOutcome extends Converged<Service> {
   deleted: ServiceRef[];
 }
 
+/** Deletes a Quoted or Obsolete service the plan replaces; one already gone counts as deleted. */
+export async function deleteReplaced(deps: Pick<WriteDeps, 'crm' | 'retry'>, serviceId: number): Promise<void> {
+  await withRetries(deps.retry, () => ignoreNotFound(deps.crm.deleteService(serviceId)));
+}
+
 /** Deletes what the plan replaces, then creates the Active service (or keeps the oldest Active one). */
 /** `created`: told of the new service as soon as UISP answers, before its read-back. */
 export async function ensureActiveService(
@@ -120,7 +127,7 @@ export async function ensureActiveService(
   created?: (service: Service) => void,
 ): Promise<ServiceOutcome> {
   const { crm, settings } = deps;
-  for (const old of plan.delete) await withRetries(deps.retry, () => ignoreNotFound(crm.deleteService(old.id)));
+  for (const old of plan.delete) if (!deps.deleted?.has(old.id)) await deleteReplaced(deps, old.id);
   const converged = await ensureOne(
     {
       ...serviceSpec(deps, clientId),
