@@ -46,6 +46,8 @@ export const ActivationMetaSchema = z.object({
   request: ActivationRequestSchema.optional(),
   confirmedDeletes: z.array(z.object({ id: z.number().int().positive(), status: z.number().int() })).optional(),
   confirmedMove: z.object({ deviceId: z.string().min(1), siteId: z.string().min(1) }).optional(),
+  /** When the confirmed plan was read (ms since the epoch); absent, the run reads again before writing. */
+  confirmedReadAt: z.number().int().nonnegative().optional(),
   /** The existing client the confirmed plan was for: the run reads its services with the name lookup. */
   confirmedClientId: z.number().int().optional(),
   /** The site the confirmed plan creates for that client, and the device it is for: the run starts it at once. */

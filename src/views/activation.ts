@@ -66,7 +66,8 @@ export function activationChecking(request: ActivationRequest): ModalView {
  * creates; submitting it runs the activation. What was shown is carried in private_metadata: the run
  * deletes exactly that while it reads UISP again, and the fresh read decides the rest.
  */
-export function activationConfirm(origin: Origin, request: ActivationRequest, plan: ActivationPlan, notice?: string): ModalView {
+/** `readAt`: when the plan's reads started; the run sends the confirmed deletes at once only while that is recent. */
+export function activationConfirm(origin: Origin, request: ActivationRequest, plan: ActivationPlan, readAt: number, notice?: string): ModalView {
   const deletes = plan.service.action === 'create' ? plan.service.delete : [];
   const move = plan.move;
   const blocks: Block[] = [...(notice ? [problem(escapeMrkdwn(notice))] : [])];
@@ -97,6 +98,7 @@ export function activationConfirm(origin: Origin, request: ActivationRequest, pl
       origin,
       request,
       confirmedDeletes: deletes.map((s) => ({ id: s.id, status: s.status })),
+      confirmedReadAt: readAt,
       ...(move && { confirmedMove: { deviceId: plan.device.id, siteId: move.site.id } }),
       ...(plan.client.action === 'reuse' && { confirmedClientId: plan.client.client.id }),
       ...(plan.client.action === 'reuse' && plan.site.action === 'create' && { confirmedSite: { deviceId: plan.device.id, name: plan.site.name, parentSiteId: plan.site.parentSiteId } }),

@@ -145,7 +145,7 @@ describe('existing clients, by service state', () => {
 
   describe('a confirmed plan (the confirmation read UISP a while ago)', () => {
     const priya = { device: '10.20.1.51', firstName: 'priya', lastName: 'ramnarine' };
-    const confirmed = (deletes: { id: number; status: number }[]) => ({ confirm: { deletes: deletes.map((s) => s.id) }, confirmed: { clientId: 1002, deletes } });
+    const confirmed = (deletes: { id: number; status: number }[]) => ({ confirm: { deletes: deletes.map((s) => s.id) }, confirmed: { readAt: Date.now(), clientId: 1002, deletes } });
     const quoted102 = () => structuredClone(uisp.sim.data.services.find((s) => s.id === 102)!);
 
     it('sends the confirmed delete with the fresh reads, then creates and reads back', async () => {
@@ -170,11 +170,26 @@ describe('existing clients, by service state', () => {
       expect(uisp.writes().filter((w) => w.includes('/services'))).toEqual(['DELETE /crm/api/v1.0/clients/services/102']);
     });
 
+    it('a confirmation older than a minute is read again before any write: a service turned Active meanwhile is not deleted', async () => {
+      uisp = await startUisp({ now: NOW });
+      uisp.sim.data.services.find((s) => s.id === 102)!.status = 1;
+      const stale = { confirm: { deletes: [102] }, confirmed: { readAt: Date.now() - 2 * 60_000, clientId: 1002, deletes: [{ id: 102, status: 6 }] } };
+      const { result } = await run(priya, stale);
+      expect(result).toMatchObject({ outcome: 'activated', service: { id: 102 } });
+      expect(uisp.writes().filter((w) => w.includes('/services'))).toEqual([]);
+      // The same confirmation, fresh, sends the delete it confirmed with the reads (the risk the age bound limits).
+      await uisp.close();
+      uisp = await startUisp({ now: NOW });
+      uisp.sim.data.services.find((s) => s.id === 102)!.status = 1;
+      await run(priya, { ...stale, confirmed: { ...stale.confirmed, readAt: Date.now() } });
+      expect(uisp.writes()).toContain('DELETE /crm/api/v1.0/clients/services/102');
+    });
+
     it('never sends a delete the agent did not confirm, or of a service shown as anything but Quoted or Obsolete', async () => {
       uisp = await startUisp({ now: NOW });
       uisp.sim.data.services.push({ ...quoted102(), id: 151 });
       // 151 was not shown; 101 (Marcus's Active service) is not in `confirm.deletes`, nor Quoted.
-      const { result } = await run(priya, { confirm: { deletes: [102, 101] }, confirmed: { clientId: 1002, deletes: [{ id: 102, status: 6 }, { id: 101, status: 1 }, { id: 151, status: 6 }] } });
+      const { result } = await run(priya, { confirm: { deletes: [102, 101] }, confirmed: { readAt: Date.now(), clientId: 1002, deletes: [{ id: 102, status: 6 }, { id: 101, status: 1 }, { id: 151, status: 6 }] } });
       expect(result).toMatchObject({ outcome: 'failed', error: { code: 'delete-unconfirmed' }, done: ['Deleted Quoted service #102'] });
       expect(result.message).toContain('deletes Quoted service #151');
       expect(result.message).not.toContain('Nothing was changed');
@@ -184,7 +199,7 @@ describe('existing clients, by service state', () => {
     it('starts the site it creates with the fresh reads; refused, removes it again', async () => {
       uisp = await startUisp({ now: NOW });
       const site = { deviceId: deviceId('LBE-Ramnarine'), name: 'Priya Ramnarine', parentSiteId: PRIMARY_SITE };
-      const { result } = await run(priya, { confirm: { deletes: [102] }, confirmed: { clientId: 1002, deletes: [{ id: 102, status: 6 }], site } });
+      const { result } = await run(priya, { confirm: { deletes: [102] }, confirmed: { readAt: Date.now(), clientId: 1002, deletes: [{ id: 102, status: 6 }], site } });
       expect(result.outcome).toBe('activated');
       const created = uisp.sim.requests.findIndex((r) => r.method === 'POST' && r.path === '/nms/api/v2.1/sites');
       const reread = uisp.sim.requests.findLastIndex((r) => r.method === 'GET' && r.path === '/crm/api/v1.0/clients');
@@ -197,7 +212,7 @@ describe('existing clients, by service state', () => {
       const moved = uisp.sim.data.devices.find((d) => d.identification.id === site.deviceId)!;
       moved.identification.site = { ...uisp.sim.data.devices.find((d) => d.identification.name === 'cpe-hope')!.identification.site! };
       moved.identification.authorized = true;
-      const refused = await run(priya, { confirm: { deletes: [102] }, confirmed: { clientId: 1002, deletes: [{ id: 102, status: 6 }], site } });
+      const refused = await run(priya, { confirm: { deletes: [102] }, confirmed: { readAt: Date.now(), clientId: 1002, deletes: [{ id: 102, status: 6 }], site } });
       expect(refused.result).toMatchObject({ outcome: 'failed', error: { code: 'device-in-use' }, done: ['Deleted Quoted service #102'] });
       expect(uisp.writes().filter((w) => w.includes('/sites'))).toEqual([expect.stringMatching(/^POST /), expect.stringMatching(/^DELETE /)]);
       expect(uisp.sim.data.sites.filter((s) => s.description?.note?.includes('subops:crm-client=1002'))).toEqual([]);

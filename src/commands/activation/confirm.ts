@@ -15,7 +15,7 @@ import { CALLBACK } from '../../views/ids.js';
 
 export function registerConfirm(app: App, deps: ListenerDeps): void {
   app.view(CALLBACK.activateConfirm, onceView(deps, async ({ ack, body, view }) => {
-    const { origin, request, confirmedDeletes = [], confirmedMove, confirmedClientId, confirmedSite } = decodeMetadata(ActivationMetaSchema, view.private_metadata);
+    const { origin, request, confirmedDeletes = [], confirmedMove, confirmedReadAt = 0, confirmedClientId, confirmedSite } = decodeMetadata(ActivationMetaSchema, view.private_metadata);
     if (!request) throw new Error('activation confirmation without a request in private_metadata');
     await ack({ response_action: 'update', view: activationStarted(origin, request) });
     await runActivation(deps, {
@@ -24,7 +24,7 @@ export function registerConfirm(app: App, deps: ListenerDeps): void {
       startedBy: body.user.id,
       // A move is confirmed off one site only; deleting fewer services than confirmed is fine, any other is not.
       confirm: { deletes: confirmedDeletes.map((s) => s.id), ...(confirmedMove && { moveFrom: confirmedMove.siteId }) },
-      confirmed: { deletes: confirmedDeletes, ...(confirmedClientId !== undefined && { clientId: confirmedClientId }), ...(confirmedSite && { site: confirmedSite }) },
+      confirmed: { readAt: confirmedReadAt, deletes: confirmedDeletes, ...(confirmedClientId !== undefined && { clientId: confirmedClientId }), ...(confirmedSite && { site: confirmedSite }) },
     });
   }));
 }

@@ -76,6 +76,8 @@ export interface ActivationConfirmation {
  * started then too (removed again if the fresh plan does not use it).
  */
 export interface ConfirmedPlan {
+  /** When the confirmed plan's reads started (ms since the epoch): an old one is read again before writing. */
+  readAt: number;
   /** The existing client the plan was for: its services are read together with the name lookup. */
   clientId?: number;
   /** The services the agent confirmed deleting, with the status they were shown with (for the report). */

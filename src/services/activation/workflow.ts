@@ -98,7 +98,15 @@ const serviceRefOf = (service: Service, statuses: ActivationConfig['statuses']):
 });
 
 /** A decision with the reads it was made from: the run builds on those reads instead of reading again. */
-export type ReadDecision = ActivationDecision & { reads: ActivationReads };
+/** `readAt`: when its reads started (ms since the epoch), so a confirmation of it can tell how old it is. */
+export type ReadDecision = ActivationDecision & { reads: ActivationReads; readAt: number };
+
+/**
+ * How old a confirmed plan may be and still have its deletes sent with the run's fresh reads instead of
+ * after them: an agent confirms within seconds, and a Quoted service someone turned Active in the CRM
+ * meanwhile must not be deleted on a stale confirmation. Older plans are read again before any write.
+ */
+export const CONFIRMED_PLAN_FRESH_MS = 60_000;
 
 /** The plan a run follows, with the reads it was made from. */
 interface PlanToRun {
@@ -186,7 +194,7 @@ export class ActivationService {
       const replan = () => this.readConverging(request, confirm, dryRun);
       ({ plan, reads } = decided
         ? { plan: planToRun(decided, confirm, dryRun), reads: decided.reads }
-        : confirmed && !dryRun
+        : confirmed && !dryRun && Date.now() - confirmed.readAt <= CONFIRMED_PLAN_FRESH_MS
           ? await this.startConfirmed(request, confirm, confirmed, writes, started)
           : await replan());
       if (!dryRun) ({ plan, reads, release } = await this.lock({ plan, reads }, replan));
@@ -519,8 +527,9 @@ export class ActivationService {
 
   /** The reads, then the planner. */
   private async read(request: ActivationRequest): Promise<ReadDecision> {
+    const readAt = Date.now();
     const reads = await this.readAll(request);
-    return { ...decideActivation(reads), reads };
+    return { ...decideActivation(reads), reads, readAt };
   }
 
   /**
