@@ -1,4 +1,3 @@
-import type { Writable } from 'node:stream';
 import { terminalSafe } from './terminal.js';
 
 /** What a CLI run may touch: the process I/O every entry point shares. */
@@ -32,24 +31,12 @@ export function guardOutput(stream: NodeJS.WritableStream): () => Error | undefi
   return () => failure;
 }
 
-const batching = new WeakSet<NodeJS.WritableStream>();
-
 /**
- * Like writeLine, but the lines written in one turn of the event loop leave in one write: a page of
- * 500 payments is one system call to the pipe, not 500. Returns false when the output is full (wait
- * with whenWritable).
+ * Lines that leave in one write (a page of 500 payments is one system call to the pipe, not 500).
+ * Returns false when the output is full (wait with whenWritable).
  */
-export function writeBatchedLine(stream: NodeJS.WritableStream, line: string): boolean {
-  const corkable = stream as NodeJS.WritableStream & Partial<Pick<Writable, 'cork' | 'uncork'>>;
-  if (corkable.cork && corkable.uncork && !batching.has(stream)) {
-    batching.add(stream);
-    corkable.cork();
-    process.nextTick(() => {
-      batching.delete(stream);
-      corkable.uncork?.();
-    });
-  }
-  return stream.write(`${line}\n`);
+export function writeLines(stream: NodeJS.WritableStream, lines: string[]): boolean {
+  return lines.length === 0 || stream.write(`${lines.join('\n')}\n`);
 }
 
 /**

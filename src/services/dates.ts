@@ -2,8 +2,19 @@ import { format, parseISO, subDays } from 'date-fns';
 
 /** Calendar dates in the ISP's time zone: "today" for a Guyana ISP is not UTC's today after 20:00. */
 export function todayIn(timeZone: string, at: Date = new Date()): string {
-  // en-CA formats as YYYY-MM-DD; Intl does the zone arithmetic, including DST where it applies.
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+  return calendarDateIn(timeZone).format(at);
+}
+
+/** One formatter per zone: building an Intl.DateTimeFormat costs far more than formatting with it, and listings ask for "today" on every call. */
+const calendarDates = new Map<string, Intl.DateTimeFormat>();
+function calendarDateIn(timeZone: string): Intl.DateTimeFormat {
+  let formatter = calendarDates.get(timeZone);
+  if (!formatter) {
+    // en-CA formats as YYYY-MM-DD; Intl does the zone arithmetic, including DST where it applies.
+    formatter = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    calendarDates.set(timeZone, formatter);
+  }
+  return formatter;
 }
 
 /** The calendar date `days` days before a YYYY-MM-DD date (calendar days: a DST change is not a day). */

@@ -85,6 +85,18 @@ export interface PaymentLimits {
 export const CLIENT_NAME_TTL_MS = 60_000;
 export const PAYMENT_METHODS_TTL_MS = 300_000;
 
+/** A page of payments and the display names of their clients (a client that could not be read is left out). */
+export interface PaymentsPage {
+  payments: Payment[];
+  clientNames: ReadonlyMap<number, string>;
+}
+
+/** The name a page gives the client of one of its payments; null when it has none or it could not be read. */
+export const clientNameIn = ({ clientNames }: PaymentsPage, payment: Payment): string | null => (payment.clientId == null ? null : (clientNames.get(payment.clientId) ?? null));
+
+/** Client reads an export has in flight at once while naming a page's clients. */
+export const CLIENT_READS_IN_FLIGHT = 8;
+
 export class PaymentService {
   private readonly clients: TtlCache<number, Client>;
   private readonly methods: TtlCache<'all', PaymentMethod[]>;
@@ -105,11 +117,6 @@ export class PaymentService {
     return readPaymentInput(fields, this.writes.limits);
   }
 
-  /** Newest-first stream of every payment matching the query; for CSV and JSON export. */
-  stream(query: PaymentQuery): AsyncGenerator<Payment> {
-    return this.crm.payments(this.filters(this.range(query)));
-  }
-
   async summarize(query: PaymentQuery): Promise<PaymentSummary> {
     const ranged = this.range(query);
     const show = query.show ?? 20;
@@ -128,12 +135,30 @@ export class PaymentService {
   }
 
   /**
-   * Every payment of the range, newest first, each with its client's name for the CSV export (one CRM
-   * read per distinct client; a client that cannot be read has no name).
+   * The payments of the range for the CSV export, newest first, a page at a time with its clients' names;
+   * `show` stops after that many (no further page is read). Names are kept as id → name for the whole
+   * export (one read per distinct client, through the listing's cache), never whole client records; the
+   * clients a page brings that are not named yet are read together, at most CLIENT_READS_IN_FLIGHT at a
+   * time, before the page is handed over. Nothing per payment is made here: a page is handed over as read.
    */
-  async *withClientNames(query: PaymentQuery): AsyncGenerator<{ payment: Payment; clientName: string | null }> {
-    const nameOf = (id: number) => this.clients.get(id, () => this.crm.getClient(id)).then(clientDisplayName, () => null);
-    for await (const payment of this.stream(query)) yield { payment, clientName: payment.clientId == null ? null : await nameOf(payment.clientId) };
+  async *pagesWithClientNames(query: PaymentQuery): AsyncGenerator<PaymentsPage> {
+    const clientNames = new Map<number, string>();
+    const tried = new Set<number>();
+    const readName = async (id: number) => {
+      tried.add(id);
+      const client = await this.clients.get(id, () => this.crm.getClient(id)).catch(() => undefined);
+      if (client) clientNames.set(id, clientDisplayName(client));
+    };
+    let left = query.show ?? Infinity;
+    for await (const fetched of this.crm.paymentPages(this.filters(this.range(query)))) {
+      const payments = fetched.length > left ? fetched.slice(0, left) : fetched;
+      const unnamed = new Set<number>();
+      for (const { clientId } of payments) if (clientId != null && !tried.has(clientId)) unnamed.add(clientId);
+      await eachAtMost(CLIENT_READS_IN_FLIGHT, [...unnamed], readName);
+      yield { payments, clientNames };
+      left -= payments.length;
+      if (left <= 0) return;
+    }
   }
 
   /**
@@ -241,6 +266,15 @@ export class PaymentService {
       direction: 'DESC',
     };
   }
+}
+
+/** Runs `task` for every item, at most `limit` at a time; resolves when all are done. */
+async function eachAtMost<T>(limit: number, items: T[], task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /** Sums per currency, in cents: floating-point sums of thousands of amounts drift visibly otherwise. */

@@ -1,7 +1,7 @@
 /** Payment rules of the services layer: amounts, date ranges and totals, against the simulator. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/services/errors.js';
-import { paymentInputProblems, readPaymentInput, readPaymentQuery } from '../../src/services/payments.js';
+import { CLIENT_READS_IN_FLIGHT, clientNameIn, paymentInputProblems, readPaymentInput, readPaymentQuery } from '../../src/services/payments.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
 
 let uisp: UispFixture | undefined;
@@ -119,5 +119,54 @@ describe('PaymentService.clientNames', () => {
       [1006, 'Bartica Marine Supplies'],
     ]);
     expect(uisp.sim.requests.slice(before).map((r) => r.path).sort()).toEqual(['/crm/api/v1.0/clients/1001', '/crm/api/v1.0/clients/1006', '/crm/api/v1.0/clients/4242']);
+  });
+});
+
+describe('PaymentService.pagesWithClientNames (the CSV export)', () => {
+  it('hands pages over in order with their clients named: each distinct client read once, a few at a time, one that cannot be read unnamed', async () => {
+    uisp = await startUisp();
+    const { payments } = uisp.sim.data;
+    const template = payments[0]!;
+    // 1 200 payments (three pages) from 20 clients, 12 of them unknown to the CRM.
+    const clients = [1001, 1002, 1003, 1004, 1005, 1006, 1008, 1009, ...Array.from({ length: 12 }, (_, i) => 5000 + i)];
+    payments.length = 0;
+    for (let id = 1; id <= 1_200; id++) payments.push({ ...template, id, clientId: clients[id % clients.length]!, createdDate: `2025-01-01T00:00:${String(id % 60).padStart(2, '0')}+0000` });
+    let reading = 0;
+    let mostAtOnce = 0;
+    const crm = uisp.services.crm;
+    const getClient = crm.getClient.bind(crm);
+    crm.getClient = async (id) => {
+      mostAtOnce = Math.max(mostAtOnce, ++reading);
+      try {
+        return await getClient(id);
+      } finally {
+        reading--;
+      }
+    };
+    const before = uisp.sim.requests.length;
+    const ids: number[] = [];
+    const named = new Map<number, string | null>();
+    for await (const page of uisp.services.payments.pagesWithClientNames({ from: '2000-01-01', to: '2099-12-31' })) {
+      for (const payment of page.payments) {
+        ids.push(payment.id);
+        named.set(payment.clientId!, clientNameIn(page, payment));
+      }
+    }
+    expect(ids).toEqual([...payments].sort((a, b) => b.createdDate.localeCompare(a.createdDate) || b.id - a.id).map((p) => p.id));
+    expect(named.get(1001)).toBe('Marcus Baptiste');
+    expect(named.get(5003)).toBeNull();
+    const clientReads = uisp.sim.requests.slice(before).filter((r) => r.path.startsWith('/crm/api/v1.0/clients/'));
+    expect(clientReads.map((r) => r.path).sort()).toEqual(clients.map((id) => `/crm/api/v1.0/clients/${id}`).sort());
+    expect(mostAtOnce).toBe(CLIENT_READS_IN_FLIGHT);
+  });
+
+  it('show stops after that many payments: no further page is read', async () => {
+    uisp = await startUisp();
+    expect(uisp.sim.data.payments.length).toBeGreaterThan(500);
+    const before = uisp.sim.requests.length;
+    const pages = [];
+    for await (const page of uisp.services.payments.pagesWithClientNames({ from: '2000-01-01', show: 3 })) pages.push(page.payments.length);
+    expect(pages).toEqual([3]);
+    expect(uisp.sim.requests.slice(before).filter((r) => r.path === '/crm/api/v1.0/payments')).toHaveLength(1);
   });
 });

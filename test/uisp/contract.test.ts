@@ -42,6 +42,7 @@ const crmDrives = {
   listServicePlans: { reply: [fixtures.servicePlan()], run: (c) => c.listServicePlans() },
   listPaymentMethods: { reply: [fixtures.paymentMethod()], run: (c) => c.listPaymentMethods() },
   payments: { reply: [fixtures.payment()], run: (c) => c.payments({ clientId: 1, createdDateFrom: '2025-01-01', createdDateTo: '2025-01-31' }) },
+  paymentPages: { reply: [fixtures.payment()], run: (c) => c.paymentPages({ clientId: 1, createdDateFrom: '2025-01-01', createdDateTo: '2025-01-31' }) },
   createPayment: { reply: fixtures.payment(2), run: (c) => c.createPayment({ clientId: 1, amount: 100, methodId: 'm', note: 'n', currencyCode: 'GYD' }) },
   getPayment: { reply: fixtures.payment(2), run: (c) => c.getPayment(2) },
   getWebhookEvent: { reply: fixtures.webhookEvent(), run: (c) => c.getWebhookEvent('2c6984d7-03ae-4e48-a212-7b99378837a2') },

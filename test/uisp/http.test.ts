@@ -329,6 +329,22 @@ describe('typed errors', () => {
     expect(error.message).toMatch(/unexpected response: 1\.status: /);
   });
 
+  it('getLater: the answer is read at once, but a body that is not the schema fails only when it is decoded', async () => {
+    h.pool.intercept({ path: anyPath }).reply(200, [{ id: 'seven' }], { headers: JSON_HEADERS });
+    const decode = await h.crmHttp.getLater('payments', z.array(z.object({ id: z.number() })));
+    expect(h.calls()).toHaveLength(1);
+    expect(decode).toThrow(UispBadResponseError);
+    expect(decode).toThrow(/unexpected response: 0\.id: /);
+  });
+
+  it('getLater: a body that is not JSON fails when decoded; a failure to answer fails at once', async () => {
+    h.pool.intercept({ path: anyPath }).reply(200, '<html>proxy</html>', { headers: { 'content-type': 'text/html' } });
+    const decode = await h.crmHttp.getLater('payments', z.unknown());
+    expect(decode).toThrow('unexpected response: body is not JSON');
+    h.pool.intercept({ path: anyPath }).reply(401, '');
+    await expect(h.crmHttp.getLater('payments', z.unknown())).rejects.toBeInstanceOf(UispAuthError);
+  });
+
   it('a nested NMS field of the wrong type is named by its full path', async () => {
     h.pool.intercept({ path: anyPath }).reply(200, [{ identification: { id: 'd-1', mac: 42 } }], { headers: JSON_HEADERS });
     const error = await failure(h.nms.listDevices());

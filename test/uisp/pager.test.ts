@@ -152,4 +152,19 @@ describe('readAhead', () => {
     expect((await second).value?.[0]).toBe(100);
     await expect(pages.next()).rejects.toThrow('UISP is unavailable');
   });
+
+  it('a page fetched as a function is decoded only when handed over, and one that cannot be decoded fails there', async () => {
+    const decoded: number[] = [];
+    const fetchPage = async (index: number) => () => {
+      decoded.push(index);
+      if (index === 2) throw new Error('page 2 is not JSON');
+      return numbers(index * 100, 100);
+    };
+    const pages = readAhead(fetchPage, { pageSize: 100, pagesInFlight: 4 });
+    await pages.next();
+    expect((await pages.next()).value?.[0]).toBe(100);
+    // Pages 2 to 4 have been fetched; only the pages handed over were decoded.
+    expect(decoded).toEqual([0, 1]);
+    await expect(pages.next()).rejects.toThrow('page 2 is not JSON');
+  });
 });

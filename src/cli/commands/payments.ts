@@ -2,12 +2,12 @@
 import { flagProblems, flagValue, parseFlags } from '../args.js';
 import { connect } from '../../connect.js';
 import { loadCoreConfig } from '../../config.js';
-import { EXIT, outputClosed, UsageError, whenWritable, writeBatchedLine, writeLine, writeText, type CliIo } from '../io.js';
+import { EXIT, outputClosed, UsageError, whenWritable, writeLine, writeLines, writeText, type CliIo } from '../io.js';
 import { renderPaymentSummary } from '../render.js';
 import { csvHeader, paymentCsvLine } from '../../services/payments-csv.js';
 import { optional, readWholeNumber } from '../../services/input/grammar.js';
 import { formatMoney } from '../../services/money.js';
-import { readPaymentInput, readPaymentQuery } from '../../services/payments.js';
+import { clientNameIn, readPaymentInput, readPaymentQuery } from '../../services/payments.js';
 import { clientDisplayName } from '../../services/uisp/crm-client.js';
 import { paymentAudit, paymentFailureAudit } from '../../services/audit-records.js';
 import { auditedFailure, openCliAudit } from '../audit.js';
@@ -53,13 +53,12 @@ export async function payments(argv: string[], io: CliIo): Promise<number> {
       // Method names are a nicety: without them each payment still carries its method id.
       const methods = values.json ? await service.listMethods().catch(() => []) : [];
       if (values.csv) writeLine(io.stdout, csvHeader());
-      let written = 0;
-      // Leaving the loop (a closed pipe, --limit reached) stops the paging: no further page is requested.
-      for await (const { payment, clientName } of service.withClientNames(query)) {
+      // Leaving the loop (a closed pipe) stops the paging: no further page is requested; --limit stops it in the service.
+      for await (const page of service.pagesWithClientNames({ ...query, ...(limit !== undefined && { show: limit }) })) {
         // The reader went away (`| head -1`): stop paging through UISP for output nobody reads.
         if (outputClosed(io.stdout)) break;
-        if (!writeBatchedLine(io.stdout, values.csv ? paymentCsvLine(payment, clientName) : JSON.stringify(paymentJson(payment, methods)))) await whenWritable(io.stdout);
-        if (++written === limit) break;
+        const lines = page.payments.map((payment) => (values.csv ? paymentCsvLine(payment, clientNameIn(page, payment)) : JSON.stringify(paymentJson(payment, methods))));
+        if (!writeLines(io.stdout, lines)) await whenWritable(io.stdout);
       }
       return EXIT.ok;
     }

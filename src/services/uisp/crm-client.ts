@@ -161,18 +161,25 @@ export class CrmClient {
 
   /**
    * Pages through GET /payments with `limit` ≤ 500 and `offset`, newest first by default, reading up to
-   * `paymentPagesInFlight` pages ahead (see pager.ts): memory holds a few pages, never the listing.
-   * Stop iterating early and no further page is requested.
+   * `paymentPagesInFlight` pages ahead (see pager.ts): memory holds a few pages, never the listing, and
+   * a page read ahead waits as its text, decoded only when the reader reaches it. Stop iterating early
+   * and no further page is requested.
    */
   async *payments(filters: PaymentFilters = {}, pageSize = MAX_PAYMENTS_PAGE): AsyncGenerator<Payment> {
+    for await (const page of this.paymentPages(filters, pageSize)) yield* page;
+  }
+
+  /** The same payments a page at a time (never empty), for readers that work page by page (exports). */
+  async *paymentPages(filters: PaymentFilters = {}, pageSize = MAX_PAYMENTS_PAGE): AsyncGenerator<Payment[]> {
     const limit = Math.min(Math.max(1, pageSize), MAX_PAYMENTS_PAGE);
     const fetchPage = (index: number) =>
-      this.http.get('payments', z.array(PaymentSchema), { ...filters, order: 'createdDate', direction: filters.direction ?? 'DESC', limit, offset: index * limit });
+      this.http.getLater('payments', z.array(PaymentSchema), { ...filters, order: 'createdDate', direction: filters.direction ?? 'DESC', limit, offset: index * limit });
     let previousIds = new Set<number>();
     for await (const page of readAhead(fetchPage, { pageSize: limit, pagesInFlight: this.options.paymentPagesInFlight })) {
       // A payment recorded while we page shifts later pages by one: skip what the page before already gave.
-      for (const payment of page) if (!previousIds.has(payment.id)) yield payment;
+      const fresh = page.filter((payment) => !previousIds.has(payment.id));
       previousIds = new Set(page.map((payment) => payment.id));
+      if (fresh.length) yield fresh;
     }
   }
 

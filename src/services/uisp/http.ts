@@ -90,6 +90,18 @@ export class UispHttp {
     return this.send('GET', path, schema, { query });
   }
 
+  /**
+   * A GET whose answer is read now but decoded and checked against `schema` only when the returned
+   * function is called. A reader that holds answers for a while (the payments read-ahead) then keeps one
+   * string per answer rather than the thousands of objects it decodes to, which would outlive V8's young
+   * generation and pile up in the old one. Failing to get an answer throws here (after the retries); a
+   * body that is not JSON or not the schema throws when decoded.
+   */
+  async getLater<S extends z.ZodType>(path: string, schema: S, query?: Query): Promise<() => z.output<S>> {
+    const answer = await this.exchange('GET', path, { query }, { decodeNow: false });
+    return () => checked(answer, schema);
+  }
+
   post<S extends z.ZodType>(path: string, body: unknown, schema: S): Promise<z.output<S>> {
     return this.send('POST', path, schema, { body });
   }
@@ -102,12 +114,12 @@ export class UispHttp {
     return this.send('DELETE', path, schema, {});
   }
 
-  private async send<S extends z.ZodType>(
-    method: string,
-    path: string,
-    schema: S,
-    { query, body }: { query?: Query | undefined; body?: unknown },
-  ): Promise<z.output<S>> {
+  private async send<S extends z.ZodType>(method: string, path: string, schema: S, request: { query?: Query | undefined; body?: unknown }): Promise<z.output<S>> {
+    return checked(await this.exchange(method, path, request, { decodeNow: true }), schema);
+  }
+
+  /** Sends the request (a GET again after a failure to answer, see RetryPolicy) and returns its successful answer. */
+  private async exchange(method: string, path: string, { query, body }: { query?: Query | undefined; body?: unknown }, { decodeNow }: { decodeNow: boolean }): Promise<Answer> {
     const url = new URL(path.replace(/^\//, ''), this.base);
     for (const [key, value] of Object.entries(query ?? {})) {
       if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
@@ -116,13 +128,10 @@ export class UispHttp {
     const attempts = method === 'GET' ? this.options.retry.retries + 1 : 1;
     for (let attempt = 1; ; attempt++) {
       try {
-        const json = await this.observed(info, url, () => this.once(method, url, body, info));
-        const parsed = schema.safeParse(json);
-        if (!parsed.success) {
-          const issue = parsed.error.issues[0];
-          throw new UispBadResponseError(info, `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
-        }
-        return parsed.data;
+        return await this.observed(info, url, async () => {
+          const answer = await this.once(method, url, body, info);
+          return decodeNow ? decoded(answer) : answer;
+        });
       } catch (error) {
         if (!(error instanceof UispUnavailableError) || attempt >= attempts) throw error;
         // A 429's Retry-After is UISP telling us how long to wait; never wait less than our own backoff.
@@ -131,15 +140,15 @@ export class UispHttp {
     }
   }
 
-  /** Runs one attempt, reporting it to the observer when there is one. */
-  private async observed(info: UispRequestInfo, url: URL, attempt: () => Promise<unknown>): Promise<unknown> {
+  /** Runs one attempt, reporting it to the observer when there is one (with the body when it was decoded). */
+  private async observed(info: UispRequestInfo, url: URL, attempt: () => Promise<Answer>): Promise<Answer> {
     const finish = this.options.observer?.request({ system: info.system, method: info.method, path: url.pathname, endpoint: endpointOf(url.pathname) });
     if (!finish) return attempt();
     const started = performance.now();
     try {
-      const body = await attempt();
-      finish({ status: '2xx', durationMs: performance.now() - started, body });
-      return body;
+      const answer = await attempt();
+      finish({ status: '2xx', durationMs: performance.now() - started, ...('json' in answer && { body: answer.json }) });
+      return answer;
     } catch (error) {
       // A 2xx whose body was not JSON still got an answer; a timeout or reset got none.
       const status = error instanceof UispError && error.status !== undefined ? (error.status < 300 ? '2xx' : String(error.status)) : 'none';
@@ -148,7 +157,8 @@ export class UispHttp {
     }
   }
 
-  private async once(method: string, url: URL, body: unknown, info: UispRequestInfo): Promise<unknown> {
+  /** One attempt: a 2xx answer's text, or the error its status or failure means. */
+  private async once(method: string, url: URL, body: unknown, info: UispRequestInfo): Promise<Answer> {
     const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const { timeouts } = this.options;
@@ -182,16 +192,34 @@ export class UispHttp {
       clearTimeout(timer);
     }
     const status = response.statusCode;
-    if (status >= 200 && status < 300) {
-      if (text.trim() === '') return null;
-      try {
-        return JSON.parse(text);
-      } catch {
-        throw new UispBadResponseError(info, 'body is not JSON', status);
-      }
-    }
+    if (status >= 200 && status < 300) return { info, status, text };
     throw errorForStatus(info, status, text, retryAfterMs(response.headers['retry-after']));
   }
+}
+
+/** A successful answer: its text as read, or its JSON once decoded (null for an empty body). */
+type Answer = { info: UispRequestInfo; status: number } & ({ text: string } | { json: unknown });
+
+function decoded(answer: Answer): Answer & { json: unknown } {
+  if ('json' in answer) return answer;
+  const { info, status, text } = answer;
+  if (text.trim() === '') return { info, status, json: null };
+  try {
+    return { info, status, json: JSON.parse(text) };
+  } catch {
+    throw new UispBadResponseError(info, 'body is not JSON', status);
+  }
+}
+
+/** The answer's JSON as the schema reads it, or the first way it differs. */
+function checked<S extends z.ZodType>(answer: Answer, schema: S): z.output<S> {
+  const { info, json } = decoded(answer);
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UispBadResponseError(info, `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return parsed.data;
 }
 
 /** Longest Retry-After honoured; past that the read fails rather than holding an agent's request. */

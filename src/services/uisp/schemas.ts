@@ -8,7 +8,7 @@ import { z } from 'zod';
 
 /** UISP ids: CRM uses integers, NMS uses GUID strings; the spec calls site parent ids integers. */
 const nmsId = z.union([z.string(), z.number()]).transform(String);
-const nullableString = z.string().nullish().transform((v) => v ?? null);
+const nullableString = z.string().nullable().default(null);
 
 // ---------- CRM ----------
 
