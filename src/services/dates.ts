@@ -1,5 +1,3 @@
-import { format, parseISO, subDays } from 'date-fns';
-
 /** Calendar dates in the ISP's time zone: "today" for a Guyana ISP is not UTC's today after 20:00. */
 export function todayIn(timeZone: string, at: Date = new Date()): string {
   // en-CA formats as YYYY-MM-DD; Intl does the zone arithmetic, including DST where it applies.
@@ -8,7 +6,11 @@ export function todayIn(timeZone: string, at: Date = new Date()): string {
 
 /** The calendar date `days` days before a YYYY-MM-DD date (calendar days: a DST change is not a day). */
 export function daysBefore(date: string, days: number): string {
-  return format(subDays(parseISO(date), days), 'yyyy-MM-dd');
+  // UTC has no DST, so day arithmetic on a UTC date is calendar arithmetic (carried over months and years).
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const at = new Date(0);
+  at.setUTCFullYear(year, month - 1, day - days);
+  return at.toISOString().slice(0, 10);
 }
 
 /**
