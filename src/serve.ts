@@ -50,8 +50,8 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
   }
   const { slack } = config;
   const logger = createLogger(config.core.logLevel, io.stdout);
-  // Slack is asked while the rest of the app loads: the checks need only Bolt's Web API client, and
-  // nothing listens before they pass.
+  // Slack is asked while the app's modules load (the checks need none of them: src/slack/startup.ts);
+  // nothing listens, and nothing is connected, before they pass.
   const [checked, loaded] = await Promise.allSettled([checkSlack({ slack, logger, ...(options.sleep && { sleep: options.sleep }) }), loadServing()]);
   if (checked.status === 'rejected') {
     if (!(checked.reason instanceof StartupError)) throw checked.reason;
