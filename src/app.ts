@@ -6,7 +6,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, HTTPReceiver, webApi } from '@slack/bolt';
+import { App, HTTPReceiver, webApi } from './slack/bolt.js';
 import type { Logger } from 'pino';
 import type { SlackConfig } from './config.js';
 import * as activation from './commands/activation/index.js';

@@ -88,6 +88,23 @@ export interface EventsConfig {
   linkReminderMs: number;
 }
 
+/**
+ * Whether Intl knows the zone. ICU's list of canonical names answers most settings cheaply; other
+ * spellings it accepts (aliases such as US/Eastern, any letter case) are tried on a formatter, whose
+ * first construction costs tens of milliseconds of start-up that serving does not otherwise need.
+ */
+function isTimeZone(name: string): boolean {
+  if (Intl.supportedValuesOf('timeZone').includes(name)) return true;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const systemTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Collects problems while reading variables, so one run reports all of them. */
@@ -135,15 +152,10 @@ class EnvReader {
 
   timeZone(name: string): string {
     const raw = this.string(name);
-    const systemZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-    if (raw === undefined) return systemZone;
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: raw });
-      return raw;
-    } catch {
-      this.problems.push(`${name} must be an IANA time zone name such as America/Guyana (got "${raw}")`);
-      return systemZone;
-    }
+    if (raw === undefined) return systemTimeZone();
+    if (isTimeZone(raw)) return raw;
+    this.problems.push(`${name} must be an IANA time zone name such as America/Guyana (got "${raw}")`);
+    return systemTimeZone();
   }
 
   required(name: string, hint: string): string {

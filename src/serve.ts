@@ -2,20 +2,15 @@
  * `npm start` / `subops serve`: the bot process. Reads the configuration, checks Slack, builds the app
  * (src/app.ts) with the event services, serves until SIGINT/SIGTERM, then drains the work in flight.
  */
-import { createApp, EVENTS_PATH, startApp, startEventListener, type RunningApp } from './app.js';
-import * as linkWatch from './commands/link-watch/index.js';
+import type { RunningApp } from './app.js';
 import { ConfigError, loadAppConfig } from './config.js';
-import { connect } from './connect.js';
 import { parseFlags } from './process/flags.js';
 import { EXIT, untilSignal, writeLine, type ProcessIo } from './process/io.js';
-import { createEventServices, type EventServices } from './services/events/index.js';
+import type { EventServices } from './services/events/index.js';
 import type { RunningListener } from './services/events/http-listener.js';
-import { WEBHOOK_PATH } from './services/events/webhook-endpoint.js';
-import { Metrics } from './services/metrics.js';
 import { errorSummary } from './slack/errors.js';
-import { createLogger } from './slack/logging.js';
-import { checkSlack, StartupError, type BotIdentity } from './slack/startup.js';
-import { WorkTracker } from './slack/work.js';
+import { createLogger } from './logging.js';
+import { checkSlack, StartupError } from './slack/startup.js';
 
 const SERVE_HELP = `Usage: subops serve [--simulator]
 
@@ -55,6 +50,17 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
   }
   const { slack } = config;
   const logger = createLogger(config.core.logLevel, io.stdout);
+  // Slack is asked while the app's modules load (the checks need none of them: src/slack/startup.ts);
+  // nothing listens, and nothing is connected, before they pass.
+  const [checked, loaded] = await Promise.allSettled([checkSlack({ slack, logger, ...(options.sleep && { sleep: options.sleep }) }), loadServing()]);
+  if (checked.status === 'rejected') {
+    if (!(checked.reason instanceof StartupError)) throw checked.reason;
+    writeLine(io.stderr, checked.reason.message);
+    return EXIT.failed;
+  }
+  if (loaded.status === 'rejected') throw loaded.reason;
+  const identity = checked.value;
+  const { connect, createApp, createEventServices, EVENTS_PATH, linkWatch, Metrics, startApp, startEventListener, WEBHOOK_PATH, WorkTracker } = loaded.value;
   // A promise nobody awaited must not take down a bot serving a whole team: log it and keep serving.
   const onUnhandled = (reason: unknown) => logger.error({ err: errorSummary(reason) }, 'unhandled promise rejection; SubOps keeps running');
   let events: EventServices | undefined;
@@ -62,14 +68,6 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
   const connection = await connect(io.env, (line) => logger.warn(line), { observer: metrics.uispObserver });
   process.on('unhandledRejection', onUnhandled);
   try {
-    let identity: BotIdentity;
-    try {
-      identity = await checkSlack({ slack, logger, ...(options.sleep && { sleep: options.sleep }) });
-    } catch (error) {
-      if (!(error instanceof StartupError)) throw error;
-      writeLine(io.stderr, error.message);
-      return EXIT.failed;
-    }
     const work = new WorkTracker();
     const statuses = config.core.activation.statuses;
     events = createEventServices({ services: connection.services, settings: config.events, statuses, logger, metrics, work });
@@ -109,6 +107,20 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
     await connection.close();
     process.off('unhandledRejection', onUnhandled);
   }
+}
+
+/** What serving needs beyond configuration and the Slack checks; loaded while Slack answers them. */
+async function loadServing() {
+  const [app, linkWatch, connection, events, webhooks, metrics, work] = await Promise.all([
+    import('./app.js'),
+    import('./commands/link-watch/index.js'),
+    import('./connect.js'),
+    import('./services/events/index.js'),
+    import('./services/events/webhook-endpoint.js'),
+    import('./services/metrics.js'),
+    import('./slack/work.js'),
+  ]);
+  return { ...app, linkWatch, ...connection, ...events, WEBHOOK_PATH: webhooks.WEBHOOK_PATH, ...metrics, ...work };
 }
 
 /** One line for a receiver that would not start: a port in use, or Socket Mode refused. */

@@ -6,57 +6,38 @@
  * - Slack API errors by method and error: reported by the Slack client's fetch (src/slack/api-errors.ts);
  * - webhook events by entity and outcome, and the manual CRM–NMS links still pending.
  * `GET /metrics` serves `render()` in the Prometheus text format.
+ *
+ * prom-client (with the OpenTelemetry, cluster and push-gateway code its entry point loads) is a good
+ * part of the bot's start-up time, and nothing needs it before the first request: it is loaded on first
+ * use — the first observation or scrape — and what is observed while it loads is counted once it is in.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
 import type { AuditSink } from './audit.js';
 import type { WebhookOutcome } from './events/webhooks.js';
 import type { UispObserver } from './uisp/exchange.js';
 
+interface Instruments {
+  registry: Registry;
+  operations: Counter<'kind' | 'outcome'>;
+  uispDuration: Histogram<'system' | 'method' | 'endpoint' | 'status'>;
+  slackErrors: Counter<'method' | 'error'>;
+  webhookEvents: Counter<'entity' | 'outcome'>;
+}
+
 export class Metrics {
-  readonly registry = new Registry();
-  private readonly operations = new Counter({
-    name: 'subops_operations_total',
-    help: 'Audited operations (activate, suspend, unsuspend, payment) by outcome (activated, suspended, already-suspended, refused, failed, recorded…).',
-    labelNames: ['kind', 'outcome'] as const,
-    registers: [this.registry],
-  });
-  private readonly uispDuration = new Histogram({
-    name: 'subops_uisp_request_duration_seconds',
-    help: 'UISP request attempts by system, method, endpoint (ids as {id}) and status (HTTP status, 2xx, or none when no answer came).',
-    labelNames: ['system', 'method', 'endpoint', 'status'] as const,
-    buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
-    registers: [this.registry],
-  });
-  private readonly slackErrors = new Counter({
-    name: 'subops_slack_api_errors_total',
-    help: 'Slack Web API calls that failed, by method and error (a Slack error code, http_<status> or network).',
-    labelNames: ['method', 'error'] as const,
-    registers: [this.registry],
-  });
-  private readonly webhookEvents = new Counter({
-    name: 'subops_webhook_events_total',
-    help: 'UISP webhook events by entity (client, service, payment…; unknown before confirmation) and outcome (notified, own, ignored, duplicate, unverified, failed, refused).',
-    labelNames: ['entity', 'outcome'] as const,
-    registers: [this.registry],
-  });
+  private instruments: Instruments | undefined;
+  private loading: Promise<Instruments> | undefined;
+  /** Observations made while prom-client loads. */
+  private readonly waiting: Array<(instruments: Instruments) => void> = [];
 
   /** `pendingLinks` is read at each scrape: the link watch's current count. */
-  constructor(pendingLinks: () => number = () => 0) {
-    new Gauge({
-      name: 'subops_pending_manual_links',
-      help: 'Activated sites whose manual CRM–NMS link has not been made yet.',
-      registers: [this.registry],
-      collect() {
-        this.set(pendingLinks());
-      },
-    });
-  }
+  constructor(private readonly pendingLinks: () => number = () => 0) {}
 
   /** Times every UISP request attempt. */
   readonly uispObserver: UispObserver = {
     request: ({ system, method, endpoint }) => {
-      return ({ status, durationMs }) => this.uispDuration.observe({ system, method, endpoint, status }, durationMs / 1000);
+      return ({ status, durationMs }) => this.record((m) => m.uispDuration.observe({ system, method, endpoint, status }, durationMs / 1000));
     },
   };
 
@@ -64,35 +45,100 @@ export class Metrics {
   readonly auditSink: AuditSink = {
     name: 'metrics',
     write: ({ action, result }) => {
-      this.operations.inc({ kind: action, outcome: result });
+      this.record((m) => m.operations.inc({ kind: action, outcome: result }));
     },
   };
 
   slackApiError(method: string, error: string): void {
-    this.slackErrors.inc({ method, error });
+    this.record((m) => m.slackErrors.inc({ method, error }));
   }
 
   webhookEvent(entity: string, outcome: WebhookOutcome): void {
-    this.webhookEvents.inc({ entity, outcome });
+    this.record((m) => m.webhookEvents.inc({ entity, outcome }));
   }
 
-  render(): Promise<string> {
-    return this.registry.metrics();
+  async render(): Promise<string> {
+    return (await this.load()).registry.metrics();
   }
 
   /** GET /metrics. */
   route(): (req: IncomingMessage, res: ServerResponse) => void {
     return (_req, res) => {
-      void this.render().then(
-        (text) => {
-          res.writeHead(200, { 'content-type': this.registry.contentType, 'cache-control': 'no-store' });
-          res.end(text);
-        },
-        () => {
-          res.writeHead(500, { 'content-type': 'text/plain' });
-          res.end('metrics unavailable\n');
-        },
-      );
+      void this.load()
+        .then(async ({ registry }) => ({ text: await registry.metrics(), contentType: registry.contentType }))
+        .then(
+          ({ text, contentType }) => {
+            res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });
+            res.end(text);
+          },
+          () => {
+            res.writeHead(500, { 'content-type': 'text/plain' });
+            res.end('metrics unavailable\n');
+          },
+        );
     };
   }
+
+  private record(observe: (instruments: Instruments) => void): void {
+    if (this.instruments) {
+      observe(this.instruments);
+      return;
+    }
+    this.waiting.push(observe);
+    this.load().catch(() => {
+      // A failed load shows at the scrape (500); observations have nowhere to go meanwhile.
+      this.waiting.length = 0;
+    });
+  }
+
+  private load(): Promise<Instruments> {
+    this.loading ??= import('prom-client').then((prom) => {
+      const instruments = createInstruments(prom, this.pendingLinks);
+      this.instruments = instruments;
+      for (const observe of this.waiting.splice(0)) observe(instruments);
+      return instruments;
+    });
+    return this.loading;
+  }
+}
+
+function createInstruments({ Counter, Gauge, Histogram, Registry }: typeof import('prom-client'), pendingLinks: () => number): Instruments {
+  const registry = new Registry();
+  const instruments: Instruments = {
+    registry,
+    operations: new Counter({
+      name: 'subops_operations_total',
+      help: 'Audited operations (activate, suspend, unsuspend, payment) by outcome (activated, suspended, already-suspended, refused, failed, recorded…).',
+      labelNames: ['kind', 'outcome'] as const,
+      registers: [registry],
+    }),
+    uispDuration: new Histogram({
+      name: 'subops_uisp_request_duration_seconds',
+      help: 'UISP request attempts by system, method, endpoint (ids as {id}) and status (HTTP status, 2xx, or none when no answer came).',
+      labelNames: ['system', 'method', 'endpoint', 'status'] as const,
+      buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+      registers: [registry],
+    }),
+    slackErrors: new Counter({
+      name: 'subops_slack_api_errors_total',
+      help: 'Slack Web API calls that failed, by method and error (a Slack error code, http_<status> or network).',
+      labelNames: ['method', 'error'] as const,
+      registers: [registry],
+    }),
+    webhookEvents: new Counter({
+      name: 'subops_webhook_events_total',
+      help: 'UISP webhook events by entity (client, service, payment…; unknown before confirmation) and outcome (notified, own, ignored, duplicate, unverified, failed, refused).',
+      labelNames: ['entity', 'outcome'] as const,
+      registers: [registry],
+    }),
+  };
+  new Gauge({
+    name: 'subops_pending_manual_links',
+    help: 'Activated sites whose manual CRM–NMS link has not been made yet.',
+    registers: [registry],
+    collect() {
+      this.set(pendingLinks());
+    },
+  });
+  return instruments;
 }

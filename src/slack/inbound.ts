@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import { defaultBodyLimit, isValidSlackRequest } from '@slack/bolt';
+import { defaultBodyLimit, isValidSlackRequest } from './bolt.js';
 import type { Logger } from 'pino';
 
 type Json = Record<string, unknown>;

@@ -3,7 +3,8 @@
  * the CLI). Bolt's debug output is dropped: at debug level Bolt logs whole request bodies (response
  * URLs, the legacy verification token), which must never reach the logs.
  */
-import { LogLevel, type Logger as BoltLogger } from '@slack/bolt';
+import type { Logger as BoltLogger } from '@slack/bolt';
+import { LogLevel } from './bolt.js';
 import type { Logger } from 'pino';
 
 export { createLogger } from '../logging.js';

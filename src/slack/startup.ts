@@ -3,19 +3,32 @@
  * in AUDIT_CHANNEL_ID. An unreachable Slack is retried with backoff (logged each time); anything that
  * will not fix itself becomes a StartupError whose message is the one line `serve` prints. Messages
  * name the setting, never its value when it is a secret.
+ *
+ * The two calls go over node:http(s), not Bolt's WebClient: its first call loads the fetch stack,
+ * which costs more start-up time than both calls together, for two requests with nothing to retry or
+ * paginate that the client would add.
  */
-import { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { SlackConfig } from '../config.js';
 import { errorSummary } from './errors.js';
-import { boltLogger } from './logging.js';
 
 export class StartupError extends Error {
   override readonly name = 'StartupError';
 }
 
+/** Slack answered `ok: false`: asking again will not change its mind. */
+class SlackRefusal extends Error {
+  override readonly name = 'SlackRefusal';
+  constructor(readonly code: string) {
+    super(`Slack answered ${code}`);
+  }
+}
+
 /** Slack's answers meaning "this token will not work", whatever the network does. */
 const TOKEN_REFUSED = new Set(['invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'token_expired', 'not_allowed_token_type', 'no_permission', 'team_access_not_granted', 'ekm_access_denied']);
+
+const SLACK_API_URL = 'https://slack.com/api';
+const CALL_TIMEOUT_MS = 10_000;
 
 export interface BotIdentity {
   botUserId: string;
@@ -31,7 +44,14 @@ export interface StartupCheckOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-const isPlatformError = (error: unknown): error is Error & { data: { error: string } } => (error as { code?: string } | undefined)?.code === 'slack_webapi_platform_error';
+interface AuthTestAnswer {
+  user_id?: string;
+  bot_id?: string;
+}
+
+interface ConversationsInfoAnswer {
+  channel?: { name?: string; is_archived?: boolean; is_member?: boolean };
+}
 
 /**
  * Resolves to the bot's ids, which the app is then built with (so Bolt never calls auth.test on its own,
@@ -39,27 +59,20 @@ const isPlatformError = (error: unknown): error is Error & { data: { error: stri
  */
 export async function checkSlack(options: StartupCheckOptions): Promise<BotIdentity> {
   const { slack, logger, attempts = 5, backoffMs = 1_000, sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) } = options;
-  // No retries of its own: the check retries, and logs each attempt.
-  const client = new webApi.WebClient(slack.botToken, {
-    ...(slack.apiUrl && { slackApiUrl: `${slack.apiUrl}/` }),
-    retryConfig: { retries: 0 },
-    timeout: 10_000,
-    rejectRateLimitedCalls: true,
-    logger: boltLogger(logger),
-  });
   const auditChannelId = slack.auditChannelId;
+  const call = (method: string, params: Record<string, string> = {}) => callSlack(slack.apiUrl ?? SLACK_API_URL, slack.botToken, method, params);
 
   /** Calls Slack, retrying only what may pass (no answer, 5xx, rate limit). */
-  async function reach<T>(what: string, call: () => Promise<T>): Promise<T> {
+  async function reach<T>(method: string, params?: Record<string, string>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await call();
+        return (await call(method, params)) as T;
       } catch (error) {
-        if (isPlatformError(error)) throw error;
+        if (error instanceof SlackRefusal) throw error;
         const reason = errorSummary(error).message;
-        if (attempt >= attempts) throw new StartupError(`Slack is not reachable (${what}: ${reason}) after ${attempts} attempts; check the network, any proxy, and SLACK_API_URL.`);
+        if (attempt >= attempts) throw new StartupError(`Slack is not reachable (${method}: ${reason}) after ${attempts} attempts; check the network, any proxy, and SLACK_API_URL.`);
         const delay = backoffMs * 2 ** (attempt - 1);
-        logger.warn({ attempt, of: attempts, retryInMs: delay, reason }, `Slack is not reachable yet (${what}); retrying in ${Math.round(delay / 100) / 10} s`);
+        logger.warn({ attempt, of: attempts, retryInMs: delay, reason }, `Slack is not reachable yet (${method}); retrying in ${Math.round(delay / 100) / 10} s`);
         await sleep(delay);
       }
     }
@@ -67,27 +80,26 @@ export async function checkSlack(options: StartupCheckOptions): Promise<BotIdent
 
   let identity: BotIdentity;
   try {
-    const auth = await reach('auth.test', () => client.auth.test());
+    const auth = await reach<AuthTestAnswer>('auth.test');
     if (!auth.user_id || !auth.bot_id) throw new StartupError('SLACK_BOT_TOKEN is not a bot token (auth.test names no bot); use the Bot User OAuth Token, xoxb-…');
     identity = { botUserId: auth.user_id, botId: auth.bot_id };
   } catch (error) {
-    if (!isPlatformError(error)) throw error;
-    const code = error.data.error;
-    if (TOKEN_REFUSED.has(code)) throw new StartupError(`Slack refused SLACK_BOT_TOKEN (${code}); copy the Bot User OAuth Token (xoxb-…) from the app's OAuth & Permissions page.`);
-    throw new StartupError(`Slack refused auth.test (${code}); check SLACK_BOT_TOKEN.`);
+    if (!(error instanceof SlackRefusal)) throw error;
+    if (TOKEN_REFUSED.has(error.code)) throw new StartupError(`Slack refused SLACK_BOT_TOKEN (${error.code}); copy the Bot User OAuth Token (xoxb-…) from the app's OAuth & Permissions page.`);
+    throw new StartupError(`Slack refused auth.test (${error.code}); check SLACK_BOT_TOKEN.`);
   }
 
-  if (auditChannelId) await checkAuditChannel(auditChannelId, (call) => reach('conversations.info', call), client, logger);
+  if (auditChannelId) await checkAuditChannel(auditChannelId, () => reach<ConversationsInfoAnswer>('conversations.info', { channel: auditChannelId }), logger);
   return identity;
 }
 
-async function checkAuditChannel(channel: string, reach: <T>(call: () => Promise<T>) => Promise<T>, client: webApi.WebClient, logger: Logger): Promise<void> {
-  let info: webApi.ConversationsInfoResponse;
+async function checkAuditChannel(channel: string, lookUp: () => Promise<ConversationsInfoAnswer>, logger: Logger): Promise<void> {
+  let info: ConversationsInfoAnswer;
   try {
-    info = await reach(() => client.conversations.info({ channel }));
+    info = await lookUp();
   } catch (error) {
-    if (!isPlatformError(error)) throw error;
-    const code = error.data.error;
+    if (!(error instanceof SlackRefusal)) throw error;
+    const code = error.code;
     if (code === 'missing_scope') {
       // Installs from before the channels:read/groups:read scopes: the first audit post will tell.
       logger.warn(`Could not verify AUDIT_CHANNEL_ID ${channel}: the app lacks the channels:read and groups:read scopes (see manifest.yml); reinstall the app to add them.`);
@@ -100,4 +112,38 @@ async function checkAuditChannel(channel: string, reach: <T>(call: () => Promise
   if (info.channel?.is_archived) throw new StartupError(`AUDIT_CHANNEL_ID ${channel}${name} is archived; the bot cannot post there. Set it to a live channel.`);
   // Direct messages have no membership to check; channels the bot is not in refuse its posts.
   if (info.channel?.is_member === false) throw new StartupError(`AUDIT_CHANNEL_ID ${channel}${name}: the bot is not a member, so it cannot post the audit trail there. Run /invite @SubOps in that channel.`);
+}
+
+/**
+ * POSTs one Web API method the way Slack documents it (form fields, the token as a Bearer header).
+ * Resolves Slack's answer when it is `ok`; rejects with a SlackRefusal when Slack says no, and with a
+ * plain Error when no usable answer came (no connection, timeout, rate limit, 5xx, not JSON).
+ */
+async function callSlack(apiUrl: string, token: string, method: string, params: Record<string, string>): Promise<Record<string, unknown>> {
+  const url = new URL(`${apiUrl}/${method}`);
+  const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  const body = new URLSearchParams(params).toString();
+  const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      res.on('error', reject);
+    });
+    req.setTimeout(CALL_TIMEOUT_MS, () => req.destroy(new Error(`no answer within ${CALL_TIMEOUT_MS / 1000} s`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+  if (status === 429) throw new Error('rate limited (HTTP 429)');
+  if (status !== 200) throw new Error(`HTTP ${status}`);
+  let answer: unknown;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    throw new Error('the answer was not JSON');
+  }
+  const { ok, error } = (answer ?? {}) as { ok?: unknown; error?: unknown };
+  if (ok === true) return answer as Record<string, unknown>;
+  throw new SlackRefusal(typeof error === 'string' ? error : 'an unreadable error');
 }

@@ -32,6 +32,12 @@ describe('core configuration', () => {
     );
   });
 
+  it('ISP_TIMEZONE takes canonical IANA names and the aliases Intl accepts, and refuses the rest', () => {
+    for (const zone of ['America/Guyana', 'Asia/Kolkata', 'US/Eastern', 'UTC', 'Etc/GMT+4']) expect(loadCoreConfig({ ISP_TIMEZONE: zone }).activation.timeZone).toBe(zone);
+    expect(problemsOf(() => loadCoreConfig({ ISP_TIMEZONE: 'America/Atlantis' }))).toEqual(['ISP_TIMEZONE must be an IANA time zone name such as America/Guyana (got "America/Atlantis")']);
+    expect(loadCoreConfig({}).activation.timeZone).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone);
+  });
+
   it('UISP_POOL_CONNECTIONS defaults to 64 and UISP_PAGES_IN_FLIGHT to 4; each is a bounded whole number', () => {
     expect(loadCoreConfig({}).uisp).toMatchObject({ poolConnections: 64, pagesInFlight: 4 });
     expect(loadCoreConfig({ UISP_POOL_CONNECTIONS: '200', UISP_PAGES_IN_FLIGHT: '1' }).uisp).toMatchObject({ poolConnections: 200, pagesInFlight: 1 });

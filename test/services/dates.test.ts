@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { midnightIn, todayIn } from '../../src/services/dates.js';
+import { daysBefore, midnightIn, todayIn } from '../../src/services/dates.js';
 
 describe('midnightIn: the start of a day in the ISP time zone, in the CRM’s date-time form', () => {
   it.each([
@@ -24,5 +24,19 @@ describe('midnightIn: the start of a day in the ISP time zone, in the CRM’s da
       expect(todayIn(zone, new Date(instant))).toBe('2026-11-22');
       expect(todayIn(zone, new Date(instant - 1))).toBe('2026-11-21');
     }
+  });
+});
+
+describe('daysBefore: calendar days back from a YYYY-MM-DD date', () => {
+  it.each([
+    ['2026-11-22', 30, '2026-10-23'],
+    ['2026-03-01', 1, '2026-02-28'],
+    ['2024-03-01', 1, '2024-02-29'],
+    ['2026-01-15', 30, '2025-12-16'],
+    // A DST change in the host's zone is still one calendar day.
+    ['2026-03-30', 1, '2026-03-29'],
+    ['2026-11-22', 0, '2026-11-22'],
+  ])('%s minus %i days → %s', (date, days, expected) => {
+    expect(daysBefore(date, days)).toBe(expected);
   });
 });

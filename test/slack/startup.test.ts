@@ -123,6 +123,35 @@ describe('serve start-up', () => {
     expect(run.err()).toBe('');
   });
 
+  it('waits out a rate limit like an unreachable Slack, asking with the bot token and the audit channel', async () => {
+    const slack = await withFake();
+    slack.failNext('auth.test', { status: 429 });
+    slack.failNext('conversations.info', { status: 429 });
+    const run = io(env(slack.apiUrl, { AUDIT_CHANNEL_ID: 'C0AUDIT' }));
+    const exit = serve([], run, { sleep: noWait });
+    await run.printed('SubOps is listening on port');
+    run.stop();
+    expect(await exit).toBe(0);
+    expect(slack.callsTo('auth.test').map((c) => [c.status, c.token])).toEqual([
+      [429, BOT_TOKEN],
+      [200, BOT_TOKEN],
+    ]);
+    expect(slack.callsTo('conversations.info').map((c) => [c.status, c.args.channel])).toEqual([
+      [429, 'C0AUDIT'],
+      [200, 'C0AUDIT'],
+    ]);
+    expect(run.out()).toContain('Slack is not reachable yet (conversations.info); retrying in');
+    expect(run.err()).toBe('');
+  });
+
+  it('exits 1 when the AUDIT_CHANNEL_ID channel is archived', async () => {
+    const slack = await withFake({ channels: { C0AUDIT: { name: 'old-audit', is_archived: true } } });
+    const run = io(env(slack.apiUrl, { AUDIT_CHANNEL_ID: 'C0AUDIT' }));
+    expect(await serve([], run, { sleep: noWait })).toBe(1);
+    expect(run.err()).toBe('AUDIT_CHANNEL_ID C0AUDIT (#old-audit) is archived; the bot cannot post there. Set it to a live channel.\n');
+    expectOneCleanLine(run);
+  });
+
   it('exits 1 naming SLACK_BOT_TOKEN, never showing it, when Slack refuses the token', async () => {
     const slack = await withFake();
     slack.failNext('auth.test', { error: 'invalid_auth' });
