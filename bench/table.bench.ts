@@ -39,8 +39,9 @@ machine; the absolute times do not.
 6. Spawn to exit (\`--help\`), spawn to "listening" (\`serve\`, against the simulator and the fake
    Slack); median of 9 each.
 
-Rows 1 and 2 measure issue 11 §1 and §2 (activation round trips, Slack off the critical path), which
-later work addresses; until it lands they fail.`;
+Row 1's new-customer and Quoted clean-up figures are above their targets by the read-back that follows
+each create: it is how concurrent runs across processes end on one client and one Active service
+(issue 9), and UISP offers no conditional write that would let a run skip it.`;
 
 const only = process.env.BENCH_ONLY?.split(',');
 
