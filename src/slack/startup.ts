@@ -4,11 +4,12 @@
  * will not fix itself becomes a StartupError whose message is the one line `serve` prints. Messages
  * name the setting, never its value when it is a secret.
  *
- * The two calls go over node:http(s), not Bolt's WebClient: its first call loads the fetch stack,
- * which costs more start-up time than both calls together, for two requests with nothing to retry or
- * paginate that the client would add.
+ * The two calls go over undici (the HTTP client UISP's calls use, loaded anyway), not Bolt's WebClient:
+ * its first call loads the fetch stack, which costs more start-up time than both calls together, for
+ * two requests with nothing to retry or paginate that the client would add.
  */
 import type { Logger } from 'pino';
+import { request } from 'undici';
 import type { SlackConfig } from '../config.js';
 import { errorSummary } from './errors.js';
 
@@ -120,21 +121,15 @@ async function checkAuditChannel(channel: string, lookUp: () => Promise<Conversa
  * plain Error when no usable answer came (no connection, timeout, rate limit, 5xx, not JSON).
  */
 async function callSlack(apiUrl: string, token: string, method: string, params: Record<string, string>): Promise<Record<string, unknown>> {
-  const url = new URL(`${apiUrl}/${method}`);
-  const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
-  const body = new URLSearchParams(params).toString();
-  const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      res.on('error', reject);
-    });
-    req.setTimeout(CALL_TIMEOUT_MS, () => req.destroy(new Error(`no answer within ${CALL_TIMEOUT_MS / 1000} s`)));
-    req.on('error', reject);
-    req.end(body);
+  const answered = await request(`${apiUrl}/${method}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(params).toString(),
+    headersTimeout: CALL_TIMEOUT_MS,
+    bodyTimeout: CALL_TIMEOUT_MS,
   });
+  const status = answered.statusCode;
+  const text = await answered.body.text();
   if (status === 429) throw new Error('rate limited (HTTP 429)');
   if (status !== 200) throw new Error(`HTTP ${status}`);
   let answer: unknown;
