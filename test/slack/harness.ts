@@ -6,6 +6,7 @@
  * the Web API for the demo and every test. `settled()` waits for the app's own work counter, never a
  * quiet period.
  */
+import { afterEach } from 'vitest';
 import type { App } from '@slack/bolt';
 import { createApp, startApp } from '../../src/app.js';
 import { loadAppConfig, type Env } from '../../src/config.js';
@@ -171,6 +172,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 }
 
 /** Input values as Slack sends them in view.state.values. */
+/** One harness per test: `start(options)` opens it, and it is closed after the test, whatever happened. */
+export function harnessPerTest(): { start: (options?: HarnessOptions) => Promise<Harness> } {
+  let current: Harness | undefined;
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return { start: async (options = {}) => (current = await startHarness(options)) };
+}
+
 export function inputs(values: Record<string, string>): ViewStateValues {
   return Object.fromEntries(Object.entries(values).map(([blockId, value]) => [blockId, { value: { type: 'plain_text_input', value } }]));
 }

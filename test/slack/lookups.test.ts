@@ -3,21 +3,12 @@
  * Block Kit validated, and every button: Open, Suspend/Unsuspend, Record payment and Activate start
  * the existing flows pre-filled, under the same access rules as the commands.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { answer } from './answers.js';
 import { expectValidModal } from './block-kit.js';
-import { AGENT, buttons, CHANNEL, inputs, preselected, press, selected, shown, startHarness, type Harness, type HarnessOptions } from './harness.js';
+import { AGENT, buttons, CHANNEL, inputs, preselected, press, selected, shown, harnessPerTest } from './harness.js';
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
-
-async function start(options: HarnessOptions = {}): Promise<Harness> {
-  h = await startHarness(options);
-  return h;
-}
+const { start } = harnessPerTest();
 
 
 describe('/client', () => {

@@ -2,22 +2,13 @@
  * /payments by client (id or name) and dates, Previous/Next paging with page and range totals, the Filter
  * form and "Export CSV" (files.uploadV2 to the agent's DM), over the simulator and the fake Slack.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatMoney } from '../../src/services/money.js';
 import type { PaymentRecord } from '../../src/simulator/records.js';
 import { answer } from './answers.js';
-import { AGENT, buttons, inputs, press, shown, startHarness, type Harness, type HarnessOptions } from './harness.js';
+import { AGENT, buttons, inputs, press, shown, harnessPerTest, type Harness } from './harness.js';
 
-let h: Harness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
-
-async function start(options: HarnessOptions = {}): Promise<Harness> {
-  h = await startHarness(options);
-  return h;
-}
+const { start } = harnessPerTest();
 
 
 /** The simulator's payments of a client within [from, to], newest first, as the CRM orders them. */
