@@ -1,5 +1,5 @@
 /**
- * CRM v1.0 endpoints: clients, services, suspension, plans, payment methods and payments. Behaviour follows
+ * CRM v1.0 endpoints: clients, services, suspension, plans, payment methods, payments and client logs. Behaviour follows
  * the interface spec, with the UISP CRM API Blueprint (origin in test/fixtures/SOURCES.md) filling the
  * gaps: request bodies are parsed with the writable shapes below, so fields UISP treats as read-only
  * (a client's tags; a service's status, activeFrom and invoicingStart on update) are silently dropped.
@@ -8,6 +8,7 @@ import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
 import { currencyOf, findClient, findPlanPeriod, organizationOf, type SimulatorData } from './data.js';
 import {
+  ClientLogRecordSchema,
   ClientRecordSchema,
   completeClient,
   completePayment,
@@ -18,6 +19,7 @@ import {
   ServiceRecordSchema,
   UispDate,
   uispDateTime,
+  type ClientLogRecord,
   type ClientRecord,
   type PaymentRecord,
   type ServiceRecord,
@@ -122,10 +124,15 @@ const SuspendBody = z.object({ suspensionReasonId: z.number().int() });
 /** The CRM refuses pages over 500 payments (spec §8). */
 const MAX_PAYMENTS_LIMIT = 500;
 
-const PaymentQuery = z.object({
+/** clientId and the createdDate day range (inclusive) that GET /payments and GET /client-logs filter by. */
+const ClientAndDays = {
   clientId: count.optional(),
   createdDateFrom: z.iso.date('Use the YYYY-MM-DD format.').optional(),
   createdDateTo: z.iso.date('Use the YYYY-MM-DD format.').optional(),
+};
+
+const PaymentQuery = z.object({
+  ...ClientAndDays,
   order: z.enum(['id', 'createdDate', 'amount']).default('createdDate'),
   direction: z.enum(['ASC', 'DESC']).default('ASC'),
   ...Paging,
@@ -144,13 +151,23 @@ const PaymentBody = z.object({
   invoiceIds: z.array(z.number().int()).optional(),
 });
 
+const ClientLogQuery = z.object(ClientAndDays);
+
+/** ClientLogsWritable. userId is stored as given: the simulator keeps no CRM users to check it against. */
+const ClientLogBody = z.object({
+  message: z.string().refine((message) => message.trim() !== '', BLANK),
+  clientId: z.number().int(),
+  userId: z.number().int().positive().nullable().optional(),
+  createdDate: UispDate.optional(),
+});
+
 /**
- * A new id for a client, service or payment: above every id in use and every id ever handed out, as
+ * A new id for a client, service, payment or client log: above every id in use and every id ever handed out, as
  * the CRM's auto-increment does. Reusing a deleted record's id would let a late delete of the old
  * record remove the new one.
  */
 const issued = new WeakMap<SimulatorData, Map<string, number>>();
-function newId(data: SimulatorData, kind: 'clients' | 'services' | 'payments'): number {
+function newId(data: SimulatorData, kind: 'clients' | 'services' | 'payments' | 'clientLogs'): number {
   const byKind = issued.get(data) ?? new Map<string, number>();
   issued.set(data, byKind);
   const id = Math.max(nextId(data[kind].map((record) => record.id)), (byKind.get(kind) ?? 0) + 1);
@@ -275,12 +292,13 @@ function archiveClient({ data, params, emit }: RouteRequest): Reply {
   return ok(present(data, client));
 }
 
-/** Permanent deletion takes the client's services and payments with it, as in UISP. */
+/** Permanent deletion takes the client's services, payments and log with it, as in UISP. */
 function deleteClient({ data, params }: RouteRequest): Reply {
   const client = clientById(data, params.id);
   data.clients.splice(data.clients.indexOf(client), 1);
   removeWhere(data.services, (s) => s.clientId === client.id);
   removeWhere(data.payments, (p) => p.clientId === client.id);
+  removeWhere(data.clientLogs, (l) => l.clientId === client.id);
   return { status: 200 };
 }
 
@@ -368,12 +386,25 @@ function cancelSuspension({ data, params, emit }: RouteRequest): Reply {
 
 // ---------- payments ----------
 
+/**
+ * The createdDate bounds of a day range as strings: createdDate starts with its YYYY-MM-DD day, so whole
+ * strings compare against them. `through` sorts after every createdDate of the last day.
+ */
+function dayBounds(filters: { createdDateFrom?: string | undefined; createdDateTo?: string | undefined }) {
+  return { from: filters.createdDateFrom, through: filters.createdDateTo === undefined ? undefined : `${filters.createdDateTo}\uffff` };
+}
+
+/** Whether a record matches the clientId and createdDate day range of a query. */
+function matchesClientAndDays(filters: z.output<typeof ClientLogQuery>) {
+  const { from, through } = dayBounds(filters);
+  return (record: { clientId: number | null; createdDate: string }) =>
+    (filters.clientId === undefined || record.clientId === filters.clientId) && (from === undefined || record.createdDate >= from) && (through === undefined || record.createdDate <= through);
+}
+
 function listPayments({ data, query }: RouteRequest): Reply {
   const filters = parse(PaymentQuery, query);
-  // createdDate starts with its YYYY-MM-DD day, so whole strings compare against the day bounds.
-  const from = filters.createdDateFrom;
-  const through = filters.createdDateTo === undefined ? undefined : `${filters.createdDateTo}\uffff`;
-  const wanted = (p: PaymentRecord) => (filters.clientId === undefined || p.clientId === filters.clientId) && (from === undefined || p.createdDate >= from) && (through === undefined || p.createdDate <= through);
+  const { from, through } = dayBounds(filters);
+  const wanted = matchesClientAndDays(filters);
   const key = filters.order;
   const inOrder = (a: PaymentRecord, b: PaymentRecord) => compare(a[key], b[key]) || a.id - b.id;
   const sign = filters.direction === 'ASC' ? 1 : -1;
@@ -430,6 +461,39 @@ function paymentById(data: SimulatorData, id: string | undefined) {
   return payment;
 }
 
+// ---------- client logs ----------
+// The CRM sends no webhook for a client log entry (its webhook events cover clients, services,
+// payments, invoices... but not logs), so these routes emit none.
+
+/**
+ * GET /client-logs: every entry in id order (the order the CRM's auto-increment gives them), filtered by
+ * clientId and by the createdDate day range like GET /payments. A clientId that names no client lists
+ * nothing, as GET /payments does, rather than the 404 the blueprint also lists for both.
+ */
+function listClientLogs({ data, query }: RouteRequest): Reply {
+  return ok(data.clientLogs.filter(matchesClientAndDays(parse(ClientLogQuery, query))));
+}
+
+/**
+ * POST /client-logs: 201 with the entry, createdDate now unless given. An unknown client is a 422 naming
+ * clientId, not a 404: the blueprint lists only 201 and 422 for this POST (the client is a body field,
+ * as with POST /payments).
+ */
+function createClientLog({ data, body }: RouteRequest): Reply {
+  const fields = parse(ClientLogBody, body);
+  if (!findClient(data, fields.clientId)) throw invalid({ clientId: ['Client not found.'] });
+  const entry = ClientLogRecordSchema.parse({ ...fields, id: newId(data, 'clientLogs'), createdDate: fields.createdDate ?? uispDateTime(new Date()) });
+  data.clientLogs.push(entry);
+  return created(entry);
+}
+
+function clientLogById(data: SimulatorData, id: string | undefined): ClientLogRecord {
+  const entryId = numericId(id);
+  const entry = data.clientLogs.find((l) => l.id === entryId);
+  if (!entry) throw notFound();
+  return entry;
+}
+
 /** GET /webhook-events/{uuid}: the CRM's record of an event it sent; 404 for any other uuid. */
 function webhookEvent({ params, webhookEvents }: RouteRequest): Reply {
   const event = webhookEvents.find((e) => e.uuid === params.uuid);
@@ -464,6 +528,9 @@ const router = new Router()
   .on('GET', '/payments', listPayments)
   .on('GET', '/payments/:id', ({ data, params }) => ok(paymentById(data, params.id)))
   .on('POST', '/payments', createPayment)
+  .on('GET', '/client-logs', listClientLogs)
+  .on('POST', '/client-logs', createClientLog)
+  .on('GET', '/client-logs/:id', ({ data, params }) => ok(clientLogById(data, params.id)))
   .on('GET', '/webhook-events/:uuid', webhookEvent);
 
 export const crmApi: Api = {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import sample from './sample-data.json' with { type: 'json' };
 import { generatePayments, PaymentHistorySchema } from './payment-history.js';
 import {
+  ClientLogRecordSchema,
   ClientRecordSchema,
   completeClient,
   completeDevice,
@@ -22,6 +23,7 @@ import {
   ServiceRecordSchema,
   SiteRecordSchema,
   SuspensionReasonRecordSchema,
+  type ClientLogRecord,
   type ClientRecord,
   type DeviceRecord,
   type PaymentMethodRecord,
@@ -40,6 +42,8 @@ export interface SimulatorData {
   servicePlans: ServicePlanRecord[];
   paymentMethods: PaymentMethodRecord[];
   payments: PaymentRecord[];
+  /** The CRM's client log entries (GET/POST /client-logs), in id order; none in the sample data. */
+  clientLogs: ClientLogRecord[];
   /** Authorized (identification.authorized true) and discovered (false) devices in one list. */
   devices: DeviceRecord[];
   sites: SiteRecord[];
@@ -59,6 +63,7 @@ const DataFileSchema = z.object({
   servicePlans: collection(ServicePlanRecordSchema),
   paymentMethods: collection(PaymentMethodRecordSchema),
   payments: collection(PaymentRecordSchema),
+  clientLogs: collection(ClientLogRecordSchema),
   devices: collection(DeviceRecordSchema),
   sites: collection(SiteRecordSchema),
   paymentHistory: PaymentHistorySchema.optional(),
@@ -139,6 +144,7 @@ function checkReferences(data: SimulatorData): void {
   const periods = unique('servicePlans.periods', data.servicePlans.flatMap((p) => p.periods.map((period) => period.id)));
   const methods = unique('paymentMethods', data.paymentMethods.map((m) => m.id));
   unique('payments', data.payments.map((p) => p.id));
+  unique('clientLogs', data.clientLogs.map((l) => l.id));
   unique('devices', data.devices.map((d) => d.identification.id));
   const sites = unique('sites', data.sites.map((s) => s.id));
 
@@ -154,6 +160,7 @@ function checkReferences(data: SimulatorData): void {
     mustExist(clients, p.clientId, `payments.${i}.clientId`, 'client');
     mustExist(methods, p.methodId, `payments.${i}.methodId`, 'payment method');
   });
+  data.clientLogs.forEach((l, i) => mustExist(clients, l.clientId, `clientLogs.${i}.clientId`, 'client'));
   data.sites.forEach((s, i) => {
     mustExist(sites, s.identification.parent?.id, `sites.${i}.identification.parent.id`, 'site');
     mustExist(clients, s.ucrm?.client ? Number(s.ucrm.client.id) : undefined, `sites.${i}.ucrm.client.id`, 'client');
@@ -175,6 +182,8 @@ function complete(data: SimulatorData): SimulatorData {
     completeService(service, plan, period, findClient(data, service.clientId)!);
   });
   data.payments.forEach((payment) => completePayment(payment, currencyOf(data, payment.clientId)));
+  // Kept in id order, as the CRM lists them; new entries get the highest id and are appended.
+  data.clientLogs.sort((a, b) => a.id - b.id);
   data.sites.forEach((site) => completeSite(site, data.sites));
   data.devices.forEach((device) => completeDevice(device, findSite(data, device.identification.site?.id), data.sites));
   return data;

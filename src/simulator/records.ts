@@ -268,6 +268,19 @@ export const PaymentRecordSchema = z.looseObject({
 });
 export type PaymentRecord = z.output<typeof PaymentRecordSchema>;
 
+/**
+ * ClientLogsReadOnly: one entry of a client's log, which the CRM keeps in id (auto-increment) order.
+ * userId is the CRM user who wrote it (null for an API key); createdDate defaults to when it is loaded.
+ */
+export const ClientLogRecordSchema = z.looseObject({
+  id,
+  clientId: id,
+  message: z.string().min(1),
+  userId: id.nullable().default(null),
+  createdDate: UispDate.default(() => uispDateTime(new Date())),
+});
+export type ClientLogRecord = z.output<typeof ClientLogRecordSchema>;
+
 // ---------- NMS ----------
 
 const SiteStatus = z.enum(['active', 'disconnected', 'inactive', 'unknown']);

@@ -1,5 +1,5 @@
 /**
- * CRM v1.0 client: clients, services, suspension, plans and payments. Paths follow the interface spec
+ * CRM v1.0 client: clients, services, suspension, plans, payments and client logs. Paths follow the interface spec
  * first and the UISP CRM API Blueprint where the spec is silent (origins in test/fixtures/SOURCES.md).
  */
 import { z } from 'zod';
@@ -7,6 +7,7 @@ import { UispNotFoundError } from './errors.js';
 import type { UispHttp } from './http.js';
 import { readAhead } from './pager.js';
 import {
+  ClientLogSchema,
   ClientSchema,
   PaymentMethodSchema,
   PaymentSchema,
@@ -14,6 +15,7 @@ import {
   ServiceSchema,
   SuspensionReasonSchema,
   type Client,
+  type ClientLog,
   type Payment,
   type PaymentMethod,
   type Service,
@@ -194,5 +196,15 @@ export class CrmClient {
 
   createPayment(payment: NewPayment): Promise<Payment> {
     return this.http.post('payments', { ...payment, applyToInvoicesAutomatically: true }, PaymentSchema);
+  }
+
+  /** GET /client-logs?clientId=: the client's log entries (CRM Blueprint, Client Logs). */
+  listClientLogs(clientId: number): Promise<ClientLog[]> {
+    return this.http.get('client-logs', z.array(ClientLogSchema), { clientId });
+  }
+
+  /** POST /client-logs: appends an entry to the client's log; the CRM sets its id, user and createdDate. */
+  createClientLog(clientId: number, message: string): Promise<ClientLog> {
+    return this.http.post('client-logs', { clientId, message }, ClientLogSchema);
   }
 }
