@@ -1,7 +1,7 @@
 /**
- * CRM v1.0 endpoints: clients, services, suspension, plans, payment methods, payments and client logs. Behaviour follows
- * the interface spec, with the UISP CRM API Blueprint (origin in test/fixtures/SOURCES.md) filling the
- * gaps: request bodies are parsed with the writable shapes below, so fields UISP treats as read-only
+ * CRM v1.0 endpoints: clients, services, suspension, plans, payment methods, payments and client logs.
+ * Behaviour follows the interface spec, with the UISP CRM API Blueprint (origin in test/fixtures/SOURCES.md)
+ * filling the gaps: request bodies are parsed with the writable shapes below, so fields UISP treats as read-only
  * (a client's tags; a service's status, activeFrom and invoicingStart on update) are silently dropped.
  */
 import { STATUS_CODES } from 'node:http';
@@ -162,8 +162,8 @@ const ClientLogBody = z.object({
 });
 
 /**
- * A new id for a client, service, payment or client log: above every id in use and every id ever handed out, as
- * the CRM's auto-increment does. Reusing a deleted record's id would let a late delete of the old
+ * A new id for a client, service, payment or client log: above every id in use and every id ever handed
+ * out, as the CRM's auto-increment does. Reusing a deleted record's id would let a late delete of the old
  * record remove the new one.
  */
 const issued = new WeakMap<SimulatorData, Map<string, number>>();
@@ -462,8 +462,8 @@ function paymentById(data: SimulatorData, id: string | undefined) {
 }
 
 // ---------- client logs ----------
-// The CRM sends no webhook for a client log entry (its webhook events cover clients, services,
-// payments, invoices... but not logs), so these routes emit none.
+// UISP has no webhook event type for a client log entry (client.*, service.*, payment.*, invoice.*... but
+// nothing for logs), so these routes emit none.
 
 /**
  * GET /client-logs: every entry in id order (the order the CRM's auto-increment gives them), filtered by
