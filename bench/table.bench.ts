@@ -39,9 +39,8 @@ machine; the absolute times do not.
 6. Spawn to exit (\`--help\`), spawn to "listening" (\`serve\`, against the simulator and the fake
    Slack); median of 9 each.
 
-Row 1's new-customer and Quoted clean-up figures are above their targets by the read-back that follows
-each create: it is how concurrent runs across processes end on one client and one Active service
-(issue 9), and UISP offers no conditional write that would let a run skip it.`;
+Row 1: nothing is read back after creating; the activation lease (README: Concurrent activations)
+keeps concurrent runs across processes on one client, one Active service and one site.`;
 
 const only = process.env.BENCH_ONLY?.split(',');
 

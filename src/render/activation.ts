@@ -26,6 +26,7 @@ const NOTHING_CHANGED = 'Nothing was changed.';
 const UNCONFIRMED = '; not yet confirmed as the only one (a re-run checks)';
 
 const named = (service: ServiceRef) => (service.name ? ` (${service.name})` : '');
+const secondsAgo = (ms: number) => Math.max(0, Math.round((Date.now() - ms) / 1000));
 const afterDeleting = (deleted: number[]) => (deleted.length ? ` after deleting ${deleted.map((id) => `#${id}`).join(', ')}` : '');
 const ids = (records: { id: number }[]) => records.map((r) => `#${r.id}`).join(', ');
 
@@ -66,7 +67,6 @@ const authorized = (device: DeviceRef, site: SiteRef) => `Authorized ${device.na
 export function alreadyOnSite(device: DeviceRef, site: SiteRef): string {
   return `${device.name} is already authorized on site "${site.name}"`;
 }
-const leftoverSite = (site: SiteRef, clientId: number) => `Created NMS site "${site.name}" (${site.id}) for client #${clientId}, another activation's duplicate`;
 
 function createdService(created: { service: ServiceRef; price: number; currency: string | null; activeFrom: string; deleted: number[] }): string {
   const { service } = created;
@@ -78,9 +78,7 @@ function createdService(created: { service: ServiceRef; price: number; currency:
 /** One sentence for a step event, e.g. "Created client #1042 Ada Lovelace". */
 export function stepSentence(event: StepEvent): string {
   if (event.status === 'failed') {
-    const left = event.leftoverSite;
-    const why = errorSentence(event.error, event.afterWrites);
-    return left ? `${leftoverSite(left.site, left.clientId)}, and could not remove it: ${why}` : why;
+    return errorSentence(event.error, event.afterWrites);
   }
   switch (event.step) {
     case 'discover': {
@@ -91,7 +89,7 @@ export function stepSentence(event: StepEvent): string {
       if (event.status === 'planned') return event.plan.action === 'reuse' ? `Would reuse client #${event.plan.client.id} ${event.plan.client.name}` : `Would create client ${event.plan.firstName} ${event.plan.lastName}`;
       const { client } = event;
       if (event.kind === 'created') return createdClient(client);
-      return `Reusing client #${client.id} ${client.name}${event.kind === 'created-concurrently' ? `, ${BY_ANOTHER_RUN}` : ''}`;
+      return `Reusing client #${client.id} ${client.name}`;
     }
     case 'service': {
       if (event.status === 'planned') {
@@ -100,9 +98,12 @@ export function stepSentence(event: StepEvent): string {
         const deletions = plan.delete.map((s) => `delete ${s.statusLabel} service #${s.id}, then `).join('');
         return `Would ${deletions}create an Active service (plan period ${plan.servicePlanPeriodId}, ${formatMoney(plan.price)}/month from ${plan.activeFrom})`;
       }
+      if (event.status === 'waiting') {
+        const started = event.since === null ? '' : `, started ${secondsAgo(event.since)} s ago`;
+        return `Waiting for another SubOps activation of client #${event.client.id} ${event.client.name} (run ${event.run}${started}) to finish; nothing is created meanwhile`;
+      }
       const { service } = event;
       if (event.kind === 'already-active') return `Already activated: service #${service.id}${named(service)} is Active`;
-      if (event.kind === 'created-concurrently') return `Service #${service.id} is Active, ${BY_ANOTHER_RUN}${afterDeleting(event.deleted)}`;
       return createdService(event);
     }
     case 'site': {
@@ -152,6 +153,8 @@ function refusalSentence(refusal: ActivationRefusal): string {
       return `Client #${refusal.client.id} ${refusal.client.name} has suspended service ${ids(refusal.services)}: lift the suspension (/unsuspend) instead of activating again. ${NOTHING_CHANGED}`;
     case 'parent-site-not-found':
       return `NMS_PARENT_SITE_ID ${refusal.parentSiteId} is not an NMS site; fix the setting. ${NOTHING_CHANGED}`;
+    case 'service-plan-unknown':
+      return `SERVICE_PLAN_PERIOD_ID ${refusal.servicePlanPeriodId} is no period of the CRM's service plans; fix the setting. ${NOTHING_CHANGED}`;
   }
 }
 
@@ -181,6 +184,11 @@ function stopSentence(error: ActivationStop): string {
       }
       const applied = error.mayHaveApplied ? '. UISP may or may not have applied this change; re-run the activation: it picks up where it stopped and creates no duplicates' : '';
       return `${error.detail}${applied}${error.beforeWrites ? `. ${NOTHING_CHANGED}` : ''}`;
+    }
+    case 'client-busy': {
+      const started = error.since === null ? '' : `, started ${secondsAgo(error.since)} s ago`;
+      const free = error.freeAt === null ? '' : ` If that run has stopped, the client is free again at ${new Date(error.freeAt).toISOString().slice(11, 19)} UTC.`;
+      return `Another SubOps activation of client #${error.client.id} ${error.client.name} (run ${error.run}${started}) has not finished, so this one does not create a second service. Try again once it is done.${free} ${NOTHING_CHANGED}`;
     }
     case 'stopped':
       return 'The activation stopped unexpectedly; the details are in the SubOps log.';
@@ -232,9 +240,7 @@ export function doneSentence(entry: DoneEntry): string {
     case 'service-created-unconfirmed':
       return `Created Active service #${entry.serviceId}${UNCONFIRMED}`;
     case 'site-created':
-      return `${createdSite(entry.site.name)}${entry.forClientId === undefined ? '' : ` for client #${entry.forClientId}`}${entry.unconfirmed ? UNCONFIRMED : ''}`;
-    case 'site-left-over':
-      return `${leftoverSite(entry.site, entry.clientId)}; remove that site in NMS`;
+      return `${createdSite(entry.site.name)}${entry.unconfirmed ? UNCONFIRMED : ''}`;
     case 'site-unused':
       return `Created NMS site "${entry.site.name}" (${entry.site.id}), which this activation did not use; remove that site in NMS`;
     case 'duplicate-removed':

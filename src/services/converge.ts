@@ -62,6 +62,12 @@ export interface ConvergeSpec<T> extends ReconcileSpec<T> {
   create(): Promise<T>;
   /** The plan's read has just shown nothing exists: the first attempt may create without reading again. */
   freshlyRead?: boolean;
+  /**
+   * False when the caller holds the activation lease (activation/lease.ts): nobody else creates this
+   * record meanwhile, so a record created at the first attempt is the one, without a read-back. After
+   * a failed attempt (which may land late) it reads first and back as usual.
+   */
+  readBack?: boolean;
   /** Whether a record is this call's own, created by an attempt whose answer was lost (a marker says so). */
   isMine?(record: T): boolean;
   /**
@@ -90,6 +96,8 @@ export async function ensureOne<T>(spec: ConvergeSpec<T>, policy: WriteRetryPoli
       if (found.length) return settle(spec, found, mine ?? found.find((r) => spec.isMine?.(r)), policy);
       mine = await spec.create();
       spec.created?.(mine);
+      // Without a lease, or after an attempt that may have landed (late), the read-back finds the duplicates.
+      if (spec.readBack === false && n === 1) return { record: mine, created: true, removed: [] };
       const after = await spec.find();
       // A UISP that does not list a record right after creating it still has it.
       return settle(spec, after.some((r) => spec.id(r) === spec.id(mine!)) ? after : [...after, mine], mine, policy);

@@ -21,6 +21,8 @@
  * createdDate is now otherwise; 422 naming the field for a blank message, a missing clientId or a client
  * that does not exist) and `GET /client-logs/{id}`. Deleting a client deletes its log; log entries send
  * no webhook (UISP sends none). The sample data has no log entries; a data file may give `clientLogs`.
+ * `PUT /nms/api/v2.1/sites/{id}` (the Swagger's SiteUpdate: `identification` and `description` required)
+ * applies the site's name and note.
  *
  * ```ts
  * const sim = await startSimulator({ latencyMs: 20 });

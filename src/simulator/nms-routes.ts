@@ -86,6 +86,23 @@ function createSite({ data, body }: RouteRequest): Reply {
   return ok(site);
 }
 
+/**
+ * PUT /sites/{id} (Swagger `SiteUpdate`: `identification` and `description` are required). The simulator
+ * applies the name and the description's note; it does not move a site to another parent.
+ */
+const UpdateSiteBody = z.object({
+  identification: z.object({ name: z.string().min(1) }).passthrough(),
+  description: z.object({ note: z.string().nullish() }).passthrough(),
+});
+
+function updateSite({ data, params, body }: RouteRequest): Reply {
+  const site = siteById(data, params.id);
+  const { identification, description } = parse(UpdateSiteBody, body);
+  site.identification.name = identification.name;
+  site.description = { ...site.description, note: description.note ?? null };
+  return ok(site);
+}
+
 /** Admits a discovered device onto the network under the site; an authorized one moves to the site. */
 function admit(data: SimulatorData, device: DeviceRecord, site: SiteRecord): void {
   device.identification.authorized = true;
@@ -130,6 +147,7 @@ const router = new Router()
   .on('GET', '/sites', ({ data }) => ok(data.sites))
   .on('POST', '/sites', createSite)
   .on('GET', '/sites/:id', ({ data, params }) => ok(siteById(data, params.id)))
+  .on('PUT', '/sites/:id', updateSite)
   .on('DELETE', '/sites/:id', deleteSite);
 
 export const nmsApi: Api = {

@@ -44,7 +44,10 @@ describe('/activate in the chat', () => {
     expect(transcript).toMatch(/↳ SubOps: ✋ One manual step left: in the CRM web interface, link client #1004 Shanice Williams \(http:\/\/127\.0\.0\.1:\d+\/crm\/client\/1004\)/);
     expect(linesWith(transcript, '#subops-audit')).toEqual(['#subops-audit  SubOps: ✅ activate by @agent: activated']);
 
-    expect(e2e.writes().filter((w) => !w.endsWith('/authorize'))).toEqual([`POST ${CRM}/clients/1004/services`, `POST ${NMS}/sites`]);
+    // The lease entry in the client's CRM log with the site, then the service.
+    const writes = e2e.writes().filter((w) => !w.endsWith('/authorize'));
+    expect(writes.slice(0, 2).sort()).toEqual([`POST ${CRM}/client-logs`, `POST ${NMS}/sites`]);
+    expect(writes.slice(2)).toEqual([`POST ${CRM}/clients/1004/services`]);
     expect(authorizeWrites()).toHaveLength(1);
   });
 

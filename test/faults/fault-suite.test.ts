@@ -51,15 +51,18 @@ const FAULTS: FaultRule[] = [
 
 let sim: RunningSimulator;
 let processes: Services[];
-/** The agent's last pass, once the faults are gone: default timings, so a busy machine cannot fail it. */
+/** The agent's last pass, once the faults are gone: a generous deadline, so a busy machine cannot fail it. */
 let calm: Services;
 beforeAll(async () => {
   sim = await startSimulator({ data: fleetData(CUSTOMERS), faults: FAULTS, seed: SEED });
-  const timing = { UISP_DEADLINE_MS: String(DEADLINE_MS), UISP_TIMEOUT_MS: String(DEADLINE_MS) };
+  // Every process of one deployment shares the lease setting; it must outlast one write step (the retry
+  // window plus a deadline, twice), and a run that stopped without a word holds its customer that long.
+  const lease = { UISP_RETRY_WINDOW_MS: '200', ACTIVATION_LEASE_MS: '2000' };
+  const timing = { UISP_DEADLINE_MS: String(DEADLINE_MS), UISP_TIMEOUT_MS: String(DEADLINE_MS), ...lease };
   // One patient process (the default retries) and one that gives up at the first fault, so runs also
   // fail, and their messages and the re-runs that follow are put to the test.
   processes = [...containers(sim, 1, timing), ...containers(sim, 1, { ...timing, UISP_RETRIES: '0', UISP_WRITE_RETRIES: '0' })];
-  calm = containers(sim, 1)[0]!;
+  calm = containers(sim, 1, { ...lease, UISP_DEADLINE_MS: '700' })[0]!;
 });
 afterAll(async () => {
   await Promise.all([...processes, calm].map((p) => p.close()));
@@ -92,7 +95,7 @@ async function agent(services: Services, request: ActivationRequest): Promise<Wo
 }
 
 // Loopback runs take milliseconds, but the machine may be busy: allow for it, more for a soak.
-const TIMEOUT_MS = Math.max(60_000, CUSTOMERS * 600);
+const TIMEOUT_MS = Math.max(120_000, CUSTOMERS * 1_200);
 
 it(`${CUSTOMERS * 2} seeded activations under faults, two processes per customer: nothing doubled, every run explained`, { timeout: TIMEOUT_MS }, async () => {
   const customers: FleetCustomer[] = Array.from({ length: CUSTOMERS }, (_, i) => fleetCustomer(i));

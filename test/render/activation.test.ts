@@ -20,14 +20,12 @@ describe('stepSentence', () => {
   it.each<[string, StepOutcome, string]>([
     ['found device', { step: 'discover', status: 'done', device }, 'Found cpe-ada (10.20.1.88) in the discovered devices list'],
     ['new client', { step: 'client', status: 'done', kind: 'created', client }, 'Created client #1042 Ada Lovelace'],
-    ['client of a concurrent run', { step: 'client', status: 'skipped', kind: 'created-concurrently', client }, 'Reusing client #1042 Ada Lovelace, created by another activation of the same customer'],
     ['already active', { step: 'service', status: 'skipped', kind: 'already-active', service }, 'Already activated: service #101 (Home 10) is Active'],
     [
       'new service replacing a Quoted one',
       { step: 'service', status: 'done', kind: 'created', service, price: 10_000, currency: 'GYD', activeFrom: '2026-11-22', deleted: [7, 8] },
       'Created Active service #101 (Home 10): GYD 10,000.00/month from 2026-11-22 after deleting #7, #8',
     ],
-    ['service of a concurrent run', { step: 'service', status: 'skipped', kind: 'created-concurrently', service, deleted: [] }, 'Service #101 is Active, created by another activation of the same customer'],
     ['site reused', { step: 'site', status: 'skipped', kind: 'reused', site }, 'Reusing NMS site "Ada Lovelace"'],
     ['authorized', { step: 'authorize', status: 'done', device, site }, 'Authorized cpe-ada onto site "Ada Lovelace"'],
     ['already on the site', { step: 'authorize', status: 'skipped', device, site }, 'cpe-ada is already authorized on site "Ada Lovelace"'],
@@ -38,11 +36,6 @@ describe('stepSentence', () => {
       'CRM POST /clients: no answer. UISP may or may not have applied this change; re-run the activation: it picks up where it stopped and creates no duplicates',
     ],
     ['failed while reading', { step: 'discover', status: 'failed', error: uispError('NMS GET /sites: HTTP 502', { beforeWrites: true }) }, 'NMS GET /sites: HTTP 502. Nothing was changed.'],
-    [
-      'a duplicate site left behind',
-      { step: 'site', status: 'failed', error: uispError('NMS DELETE /sites/s-2: timed out'), leftoverSite: { site: { id: 's-2', name: 'Ada Lovelace' }, clientId: 1043 } },
-      'Created NMS site "Ada Lovelace" (s-2) for client #1043, another activation\'s duplicate, and could not remove it: NMS DELETE /sites/s-2: timed out',
-    ],
     [
       'planned move',
       { step: 'authorize', status: 'planned', device, authorize: { action: 'authorize' }, move: { site: { id: 's-1', name: 'Leon Hope' }, client: { id: 1007, name: 'Leon Hope' } } },
@@ -58,8 +51,6 @@ describe('the result and its lists', () => {
     ['a client whose read-back failed', { kind: 'client-created', client, unconfirmed: true }, 'Created client #1042 Ada Lovelace; not yet confirmed as the only one (a re-run checks)'],
     ['a deleted service', { kind: 'service-deleted', service: { id: 102, status: 6, statusLabel: 'Quoted', name: null } }, 'Deleted Quoted service #102'],
     ['a service whose read-back failed', { kind: 'service-created-unconfirmed', serviceId: 140 }, 'Created Active service #140; not yet confirmed as the only one (a re-run checks)'],
-    ['a site made for a client whose step failed', { kind: 'site-created', site, forClientId: 1042 }, 'Created NMS site "Ada Lovelace" for client #1042'],
-    ['a duplicate site left behind', { kind: 'site-left-over', site: { id: 's-2', name: 'Ada Lovelace' }, clientId: 1043 }, 'Created NMS site "Ada Lovelace" (s-2) for client #1043, another activation\'s duplicate; remove that site in NMS'],
     ['a duplicate removed', { kind: 'duplicate-removed', record: 'site', id: 's-3' }, 'Removed duplicate site s-3'],
     ['the device authorized', { kind: 'authorized', device, site }, 'Authorized cpe-ada onto site "Ada Lovelace"'],
   ])('done: %s', (_name, entry, sentence) => {

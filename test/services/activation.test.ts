@@ -6,7 +6,7 @@ import { stepSentence } from '../../src/render/activation.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ActivationConfirmation, ActivationEvent, ActivationRequest, ActivationResult, ConfirmedPlan, StepEvent } from '../../src/services/activation/types.js';
 import { siteMarker } from '../../src/services/activation/workflow.js';
-import { ACTIVATION_MARKER } from '../../src/services/activation/writes.js';
+import { ACTIVATION_MARKER, newClientMarker } from '../../src/services/activation/markers.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
 import { worded } from '../support/worded.js';
 
@@ -15,8 +15,9 @@ afterEach(async () => uisp?.close());
 
 const PRIMARY_SITE = '3f6b2c1e-8d4a-4e7b-9c2d-5a1e0f7b3c01';
 const NOW = () => new Date('2026-11-22T15:00:00Z');
-/** Clients and services an activation creates carry its markers (README: Known differences). */
+/** Clients and services an activation creates carry its markers (README: Known differences); a client also when its lease began. */
 const RUN_MARKED = new RegExp(`^${ACTIVATION_MARKER} subops:run=\\w+$`);
+const CLIENT_MARKED = new RegExp(`^${ACTIVATION_MARKER} subops:run=\\w+ subops:created=\\d+$`);
 
 async function run(request: ActivationRequest, options: { dryRun?: boolean; confirm?: ActivationConfirmation; confirmed?: ConfirmedPlan } = {}) {
   const events: ActivationEvent[] = [];
@@ -46,15 +47,17 @@ describe('a brand-new customer', () => {
     ]);
     expect(result).toMatchObject({ outcome: 'activated', client: { name: 'Ada Lovelace' }, done: expect.any(Array), notDone: [] });
     const clientId = result.client!.id;
-    // The service and the site go out together, so only their neighbours' order is fixed.
+    // Two waves: the client with the site; then the service, the device and the site's client marker.
+    const site = result.site!.id;
     const writes = uisp.writes();
-    expect(writes[0]).toBe('POST /crm/api/v1.0/clients');
-    expect(writes.slice(1, 3).sort()).toEqual([`POST /crm/api/v1.0/clients/${clientId}/services`, 'POST /nms/api/v2.1/sites']);
-    expect(writes.slice(3)).toEqual(['POST /nms/api/v2.1/devices/authorize']);
-    expect(bodyOf('POST', /\/clients$/)).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', contacts: [expect.objectContaining({ email: 'ada@example.org' })], note: expect.stringMatching(RUN_MARKED) });
+    expect(writes.slice(0, 2).sort()).toEqual(['POST /crm/api/v1.0/clients', 'POST /nms/api/v2.1/sites']);
+    expect(writes.slice(2).sort()).toEqual([`POST /crm/api/v1.0/clients/${clientId}/services`, 'POST /nms/api/v2.1/devices/authorize', `PUT /nms/api/v2.1/sites/${site}`]);
+    expect(bodyOf('POST', /\/clients$/)).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', contacts: [expect.objectContaining({ email: 'ada@example.org' })], note: expect.stringMatching(CLIENT_MARKED) });
     // The CRM's documented date-time form: midnight of today in ISP_TIMEZONE (America/Guyana, UTC-4).
     expect(bodyOf('POST', /\/services$/)).toEqual({ status: 1, servicePlanPeriodId: 37, price: 10_000, activeFrom: '2026-11-22T00:00:00-0400', invoicingStart: '2026-11-22T00:00:00-0400', note: expect.stringMatching(RUN_MARKED) });
-    expect(bodyOf('POST', /\/sites$/)).toEqual({ name: 'Ada Lovelace', type: 'endpoint', parentSiteId: PRIMARY_SITE, note: expect.stringMatching(new RegExp(`^${siteMarker(clientId)} subops:created=\\d+ subops:run=\\w+$`)) });
+    // Made before the client had an id: the site carries its name's key, then gets the id too.
+    expect(bodyOf('POST', /\/sites$/)).toEqual({ name: 'Ada Lovelace', type: 'endpoint', parentSiteId: PRIMARY_SITE, note: expect.stringMatching(new RegExp(`^${newClientMarker('Ada', 'Lovelace')} subops:created=\\d+ subops:run=\\w+$`)) });
+    expect(bodyOf('PUT', /\/sites\//)).toMatchObject({ identification: { name: 'Ada Lovelace', type: 'endpoint' }, description: { note: expect.stringMatching(new RegExp(`^${siteMarker(clientId)} ${newClientMarker('Ada', 'Lovelace')} subops:created=\\d+ subops:run=\\w+$`)) } });
     expect(bodyOf('POST', /\/authorize$/)).toEqual({ siteId: result.site!.id, deviceIds: [deviceId('PowerBeam 5AC')] });
     const reminder = steps.at(-1)!;
     expect(stepSentence(reminder)).toContain(`${uisp.sim.url}/crm/client/${clientId}`);
@@ -158,7 +161,7 @@ describe('existing clients, by service state', () => {
       const requests = uisp.sim.requests;
       const deleted = requests.findIndex((r) => r.method === 'DELETE');
       expect(requests.filter((r) => r.method === 'DELETE').map((r) => r.path)).toEqual(['/crm/api/v1.0/clients/services/102']);
-      expect(requests.slice(0, deleted).every((r) => r.method === 'GET')).toBe(true);
+      expect(requests.slice(0, deleted).every((r) => r.method === 'GET' || (r.method === 'POST' && r.path === '/crm/api/v1.0/client-logs'))).toBe(true);
     });
 
     it('an Active service that appeared meanwhile: the confirmed delete stands, no service is created, the result says so', async () => {
@@ -193,7 +196,8 @@ describe('existing clients, by service state', () => {
       expect(result).toMatchObject({ outcome: 'failed', error: { code: 'delete-unconfirmed' }, done: ['Deleted Quoted service #102'] });
       expect(result.message).toContain('deletes Quoted service #151');
       expect(result.message).not.toContain('Nothing was changed');
-      expect(uisp.writes()).toEqual(['DELETE /crm/api/v1.0/clients/services/102']);
+      // The lease it took with the delete is let go again.
+      expect(uisp.writes()).toEqual(['POST /crm/api/v1.0/client-logs', 'DELETE /crm/api/v1.0/clients/services/102', 'POST /crm/api/v1.0/client-logs']);
     });
 
     it('starts the site it creates with the fresh reads; refused, removes it again', async () => {
@@ -223,7 +227,8 @@ describe('existing clients, by service state', () => {
     uisp = await startUisp({ now: NOW });
     const { result } = await run({ device: '10.20.3.12', firstName: 'Shanice', lastName: 'Williams' });
     expect(result).toMatchObject({ outcome: 'activated', client: { id: 1004 } });
-    expect(uisp.writes().filter((w) => w.includes('/crm/'))).toEqual(['POST /crm/api/v1.0/clients/1004/services']);
+    // The lease entry in the client's log, then the service.
+    expect(uisp.writes().filter((w) => w.includes('/crm/'))).toEqual(['POST /crm/api/v1.0/client-logs', 'POST /crm/api/v1.0/clients/1004/services']);
   });
 
   it('never reuses a site SubOps made for another client whose id merely starts the same', async () => {
@@ -349,27 +354,34 @@ describe('failures and convergence', () => {
     expect(third.result.outcome).toBe('already-activated');
   });
 
-  it('a refused service creation keeps the created client, reports it, and does not authorize', async () => {
+  it('a service plan period the CRM does not have is refused before anything is written', async () => {
+    // The device goes on in the same wave as the service is created: UISP's refusal would come too late.
     uisp = await startUisp({ now: NOW, env: { SERVICE_PLAN_PERIOD_ID: '999' } });
     const { result } = await run({ device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' });
-    expect(result.outcome).toBe('failed');
-    expect(result.message).toMatch(/servicePlanPeriodId/);
-    expect(result.done[0]).toMatch(/^Created client #\d+ Ada Lovelace$/);
-    expect(result.notDone).toContain('create the Active service');
-    expect(result.notDone).toContain('authorize PowerBeam 5AC');
-    expect(uisp.writes().some((w) => w.endsWith('/authorize'))).toBe(false);
+    expect(result).toMatchObject({ outcome: 'failed', failedStep: 'service', error: { code: 'service-plan-unknown' } });
+    expect(result.message).toContain('SERVICE_PLAN_PERIOD_ID 999 is no period of the CRM\'s service plans');
+    expect(result.message).toContain('Nothing was changed.');
+    expect(uisp.writes()).toEqual([]);
   });
 
-  it('a service UISP creates as Quoted (not Active) stops the run before the device is authorized', async () => {
+  it('a refused service creation keeps the created client, reports it, and says the device is on', async () => {
+    uisp = await startUisp({ now: NOW, simulator: { faults: [{ method: 'POST', path: /\/services$/, kind: 'status', status: 422 }] } });
+    const { result } = await run({ device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' });
+    expect(result).toMatchObject({ outcome: 'failed', failedStep: 'service' });
+    expect(result.done).toEqual([expect.stringMatching(/^Created client #\d+ Ada Lovelace$/), 'Created NMS site "Ada Lovelace"', 'Authorized PowerBeam 5AC onto site "Ada Lovelace"']);
+    expect(result.notDone).toEqual(['create the Active service']);
+  });
+
+  it('a service UISP creates as Quoted (not Active) fails the run, which says the device is on', async () => {
     // A wrong SERVICE_STATUS_ACTIVE sends status 2; the simulator, like UISP, then creates the service Quoted.
     uisp = await startUisp({ now: NOW, env: { SERVICE_STATUS_ACTIVE: '2' } });
     const { steps, result } = await run({ device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' });
-    const service = steps.find((s) => s.step === 'service')!;
+    const service = steps.findLast((s) => s.step === 'service')!;
     expect(service).toMatchObject({ status: 'failed', error: { code: 'uisp-error', problem: 'service-not-active' } });
     expect(stepSentence(service)).toMatch(/created service #\d+ as Quoted, not Active/);
-    expect(result).toMatchObject({ outcome: 'failed', notDone: ['authorize PowerBeam 5AC'] });
+    expect(result).toMatchObject({ outcome: 'failed', notDone: [] });
     expect(result.done).toContainEqual(expect.stringMatching(/^Created Quoted service #\d+/));
-    expect(uisp.writes().some((w) => w.endsWith('/authorize'))).toBe(false);
+    expect(result.done).toContain('Authorized PowerBeam 5AC onto site "Ada Lovelace"');
   });
 
   it('UISP down during the reads: fails at discovery, nothing written, message says so', async () => {

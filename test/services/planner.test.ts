@@ -9,7 +9,7 @@ import { decideActivation, siteMarker, type ActivationReads, type ClientLookup }
 import { describeMove, errorSentence } from '../../src/render/activation.js';
 import { DEFAULT_SERVICE_STATUSES } from '../../src/services/activation/service-status.js';
 import type { ActivationDecision } from '../../src/services/activation/types.js';
-import { ClientSchema, DeviceSchema, ServiceSchema, SiteSchema } from '../../src/services/uisp/schemas.js';
+import { ClientSchema, DeviceSchema, ServicePlanSchema, ServiceSchema, SiteSchema } from '../../src/services/uisp/schemas.js';
 
 const ROOT = 'root';
 const TOWER = 'tower';
@@ -42,7 +42,9 @@ function reads(overrides: Partial<ActivationReads> & { dev?: ReturnType<typeof d
     discovered: dev.identification.authorized ? [] : [dev],
     lookup: { by: 'name', active: [ADA], archived: [] },
     services: [],
+    clientLogs: [],
     sites: SITES,
+    servicePlans: [ServicePlanSchema.parse({ id: 1, name: 'Standard Monthly', periods: [{ id: 37, period: 1, price: 10000 }] })],
     settings: { servicePlanPeriodId: 37, servicePrice: 10000, parentSiteId: undefined, statuses: DEFAULT_SERVICE_STATUSES },
     today: '2026-01-02',
     ...overrides,

@@ -16,14 +16,15 @@ import { startUisp, type UispFixture } from '../support/uisp.js';
 const LATENCY_MS = 40;
 
 /**
- * `cli`/`slack`: the bound each path meets today (issue 11's targets: new 3, Quoted 4, already active 2).
- * The new customer's and the Quoted clean-up's remaining waves are the read-backs after creating, which
- * the convergence rules (issue 9) keep on the critical path. Through Slack, the plan read for the
- * confirmation is not read again before writing: the confirmed deletes go out with the run's re-read.
+ * `cli`/`slack`: issue 11's targets (new 3, Quoted 4, already active 2). A new customer: the reads; the
+ * client with its site; the service, the authorization and the site's client marker with the lease check.
+ * A Quoted clean-up: the reads; the client's services and log; the lease entry, the delete and the site;
+ * the service and the authorization. Through Slack, the plan read for the confirmation is not read again
+ * before writing: the confirmed delete and the lease entry go out with the run's re-read.
  */
 const CASES = [
-  { name: 'a new customer', device: '10.20.1.88', firstName: 'Ada', lastName: 'Lovelace', outcome: 'activated', cli: 5, slack: 5 },
-  { name: 'a Quoted clean-up', device: '10.20.1.51', firstName: 'Priya', lastName: 'Ramnarine', outcome: 'activated', cli: 5, slack: 5 },
+  { name: 'a new customer', device: '10.20.1.88', firstName: 'Ada', lastName: 'Lovelace', outcome: 'activated', cli: 3, slack: 3 },
+  { name: 'a Quoted clean-up', device: '10.20.1.51', firstName: 'Priya', lastName: 'Ramnarine', outcome: 'activated', cli: 4, slack: 4 },
   { name: 'an already active customer', device: '10.20.1.21', firstName: 'Marcus', lastName: 'Baptiste', outcome: 'already-activated', cli: 2, slack: 2 },
 ] as const;
 

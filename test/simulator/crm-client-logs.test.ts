@@ -1,7 +1,7 @@
 /** CRM client logs (Blueprint "Group Client Logs"): an append-only, id-ordered list of entries per client. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildData, sampleData, SimulatorDataError, startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { CRM, crm } from './helpers.js';
+import { CRM, crm, ids, UISP_DATE } from './helpers.js';
 
 let sim: RunningSimulator;
 beforeEach(async () => {
@@ -9,8 +9,6 @@ beforeEach(async () => {
 });
 afterEach(() => sim.close());
 
-const ids = (list: { id: number }[]) => list.map((item) => item.id);
-const UISP_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+0000$/;
 const log = (clientId: number, message: string, extra: Record<string, unknown> = {}) => crm(sim, 'POST', '/client-logs', { clientId, message, ...extra });
 
 describe('POST /client-logs', () => {

@@ -1,7 +1,7 @@
 /** CRM clients, services and suspension: the rules of spec §2, §3 and §7 as a client of the API sees them. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { crm } from './helpers.js';
+import { crm, ids, UISP_DATE } from './helpers.js';
 
 let sim: RunningSimulator;
 beforeEach(async () => {
@@ -9,8 +9,6 @@ beforeEach(async () => {
 });
 afterEach(() => sim.close());
 
-const ids = (list: { id: number }[]) => list.map((item) => item.id);
-const UISP_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+0000$/;
 const newService = { servicePlanPeriodId: 37, activeFrom: '2026-01-05', invoicingStart: '2026-01-05' };
 
 describe('GET /clients', () => {

@@ -2,6 +2,11 @@
 import type { RunningSimulator } from '../../src/simulator/index.js';
 
 export const CRM = '/crm/api/v1.0';
+
+/** The ids of a listing, in its order. */
+export const ids = (list: { id: number }[]) => list.map((item) => item.id);
+/** UISP's date-time form in CRM answers (`createdDate`, `activeTo`…). */
+export const UISP_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+0000$/;
 export const NMS = '/nms/api/v2.1';
 
 export interface Answer {

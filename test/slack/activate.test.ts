@@ -160,7 +160,8 @@ describe('/activate', () => {
       expect(text).not.toContain('Nothing was changed');
       expect(text).toContain('Deleted Quoted service #102');
       expect(text).toContain('Run /activate again to see what it deletes and confirm it.');
-      expect(h.uisp.writes().filter((w) => w.includes('/crm/'))).toEqual(['DELETE /crm/api/v1.0/clients/services/102']);
+      // The lease taken with the delete (an entry in the client's CRM log) is let go again.
+      expect(h.uisp.writes().filter((w) => w.includes('/crm/'))).toEqual(['POST /crm/api/v1.0/client-logs', 'DELETE /crm/api/v1.0/clients/services/102', 'POST /crm/api/v1.0/client-logs']);
       expect(h.uisp.sim.data.services.some((s) => s.id === 151)).toBe(true);
       // The site the confirmed plan started with the re-read was removed again: no site for Priya is left.
       expect(h.uisp.sim.data.sites.filter((site) => site.description?.note?.includes('subops:crm-client=1002'))).toEqual([]);

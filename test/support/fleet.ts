@@ -6,6 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { loadCoreConfig, type Env } from '../../src/config.js';
 import type { ActivationRequest, ActivationResult } from '../../src/services/activation/types.js';
+import { markedFor } from '../../src/services/activation/planner.js';
+import { ClientSchema, SiteSchema } from '../../src/services/uisp/schemas.js';
 import { worded, type WordedResult } from './worded.js';
 import { createServices, type Services } from '../../src/services/container.js';
 import { buildData, type RunningSimulator, type SimulatorData } from '../../src/simulator/index.js';
@@ -82,7 +84,8 @@ export function holdings(sim: RunningSimulator, customer: FleetCustomer) {
   const clients = data.clients.filter((c) => c.firstName === customer.firstName && c.lastName === customer.lastName);
   const clientIds = new Set(clients.map((c) => c.id));
   const services = data.services.filter((s) => clientIds.has(s.clientId));
-  const sites = data.sites.filter((s) => clients.some((c) => (s.description?.note ?? '').split(/\s+/).includes(`subops:crm-client=${c.id}`)));
+  // SubOps' sites for these clients, by the rule the planner uses (the client's marker, or its creating run's).
+  const sites = data.sites.filter((s) => clients.some((c) => markedFor(ClientSchema.parse(c), clientIds)(SiteSchema.parse(s))));
   const device = data.devices.find((d) => d.identification.id === customer.deviceId)!;
   return { clients, services, active: services.filter((s) => s.status === 1), sites, device };
 }

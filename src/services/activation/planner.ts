@@ -17,8 +17,11 @@
  */
 import type { ActivationConfig } from '../../config.js';
 import { clientDisplayName } from '../uisp/crm-client.js';
-import type { Client, Device, Service, Site } from '../uisp/schemas.js';
+import type { Client, ClientLog, Device, Service, ServicePlan, Site } from '../uisp/schemas.js';
 import { findDevices } from './device-match.js';
+import { noteHas } from '../converge.js';
+import { creatorRun, heldRecords, holderRuns } from './lease.js';
+import { newClientMarker } from './markers.js';
 import { sameName } from './names.js';
 import { dispositionOf, statusLabel } from './service-status.js';
 import type {
@@ -51,6 +54,28 @@ export function markedClientId(site: Site): number | null {
   return null;
 }
 
+/**
+ * Whether a site is SubOps' for this client: it carries the client's marker; or the client is one an
+ * activation created, and the site was made for it in the same wave (before it had an id), so it
+ * carries its name's key, and is bound to no other client. `live`: the clients of that name that exist
+ * (a name lookup's); a site of the name marked for any other id was a removed duplicate's, so it is
+ * this client's too.
+ */
+export function markedFor(client: Client, live?: ReadonlySet<number>): (site: Site) => boolean {
+  const byName = creatorRun(client) === null ? null : newClientMarker(client.firstName, client.lastName);
+  return (site) => {
+    if (markedClientId(site) === client.id) return true;
+    if (byName === null || !noteHas(site.description?.note, byName)) return false;
+    const owner = siteClientId(site);
+    return owner === null || owner === client.id || (live !== undefined && !live.has(owner) && site.ucrm?.client == null);
+  };
+}
+
+/** The ids of the clients a lookup found (the name's namesakes, active and archived); undefined for a lookup by id. */
+export function namesakeIds(lookup: ClientLookup): ReadonlySet<number> | undefined {
+  return lookup.by === 'name' ? new Set([...lookup.active, ...lookup.archived].map((c) => c.id)) : undefined;
+}
+
 /** The CRM client id an NMS site is bound to (CRM binding first, then SubOps' marker), or null. */
 export function siteClientId(site: Site): number | null {
   const bound = site.ucrm?.client?.id ?? site.description?.ucrmId;
@@ -80,7 +105,11 @@ export interface ActivationReads {
   lookup: ClientLookup;
   /** The identified client's services ([] when the client is new or unknown). */
   services: Service[];
+  /** The identified client's CRM log, where activation leases are (./lease.ts); [] when new or unknown. */
+  clientLogs: ClientLog[];
   sites: Site[];
+  /** The CRM's service plans: the configured plan period must be one of theirs before anything is written. */
+  servicePlans: ServicePlan[];
   settings: Pick<ActivationConfig, 'servicePlanPeriodId' | 'servicePrice' | 'parentSiteId' | 'statuses'>;
   /** YYYY-MM-DD in the ISP's time zone. */
   today: string;
@@ -114,9 +143,9 @@ export function decideActivation(reads: ActivationReads): ActivationDecision {
   const identity = identifyClient(reads.lookup, reads.firstName, reads.lastName);
   if ('refusal' in identity) return refused(identity.refusal);
   const client = identity.client ? clientRef(identity.client) : null;
-  const service = planService(reads, client);
+  const service = planService(reads, identity.client);
   if ('refusal' in service) return refused(service.refusal);
-  const site = planSite(reads, client, device.device);
+  const site = planSite(reads, identity.client, device.device);
   if ('refusal' in site) return refused(site.refusal);
 
   const plan: ActivationPlan = {
@@ -171,13 +200,20 @@ function candidate(client: Client): ClientCandidate {
 
 // ---------- service ----------
 
-function planService({ services, settings, today }: ActivationReads, client: ClientRef | null): { service: ActivationPlan['service'] } | { refusal: ActivationRefusal } {
+function planService({ services, settings, today, clientLogs, servicePlans }: ActivationReads, existing: Client | null): { service: ActivationPlan['service'] } | { refusal: ActivationRefusal } {
   const { statuses } = settings;
+  const client = existing && clientRef(existing);
   const ref = (s: Service): ServiceRef => ({ id: s.id, status: s.status, statusLabel: statusLabel(s.status, statuses), name: s.name });
-  const active = services.find((s) => dispositionOf(s.status, statuses) === 'reuse');
+  const reusable = services.filter((s) => dispositionOf(s.status, statuses) === 'reuse').sort((a, b) => a.id - b.id);
+  // Several Active services: the one the client's lease holder made (what it reported), else the first.
+  const active = (existing ? heldRecords(reusable, holderRuns(existing, clientLogs), (s) => s.note)[0] : undefined) ?? reusable[0];
   if (active) return { service: { action: 'reuse', service: ref(active) } };
   const suspended = services.filter((s) => dispositionOf(s.status, statuses) === 'block');
   if (client && suspended.length) return { refusal: { code: 'service-suspended', client, services: suspended.map(ref) } };
+  // UISP refuses a service of an unknown plan period, after the device is let on in the same wave: refuse first.
+  if (!servicePlans.some((plan) => plan.periods.some((period) => period.id === settings.servicePlanPeriodId))) {
+    return { refusal: { code: 'service-plan-unknown', servicePlanPeriodId: settings.servicePlanPeriodId } };
+  }
   return {
     service: {
       action: 'create',
@@ -193,25 +229,33 @@ function planService({ services, settings, today }: ActivationReads, client: Cli
 
 type SitePlan = Pick<ActivationPlan, 'site' | 'authorize' | 'move'>;
 
-function planSite({ sites, settings, firstName, lastName, authorized }: ActivationReads, client: ClientRef | null, device: DeviceRef): SitePlan | { refusal: ActivationRefusal } {
-  const own = client ? ownSites(sites, client.id) : [];
+function planSite({ sites, settings, firstName, lastName, authorized, clientLogs, lookup }: ActivationReads, existing: Client | null, device: DeviceRef): SitePlan | { refusal: ActivationRefusal } {
+  const client = existing && clientRef(existing);
+  const own = existing ? ownSites(sites, existing, namesakeIds(lookup)) : [];
   const current = device.authorized && device.siteId ? sites.find((s) => s.id === device.siteId) : undefined;
-  if (current && own.includes(current)) {
+  const onOwn = current !== undefined && own.includes(current);
+  // Several of the client's sites: the one its lease holder made (what it reported: where the device is
+  // when it made several), else where the device is, else the first.
+  const held = existing ? heldRecords(own, holderRuns(existing, clientLogs), (s) => s.description?.note) : [];
+  const chosen = (current && held.includes(current) ? current : held[0]) ?? (onOwn ? current : own[0]);
+  if (current && current === chosen) {
     const site = siteRef(current);
     return { site: { action: 'reuse', site }, authorize: { action: 'skip', site }, move: null };
   }
-  const move = moveOf(device, current, authorized);
-  if (own.length) return { site: { action: 'reuse', site: siteRef(own[0]!) }, authorize: { action: 'authorize' }, move };
+  // From one of the client's own sites to another is no move off anybody's site.
+  const move = onOwn ? null : moveOf(device, current, authorized);
+  if (chosen) return { site: { action: 'reuse', site: siteRef(chosen) }, authorize: { action: 'authorize' }, move };
   const parentSiteId = settings.parentSiteId ?? sites.find((s) => !s.identification.parent && (s.identification.type ?? 'site') === 'site')?.id ?? null;
   if (settings.parentSiteId && !sites.some((s) => s.id === parentSiteId)) return { refusal: { code: 'parent-site-not-found', parentSiteId: settings.parentSiteId } };
   return { site: { action: 'create', name: client?.name ?? `${firstName} ${lastName}`, parentSiteId }, authorize: { action: 'authorize' }, move };
 }
 
-/** The client's own sites: bound to it in the CRM first, then carrying SubOps' marker for it. */
-export function ownSites(sites: Site[], clientId: number): Site[] {
-  const id = String(clientId);
+/** The client's own sites: bound to it in the CRM first, then SubOps' for it (`markedFor`). */
+export function ownSites(sites: Site[], client: Client, live?: ReadonlySet<number>): Site[] {
+  const id = String(client.id);
   const bound = sites.filter((s) => s.ucrm?.client?.id === id || s.description?.ucrmId === id);
-  return [...bound, ...sites.filter((s) => !bound.includes(s) && markedClientId(s) === clientId)];
+  const marked = markedFor(client, live);
+  return [...bound, ...sites.filter((s) => !bound.includes(s) && marked(s))];
 }
 
 /**

@@ -125,7 +125,9 @@ export type ActivationRefusal =
   | { code: 'client-archived'; candidates: ClientCandidate[] }
   | { code: 'client-ambiguous'; typedName: string; candidates: ClientCandidate[] }
   | { code: 'service-suspended'; client: ClientRef; services: ServiceRef[] }
-  | { code: 'parent-site-not-found'; parentSiteId: string };
+  | { code: 'parent-site-not-found'; parentSiteId: string }
+  /** SERVICE_PLAN_PERIOD_ID is no period of the CRM's service plans: UISP would refuse the service. */
+  | { code: 'service-plan-unknown'; servicePlanPeriodId: number };
 
 /**
  * The planner's answer from reads alone: refused, a plan that needs the agent's confirmation first
@@ -137,8 +139,11 @@ export type ActivationDecision =
   | { kind: 'plan'; plan: ActivationPlan };
 
 export type StepName = 'discover' | 'client' | 'service' | 'site' | 'authorize' | 'manual-link';
-/** manual: a step the agent must do by hand (the CRM–NMS link); the bot never performs it. */
-export type StepStatus = 'done' | 'skipped' | 'failed' | 'planned' | 'manual';
+/**
+ * manual: a step the agent must do by hand (the CRM–NMS link); the bot never performs it. waiting:
+ * another run holds the client's lease, and this one waits for it before writing.
+ */
+export type StepStatus = 'done' | 'skipped' | 'failed' | 'planned' | 'manual' | 'waiting';
 
 /**
  * What happened at one step, as facts: front ends word it (src/render/activation.ts). `kind` tells
@@ -146,18 +151,18 @@ export type StepStatus = 'done' | 'skipped' | 'failed' | 'planned' | 'manual';
  */
 export type StepOutcome =
   /**
-   * `leftoverSite`: a duplicate site this run made for another run's client and could not remove.
    * `afterWrites`: a refusal that came after the run had written (a confirmed plan's deletes), so it
    * cannot say that nothing was changed.
    */
-  | { step: StepName; status: 'failed'; error: ActivationError; leftoverSite?: { site: SiteRef; clientId: number }; afterWrites?: true }
+  | { step: StepName; status: 'failed'; error: ActivationError; afterWrites?: true }
   | { step: 'discover'; status: 'done'; device: DeviceRef }
-  | { step: 'client'; status: 'done' | 'skipped'; kind: 'created' | 'reused' | 'created-concurrently'; client: ClientRef }
+  | { step: 'client'; status: 'done' | 'skipped'; kind: 'created' | 'reused'; client: ClientRef }
   | { step: 'client'; status: 'planned'; plan: ActivationPlan['client'] }
   | { step: 'service'; status: 'done'; kind: 'created'; service: ServiceRef; price: number; currency: string | null; activeFrom: string; deleted: number[] }
   | { step: 'service'; status: 'skipped'; kind: 'already-active'; service: ServiceRef }
-  | { step: 'service'; status: 'skipped'; kind: 'created-concurrently'; service: ServiceRef; deleted: number[] }
   | { step: 'service'; status: 'planned'; plan: ActivationPlan['service'] }
+  /** Another run holds the client's lease (`since`: when it took it, ms since the epoch; null when unknown). */
+  | { step: 'service'; status: 'waiting'; client: ClientRef; run: string; since: number | null }
   | { step: 'site'; status: 'done' | 'skipped'; kind: 'created' | 'reused' | 'created-concurrently'; site: SiteRef }
   | { step: 'site'; status: 'planned'; plan: ActivationPlan['site'] }
   | { step: 'authorize'; status: 'done' | 'skipped'; device: DeviceRef; site: SiteRef }
@@ -180,10 +185,7 @@ export type DoneEntry =
   | { kind: 'service-deleted'; service: ServiceRef }
   | { kind: 'service-created'; service: ServiceRef; price: number; currency: string | null; activeFrom: string; deleted: number[] }
   | { kind: 'service-created-unconfirmed'; serviceId: number }
-  /** `forClientId`: made for a new client whose own step then failed. */
-  | { kind: 'site-created'; site: { name: string }; forClientId?: number; unconfirmed?: true }
-  /** Made for another run's (duplicate) client and not removed: the agent removes it in NMS. */
-  | { kind: 'site-left-over'; site: SiteRef; clientId: number }
+  | { kind: 'site-created'; site: { name: string }; unconfirmed?: true }
   /** A site a confirmed run started at once, which the fresh plan did not use, and could not remove. */
   | { kind: 'site-unused'; site: SiteRef }
   | { kind: 'duplicate-removed'; record: 'client' | 'service' | 'site'; id: number | string }
@@ -216,6 +218,12 @@ export type ActivationError =
   | { code: 'device-in-use'; device: DeviceRef; move: DeviceMove }
   /** The plan deletes services the run was not confirmed to delete (`client`: null for a new client). */
   | { code: 'delete-unconfirmed'; services: ServiceRef[]; client: ClientRef | null }
+  /**
+   * Another run holds the client's activation lease (services/activation/lease.ts) and neither finished
+   * nor let go while this run waited: creating a second service meanwhile could bill the client twice.
+   * `since`: when that run took it (ms since the epoch; null when unknown); `freeAt`: when it runs out.
+   */
+  | { code: 'client-busy'; client: ClientRef; run: string; since: number | null; freeAt: number | null }
   | UispFailure;
 
 export type ActivationErrorCode = ActivationError['code'];

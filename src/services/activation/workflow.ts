@@ -8,30 +8,38 @@
  * re-running after any failure converges: no second client, service or site.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ActivationConfig } from '../../config.js';
 import type { CrmClient } from '../uisp/crm-client.js';
-import { creationStamp, noteHas, UnconfirmedCreateError, type KeyedLock, type WriteRetryPolicy } from '../converge.js';
-import { UispError, UispNotFoundError } from '../uisp/errors.js';
+import { creationStamp, noteHas, UnconfirmedCreateError, type Converged, type KeyedLock, type WriteRetryPolicy } from '../converge.js';
+import { UispError, UispNotFoundError, UispWriteNotAppliedError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
-import type { Client, Service } from '../uisp/schemas.js';
+import type { Client, ClientLog, Service, Site } from '../uisp/schemas.js';
 import { parseDeviceQuery } from './device-match.js';
+import { createdStampOf, creatorRun, leaseHolder, loggedAt, runOf, type LeaseHolder } from './lease.js';
+import { runMarker } from './markers.js';
 import { titleCase } from './names.js';
-import { clientRef, decideActivation, identifyClient, siteRef, type ActivationReads, type ClientLookup } from './planner.js';
+import { clientRef, decideActivation, identifyClient, markedClientId, markedFor, namesakeIds, ownSites, siteRef, type ActivationReads, type ClientLookup } from './planner.js';
 import { dispositionOf, statusLabel } from './service-status.js';
 import {
+  createClient,
+  createService,
+  createSite,
   deleteReplaced,
-  ensureActiveService,
+  deviceState,
   ensureAuthorized,
-  ensureClient,
   ensureSite,
+  markSite,
+  markedNamesakes,
+  releaseLease,
   removeDuplicateClients,
+  removeEmptyClient,
   removeOwnSite,
   settleActiveService,
   settleSite,
-  runMarker,
-  deviceState,
+  takeLease,
   type DeviceState,
-  type SiteOutcome,
+  type SiteOwner,
   type WriteDeps,
 } from './writes.js';
 import type {
@@ -114,22 +122,21 @@ interface PlanToRun {
   reads: ActivationReads;
 }
 
-/** A site creation started before the fresh reads, for this client and device. */
-interface StartedSite {
-  clientId: number;
-  deviceId: string;
-  siting: Promise<SiteOutcome>;
-}
-
 /** What a confirmed plan's run wrote at its start, with its fresh reads. */
 interface StartedWrites {
   deleted: ServiceRef[];
-  site?: StartedSite;
+  /** The lease on the confirmed plan's client, taken in that wave. */
+  lease?: { clientId: number; taking: Promise<ClientLog> };
+  /** The site created for that client in that wave, and the device it is for. */
+  site?: { clientId: number; deviceId: string; creating: Promise<Converged<Site>> };
 }
 
-/** Whether the plan creates the site already started (same client, same device). */
-const usesSite = (plan: ActivationPlan, site: StartedSite) =>
-  plan.site.action === 'create' && plan.client.action === 'reuse' && plan.client.client.id === site.clientId && plan.device.id === site.deviceId;
+/** Whether the plan creates the service for the client the confirmed writes were for (under the lease taken then). */
+const createsFor = (plan: ActivationPlan, clientId: number | undefined) => plan.service.action === 'create' && plan.client.action === 'reuse' && plan.client.client.id === clientId;
+
+/** Whether the plan creates the site started with the confirmed writes (same client, same device). */
+const usesSite = (plan: ActivationPlan, site: StartedWrites['site']) =>
+  site !== undefined && plan.site.action === 'create' && plan.client.action === 'reuse' && plan.client.client.id === site.clientId && plan.device.id === site.deviceId;
 
 /** How many times a plan is read again when concurrent writes changed what it read. */
 const READ_AGAIN_LIMIT = 3;
@@ -137,16 +144,31 @@ const READ_AGAIN_LIMIT = 3;
 /** Keys of the in-process lock: resolved ids, never typed text (the same device typed two ways is one key). */
 const lockKeys = (plan: ActivationPlan) => [`device:${plan.device.id}`, ...(plan.client.action === 'reuse' ? [`client:${plan.client.client.id}`] : [])];
 
+/** A run that finds another run holding the lease waits for it: this long between looks, at most. */
+const WAIT_STEP_MAX_MS = 5_000;
+
+/** What `writeOnce` ended with: done (a result yielded), or another run holds the client and this one waits for it. */
+type WriteOutcome = { done: true } | ({ done: false } & Waiting);
+
+/** Another run holding a client's lease, which this run waits for. */
+interface Waiting {
+  clientId: number;
+  holder: LeaseHolder;
+  /** The held client, when this run has just read it (its sites are found by it). */
+  client?: Client;
+}
+
 export class ActivationService {
   /** Shared by every run; each run adds its own marker (`forRun`). */
-  private readonly writes: Omit<WriteDeps, 'run'>;
+  private readonly writes: Omit<WriteDeps, 'run' | 'runId'>;
 
   constructor(private readonly deps: ActivationDeps) {
     this.writes = { crm: deps.crm, nms: deps.nms, settings: deps.settings, retry: deps.writeRetry, clock: deps.clock ?? creationStamp };
   }
 
   private forRun(): WriteDeps {
-    return { ...this.writes, run: runMarker(randomUUID().slice(0, 8)) };
+    const runId = randomUUID().slice(0, 8);
+    return { ...this.writes, run: runMarker(runId), runId };
   }
 
   /**
@@ -174,35 +196,35 @@ export class ActivationService {
    * A refusal, a service deletion (`confirm.deletes`) or a device move (`confirm.moveFrom`) the caller did
    * not confirm, stops it before any write, with the plan in the result (what confirming would do).
    * Runs on the same device or client in this process take turns (a waiting run plans again once the
-   * first is done); across processes the writes themselves converge (writes.ts). `decided`: a decision
-   * for this request the caller has just read (`decide`), used instead of reading UISP again.
-   * `confirmed`: the plan a confirmation showed (read a while ago): its first writes go out at once, with
-   * the fresh reads that decide the rest (`startConfirmed`).
+   * first is done); across processes, a run creating a client's service holds its lease (./lease.ts).
+   * `decided`: a decision for this request the caller has just read (`decide`), used instead of reading
+   * UISP again. `confirmed`: the plan a confirmation showed (read a while ago): its first writes go out at
+   * once, with the fresh reads that decide the rest (`startConfirmed`).
    */
   async *run(
     request: ActivationRequest,
     { dryRun = false, confirm = {}, decided, confirmed }: { dryRun?: boolean; confirm?: ActivationConfirmation; decided?: ReadDecision; confirmed?: ConfirmedPlan } = {},
   ): AsyncGenerator<ActivationEvent> {
     const log = new RunLog();
-    let plan: ActivationPlan;
-    let reads: ActivationReads;
+    let planned: PlanToRun;
     let release = () => {};
     const writes = this.forRun();
     /** What a confirmed plan wrote with the fresh reads: done, whatever those reads decide. */
     const started: StartedWrites = { deleted: [] };
+    const replan = () => this.readConverging(request, confirm, dryRun);
     try {
-      const replan = () => this.readConverging(request, confirm, dryRun);
-      ({ plan, reads } = decided
+      planned = decided
         ? { plan: planToRun(decided, confirm, dryRun), reads: decided.reads }
-        : confirmed && !dryRun && Date.now() - confirmed.readAt <= CONFIRMED_PLAN_FRESH_MS
+        : confirmed && !dryRun && confirmed.deletes.length > 0 && Date.now() - confirmed.readAt <= CONFIRMED_PLAN_FRESH_MS
           ? await this.startConfirmed(request, confirm, confirmed, writes, started)
-          : await replan());
-      if (!dryRun) ({ plan, reads, release } = await this.lock({ plan, reads }, replan));
-      plan = withDeletedAtStart(plan, started.deleted, log);
-      if (started.site && !usesSite(plan, started.site)) await this.discardSite(writes, started.site, log, plan);
+          : await replan();
+      if (!dryRun) ({ release, ...planned } = await this.lock(planned, replan));
+      planned = { ...planned, plan: withDeletedAtStart(planned.plan, started.deleted, log) };
+      const keepSite = usesSite(planned.plan, started.site);
+      await this.discardStarted(writes, started, log, planned.plan, { site: keepSite, lease: keepSite || createsFor(planned.plan, started.lease?.clientId) });
     } catch (error) {
       for (const old of started.deleted) log.did(`delete:${old.id}`, { kind: 'service-deleted', service: old });
-      if (started.site) await this.discardSite(writes, started.site, log);
+      await this.discardStarted(writes, started, log);
       // After confirmed writes, "nothing was changed" is no longer true: the failed step says so, the result's done list says what was.
       const failure = asFailure(error, log.done.length === 0);
       const failedStep = FAILED_STEP[failure.code];
@@ -211,38 +233,57 @@ export class ActivationService {
       return;
     }
     try {
-      const device = plan.device;
+      const device = planned.plan.device;
       yield step({ step: 'discover', status: 'done', device }, { deviceId: device.id });
       if (dryRun) {
-        yield* planEvents(plan);
-        yield { type: 'result', outcome: 'planned', plan, device, done: [], notDone: [] };
+        yield* planEvents(planned.plan);
+        yield { type: 'result', outcome: 'planned', plan: planned.plan, device, done: [], notDone: [] };
         return;
       }
-      const siteStarted = started.site && usesSite(plan, started.site) ? started.site : undefined;
-      yield* this.write(request, { plan, reads }, log, { ...writes, deleted: new Set(started.deleted.map((old) => old.id)) }, siteStarted);
+      let from: StartedWrites | undefined = started;
+      for (let again = 0; ; again++) {
+        const outcome = yield* this.writeOnce(request, planned, log, writes, from);
+        if (outcome.done) return;
+        from = undefined;
+        const waitingFor = busyClient(outcome, planned.plan);
+        yield step({ step: 'service', status: 'waiting', client: waitingFor, run: outcome.holder.run, since: outcome.holder.since }, { clientId: waitingFor.id });
+        try {
+          if (again >= READ_AGAIN_LIMIT) throw new ActivationFailure(busy(outcome, planned.plan, this.deps.settings.leaseMs));
+          planned = await this.waitFor(request, confirm, writes, outcome, planned.plan);
+        } catch (error) {
+          const failure = asFailure(error);
+          yield step({ step: FAILED_STEP[failure.code], status: 'failed', error: failure.error, ...(log.done.length > 0 && { afterWrites: true as const }) });
+          yield log.failed(FAILED_STEP[failure.code], failure, { device });
+          return;
+        }
+      }
     } finally {
       release();
     }
   }
 
   /**
-   * A confirmed plan's run starts here, its first writes in the same wave as the fresh reads: the
-   * services the agent confirmed deleting (exactly those, so nothing unconfirmed goes) and the site it
-   * creates for an existing client (converging like any site creation: a site made meanwhile is
-   * reconciled by its read-back). The plan is then made again from the fresh reads, without what was
-   * deleted: an Active service that appeared meanwhile means no create, a new Quoted one is an
-   * unconfirmed delete, a device that moved refuses the move it no longer matches. A delete that failed
-   * is left to the plan (sent again, or reported). `started` receives what was written, for the report.
+   * A confirmed plan's run starts here, its first writes in the same wave as the fresh reads: the lease
+   * on the client, the services the agent confirmed deleting (exactly those, so nothing unconfirmed goes)
+   * and the site the plan creates for it. The plan is then made again from the fresh reads, without what
+   * was deleted: an Active service that appeared meanwhile means no create, a new Quoted one is an
+   * unconfirmed delete, a device that moved refuses the move it no longer matches. A delete that failed is
+   * left to the plan (sent again, or reported). `started` receives what was written, for the report.
    */
   private async startConfirmed(request: ActivationRequest, confirm: ActivationConfirmation, confirmed: ConfirmedPlan, writes: WriteDeps, started: StartedWrites): Promise<PlanToRun> {
     const { statuses } = this.deps.settings;
     const allowed = confirm.deletes ?? [];
     const deletes = confirmed.deletes.filter((s) => (allowed === 'any' || allowed.includes(s.id)) && dispositionOf(s.status, statuses) === 'replace');
     const { clientId, site } = confirmed;
-    if (clientId !== undefined && site) {
-      const siting = ensureSite(writes, clientId, { action: 'create', name: site.name, parentSiteId: site.parentSiteId }, site.name, site.deviceId, true);
-      siting.catch(() => {}); // awaited by the site step, or when the fresh plan does not use it
-      started.site = { clientId, deviceId: site.deviceId, siting };
+    if (clientId !== undefined && deletes.length) {
+      const taking = takeLease(writes, clientId);
+      taking.catch(() => {}); // awaited by the write, or released when the fresh plan does not use it
+      started.lease = { clientId, taking };
+      if (site) {
+        const creating = createSite(writes, { action: 'create', name: site.name, parentSiteId: site.parentSiteId }, site.name, clientId);
+        creating.catch(() => {});
+        started.site = { clientId, deviceId: site.deviceId, creating };
+      }
     }
     const [read, ...outcomes] = await Promise.allSettled([this.readAll(request, clientId), ...deletes.map((s) => deleteReplaced(writes, s.id))]);
     const listed = read.status === 'fulfilled' ? read.value.services : [];
@@ -265,12 +306,16 @@ export class ActivationService {
   }
 
   /**
-   * A site started for the confirmed plan that the fresh plan does not use (it reuses another, or was
-   * refused): removed again if this run made it, unless the plan (read again after waiting for the lock) reuses it.
+   * What a confirmed plan's start wrote that the plan (read again) does not use (`keep` says what it
+   * does): the site is removed again (unless the plan reuses it), the lease given up.
    */
-  private async discardSite(writes: WriteDeps, { siting }: StartedSite, log: RunLog, plan?: ActivationPlan): Promise<void> {
-    const made = await siting.catch(() => undefined);
-    if (!made?.created || (plan?.site.action === 'reuse' && plan.site.site.id === made.record.id)) return;
+  private async discardStarted(writes: WriteDeps, started: StartedWrites, log: RunLog, plan?: ActivationPlan, keep = { site: false, lease: false }): Promise<void> {
+    const { lease, site } = started;
+    if (!keep.lease) started.lease = undefined;
+    if (!keep.site) started.site = undefined;
+    if (!keep.lease && lease && (await lease.taking.then(() => true, () => false))) await releaseLease(writes, lease.clientId);
+    const made = !keep.site && site && (await site.creating.catch(() => undefined));
+    if (!made || (plan?.site.action === 'reuse' && plan.site.site.id === made.record.id)) return;
     try {
       await removeOwnSite(writes, made.record); // made and removed: nothing to report
     } catch {
@@ -315,118 +360,337 @@ export class ActivationService {
     }
   }
 
-  /** `siteStarted`: the plan's site, already under way for its existing client (a confirmed plan's start). */
-  private async *write(request: ActivationRequest, { plan, reads }: PlanToRun, log: RunLog, writes: WriteDeps, siteStarted?: StartedSite): AsyncGenerator<ActivationEvent> {
-    const { device } = plan;
-    log.expect(plan);
+  /**
+   * Waits while another run holds the client's lease, reading UISP and planning again each time: until
+   * the plan has nothing left to write (that run activated the customer), the lease is let go or runs
+   * out (this run may write), or it has waited as long as a lease lasts (refused, with the facts).
+   */
+  private async waitFor(request: ActivationRequest, confirm: ActivationConfirmation, writes: WriteDeps, waiting: Waiting, plan: ActivationPlan): Promise<PlanToRun> {
+    const { leaseMs } = this.deps.settings;
+    const since = Date.now();
+    for (let n = 0; ; n++) {
+      await delay(Math.min(WAIT_STEP_MAX_MS, Math.max(1, writes.retry.backoffMs) * 2 ** n));
+      const planned = await this.readConverging(request, confirm, false);
+      const holder = this.otherHolder(planned, writes);
+      if (!holder) return planned;
+      if (Date.now() - since >= leaseMs) throw new ActivationFailure(busy({ ...waiting, holder }, plan, leaseMs));
+    }
+  }
 
+  /**
+   * Another run's live lease on the client of a plan (read with the plan), while that run may still be
+   * writing: the plan has something left to write, or what it would keep is not yet what that run made
+   * (its service, and its site or one no run made). Null when this run may go on.
+   */
+  private otherHolder(planned: PlanToRun, writes: WriteDeps): LeaseHolder | null {
+    const { plan, reads } = planned;
+    if (plan.client.action !== 'reuse') return null;
+    const holder = leaseHolder(this.clientRecord(planned), reads.clientLogs, Date.now(), this.deps.settings.leaseMs);
+    if (!holder || holder.run === writes.runId) return null;
+    const writesSomething = plan.service.action === 'create' || plan.site.action === 'create' || plan.authorize.action === 'authorize';
+    const noteOf = <T extends { id: number | string }>(records: (T & { note?: string | null })[], id: number | string) => records.find((r) => r.id === id)?.note;
+    const theirService = plan.service.action === 'reuse' && runOf(noteOf(reads.services, plan.service.service.id)) === holder.run;
+    const siteNote = plan.site.action === 'reuse' ? reads.sites.find((s) => s.id === (plan.site as { site: SiteRef }).site.id)?.description?.note : undefined;
+    // The site kept is the holder's, or none a run made (one another run left may yet give way to the holder's).
+    const siteRun = runOf(siteNote);
+    const finished = !writesSomething && theirService && (siteRun === null || siteRun === holder.run);
+    return finished ? null : holder;
+  }
+
+  /**
+   * The writes of one plan. A plan that creates the service holds the client's lease (./lease.ts) and
+   * writes in two waves: the client or the lease entry, with the site and the deletes; then the service,
+   * the authorization and the lease check together. A run that turns out not to hold undoes what it
+   * created and reports who does (`done: false`); the caller waits for that run and plans again.
+   */
+  private async *writeOnce(request: ActivationRequest, planned: PlanToRun, log: RunLog, writes: WriteDeps, started?: StartedWrites): AsyncGenerator<ActivationEvent, WriteOutcome> {
+    const { plan } = planned;
+    // A run still under way for this client (read with the plan): wait for it before writing anything.
+    const holder = started?.lease ? null : this.otherHolder(planned, writes);
+    if (holder) return { done: false, clientId: (plan.client as { client: ClientRef }).client.id, holder };
+    if (plan.service.action === 'reuse') {
+      yield* this.writeReusing(planned, log, writes, started);
+      return { done: true };
+    }
+    return yield* this.writeLeased(request, planned, log, writes, started);
+  }
+
+  /** The client record the plan reuses, as read with it. */
+  private clientRecord({ plan, reads }: PlanToRun): Client {
+    const id = plan.client.action === 'reuse' ? plan.client.client.id : -1;
+    const lookup = reads.lookup;
+    const found = lookup.by === 'id' ? lookup.client : lookup.active.find((c) => c.id === id);
+    return found ?? ({ id, note: null } as Client);
+  }
+
+  private async *writeLeased(request: ActivationRequest, planned: PlanToRun, log: RunLog, writes: WriteDeps, started?: StartedWrites): AsyncGenerator<ActivationEvent, WriteOutcome> {
+    const { plan } = planned;
+    const { device } = plan;
+    const service = plan.service as Extract<ActivationPlan['service'], { action: 'create' }>;
+    log.expect(plan);
+    const made: Made = {};
+    const siteName = plan.client.action === 'reuse' ? plan.client.client.name : `${plan.client.firstName} ${plan.client.lastName}`;
+
+    // Wave 1: the client (a new one: its creation is the lease) or the lease entry, the deletes, the site.
     let client: ClientRef;
-    let clientIsNew = false;
-    /** The site, started as soon as the new client's creation was answered (it needs only the client's id). */
-    let early: { clientId: number; siting: Promise<SiteOutcome> } | undefined = siteStarted;
-    if (plan.client.action === 'reuse') {
-      client = plan.client.client;
-      yield step({ step: 'client', status: 'skipped', kind: 'reused', client }, { clientId: client.id });
-    } else {
+    let leaseAt: number | null = null;
+    let siting: Promise<SiteRef>;
+    const siteFor = (owner: SiteOwner): Promise<SiteRef> => {
+      if (plan.site.action === 'reuse') return Promise.resolve(plan.site.site);
+      const creating = started?.site?.creating ?? createSite(writes, plan.site, siteName, owner);
+      return creating.then((outcome) => {
+        made.site = outcome.record;
+        return siteRef(outcome.record);
+      });
+    };
+    if (plan.client.action === 'create') {
+      siting = siteFor({ firstName: plan.client.firstName, lastName: plan.client.lastName });
+      siting.catch(() => {}); // awaited below, whatever happens to the client
       const { firstName, lastName } = plan.client;
-      const site = plan.site;
-      const startSite =
-        site.action === 'create'
-          ? (created: Client) => {
-              if (early) return;
-              const siting = ensureSite(writes, created.id, site, clientRef(created).name, device.id, true);
-              siting.catch(() => {}); // awaited below, whatever happens to the client
-              early = { clientId: created.id, siting };
-            }
-          : undefined;
-      let outcome;
       try {
-        outcome = await ensureClient(writes, { firstName, lastName }, contactOf(request), startSite);
+        const outcome = await createClient(writes, { firstName, lastName }, contactOf(request));
+        if (!outcome.created) {
+          // A retry found the customer created by another run meanwhile: that run holds it.
+          const other = outcome.record;
+          await this.undo(writes, made, plan, { clientId: other.id, client: other, holder: { run: creatorRun(other) ?? '', since: createdStampOf(other.note) } }, log, siting);
+          return { done: false, clientId: other.id, client: other, holder: { run: creatorRun(other) ?? '', since: createdStampOf(other.note) } };
+        }
+        made.client = outcome.record;
+        client = clientRef(outcome.record);
       } catch (error) {
         log.unconfirmed('client', error, (id) => ({ kind: 'client-created', client: { id: Number(id), name: `${firstName} ${lastName}` }, unconfirmed: true }));
         yield step({ step: 'client', status: 'failed', error: errorOf(error) });
-        // A site started for the new client exists too: the report says so.
-        const siteMade = early && (await early.siting.catch(() => undefined));
-        if (siteMade?.created) log.did('site', { kind: 'site-created', site: { name: siteMade.record.identification.name }, forClientId: early!.clientId });
+        await this.removeUnusedSite(writes, siting, made, log);
         yield log.failed('client', error, { device });
-        return;
+        return { done: true };
       }
-      client = clientRef(outcome.record);
-      clientIsNew = outcome.created;
-      log.removed('client', outcome.removed);
-      if (early && early.clientId !== client.id) {
-        // The client this run made was another run's duplicate: so is the site started for it.
-        const started = await early.siting.catch(() => undefined);
-        if (started?.created) {
-          try {
-            await removeOwnSite(writes, started.record);
-          } catch (error) {
-            const leftover = { site: siteRef(started.record), clientId: early.clientId };
-            log.did('site', { kind: 'site-left-over', ...leftover });
-            yield step({ step: 'site', status: 'failed', error: errorOf(error), leftoverSite: leftover });
-            yield log.failed('site', error, { device, client });
-            return;
-          }
-          log.removed('site', [started.record]);
-        }
-        early = undefined;
-      }
-      if (outcome.created) {
-        log.did('client', { kind: 'client-created', client });
-        yield step({ step: 'client', status: 'done', kind: 'created', client }, { clientId: client.id });
-      } else {
-        log.settled('client');
-        yield step({ step: 'client', status: 'skipped', kind: 'created-concurrently', client }, { clientId: client.id });
+      log.did('client', { kind: 'client-created', client });
+    } else {
+      client = plan.client.client;
+      const leasing = started?.lease?.taking ?? takeLease(writes, client.id);
+      siting = siteFor(client.id);
+      siting.catch(() => {});
+      const deleting = service.delete.filter((old) => !started?.deleted.some((d) => d.id === old.id)).map((old) => deleteReplaced(writes, old.id).then(() => old));
+      const [lease, ...deletes] = await Promise.allSettled([leasing, ...deleting]);
+      // The deletes a confirmed plan sent at its start are this plan's too, reported with the others.
+      for (const old of service.delete) if (started?.deleted.some((d) => d.id === old.id)) log.did(`delete:${old.id}`, { kind: 'service-deleted', service: old });
+      deletes.forEach((d) => d.status === 'fulfilled' && log.did(`delete:${d.value.id}`, { kind: 'service-deleted', service: d.value }));
+      const failed = [lease, ...deletes].find((r) => r.status === 'rejected');
+      if (lease.status === 'fulfilled') leaseAt = loggedAt(lease.value);
+      if (failed) {
+        yield step({ step: 'service', status: 'failed', error: errorOf(failed.reason), ...(log.done.length > 0 && { afterWrites: true as const }) });
+        await this.removeUnusedSite(writes, siting, made, log);
+        if (lease.status === 'fulfilled') await releaseLease(writes, client.id);
+        yield log.failed('service', failed.reason, { device, client });
+        return { done: true };
       }
     }
 
-    // The service and the site depend only on the client, so both go out together. The device is let on
-    // as soon as its site is settled and an Active service is known to exist (created Active, before its
-    // read-back ends): the read-back only decides which Active service is kept.
-    let serviceIsActive!: () => void;
-    const serviceActive = new Promise<true>((resolve) => (serviceIsActive = () => resolve(true)));
-    // Each branch logs on its own, replayed in step order, so the report's order does not depend on timing.
-    const serviceLog = new BranchLog();
-    const siteLog = new BranchLog();
-    const servicing = this.ensureService(writes, plan, reads, client, clientIsNew, serviceLog, () => serviceIsActive());
-    const siting = this.ensureSite(writes, plan, reads, client, clientIsNew, siteLog, early?.siting);
-    const authorizing = (async () => {
-      const settledSite = await siting;
-      const ready = await Promise.race([serviceActive, servicing.then(() => true, () => false)]);
-      return ready ? this.authorize(writes, plan, settledSite) : undefined;
-    })();
-    const [serviceOutcome, siteOutcome, authorizeOutcome] = await Promise.allSettled([servicing, siting, authorizing]);
-    serviceLog.replay(log);
-    siteLog.replay(log);
-    const failures: { name: StepName; error: unknown }[] = [];
-    for (const [name, outcome] of [['service', serviceOutcome], ['site', siteOutcome]] as const) {
-      if (outcome.status === 'fulfilled') {
-        yield outcome.value.event;
-      } else {
-        failures.push({ name, error: outcome.reason });
-        log.unconfirmed(name, outcome.reason, (id) =>
-          name === 'service' ? { kind: 'service-created-unconfirmed', serviceId: Number(id) } : { kind: 'site-created', site: { name: client.name }, unconfirmed: true },
-        );
-        yield step({ step: name, status: 'failed', error: errorOf(outcome.reason) });
+    // Wave 2: the service, the authorization (once the site is there) and the lease check, together.
+    const isNew = plan.client.action === 'create';
+    const clientId = client.id;
+    const creating = createService(writes, clientId, service);
+    // A new client's site gets the client's id (it was made before the client had one).
+    const marking = isNew && plan.site.action === 'create' ? siting.then(() => markSite(writes, made.site!, clientId).then((site) => void (made.site = site))) : Promise.resolve();
+    const authorizing = siting.then(async (site) => {
+      const event = await this.authorize(writes, plan, { site, device: undefined });
+      if (event.status === 'done') made.authorizedOnto = site.id;
+      return event;
+    });
+    const name = { firstName: titleCase(request.firstName), lastName: titleCase(request.lastName) };
+    const checking: Promise<Waiting | null> = isNew
+      ? markedNamesakes(writes.crm, name).then((namesakes) => {
+          // Concurrent runs each created the customer: the oldest client is the one kept, its run holds.
+          const oldest = [...namesakes, made.client!].reduce((a, b) => (b.id < a.id ? b : a));
+          return oldest.id === clientId ? null : { clientId: oldest.id, client: oldest, holder: { run: creatorRun(oldest) ?? '', since: createdStampOf(oldest.note) } };
+        })
+      : writes.crm.listClientLogs(clientId).then((logs) => {
+          const holder = leaseHolder(this.clientRecord(planned), logs, leaseAt ?? Date.now(), this.deps.settings.leaseMs);
+          return holder && holder.run !== writes.runId ? { clientId, client: this.clientRecord(planned), holder } : null;
+        });
+    const [serviceOutcome, siteOutcome, authorizeOutcome, checkOutcome, markOutcome] = await Promise.allSettled([creating, siting, authorizing, checking, marking]);
+    if (serviceOutcome.status === 'fulfilled' && serviceOutcome.value.created) made.service = serviceOutcome.value.record;
+    const serviceRef = made.service && serviceRefOf(made.service, this.deps.settings.statuses);
+    if (serviceRef) log.did('service', { kind: 'service-created', service: serviceRef, price: service.price, currency: made.service!.currencyCode, activeFrom: service.activeFrom, deleted: service.delete.map((s) => s.id) });
+    if (made.site) log.did('site', { kind: 'site-created', site: siteRef(made.site) });
+    if (made.authorizedOnto && siteOutcome.status === 'fulfilled') log.did('authorize', { kind: 'authorized', device, site: siteOutcome.value });
+
+    // A retry of the service that found another run's Active service: that run holds the client.
+    const foundTheirs = serviceOutcome.status === 'fulfilled' && !serviceOutcome.value.created ? { clientId, client: this.clientRecord(planned), holder: { run: runOf(serviceOutcome.value.record.note) ?? '', since: null } } : undefined;
+    const other = (checkOutcome.status === 'fulfilled' ? checkOutcome.value : undefined) ?? foundTheirs;
+    if (other) {
+      // Another run holds this client (or created the customer first): undo what this run made, then wait for it.
+      try {
+        await this.undo(writes, made, plan, other, log);
+        return { done: false, ...other };
+      } catch (error) {
+        yield step({ step: 'service', status: 'failed', error: errorOf(error), afterWrites: true });
+        yield log.failed('service', error, { device, client });
+        return { done: true };
       }
     }
-    const service = serviceOutcome.status === 'fulfilled' ? serviceOutcome.value.service : undefined;
-    const site = siteOutcome.status === 'fulfilled' ? siteOutcome.value.site : undefined;
-    const authorized = authorizeOutcome.status === 'fulfilled' ? authorizeOutcome.value : undefined;
-    if (authorized?.status === 'done' && 'site' in authorized) log.did('authorize', { kind: 'authorized', device, site: authorized.site });
-    if (!service || !site) {
-      if (authorized) yield authorized;
-      yield log.failed(failures[0]!.name, failures[0]!.error, { device, client, ...(service && { service }), ...(site && { site }) });
-      return;
-    }
-    if (authorizeOutcome.status === 'rejected') {
-      yield step({ step: 'authorize', status: 'failed', error: errorOf(authorizeOutcome.reason) });
-      yield log.failed('authorize', authorizeOutcome.reason, { device, client, service, site });
-      return;
-    }
-    if (authorized?.status === 'skipped') log.settled('authorize');
-    if (authorized) yield authorized;
 
+    const failure = [
+      ['service', serviceOutcome],
+      ['site', siteOutcome],
+      ['authorize', authorizeOutcome],
+      ['service', checkOutcome],
+      ['site', markOutcome],
+    ].find(([, outcome]) => (outcome as PromiseSettledResult<unknown>).status === 'rejected') as [StepName, PromiseRejectedResult] | undefined;
+    yield step({ step: 'client', status: isNew ? 'done' : 'skipped', kind: isNew ? 'created' : 'reused', client }, { clientId });
+    if (serviceRef) {
+      const deleted = service.delete.map((s) => s.id);
+      yield step({ step: 'service', status: 'done', kind: 'created', service: serviceRef, price: service.price, currency: made.service!.currencyCode, activeFrom: service.activeFrom, deleted }, { clientId, serviceId: serviceRef.id, ...(deleted.length && { deletedServiceIds: deleted.join(',') }) });
+    }
+    if (siteOutcome.status === 'fulfilled') {
+      const site = siteOutcome.value;
+      yield step(plan.site.action === 'create' ? { step: 'site', status: 'done', kind: 'created', site } : { step: 'site', status: 'skipped', kind: 'reused', site }, { siteId: site.id });
+    }
+    if (authorizeOutcome.status === 'fulfilled') {
+      if (authorizeOutcome.value.status === 'skipped') log.settled('authorize');
+      yield authorizeOutcome.value;
+    }
+    if (failure || !serviceRef || siteOutcome.status !== 'fulfilled') {
+      const [name, outcome] = failure!;
+      if (name === 'service' && outcome === serviceOutcome) log.unconfirmed('service', outcome.reason, (id) => ({ kind: 'service-created-unconfirmed', serviceId: Number(id) }));
+      yield step({ step: name, status: 'failed', error: errorOf(outcome.reason), afterWrites: true });
+      // A create that may yet land keeps the lease until it runs out, so nobody builds beside it meanwhile.
+      if (![serviceOutcome, siteOutcome].some((o) => o.status === 'rejected' && mayLandLate(o.reason))) await releaseLease(writes, clientId);
+      yield log.failed(name, outcome.reason, { device, client, ...(serviceRef && { service: serviceRef }), ...(siteOutcome.status === 'fulfilled' && { site: siteOutcome.value }) });
+      return { done: true };
+    }
+    if (made.service!.status !== this.deps.settings.statuses.active) {
+      // UISP can leave a new service Quoted (spec §7): the device is on, and the report says so.
+      const error = new ActivationFailure({ code: 'uisp-error', problem: 'service-not-active', service: serviceRef });
+      yield step({ step: 'service', status: 'failed', error: error.error, afterWrites: true });
+      await releaseLease(writes, clientId);
+      yield log.failed('service', error, { device, client, service: serviceRef, site: siteOutcome.value });
+      return { done: true };
+    }
+    yield* this.finish(plan, log, client, serviceRef, siteOutcome.value);
+    return { done: true };
+  }
+
+  /** Removes the site this run created when its other wave-1 write failed, so no orphan stays; one it cannot remove is reported. */
+  private async removeUnusedSite(writes: WriteDeps, siting: Promise<SiteRef>, made: Made, log: RunLog): Promise<void> {
+    await siting.catch(() => undefined);
+    if (!made.site) return;
+    try {
+      await removeOwnSite(writes, made.site); // made and removed: nothing to report
+    } catch {
+      log.did('site', { kind: 'site-unused', site: siteRef(made.site) });
+    }
+  }
+
+  /**
+   * Undoes what this run created after another run turned out to hold the client: its service, its client,
+   * and its site unless the device is on it and the holder has no site yet (then it stays: it is the
+   * customer's site too, by its marker, and a later run keeps whichever the device is on). The device is
+   * moved onto the holder's site first when this run put it on its own.
+   */
+  private async undo(writes: WriteDeps, made: Made, plan: ActivationPlan, { client: holderClient, holder }: Waiting, log: RunLog, siting?: Promise<unknown>): Promise<void> {
+    await siting?.catch(() => undefined);
+    if (made.service) {
+      await deleteReplaced(writes, made.service.id);
+      log.removed('service', [made.service]);
+    }
+    if (made.site) {
+      const [sites, device] = await Promise.all([writes.nms.listSites(), writes.nms.getDevice(plan.device.id)]);
+      const mine = made.site;
+      const onMine = deviceState(device).siteId === mine.id;
+      const theirs = holderClient ? sites.filter(markedFor(holderClient)).filter((s) => s.id !== mine.id) : [];
+      const target = theirs.find((s) => noteHas(s.description?.note, runMarker(holder.run))) ?? theirs[0];
+      if (onMine && target) await ensureAuthorized(writes, plan.device.id, target.id);
+      if (!onMine || target) {
+        await removeOwnSite(writes, mine);
+        log.removed('site', [mine]);
+      } else if (holderClient) {
+        // The device stays on this run's site, which becomes the holder's client's (a later run keeps one).
+        await markSite(writes, mine, holderClient.id);
+      }
+    }
+    if (made.client && (await removeEmptyClient(writes.crm, made.client.id))) log.removed('client', [made.client]);
+  }
+
+  /** A plan that reuses the client's Active service: the site (reused or created, read back), then the device. */
+  private async *writeReusing(planned: PlanToRun, log: RunLog, writes: WriteDeps, started?: StartedWrites): AsyncGenerator<ActivationEvent> {
+    // A confirmed plan's start may have taken the lease and created the site for it: given up at the end.
+    try {
+      yield* this.writeReusingOnce(planned, log, writes, started?.site);
+    } finally {
+      if (started?.lease && (await started.lease.taking.then(() => true, () => false))) await releaseLease(writes, started.lease.clientId);
+    }
+  }
+
+  private async *writeReusingOnce({ plan, reads }: PlanToRun, log: RunLog, writes: WriteDeps, startedSite?: StartedWrites['site']): AsyncGenerator<ActivationEvent> {
+    const { device } = plan;
+    const { statuses } = this.deps.settings;
+    log.expect(plan);
+    const client = (plan.client as { client: ClientRef }).client;
+    const owner = this.clientRecord({ plan, reads });
+    yield step({ step: 'client', status: 'skipped', kind: 'reused', client }, { clientId: client.id });
+    const reused = (plan.service as { service: ServiceRef }).service;
+    let service: ServiceRef;
+    let site: SiteRef;
+    let now: DeviceState | undefined;
+    try {
+      const kept = await settleActiveService(writes, client.id, reused, reads.services.filter((s) => s.status === statuses.active));
+      service = kept ? serviceRefOf(kept.record, statuses) : reused;
+      log.removed('service', kept?.removed ?? []);
+      yield step({ step: 'service', status: 'skipped', kind: 'already-active', service }, { clientId: client.id, serviceId: service.id });
+    } catch (error) {
+      yield step({ step: 'service', status: 'failed', error: errorOf(error) });
+      yield log.failed('service', error, { device, client });
+      return;
+    }
+    let settling: (() => Promise<void>) | undefined;
+    try {
+      if (plan.site.action === 'reuse') {
+        const read = [...reads.authorized, ...reads.discovered].find((d) => d.identification.id === device.id);
+        now = read && deviceState(read);
+        site = plan.site.site;
+        const reusedId = site.id;
+        // Other SubOps sites of the client go once the device is on the one kept (NMS keeps a site with a device).
+        settling = async () => {
+          const kept = await settleSite(writes, owner, reusedId, ownSites(reads.sites, owner, namesakeIds(reads.lookup)));
+          log.removed('site', kept?.removed ?? []);
+          // A new client's site whose marking with the client's id failed gets it now.
+          const record = reads.sites.find((s) => s.id === reusedId);
+          if (record && markedClientId(record) === null && runOf(record.description?.note) !== null) await markSite(writes, record, owner.id);
+        };
+        yield step({ step: 'site', status: 'skipped', kind: 'reused', site }, { siteId: site.id });
+      } else {
+        const outcome = startedSite ? { ...(await startedSite.creating), device: undefined } : await ensureSite(writes, owner, plan.site, client.name, device.id);
+        site = siteRef(outcome.record);
+        now = outcome.device;
+        log.removed('site', outcome.removed);
+        if (outcome.created) log.did('site', { kind: 'site-created', site });
+        else log.settled('site');
+        yield step({ step: 'site', status: outcome.created ? 'done' : 'skipped', kind: outcome.created ? 'created' : 'created-concurrently', site }, { siteId: site.id });
+      }
+    } catch (error) {
+      log.unconfirmed('site', error, () => ({ kind: 'site-created', site: { name: client.name }, unconfirmed: true }));
+      yield step({ step: 'site', status: 'failed', error: errorOf(error), ...(log.done.length > 0 && { afterWrites: true as const }) });
+      yield log.failed('site', error, { device, client, service });
+      return;
+    }
+    try {
+      const event = await this.authorize(writes, plan, { site, device: now });
+      if (event.status === 'done') log.did('authorize', { kind: 'authorized', device, site });
+      else log.settled('authorize');
+      yield event;
+      await settling?.();
+    } catch (error) {
+      yield step({ step: 'authorize', status: 'failed', error: errorOf(error), ...(log.done.length > 0 && { afterWrites: true as const }) });
+      yield log.failed('authorize', error, { device, client, service, site });
+      return;
+    }
+    yield* this.finish(plan, log, client, service, site);
+  }
+
+  /** The manual-link reminder and the result of a run that reached its end. */
+  private *finish(plan: ActivationPlan, log: RunLog, client: ClientRef, service: ServiceRef, site: SiteRef): Generator<ActivationEvent> {
+    const { device } = plan;
     const crmClientUrl = this.crmClientUrl(client.id);
     yield step({ step: 'manual-link', status: 'manual', client, crmClientUrl, site, device }, { clientId: client.id, siteId: site.id, deviceId: device.id });
     yield {
@@ -443,7 +707,7 @@ export class ActivationService {
     };
   }
 
-  /** Authorizes the device onto the settled site, unless it is there already: where it is now (read with the site) wins over the plan. */
+  /** Authorizes the device onto the site, unless it is there already: where it is now (read with the site) wins over the plan. */
   private async authorize(writes: WriteDeps, plan: ActivationPlan, { site, device: now }: { site: SiteRef; device: DeviceState | undefined }): Promise<StepEvent> {
     const { device } = plan;
     const onSite = now ? now.authorized && now.siteId === site.id : plan.authorize.action === 'skip';
@@ -451,78 +715,6 @@ export class ActivationService {
     if (onSite) return step({ step: 'authorize', status: 'skipped', device, site }, ids);
     await ensureAuthorized(writes, device.id, site.id);
     return step({ step: 'authorize', status: 'done', device, site }, ids);
-  }
-
-  /**
-   * `clientIsNew`: this run created the client just now, so nothing can hang under it yet but what it makes.
-   * `active`: called once an Active service is known to exist (before a new one's read-back ends).
-   */
-  private async ensureService(
-    writes: WriteDeps,
-    plan: ActivationPlan,
-    reads: ActivationReads,
-    client: ClientRef,
-    clientIsNew: boolean,
-    log: StepLog,
-    active: () => void,
-  ): Promise<{ service: ServiceRef; event: StepEvent }> {
-    const { statuses } = this.deps.settings;
-    if (plan.service.action === 'reuse') {
-      active();
-      // The plan read this client's services: a reused service is always an existing client's.
-      const kept = await settleActiveService(writes, client.id, plan.service.service, reads.services.filter((s) => s.status === statuses.active));
-      const service = kept ? serviceRefOf(kept.record, statuses) : plan.service.service;
-      log.removed('service', kept?.removed ?? []);
-      return { service, event: step({ step: 'service', status: 'skipped', kind: 'already-active', service }, { clientId: client.id, serviceId: service.id }) };
-    }
-    const planned = plan.service;
-    // The plan's read of this client's services is fresh unless another run made the client.
-    const outcome = await ensureActiveService(writes, client.id, planned, plan.client.action === 'reuse' || clientIsNew, (created) => created.status === statuses.active && active());
-    const deleted = outcome.deleted.map((old) => old.id);
-    for (const old of outcome.deleted) log.did(`delete:${old.id}`, { kind: 'service-deleted', service: old });
-    log.removed('service', outcome.removed);
-    const service = serviceRefOf(outcome.record, statuses);
-    if (!outcome.created) {
-      log.settled('service');
-      return { service, event: step({ step: 'service', status: 'skipped', kind: 'created-concurrently', service, deleted }, { clientId: client.id, serviceId: service.id }) };
-    }
-    const created = { step: 'service', status: 'done', kind: 'created', service, price: planned.price, currency: outcome.record.currencyCode, activeFrom: planned.activeFrom, deleted } as const;
-    log.did('service', { kind: 'service-created', service, price: created.price, currency: created.currency, activeFrom: created.activeFrom, deleted });
-    if (outcome.record.status !== statuses.active) {
-      // UISP can leave a new service Quoted (spec §7); the device must not be let on without an Active one.
-      throw new ActivationFailure({ code: 'uisp-error', problem: 'service-not-active', service });
-    }
-    return { service, event: step(created, { clientId: client.id, serviceId: service.id, ...(deleted.length && { deletedServiceIds: deleted.join(',') }) }) };
-  }
-
-  /** `started`: the site's convergence, already under way for this client. */
-  private async ensureSite(
-    writes: WriteDeps,
-    plan: ActivationPlan,
-    reads: ActivationReads,
-    client: ClientRef,
-    clientIsNew: boolean,
-    log: StepLog,
-    started?: Promise<SiteOutcome>,
-  ): Promise<{ site: SiteRef; event: StepEvent; device: DeviceState | undefined }> {
-    const deviceId = plan.device.id;
-    if (plan.site.action === 'reuse') {
-      const read = [...reads.authorized, ...reads.discovered].find((d) => d.identification.id === deviceId);
-      const kept = await settleSite(writes, client.id, plan.site.site.id, reads.sites, read);
-      const device = read && deviceState(read);
-      const site = kept ? siteRef(kept.record) : plan.site.site;
-      log.removed('site', kept?.removed ?? []);
-      return { site, device, event: step({ step: 'site', status: 'skipped', kind: 'reused', site }, { siteId: site.id }) };
-    }
-    const outcome = await (started ?? ensureSite(writes, client.id, plan.site, client.name, deviceId, clientIsNew || plan.client.action === 'reuse'));
-    const site = siteRef(outcome.record);
-    log.removed('site', outcome.removed);
-    if (!outcome.created) {
-      log.settled('site');
-      return { site, device: outcome.device, event: step({ step: 'site', status: 'skipped', kind: 'created-concurrently', site }, { siteId: site.id }) };
-    }
-    log.did('site', { kind: 'site-created', site });
-    return { site, device: outcome.device, event: step({ step: 'site', status: 'done', kind: 'created', site }, { siteId: site.id }) };
   }
 
   /** The reads, then the planner. */
@@ -533,9 +725,9 @@ export class ActivationService {
   }
 
   /**
-   * One round of independent reads, then (for a name lookup) the identified client's services.
+   * One round of independent reads, then (for a name lookup) the identified client's services and log.
    * `expectedClientId`: the client an earlier decision identified by name (a confirmed plan); its
-   * services are read together with the name lookup, so the reads take one round trip.
+   * services and log are read together with the name lookup, so the reads take one round trip.
    */
   private async readAll(request: ActivationRequest, expectedClientId?: number): Promise<ActivationReads> {
     const { nms, settings } = this.deps;
@@ -543,14 +735,15 @@ export class ActivationService {
     const firstName = titleCase(request.firstName);
     const lastName = titleCase(request.lastName);
     const explicitId = request.clientId;
-    const [authorized, discovered, lookup, sites] = await Promise.allSettled([
+    const [authorized, discovered, lookup, sites, servicePlans] = await Promise.allSettled([
       nms.listDevices(),
       nms.listDiscoveredDevices(),
       explicitId !== undefined ? this.lookUpId(explicitId) : this.lookUpName(`${firstName} ${lastName}`, firstName, lastName, expectedClientId),
       nms.listSites(),
+      this.deps.crm.listServicePlans(),
     ]);
-    const { lookup: clientLookup, services } = settled(lookup);
-    const reads: ActivationReads = {
+    const { lookup: clientLookup, services, clientLogs } = settled(lookup);
+    return {
       query,
       firstName,
       lastName,
@@ -558,36 +751,67 @@ export class ActivationService {
       discovered: settled(discovered),
       lookup: clientLookup,
       services,
+      clientLogs,
       sites: settled(sites),
+      servicePlans: settled(servicePlans),
       settings,
       today: this.deps.today(),
     };
-    return reads;
   }
 
-  /** The client and its services together; an unknown id is a lookup result (the planner refuses it), not an error. */
-  private async lookUpId(id: number): Promise<{ lookup: ClientLookup; services: Service[] }> {
-    const [client, services] = await Promise.all([this.deps.crm.getClient(id).catch(nullWhenNotFound), this.deps.crm.listServices(id).catch(emptyWhenNotFound)]);
-    return { lookup: { by: 'id', id, client }, services };
+  /** The client with its services and log; an unknown id is a lookup result (the planner refuses it), not an error. */
+  private async lookUpId(id: number): Promise<ClientRead> {
+    const { crm } = this.deps;
+    const [client, services, clientLogs] = await Promise.all([crm.getClient(id).catch(nullWhenNotFound), crm.listServices(id).catch(emptyWhenNotFound), crm.listClientLogs(id).catch(emptyWhenNotFound)]);
+    return { lookup: { by: 'id', id, client }, services, clientLogs };
   }
 
   /**
-   * Active and archived namesakes (persons and companies); then the services of the one it identifies,
-   * read with the namesakes when the caller expects that client.
+   * Active and archived namesakes (persons and companies); then the services and log of the one it
+   * identifies, read with the namesakes when the caller expects that client.
    */
-  private async lookUpName(query: string, firstName: string, lastName: string, expectedClientId?: number): Promise<{ lookup: ClientLookup; services: Service[] }> {
+  private async lookUpName(query: string, firstName: string, lastName: string, expectedClientId?: number): Promise<ClientRead> {
     const { crm } = this.deps;
+    const ofClient = (id: number) => Promise.all([crm.listServices(id).catch(emptyWhenNotFound), crm.listClientLogs(id).catch(emptyWhenNotFound)]);
     const [active, archived, expected] = await Promise.all([
       crm.listClients({ query }),
       crm.listClients({ query, isArchived: true }),
-      expectedClientId === undefined ? undefined : crm.listServices(expectedClientId).catch(emptyWhenNotFound),
+      expectedClientId === undefined ? undefined : ofClient(expectedClientId),
     ]);
     const lookup: ClientLookup = { by: 'name', active, archived };
     const identity = identifyClient(lookup, firstName, lastName);
     const client = 'client' in identity ? identity.client : null;
-    if (!client) return { lookup, services: [] };
-    return { lookup, services: expected && client.id === expectedClientId ? expected : await crm.listServices(client.id) };
+    if (!client) return { lookup, services: [], clientLogs: [] };
+    const [services, clientLogs] = expected && client.id === expectedClientId ? expected : await ofClient(client.id);
+    return { lookup, services, clientLogs };
   }
+}
+
+/** What this run created before its lease check, so a run that did not hold undoes exactly that. */
+interface Made {
+  client?: Client;
+  site?: Site;
+  service?: Service;
+  /** The site this run authorized the device onto. */
+  authorizedOnto?: string;
+}
+
+interface ClientRead {
+  lookup: ClientLookup;
+  services: Service[];
+  clientLogs: ClientLog[];
+}
+
+/** The refusal of a run that waited for another run's lease longer than that lease lasts. */
+function busy(waiting: Waiting, plan: ActivationPlan, leaseMs: number, client?: ClientRef): ActivationError {
+  const { holder } = waiting;
+  return { code: 'client-busy', client: client ?? busyClient(waiting, plan), run: holder.run, since: holder.since, freeAt: holder.since === null ? null : holder.since + leaseMs };
+}
+
+/** The client another run holds, as the plan knows it. */
+function busyClient({ clientId, client }: Waiting, plan: ActivationPlan): ClientRef {
+  if (client) return clientRef(client);
+  return plan.client.action === 'reuse' ? plan.client.client : { id: clientId, name: `${plan.client.firstName} ${plan.client.lastName}` };
 }
 
 /**
@@ -629,7 +853,7 @@ function nullWhenNotFound(error: unknown): null {
   throw error;
 }
 
-function emptyWhenNotFound(error: unknown): Service[] {
+function emptyWhenNotFound(error: unknown): never[] {
   return nullWhenNotFound(error) ?? [];
 }
 
@@ -646,7 +870,9 @@ const FAILED_STEP: Record<ActivationErrorCode, StepName> = {
   'client-archived': 'client',
   'client-ambiguous': 'client',
   'service-suspended': 'service',
+  'client-busy': 'service',
   'parent-site-not-found': 'site',
+  'service-plan-unknown': 'service',
   'uisp-error': 'discover',
 };
 
@@ -682,28 +908,18 @@ function uispFailure(error: unknown, beforeWrites: boolean): UispFailure {
   return { code: 'uisp-error', problem: 'request', detail, mayHaveApplied: error instanceof UispError && error.mayHaveApplied, beforeWrites };
 }
 
+/**
+ * Whether a failed create may still land in UISP (no answer: UISP may apply it late, even after reading
+ * showed it had not been): a run that sent it keeps its lease until the lease runs out.
+ */
+function mayLandLate(error: unknown): boolean {
+  if (error instanceof UispWriteNotAppliedError) return true;
+  if (error instanceof UnconfirmedCreateError) return mayLandLate(error.failure);
+  return error instanceof UispError && error.mayHaveApplied;
+}
+
 /** What a failed write step reports. */
 const errorOf = (error: unknown): ActivationError => asFailure(error).error;
-
-/** What a step reports to the run's log. */
-type StepLog = Pick<RunLog, 'did' | 'settled' | 'removed'>;
-
-/** A step's log entries, kept until the run replays them in step order. */
-class BranchLog implements StepLog {
-  private readonly entries: ((log: StepLog) => void)[] = [];
-  did(key: string, entry: DoneEntry): void {
-    this.entries.push((log) => log.did(key, entry));
-  }
-  settled(key: string): void {
-    this.entries.push((log) => log.settled(key));
-  }
-  removed(kind: RecordKind, records: { id: number | string }[]): void {
-    this.entries.push((log) => log.removed(kind, records));
-  }
-  replay(log: StepLog): void {
-    for (const entry of this.entries) entry(log);
-  }
-}
 
 type RecordKind = Extract<DoneEntry, { kind: 'duplicate-removed' }>['record'];
 

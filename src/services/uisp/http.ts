@@ -110,6 +110,10 @@ export class UispHttp {
     return this.send('PATCH', path, schema, { body });
   }
 
+  put<S extends z.ZodType>(path: string, body: unknown, schema: S): Promise<z.output<S>> {
+    return this.send('PUT', path, schema, { body });
+  }
+
   delete<S extends z.ZodType>(path: string, schema: S): Promise<z.output<S>> {
     return this.send('DELETE', path, schema, {});
   }
