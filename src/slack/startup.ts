@@ -4,12 +4,11 @@
  * will not fix itself becomes a StartupError whose message is the one line `serve` prints. Messages
  * name the setting, never its value when it is a secret.
  *
- * The two calls go over undici (the HTTP client UISP's calls use, loaded anyway), not Bolt's WebClient:
- * its first call loads the fetch stack, which costs more start-up time than both calls together, for
- * two requests with nothing to retry or paginate that the client would add.
+ * The two calls go over Node's own fetch: not Bolt's WebClient (its first call loads its HTTP stack,
+ * which costs more start-up time than both calls together, for two requests with nothing to retry or
+ * paginate that the client would add), nor undici, which loads with the first UISP request.
  */
 import type { Logger } from 'pino';
-import { request } from 'undici';
 import type { SlackConfig } from '../config.js';
 import { errorSummary } from './errors.js';
 
@@ -121,15 +120,23 @@ async function checkAuditChannel(channel: string, lookUp: () => Promise<Conversa
  * plain Error when no usable answer came (no connection, timeout, rate limit, 5xx, not JSON).
  */
 async function callSlack(apiUrl: string, token: string, method: string, params: Record<string, string>): Promise<Record<string, unknown>> {
-  const answered = await request(`${apiUrl}/${method}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(params).toString(),
-    headersTimeout: CALL_TIMEOUT_MS,
-    bodyTimeout: CALL_TIMEOUT_MS,
-  });
-  const status = answered.statusCode;
-  const text = await answered.body.text();
+  let status: number;
+  let text: string;
+  try {
+    const answered = await fetch(`${apiUrl}/${method}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(params).toString(),
+      signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+    });
+    status = answered.status;
+    text = await answered.text();
+  } catch (error) {
+    // fetch says "fetch failed"; what went wrong (ECONNREFUSED, a timeout…) is its cause.
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+    const { code, message } = errorSummary(cause);
+    throw new Error(code ?? message, { cause: error });
+  }
   if (status === 429) throw new Error('rate limited (HTTP 429)');
   if (status !== 200) throw new Error(`HTTP ${status}`);
   let answer: unknown;

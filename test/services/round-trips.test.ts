@@ -13,7 +13,7 @@ import { AUDIT_CHANNEL, inputs, shown, startHarness, type Harness } from '../sla
 import { startUisp, type UispFixture } from '../support/uisp.js';
 
 /** Well above the jitter of a busy machine, so requests sent together also arrive together. */
-const LATENCY_MS = 40;
+const LATENCY_MS = 80;
 
 /**
  * `cli`/`slack`: issue 11's targets (new 3, Quoted 4, already active 2). A new customer: the reads; the

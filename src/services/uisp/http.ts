@@ -2,7 +2,7 @@
  * The one HTTP core for both UISP systems: auth headers, JSON, timeouts, retries and typed errors.
  * Per-system clients (crm-client.ts, nms-client.ts) sit on top and never touch undici directly.
  */
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { z } from 'zod';
 import {
   UispAuthError,
@@ -48,7 +48,8 @@ export interface UispHttpOptions {
   /** e.g. https://uisp.example.net/crm/api/v1.0 */
   baseUrl: string;
   headers: Record<string, string>;
-  dispatcher: Dispatcher;
+  /** A dispatcher (a MockAgent in tests), or the shared one made on first use (`createUispDispatcher`). */
+  dispatcher: Dispatcher | LazyDispatcher;
   timeouts: UispTimeouts;
   retry: RetryPolicy;
   /** Told of every attempt and its outcome (metrics, SubOps' own writes); optional. */
@@ -61,18 +62,46 @@ export type Query = Record<string, string | number | boolean | undefined | null>
 export const DEFAULT_POOL_CONNECTIONS = 64;
 
 /**
+ * undici, loaded with the first UISP request rather than at start: `subops serve` listens before any
+ * UISP request is made, and undici is a large share of what it would otherwise load first.
+ */
+let undici: Promise<typeof import('undici')> | undefined;
+const loadUndici = () => (undici ??= import('undici'));
+
+/** The shared dispatcher, made (and undici loaded) when the first request needs it. */
+export class LazyDispatcher {
+  private agent: Promise<Agent> | undefined;
+  constructor(private readonly make: (loaded: typeof import('undici')) => Agent) {}
+
+  get(): Promise<Dispatcher> {
+    return (this.agent ??= loadUndici().then(this.make));
+  }
+
+  async close(): Promise<void> {
+    if (this.agent) await (await this.agent).close();
+  }
+
+  async destroy(): Promise<void> {
+    if (this.agent) await (await this.agent).destroy();
+  }
+}
+
+/**
  * A keep-alive dispatcher shared by both systems: undici keeps one pool of at most `connections` per
  * origin. Requests beyond it queue for a free connection, so the pool must cover the requests a busy
  * bot has in flight (200 agents' /payments at once need about 200 for one round trip each).
  */
-export function createUispDispatcher(timeouts: UispTimeouts, connections = DEFAULT_POOL_CONNECTIONS): Agent {
-  return new Agent({
-    connect: { timeout: timeouts.connectMs },
-    keepAliveTimeout: 10_000,
-    headersTimeout: timeouts.requestMs,
-    bodyTimeout: timeouts.requestMs,
-    connections,
-  });
+export function createUispDispatcher(timeouts: UispTimeouts, connections = DEFAULT_POOL_CONNECTIONS): LazyDispatcher {
+  return new LazyDispatcher(
+    ({ Agent }) =>
+      new Agent({
+        connect: { timeout: timeouts.connectMs },
+        keepAliveTimeout: 10_000,
+        headersTimeout: timeouts.requestMs,
+        bodyTimeout: timeouts.requestMs,
+        connections,
+      }),
+  );
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -173,13 +202,15 @@ export class UispHttp {
       new UispUnavailableError(info, deadline.signal.aborted ? `no complete answer within ${deadlineMs} ms` : describeNetworkError(error, timeouts), status, { cause: error });
     let response: Dispatcher.ResponseData;
     let text: string;
+    const { dispatcher } = this.options;
     try {
       try {
+        const { request } = await loadUndici();
         response = await request(url, {
           method,
           headers,
           body: body === undefined ? undefined : JSON.stringify(body),
-          dispatcher: this.options.dispatcher,
+          dispatcher: dispatcher instanceof LazyDispatcher ? await dispatcher.get() : dispatcher,
           headersTimeout: timeouts.requestMs,
           bodyTimeout: timeouts.requestMs,
           signal: deadline.signal,
