@@ -4,6 +4,7 @@
  * Slack side must take Bolt's values from it: one stray `import { X } from '@slack/bolt'` brings the
  * whole entry point back.
  */
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,5 +35,20 @@ describe('src/slack/bolt.ts', () => {
       .filter((file) => file !== join('slack', 'bolt.ts') && !file.startsWith(`cli/`))
       .filter((file) => valueImport.test(readFileSync(join(SRC, file), 'utf8')));
     expect(offenders).toEqual([]);
+  });
+
+  it('loads Socket Mode (and ws and undici under it) only when the app uses it', () => {
+    // A fresh process: this one has loaded Bolt's entry point, which loads everything.
+    const script = `
+      const { createRequire } = await import('node:module');
+      const { App } = await import(${JSON.stringify(join(SRC, 'slack', 'bolt.ts'))});
+      const loaded = () => Object.keys(createRequire(import.meta.url).cache).filter((path) => /node_modules[\\/](@slack[\\/]socket-mode|ws|undici)[\\/]/.test(path)).length;
+      const before = loaded();
+      const app = new App({ token: 'xoxb-1', appToken: 'xapp-1', socketMode: true, deferInitialization: true });
+      console.log(JSON.stringify({ before, after: loaded(), socketMode: app.receiver.constructor.name }));
+    `;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual({ before: 0, after: expect.any(Number), socketMode: 'SocketModeReceiver' });
+    expect(JSON.parse(out).after).toBeGreaterThan(0);
   });
 });
