@@ -5,11 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseDeviceQuery } from '../../src/services/activation/device-match.js';
-import { decideActivation, siteMarker, type ActivationReads, type ClientLookup } from '../../src/services/activation/planner.js';
+import { leaseMessage } from '../../src/services/activation/lease.js';
+import { ACTIVATION_MARKER, createdMarker, newClientMarker, runMarker } from '../../src/services/activation/markers.js';
+import { decideActivation, markedFor, ownSites, siteMarker, type ActivationReads, type ClientLookup } from '../../src/services/activation/planner.js';
 import { describeMove, errorSentence } from '../../src/render/activation.js';
 import { DEFAULT_SERVICE_STATUSES } from '../../src/services/activation/service-status.js';
 import type { ActivationDecision } from '../../src/services/activation/types.js';
-import { ClientSchema, DeviceSchema, ServicePlanSchema, ServiceSchema, SiteSchema } from '../../src/services/uisp/schemas.js';
+import { ClientLogSchema, ClientSchema, DeviceSchema, ServicePlanSchema, ServiceSchema, SiteSchema } from '../../src/services/uisp/schemas.js';
 
 const ROOT = 'root';
 const TOWER = 'tower';
@@ -190,5 +192,111 @@ describe('services, sites and the order of refusals', () => {
 
   it('a new service starts today with the configured plan period and price', () => {
     expect(planOf(decideActivation(reads())).service).toEqual({ action: 'create', delete: [], servicePlanPeriodId: 37, price: 10000, activeFrom: '2026-01-02' });
+  });
+});
+
+describe('the client’s own sites, several records and the service plan (the activation lease)', () => {
+  // Grace Hopper, client #20, created by activation run r1; #21 is another client, #19 a namesake duplicate since removed.
+  const GRACE_KEY = newClientMarker('Grace', 'Hopper');
+  const made = (run: string) => `${ACTIVATION_MARKER} ${runMarker(run)} ${createdMarker(Date.UTC(2026, 0, 2))}`;
+  const grace = person(20, 'Grace', 'Hopper', { note: made('r1') });
+  const graceByHand = person(20, 'Grace', 'Hopper', { note: 'signed up at the office' });
+  const endpoint = (id: string, note: string, extra: Record<string, unknown> = {}) => site(id, 'Grace Hopper', 'endpoint', { description: { note }, ...extra });
+  const forGrace = (extra: Partial<ActivationReads> = {}) =>
+    reads({ firstName: 'Grace', lastName: 'Hopper', lookup: { by: 'name', active: [grace], archived: [] }, ...extra });
+
+  describe('markedFor and ownSites', () => {
+    const live = new Set([20, 21]);
+    it.each<[string, ReturnType<typeof person>, ReturnType<typeof site>, ReadonlySet<number> | undefined, boolean]>([
+      ['the client’s crm-client marker', graceByHand, endpoint('m', siteMarker(20)), live, true],
+      ['another client’s crm-client marker', grace, endpoint('m', siteMarker(21)), live, false],
+      ['the name key of a client SubOps created', grace, endpoint('k', `${runMarker('r1')} ${GRACE_KEY}`), live, true],
+      ['the name key, bound in the CRM to the client itself', grace, endpoint('k', GRACE_KEY, { ucrm: { client: { id: '20' } } }), live, true],
+      ['the name key, bound in the CRM to another client', grace, endpoint('k', GRACE_KEY, { ucrm: { client: { id: '21', name: 'Grace Hopper' } } }), live, false],
+      ['the name key, bound in the CRM to a client not among the namesakes', grace, endpoint('k', GRACE_KEY, { ucrm: { client: { id: '77' } } }), live, false],
+      ['the name key, marked for a removed duplicate (#19 not live)', grace, endpoint('k', `${GRACE_KEY} ${siteMarker(19)}`), live, true],
+      ['the name key, marked for a namesake that still exists', grace, endpoint('k', `${GRACE_KEY} ${siteMarker(21)}`), live, false],
+      ['the name key, marked for another id, when the namesakes are not known (lookup by id)', grace, endpoint('k', `${GRACE_KEY} ${siteMarker(19)}`), undefined, false],
+      ['the name key of a client SubOps did not create', graceByHand, endpoint('k', GRACE_KEY), live, false],
+      ['another name’s key', grace, endpoint('k', newClientMarker('Grace', 'Jones')), live, false],
+    ])('a site with %s: own is %s', (_, client, s, namesakes, own) => {
+      expect(markedFor(client, namesakes)(s)).toBe(own);
+      expect(ownSites([SITES[0]!, s], client, namesakes)).toEqual(own ? [s] : []);
+    });
+
+    it('sites bound in the CRM come first, then SubOps’ marked ones, each in NMS order', () => {
+      const marked = endpoint('a-marked', siteMarker(20));
+      const keyed = endpoint('b-keyed', GRACE_KEY);
+      const bound = endpoint('c-bound', 'by hand', { ucrm: { client: { id: '20' } } });
+      const byUcrmId = endpoint('d-ucrm-id', 'by hand', { description: { ucrmId: 20, note: null } });
+      expect(ownSites([marked, SITES[1]!, keyed, bound, byUcrmId], grace, live).map((s) => s.id)).toEqual(['c-bound', 'd-ucrm-id', 'a-marked', 'b-keyed']);
+    });
+  });
+
+  describe('planSite with several own sites', () => {
+    const other = endpoint('s-other-run', `${runMarker('r2')} ${siteMarker(20)}`);
+    const holders = endpoint('s-holder', `${runMarker('r1')} ${GRACE_KEY}`);
+    const older = endpoint('s-older', siteMarker(20));
+
+    it('the holder’s site (the creator run’s) is chosen over the one the device is on: authorize, no move, nothing to confirm', () => {
+      const decision = decideActivation(forGrace({ dev: device('station', 's-other-run'), sites: [...SITES, other, holders] }));
+      expect(decision.kind).toBe('plan');
+      expect(planOf(decision)).toMatchObject({ site: { action: 'reuse', site: { id: 's-holder' } }, authorize: { action: 'authorize' }, move: null });
+    });
+
+    it('the holder by lease entry: its site is chosen the same way', () => {
+      const leased = endpoint('s-leased', `${runMarker('r3')} ${siteMarker(20)}`);
+      const clientLogs = [ClientLogSchema.parse({ id: 5, clientId: 20, message: leaseMessage('r3'), createdDate: '2026-01-02T10:00:00+0000' })];
+      const decision = decideActivation(forGrace({ lookup: { by: 'name', active: [graceByHand], archived: [] }, dev: device('station', 's-older'), sites: [...SITES, older, leased], clientLogs }));
+      expect(planOf(decision)).toMatchObject({ site: { action: 'reuse', site: { id: 's-leased' } }, authorize: { action: 'authorize' }, move: null });
+    });
+
+    it('the holder made none: the device stays on the own site it is on (made by another run), nothing authorized', () => {
+      const decision = decideActivation(forGrace({ dev: device('station', 's-other-run'), sites: [...SITES, older, other] }));
+      expect(decision.kind).toBe('plan');
+      expect(planOf(decision)).toMatchObject({ site: { action: 'reuse', site: { id: 's-other-run' } }, authorize: { action: 'skip', site: { id: 's-other-run' } }, move: null });
+    });
+
+    it('the holder made none and the device is on no own site: the first own site', () => {
+      expect(planOf(decideActivation(forGrace({ dev: device('station', TOWER), sites: [...SITES, older, other] })))).toMatchObject({ site: { action: 'reuse', site: { id: 's-older' } }, authorize: { action: 'authorize' }, move: null });
+    });
+  });
+
+  describe('planService with several Active services', () => {
+    const first = ServiceSchema.parse({ id: 101, clientId: 20, status: 1, note: null });
+    const holders = ServiceSchema.parse({ id: 105, clientId: 20, status: 1, note: made('r1') });
+    const others = ServiceSchema.parse({ id: 103, clientId: 20, status: 1, note: made('r2') });
+
+    it('the one the holder run made is reused', () => {
+      expect(planOf(decideActivation(forGrace({ services: [holders, others, first] }))).service).toEqual({ action: 'reuse', service: { id: 105, status: 1, statusLabel: 'Active', name: null } });
+    });
+
+    it('without a holder’s service: the lowest id', () => {
+      expect(planOf(decideActivation(forGrace({ lookup: { by: 'name', active: [graceByHand], archived: [] }, services: [holders, others, first] }))).service).toMatchObject({ action: 'reuse', service: { id: 101 } });
+    });
+  });
+
+  describe('the configured service plan period', () => {
+    const settings = (servicePlanPeriodId: number) => ({ servicePlanPeriodId, servicePrice: 10000, parentSiteId: undefined, statuses: DEFAULT_SERVICE_STATUSES });
+
+    it.each([
+      ['a period no plan has', 38, undefined],
+      ['a plan’s id, not a period’s', 1, undefined],
+      ['no service plans at all', 37, []],
+    ])('%s is refused before anything is written, naming the setting', (_, id, servicePlans) => {
+      const r = refusal(decideActivation(reads({ settings: settings(id), ...(servicePlans && { servicePlans }) })));
+      expect(r).toEqual({ code: 'service-plan-unknown', servicePlanPeriodId: id });
+      expect(errorSentence(r!)).toBe(`SERVICE_PLAN_PERIOD_ID ${id} is no period of the CRM's service plans; fix the setting. Nothing was changed.`);
+    });
+
+    it('a period of any plan is accepted', () => {
+      const servicePlans = [ServicePlanSchema.parse({ id: 1, name: 'Basic', periods: [{ id: 36, period: 1, price: 5000 }] }), ServicePlanSchema.parse({ id: 2, name: 'Fast', periods: [{ id: 40, period: 1, price: 9000 }, { id: 41, period: 3, price: 25000 }] })];
+      expect(planOf(decideActivation(reads({ settings: settings(41), servicePlans }))).service).toMatchObject({ action: 'create', servicePlanPeriodId: 41 });
+    });
+
+    it('an unknown period does not stop a client that is already activated (nothing is created)', () => {
+      const active = ServiceSchema.parse({ id: 101, clientId: 7, status: 1 });
+      expect(planOf(decideActivation(reads({ settings: settings(38), services: [active] }))).service).toMatchObject({ action: 'reuse', service: { id: 101 } });
+    });
   });
 });
