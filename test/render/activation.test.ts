@@ -1,7 +1,7 @@
 /** The activation's sentences, worded from the facts the services send (the CLI and Slack both show these). */
-import { describe, expect, it } from 'vitest';
-import { candidateLines, doneSentence, pendingSentence, resultSentence, stepSentence } from '../../src/render/activation.js';
-import type { ActivationResult, DeviceRef, DoneEntry, PendingEntry, ServiceRef, StepEvent, StepOutcome, UispFailure } from '../../src/services/activation/types.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { candidateLines, doneSentence, errorSentence, pendingSentence, resultSentence, stepSentence } from '../../src/render/activation.js';
+import type { ActivationError, ActivationResult, DeviceRef, DoneEntry, PendingEntry, ServiceRef, StepEvent, StepOutcome, UispFailure } from '../../src/services/activation/types.js';
 
 const device: DeviceRef = { id: 'dev-1', name: 'cpe-ada', ip: '10.20.1.88', mac: null, list: 'discovered', siteId: null, authorized: false, role: 'station' };
 const client = { id: 1042, name: 'Ada Lovelace' };
@@ -85,5 +85,52 @@ describe('the result and its lists', () => {
     const twin: DeviceRef = { ...device, id: 'dev-2', mac: '00:11:22:33:44:55', list: 'authorized' };
     expect(candidateLines({ code: 'device-ambiguous', query: { kind: 'name', name: 'cpe-ada' }, devices: [device, twin] })).toEqual(['cpe-ada (10.20.1.88, discovered)', 'cpe-ada (10.20.1.88, 00:11:22:33:44:55, authorized)']);
     expect(candidateLines({ code: 'client-not-found', clientId: 4 })).toEqual([]);
+  });
+});
+
+describe('why a run waited, and a setting UISP does not have', () => {
+  const NOW = Date.UTC(2026, 10, 23, 20, 0, 0);
+  const busy = (since: number | null, freeAt: number | null): ActivationError => ({ code: 'client-busy', client, run: '3f2a9c01', since, freeAt });
+  // The sentence counts from the caller's clock: pin it, so "started N s ago" is exact.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(NOW);
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it.each<[string, ActivationError, string]>([
+    [
+      'another run holds the client: who, since when, when it is free again',
+      busy(NOW - 42_000, NOW - 42_000 + 180_000),
+      'Another SubOps activation of client #1042 Ada Lovelace (run 3f2a9c01, started 42 s ago) has not finished, so this one does not create a second service. Try again once it is done. If that run has stopped, the client is free again at 20:02:18 UTC. Nothing was changed.',
+    ],
+    [
+      'a lease whose start is not known',
+      busy(null, null),
+      'Another SubOps activation of client #1042 Ada Lovelace (run 3f2a9c01) has not finished, so this one does not create a second service. Try again once it is done. Nothing was changed.',
+    ],
+    [
+      'a start on a clock ahead of ours is no negative age',
+      busy(NOW + 3_000, NOW + 183_000),
+      'Another SubOps activation of client #1042 Ada Lovelace (run 3f2a9c01, started 0 s ago) has not finished, so this one does not create a second service. Try again once it is done. If that run has stopped, the client is free again at 20:03:03 UTC. Nothing was changed.',
+    ],
+    [
+      'the configured service plan period is none of the CRM’s',
+      { code: 'service-plan-unknown', servicePlanPeriodId: 38 },
+      "SERVICE_PLAN_PERIOD_ID 38 is no period of the CRM's service plans; fix the setting. Nothing was changed.",
+    ],
+  ])('%s', (_name, error, sentence) => {
+    expect(errorSentence(error)).toBe(sentence);
+  });
+
+  it('a busy client after this run had written (and undone) does not claim nothing was changed', () => {
+    expect(errorSentence(busy(NOW - 5_000, NOW + 175_000), true)).toMatch(/free again at 20:02:55 UTC\.$/);
+  });
+
+  it('the result names the step it stopped at', () => {
+    const result: ActivationResult = { type: 'result', outcome: 'failed', failedStep: 'service', error: busy(NOW - 1_000, NOW + 179_000), done: [], notDone: [{ kind: 'create-service' }] };
+    expect(resultSentence(result)).toMatch(/^Activation failed at the service step: Another SubOps activation of client #1042 Ada Lovelace \(run 3f2a9c01, started 1 s ago\).* Nothing was changed\.$/);
   });
 });

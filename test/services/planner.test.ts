@@ -202,7 +202,7 @@ describe('the client’s own sites, several records and the service plan (the ac
   const grace = person(20, 'Grace', 'Hopper', { note: made('r1') });
   const graceByHand = person(20, 'Grace', 'Hopper', { note: 'signed up at the office' });
   const endpoint = (id: string, note: string, extra: Record<string, unknown> = {}) => site(id, 'Grace Hopper', 'endpoint', { description: { note }, ...extra });
-  const forGrace = (extra: Partial<ActivationReads> = {}) =>
+  const forGrace = (extra: Parameters<typeof reads>[0] = {}) =>
     reads({ firstName: 'Grace', lastName: 'Hopper', lookup: { by: 'name', active: [grace], archived: [] }, ...extra });
 
   describe('markedFor and ownSites', () => {
