@@ -207,19 +207,20 @@ describe('the client’s own sites, several records and the service plan (the ac
 
   describe('markedFor and ownSites', () => {
     const live = new Set([20, 21]);
-    it.each<[string, ReturnType<typeof person>, ReturnType<typeof site>, ReadonlySet<number> | undefined, boolean]>([
-      ['the client’s crm-client marker', graceByHand, endpoint('m', siteMarker(20)), live, true],
-      ['another client’s crm-client marker', grace, endpoint('m', siteMarker(21)), live, false],
-      ['the name key of a client SubOps created', grace, endpoint('k', `${runMarker('r1')} ${GRACE_KEY}`), live, true],
-      ['the name key, bound in the CRM to the client itself', grace, endpoint('k', GRACE_KEY, { ucrm: { client: { id: '20' } } }), live, true],
-      ['the name key, bound in the CRM to another client', grace, endpoint('k', GRACE_KEY, { ucrm: { client: { id: '21', name: 'Grace Hopper' } } }), live, false],
-      ['the name key, bound in the CRM to a client not among the namesakes', grace, endpoint('k', GRACE_KEY, { ucrm: { client: { id: '77' } } }), live, false],
-      ['the name key, marked for a removed duplicate (#19 not live)', grace, endpoint('k', `${GRACE_KEY} ${siteMarker(19)}`), live, true],
-      ['the name key, marked for a namesake that still exists', grace, endpoint('k', `${GRACE_KEY} ${siteMarker(21)}`), live, false],
-      ['the name key, marked for another id, when the namesakes are not known (lookup by id)', grace, endpoint('k', `${GRACE_KEY} ${siteMarker(19)}`), undefined, false],
-      ['the name key of a client SubOps did not create', graceByHand, endpoint('k', GRACE_KEY), live, false],
-      ['another name’s key', grace, endpoint('k', newClientMarker('Grace', 'Jones')), live, false],
-    ])('a site with %s: own is %s', (_, client, s, namesakes, own) => {
+    it.each<[string, boolean, ReturnType<typeof person>, ReturnType<typeof site>, ReadonlySet<number> | undefined]>([
+      ['the client’s crm-client marker', true, graceByHand, endpoint('m', siteMarker(20)), live],
+      ['another client’s crm-client marker', false, grace, endpoint('m', siteMarker(21)), live],
+      ['the name key of a client SubOps created', true, grace, endpoint('k', `${runMarker('r1')} ${GRACE_KEY}`), live],
+      ['the name key, bound in the CRM to the client itself', true, grace, endpoint('k', GRACE_KEY, { ucrm: { client: { id: '20' } } }), live],
+      ['the name key, bound in the CRM to another client', false, grace, endpoint('k', GRACE_KEY, { ucrm: { client: { id: '21', name: 'Grace Hopper' } } }), live],
+      ['the name key, bound in the CRM to a client not among the namesakes', false, grace, endpoint('k', GRACE_KEY, { ucrm: { client: { id: '77' } } }), live],
+      ['the name key, linked by ucrmId alone to a client not among the namesakes', false, grace, endpoint('k', GRACE_KEY, { description: { ucrmId: 77, note: GRACE_KEY } }), live],
+      ['the name key, marked for a removed duplicate (#19 not live)', true, grace, endpoint('k', `${GRACE_KEY} ${siteMarker(19)}`), live],
+      ['the name key, marked for a namesake that still exists', false, grace, endpoint('k', `${GRACE_KEY} ${siteMarker(21)}`), live],
+      ['the name key, marked for another id, when the namesakes are not known (lookup by id)', false, grace, endpoint('k', `${GRACE_KEY} ${siteMarker(19)}`), undefined],
+      ['the name key of a client SubOps did not create', false, graceByHand, endpoint('k', GRACE_KEY), live],
+      ['another name’s key', false, grace, endpoint('k', newClientMarker('Grace', 'Jones')), live],
+    ])('a site with %s: own is %s', (_, own, client, s, namesakes) => {
       expect(markedFor(client, namesakes)(s)).toBe(own);
       expect(ownSites([SITES[0]!, s], client, namesakes)).toEqual(own ? [s] : []);
     });

@@ -67,7 +67,7 @@ export function markedFor(client: Client, live?: ReadonlySet<number>): (site: Si
     if (markedClientId(site) === client.id) return true;
     if (byName === null || !noteHas(site.description?.note, byName)) return false;
     const owner = siteClientId(site);
-    return owner === null || owner === client.id || (live !== undefined && !live.has(owner) && site.ucrm?.client == null);
+    return owner === null || owner === client.id || (live !== undefined && !live.has(owner) && site.ucrm?.client == null && site.description?.ucrmId == null);
   };
 }
 
