@@ -67,15 +67,16 @@ describe('leaseHolder', () => {
 
 describe('holderRuns', () => {
   it.each<[string, Client, ClientLog[], string[]]>([
-    ['the creator first, then the runs in the order they took the lease', createdBy('a', ago(10)), [lease(12, 'c', ago(5)), lease(11, 'b', ago(6))], ['a', 'b', 'c']],
+    ['the creator while it holds; entries taken meanwhile did not hold', createdBy('a', ago(10)), [lease(12, 'c', ago(5)), lease(11, 'b', ago(6))], ['a']],
     ['a released creator is none of them', createdBy('a', ago(10)), [lease(11, 'b', ago(6)), release(12, 'a', ago(5))], ['b']],
     ['a released run is none of them, however early its entry', notOurs, [lease(1, 'x', ago(9)), lease(2, 'b', ago(8)), release(3, 'x', ago(7))], ['b']],
-    ['a run listed once though it took the lease twice (and created the client)', createdBy('a', ago(10)), [lease(1, 'a', ago(9)), lease(2, 'b', ago(8)), lease(3, 'a', ago(7))], ['a', 'b']],
-    ['an expired creator or entry still counts: what it made is what it reported', createdBy('a', NOW - 10 * LEASE_MS), [lease(1, 'b', NOW - 5 * LEASE_MS)], ['a', 'b']],
+    ['a run listed once though it took the lease twice (and created the client)', createdBy('a', ago(10)), [lease(1, 'a', ago(9)), lease(2, 'b', ago(8)), lease(3, 'a', ago(7))], ['a']],
+    ['a run that took over once the creator’s lease ran out first, then the creator', createdBy('a', NOW - 10 * LEASE_MS), [lease(1, 'b', NOW - 5 * LEASE_MS)], ['b', 'a']],
+    ['each run that took over in turn, the last first', notOurs, [lease(1, 'b', NOW - 5 * LEASE_MS), lease(2, 'x', NOW - 5 * LEASE_MS + 1000), lease(3, 'c', NOW - 2 * LEASE_MS)], ['c', 'b']],
     ['entries of other clients are not', notOurs, [lease(1, 'x', ago(9), 99), lease(2, 'b', ago(8))], ['b']],
     ['no creator, no entry: none', notOurs, [], []],
   ])('%s', (_, who, logs, runs) => {
-    expect(holderRuns(who, logs)).toEqual(runs);
+    expect(holderRuns(who, logs, LEASE_MS)).toEqual(runs);
   });
 });
 

@@ -47,7 +47,7 @@ function reads(overrides: Partial<ActivationReads> & { dev?: ReturnType<typeof d
     clientLogs: [],
     sites: SITES,
     servicePlans: [ServicePlanSchema.parse({ id: 1, name: 'Standard Monthly', periods: [{ id: 37, period: 1, price: 10000 }] })],
-    settings: { servicePlanPeriodId: 37, servicePrice: 10000, parentSiteId: undefined, statuses: DEFAULT_SERVICE_STATUSES },
+    settings: { servicePlanPeriodId: 37, servicePrice: 10000, parentSiteId: undefined, statuses: DEFAULT_SERVICE_STATUSES, leaseMs: 60_000 },
     today: '2026-01-02',
     ...overrides,
   };
@@ -185,7 +185,7 @@ describe('services, sites and the order of refusals', () => {
   });
 
   it('a configured parent site that NMS does not have is refused when a site must be created', () => {
-    const settings = { servicePlanPeriodId: 37, servicePrice: 10000, parentSiteId: 'nope', statuses: DEFAULT_SERVICE_STATUSES };
+    const settings = { servicePlanPeriodId: 37, servicePrice: 10000, parentSiteId: 'nope', statuses: DEFAULT_SERVICE_STATUSES, leaseMs: 60_000 };
     expect(refusal(decideActivation(reads({ settings, lookup: { by: 'name', active: [], archived: [] } })))).toMatchObject({ code: 'parent-site-not-found', parentSiteId: 'nope' });
     expect(decideActivation(reads({ settings })).kind).toBe('plan');
   });
@@ -278,7 +278,7 @@ describe('the client’s own sites, several records and the service plan (the ac
   });
 
   describe('the configured service plan period', () => {
-    const settings = (servicePlanPeriodId: number) => ({ servicePlanPeriodId, servicePrice: 10000, parentSiteId: undefined, statuses: DEFAULT_SERVICE_STATUSES });
+    const settings = (servicePlanPeriodId: number) => ({ servicePlanPeriodId, servicePrice: 10000, parentSiteId: undefined, statuses: DEFAULT_SERVICE_STATUSES, leaseMs: 60_000 });
 
     it.each([
       ['a period no plan has', 38, undefined],

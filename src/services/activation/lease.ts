@@ -91,19 +91,30 @@ export function leaseTakenAt(logs: ClientLog[], run: string): number | null {
 
 /**
  * The runs whose records a client keeps when runs left several (one that could not check its lease, a
- * lost write that landed late), first choice first: the run that created the client, then the runs in
- * the order they took its lease; a run that let its lease go (it failed) is none of them. What the
- * holder made is what it reported, so later runs keep that.
+ * lost write that landed late), first choice first: the runs that held the client's lease, the last
+ * first. The creator holds first; a lease entry taken while another run held did not hold; one taken
+ * once the previous lease had run out took over. A run that let its lease go (it failed) is none of
+ * them. What the holder made is what it reported, so later runs keep that.
  */
-export function holderRuns(client: Client, logs: ClientLog[]): string[] {
+export function holderRuns(client: Client, logs: ClientLog[], leaseMs: number): string[] {
   const released = new Set(logs.filter((log) => log.message.includes(RELEASED_MARKER)).map((log) => runOf(log.message)));
   const leases = logs
     .filter((log) => log.clientId === client.id && log.message.includes(LEASE_MARKER) && !log.message.includes(RELEASED_MARKER))
     .sort((a, b) => a.id - b.id)
-    .map((log) => runOf(log.message))
-    .filter((run): run is string => run !== null && !released.has(run));
+    .map((log) => ({ run: runOf(log.message), at: loggedAt(log) }));
+  const held: string[] = [];
+  let current: { run: string; until: number } | undefined;
+  const take = (run: string, at: number | null) => {
+    held.push(run);
+    current = { run, until: at === null ? Infinity : at + leaseMs };
+  };
   const creator = creatorRun(client);
-  return [...new Set([...(creator && !released.has(creator) ? [creator] : []), ...leases])];
+  if (creator && !released.has(creator)) take(creator, createdStampOf(client.note));
+  for (const { run, at } of leases) {
+    if (run === null || released.has(run) || run === current?.run) continue;
+    if (!current || (at !== null && at >= current.until)) take(run, at);
+  }
+  return [...new Set(held.reverse())];
 }
 
 /** The records (in their order) that the earliest of `runs` to have made any made; [] when none did. */

@@ -110,7 +110,7 @@ export interface ActivationReads {
   sites: Site[];
   /** The CRM's service plans: the configured plan period must be one of theirs before anything is written. */
   servicePlans: ServicePlan[];
-  settings: Pick<ActivationConfig, 'servicePlanPeriodId' | 'servicePrice' | 'parentSiteId' | 'statuses'>;
+  settings: Pick<ActivationConfig, 'servicePlanPeriodId' | 'servicePrice' | 'parentSiteId' | 'statuses' | 'leaseMs'>;
   /** YYYY-MM-DD in the ISP's time zone. */
   today: string;
 }
@@ -206,7 +206,7 @@ function planService({ services, settings, today, clientLogs, servicePlans }: Ac
   const ref = (s: Service): ServiceRef => ({ id: s.id, status: s.status, statusLabel: statusLabel(s.status, statuses), name: s.name });
   const reusable = services.filter((s) => dispositionOf(s.status, statuses) === 'reuse').sort((a, b) => a.id - b.id);
   // Several Active services: the one the client's lease holder made (what it reported), else the first.
-  const active = (existing ? heldRecords(reusable, holderRuns(existing, clientLogs), (s) => s.note)[0] : undefined) ?? reusable[0];
+  const active = (existing ? heldRecords(reusable, holderRuns(existing, clientLogs, settings.leaseMs), (s) => s.note)[0] : undefined) ?? reusable[0];
   if (active) return { service: { action: 'reuse', service: ref(active) } };
   const suspended = services.filter((s) => dispositionOf(s.status, statuses) === 'block');
   if (client && suspended.length) return { refusal: { code: 'service-suspended', client, services: suspended.map(ref) } };
@@ -236,7 +236,7 @@ function planSite({ sites, settings, firstName, lastName, authorized, clientLogs
   const onOwn = current !== undefined && own.includes(current);
   // Several of the client's sites: the one its lease holder made (what it reported: where the device is
   // when it made several), else where the device is, else the first.
-  const held = existing ? heldRecords(own, holderRuns(existing, clientLogs), (s) => s.description?.note) : [];
+  const held = existing ? heldRecords(own, holderRuns(existing, clientLogs, settings.leaseMs), (s) => s.description?.note) : [];
   const chosen = (current && held.includes(current) ? current : held[0]) ?? (onOwn ? current : own[0]);
   if (current && current === chosen) {
     const site = siteRef(current);
