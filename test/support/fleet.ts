@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { loadCoreConfig, type Env } from '../../src/config.js';
-import type { ActivationRequest, ActivationResult } from '../../src/services/activation/types.js';
+import type { ActivationConfirmation, ActivationRequest, ActivationResult } from '../../src/services/activation/types.js';
 import { markedFor } from '../../src/services/activation/planner.js';
 import { ClientSchema, SiteSchema } from '../../src/services/uisp/schemas.js';
 import { worded, type WordedResult } from './worded.js';
@@ -71,10 +71,10 @@ export function containers(sim: RunningSimulator, count: number, env: Env = {}):
   return Array.from({ length: count }, () => createServices(config));
 }
 
-/** Runs one activation to its end: the result, worded as an agent reads it. */
-export async function activate(services: Services, request: ActivationRequest): Promise<WordedResult> {
+/** Runs one activation to its end (`confirm`: the deletes and moves the agent agreed to): the result, worded as an agent reads it. */
+export async function activate(services: Services, request: ActivationRequest, confirm: ActivationConfirmation = {}): Promise<WordedResult> {
   let result: ActivationResult | undefined;
-  for await (const event of services.activation.run(request)) if (event.type === 'result') result = event;
+  for await (const event of services.activation.run(request, { confirm })) if (event.type === 'result') result = event;
   return worded(result!);
 }
 
