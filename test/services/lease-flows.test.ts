@@ -129,15 +129,16 @@ describe('the activation lease', () => {
     await postClientLog(s, 1004, OTHER_LEASE);
 
     const running = activate(uisp.services, WILLIAMS);
-    let finished = false;
-    void running.then(() => (finished = true));
+    const ended = running.then(() => false);
     // The holder takes a fresh entry each time the waiting run looks: the lowest live entry is always its.
     for (let seen = 1; ; seen++) {
-      await until(s, () => finished || s.requests.filter(isLogRead).length > seen);
-      if (finished) break;
+      const looked = until(s, () => s.requests.filter(isLogRead).length > seen).then(() => true);
+      if (!(await Promise.race([looked, ended]))) break;
       await postClientLog(s, 1004, OTHER_LEASE);
     }
     const result = await running;
+    // It gave up only after waiting as long as a lease lasts.
+    expect(performance.now() - s.requests.find(isLogRead)!.startedAt).toBeGreaterThanOrEqual(LEASE_MS);
 
     expect(result.outcome).toBe('failed');
     expect(result.error).toMatchObject({ code: 'client-busy' });
