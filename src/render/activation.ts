@@ -190,6 +190,8 @@ function stopSentence(error: ActivationStop): string {
       const free = error.freeAt === null ? '' : ` If that run has stopped, the client is free again at ${new Date(error.freeAt).toISOString().slice(11, 19)} UTC.`;
       return `Another SubOps activation of client #${error.client.id} ${error.client.name} (run ${error.run}${started}) has not finished, so this one does not create a second service. Try again once it is done.${free} ${NOTHING_CHANGED}`;
     }
+    case 'lease-expired':
+      return `This activation took too long to reach the service of client #${error.client.id} ${error.client.name} (ACTIVATION_LEASE_MS): it stopped before creating it, so no other activation can collide with it. Retry.`;
     case 'stopped':
       return 'The activation stopped unexpectedly; the details are in the SubOps log.';
     default:

@@ -224,6 +224,8 @@ export type ActivationError =
    * `since`: when that run took it (ms since the epoch; null when unknown); `freeAt`: when it runs out.
    */
   | { code: 'client-busy'; client: ClientRef; run: string; since: number | null; freeAt: number | null }
+  /** This run's lease ran half out before it could create the service (a very slow UISP, or host): it stopped. */
+  | { code: 'lease-expired'; client: ClientRef }
   | UispFailure;
 
 export type ActivationErrorCode = ActivationError['code'];

@@ -125,8 +125,8 @@ interface PlanToRun {
 /** What a confirmed plan's run wrote at its start, with its fresh reads. */
 interface StartedWrites {
   deleted: ServiceRef[];
-  /** The lease on the confirmed plan's client, taken in that wave. */
-  lease?: { clientId: number; taking: Promise<ClientLog> };
+  /** The lease on the confirmed plan's client, taken in that wave (`sentAt`: when, on this host's clock). */
+  lease?: { clientId: number; taking: Promise<ClientLog>; sentAt: number };
   /** The site created for that client in that wave, and the device it is for. */
   site?: { clientId: number; deviceId: string; creating: Promise<Converged<Site>> };
 }
@@ -276,9 +276,10 @@ export class ActivationService {
     const deletes = confirmed.deletes.filter((s) => (allowed === 'any' || allowed.includes(s.id)) && dispositionOf(s.status, statuses) === 'replace');
     const { clientId, site } = confirmed;
     if (clientId !== undefined && deletes.length) {
+      const sentAt = Date.now();
       const taking = takeLease(writes, clientId);
       taking.catch(() => {}); // awaited by the write, or released when the fresh plan does not use it
-      started.lease = { clientId, taking };
+      started.lease = { clientId, taking, sentAt };
       if (site) {
         const creating = createSite(writes, { action: 'create', name: site.name, parentSiteId: site.parentSiteId }, site.name, clientId);
         creating.catch(() => {});
@@ -434,6 +435,8 @@ export class ActivationService {
     // Wave 1: the client (a new one: its creation is the lease) or the lease entry, the deletes, the site.
     let client: ClientRef;
     let leaseAt: number | null = null;
+    /** When this run's lease began, on this host's clock. */
+    let leaseSince = Date.now();
     let siting: Promise<SiteRef>;
     const siteFor = (owner: SiteOwner): Promise<SiteRef> => {
       if (plan.site.action === 'reuse') return Promise.resolve(plan.site.site);
@@ -467,6 +470,7 @@ export class ActivationService {
       log.did('client', { kind: 'client-created', client });
     } else {
       client = plan.client.client;
+      leaseSince = started?.lease?.sentAt ?? Date.now();
       const leasing = started?.lease?.taking ?? takeLease(writes, client.id);
       siting = siteFor(client.id);
       siting.catch(() => {});
@@ -489,6 +493,18 @@ export class ActivationService {
     // Wave 2: the service, the authorization (once the site is there) and the lease check, together.
     const isNew = plan.client.action === 'create';
     const clientId = client.id;
+    if (isNew) leaseSince = createdStampOf(made.client!.note) ?? leaseSince;
+    // Its writes must start well inside its lease (half of it leaves a write step's retries room, see config.ts).
+    if (Date.now() - leaseSince > this.deps.settings.leaseMs / 2) {
+      await releaseLease(writes, clientId);
+      // Its site stays: it is the customer's (a retry reuses it); the report says it was made.
+      await siting.catch(() => undefined);
+      if (made.site) log.did('site', { kind: 'site-created', site: siteRef(made.site) });
+      const error = new ActivationFailure({ code: 'lease-expired', client });
+      yield step({ step: 'service', status: 'failed', error: error.error, ...(log.done.length > 0 && { afterWrites: true as const }) });
+      yield log.failed('service', error, { device, client });
+      return { done: true };
+    }
     const creating = createService(writes, clientId, service);
     // A new client's site gets the client's id (it was made before the client had one).
     const marking = isNew && plan.site.action === 'create' ? siting.then(() => markSite(writes, made.site!, clientId).then((site) => void (made.site = site))) : Promise.resolve();
@@ -871,6 +887,7 @@ const FAILED_STEP: Record<ActivationErrorCode, StepName> = {
   'client-ambiguous': 'client',
   'service-suspended': 'service',
   'client-busy': 'service',
+  'lease-expired': 'service',
   'parent-site-not-found': 'site',
   'service-plan-unknown': 'service',
   'uisp-error': 'discover',
