@@ -70,11 +70,6 @@ export interface ConvergeSpec<T> extends ReconcileSpec<T> {
   readBack?: boolean;
   /** Whether a record is this call's own, created by an attempt whose answer was lost (a marker says so). */
   isMine?(record: T): boolean;
-  /**
-   * Told of a created record as soon as UISP answers, before its read-back: work that may start on a
-   * record not yet confirmed as the one to keep (and undoes itself when it is not) need not wait.
-   */
-  created?(record: T): void;
 }
 
 export interface Converged<T> {
@@ -95,7 +90,6 @@ export async function ensureOne<T>(spec: ConvergeSpec<T>, policy: WriteRetryPoli
       const found = n === 1 && spec.freshlyRead ? [] : await spec.find();
       if (found.length) return settle(spec, found, mine ?? found.find((r) => spec.isMine?.(r)), policy);
       mine = await spec.create();
-      spec.created?.(mine);
       // Without a lease, or after an attempt that may have landed (late), the read-back finds the duplicates.
       if (spec.readBack === false && n === 1) return { record: mine, created: true, removed: [] };
       const after = await spec.find();
