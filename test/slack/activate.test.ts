@@ -2,6 +2,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AGENT, AUDIT_CHANNEL, CHANNEL, inputs, preselected, shown, startHarness, type Harness } from './harness.js';
 
+/** Each reply's step and status ("Site done"), the manual-link reminder as "reminder". */
+const stepLabels = (replies: { text: string }[]) => replies.map((m) => /\*(\w[\w –-]*)\* \((\w+)\)/.exec(m.text)?.slice(1).join(' ') ?? 'reminder');
+/** The thread of an activation that creates everything. */
+const ACTIVATED_STEPS = ['Device done', 'Client done', 'Service done', 'Site done', 'Authorization done', 'reminder'];
+
 let h: Harness;
 beforeEach(async () => {
   h = await startHarness();
@@ -40,14 +45,7 @@ describe('/activate', () => {
     expect(parent!.edited).toBeDefined();
     expect(shown(parent!)).toContain('*Activated*');
     expect(replies.every((m) => m.thread_ts === parent!.ts)).toBe(true);
-    expect(replies.map((m) => /\*(\w[\w –-]*)\* \((\w+)\)/.exec(m.text)?.slice(1).join(' ') ?? 'reminder')).toEqual([
-      'Device done',
-      'Client done',
-      'Service done',
-      'Site done',
-      'Authorization done',
-      'reminder',
-    ]);
+    expect(stepLabels(replies)).toEqual(ACTIVATED_STEPS);
     const reminder = replies.at(-1)!;
     expect(reminder.text).toMatch(new RegExp(`<${h.uisp.sim.url.replace(/[.]/g, '\\.')}/crm/client/\\d+\\|#\\d+ Jane Doe>`));
 
@@ -90,14 +88,7 @@ describe('/activate', () => {
     await h.settled();
     const [parent, ...replies] = h.fake.messages(CHANNEL);
     expect(shown(parent!)).toContain('*Activated*');
-    expect(replies.map((m) => /\*(\w[\w –-]*)\* \((\w+)\)/.exec(m.text)?.slice(1).join(' ') ?? 'reminder')).toEqual([
-      'Device done',
-      'Client done',
-      'Service done',
-      'Site done',
-      'Authorization done',
-      'reminder',
-    ]);
+    expect(stepLabels(replies)).toEqual(ACTIVATED_STEPS);
     expect(h.fake.messages(AUDIT_CHANNEL)).toHaveLength(1);
   });
 
