@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { errors as undiciErrors } from 'undici';
-import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, type TestContext } from 'vitest';
 import { z } from 'zod';
 import {
   changeNotice,
@@ -461,6 +461,20 @@ describe('retries', () => {
     expect(h.calls()).toHaveLength(1);
   });
 
+  it('a retry is not started when its wait would leave less than the floor of the deadline', async () => {
+    harness({ retry: { retries: 2, backoffMs: 1 }, timeouts: { deadlineMs: 400 } });
+    h.pool.intercept({ path: anyPath }).reply(429, { code: 429, message: 'Too Many Requests.' }, { headers: { ...JSON_HEADERS, 'retry-after': '1' } });
+
+    const started = performance.now();
+    const error = await failure(h.crm.listSuspensionReasons());
+    // Gives up at once rather than wait out a Retry-After the deadline cannot cover.
+    expect(performance.now() - started).toBeLessThan(400);
+    expect(error).toBeInstanceOf(UispUnavailableError);
+    expect(error).toMatchObject({ status: 429, retryAfterMs: 1_000 });
+    expect(error.message).toBe(`CRM GET ${CRM_BASE}/service-suspension-reasons: no complete answer within 400 ms (1 attempt; the last: UISP is unavailable (HTTP 429: Too Many Requests.))`);
+    expect(h.calls()).toHaveLength(1);
+  });
+
   it('backoff doubles between attempts', async () => {
     const backoffMs = 25;
     harness({ retry: { retries: 3, backoffMs } });
@@ -527,8 +541,12 @@ describe('timeouts and connection failures (MockAgent)', () => {
 describe.concurrent('timeouts and connection failures (loopback server)', () => {
   type Handler = (req: IncomingMessage, res: ServerResponse, hit: number) => void;
 
-  /** A loopback UISP stand-in plus an NMS client on the production dispatcher; torn down after the test. */
-  async function loopback(handler: Handler, { retries = 0, requestMs = 100, deadlineMs = 30_000 } = {}) {
+  /**
+   * A loopback UISP stand-in plus an NMS client on the production dispatcher; torn down after the test.
+   * The tests run concurrently, so the teardown is registered on the test's own context, never through
+   * the global onTestFinished (which would pick whichever test happens to be current).
+   */
+  async function loopback({ onTestFinished }: TestContext, handler: Handler, { retries = 0, requestMs = 100, deadlineMs = 30_000 } = {}) {
     let hits = 0;
     const server: Server = createServer((req, res) => handler(req, res, ++hits));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -556,8 +574,8 @@ describe.concurrent('timeouts and connection failures (loopback server)', () => 
   const silent: Handler = () => {};
   const ok = (res: ServerResponse, body: unknown) => res.writeHead(200, JSON_HEADERS).end(JSON.stringify(body));
 
-  it('a reply slower than requestMs → UispUnavailableError "no answer within N ms"', async () => {
-    const { nms, hits } = await loopback(silent, { requestMs: 80 });
+  it('a reply slower than requestMs → UispUnavailableError "no answer within N ms"', async (context) => {
+    const { nms, hits } = await loopback(context, silent, { requestMs: 80 });
 
     const error = await failure(nms.listSites());
     expect(error).toBeInstanceOf(UispUnavailableError);
@@ -565,8 +583,8 @@ describe.concurrent('timeouts and connection failures (loopback server)', () => 
     expect(hits()).toBe(1);
   });
 
-  it('headers sent but the body stalls → "no answer within N ms"', async () => {
-    const { nms } = await loopback((_req, res) => {
+  it('headers sent but the body stalls → "no answer within N ms"', async (context) => {
+    const { nms } = await loopback(context, (_req, res) => {
       res.writeHead(200, JSON_HEADERS);
       res.write('[');
     }, { requestMs: 80 });
@@ -576,10 +594,11 @@ describe.concurrent('timeouts and connection failures (loopback server)', () => 
     expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites: no answer within 80 ms`);
   });
 
-  it('a body trickled a byte at a time ends at the total deadline, though no single chunk is late', async () => {
+  it('a body trickled a byte at a time ends at the total deadline, though no single chunk is late', async (context) => {
     let closed!: () => void;
     const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
     const { nms } = await loopback(
+      context,
       (_req, res) => {
         res.writeHead(200, JSON_HEADERS);
         const drip = setInterval(() => res.write(' '), 10);
@@ -600,23 +619,68 @@ describe.concurrent('timeouts and connection failures (loopback server)', () => 
     await connectionClosed;
   });
 
-  it('a write cut off by the deadline may have been applied; the error says so', async () => {
-    const { nms, hits } = await loopback((_req, res) => res.writeHead(200, JSON_HEADERS), { requestMs: 5_000, deadlineMs: 100, retries: 3 });
+  /** A 200 whose body comes a byte every 10 ms: no chunk is ever late, the whole never arrives. */
+  const trickle: Handler = (_req, res) => {
+    res.writeHead(200, JSON_HEADERS);
+    const drip = setInterval(() => res.write(' '), 10);
+    res.on('close', () => clearInterval(drip));
+  };
+
+  // UISP_DEADLINE_MS bounds a read with its retries: 3 attempts of 400 ms each would take ≥ 1200 ms.
+  it.for([
+    ['trickled', trickle],
+    ['never answered', silent],
+  ] as const)('a %s GET ends at the deadline of the whole read, and one that ran out of it is not retried', async ([_name, handler], context) => {
+    const { nms, hits } = await loopback(context, handler, { requestMs: 5_000, deadlineMs: 400, retries: 2 });
+
+    const started = performance.now();
+    const error = await failure(nms.listSites());
+    const elapsed = performance.now() - started;
+    expect(error).toBeInstanceOf(UispUnavailableError);
+    expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites: no complete answer within 400 ms`);
+    expect(elapsed).toBeGreaterThanOrEqual(390);
+    expect(elapsed).toBeLessThan(1_000);
+    expect(hits()).toBe(1);
+  });
+
+  it('a GET whose first attempt fails fast (503) is retried within the deadline and succeeds', async (context) => {
+    const { nms, hits } = await loopback(context, (_req, res, hit) => (hit === 1 ? res.writeHead(503).end() : ok(res, [fixtures.site()])), { requestMs: 5_000, deadlineMs: 400, retries: 2 });
+
+    const started = performance.now();
+    await expect(nms.listSites()).resolves.toHaveLength(1);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(hits()).toBe(2);
+  });
+
+  it('a retry after a 503 gets only what is left of the deadline; the error counts the attempts', async (context) => {
+    const { nms, hits } = await loopback(context, (req, res, hit) => (hit === 1 ? res.writeHead(503).end() : trickle(req, res, hit)), { requestMs: 5_000, deadlineMs: 400, retries: 3 });
+
+    const started = performance.now();
+    const error = await failure(nms.listSites());
+    const elapsed = performance.now() - started;
+    expect(error).toBeInstanceOf(UispUnavailableError);
+    expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites: no complete answer within 400 ms (2 attempts)`);
+    expect(elapsed).toBeLessThan(1_000);
+    expect(hits()).toBe(2);
+  });
+
+  it('a write cut off by the deadline may have been applied; the error says so', async (context) => {
+    const { nms, hits } = await loopback(context, (_req, res) => res.writeHead(200, JSON_HEADERS), { requestMs: 5_000, deadlineMs: 100, retries: 3 });
     const error = await failure(nms.authorizeDevice('d-1', 's-1'));
     expect(error.message).toContain('no complete answer within 100 ms');
     expect(error.mayHaveApplied).toBe(true);
     expect(hits()).toBe(1);
   });
 
-  it('a GET that times out is retried and then succeeds', async () => {
-    const { nms, hits } = await loopback((_req, res, hit) => hit > 1 && ok(res, [fixtures.site()]), { retries: 2 });
+  it('a GET that times out is retried and then succeeds', async (context) => {
+    const { nms, hits } = await loopback(context, (_req, res, hit) => hit > 1 && ok(res, [fixtures.site()]), { retries: 2 });
 
     await expect(nms.listSites()).resolves.toHaveLength(1);
     expect(hits()).toBe(2);
   });
 
-  it('a POST that times out is sent exactly once', async () => {
-    const { nms, hits } = await loopback(silent, { retries: 3 });
+  it('a POST that times out is sent exactly once', async (context) => {
+    const { nms, hits } = await loopback(context, silent, { retries: 3 });
 
     const error = await failure(nms.authorizeDevice('d-1', 's-1'));
     expect(error).toBeInstanceOf(UispUnavailableError);
@@ -624,16 +688,16 @@ describe.concurrent('timeouts and connection failures (loopback server)', () => 
     expect(hits()).toBe(1);
   });
 
-  it('the server dropping the connection → "connection reset"', async () => {
-    const { nms } = await loopback((req) => req.socket.destroy());
+  it('the server dropping the connection → "connection reset"', async (context) => {
+    const { nms } = await loopback(context, (req) => req.socket.destroy());
 
     const error = await failure(nms.listSites());
     expect(error).toBeInstanceOf(UispUnavailableError);
     expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites: connection reset`);
   });
 
-  it('nothing listening → "connection refused"', async () => {
-    const { nms, stop } = await loopback(silent);
+  it('nothing listening → "connection refused"', async (context) => {
+    const { nms, stop } = await loopback(context, silent);
     await stop();
 
     const error = await failure(nms.listSites());

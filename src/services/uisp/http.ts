@@ -24,8 +24,11 @@ export interface UispTimeouts {
   /** Time to the response headers, and between body chunks. */
   requestMs: number;
   /**
-   * Total time for one request: connect, headers and the whole body. undici's own timeouts are per
-   * chunk, so a proxy trickling a body would otherwise hold a step (and its locks) for ever.
+   * Total time for a request: connect, headers and the whole body. For a read this is the budget of
+   * the whole read, its retries and backoff included (each attempt gets only what is left, and one
+   * that ran out of it is not started again); a write's single attempt gets it all. undici's own
+   * timeouts are per chunk, so a proxy trickling a body would otherwise hold a step (and its locks)
+   * for ever.
    */
   deadlineMs?: number;
 }
@@ -33,10 +36,17 @@ export interface UispTimeouts {
 /** The total request deadline when none is configured (UISP_DEADLINE_MS). */
 export const DEFAULT_DEADLINE_MS = 30_000;
 
+/**
+ * Least time a read's deadline must still have left, after the backoff, for another attempt to be
+ * started: less would only end in "no complete answer" a moment later.
+ */
+export const MIN_RETRY_BUDGET_MS = 100;
+
 export interface RetryPolicy {
   /**
-   * Extra attempts for GETs after a 5xx, 429, timeout or reset. Writes are never repeated here: the
-   * services layer retries a write step only after reading UISP again (services/converge.ts).
+   * Extra attempts for GETs after a 5xx, 429, timeout or reset, all within the read's deadline
+   * (UispTimeouts.deadlineMs). Writes are never repeated here: the services layer retries a write
+   * step only after reading UISP again (services/converge.ts).
    */
   retries: number;
   /** First backoff delay; doubles each attempt. */
@@ -159,16 +169,24 @@ export class UispHttp {
     }
     const info: UispRequestInfo = { system: this.system, method, path: url.pathname + url.search };
     const attempts = method === 'GET' ? this.options.retry.retries + 1 : 1;
+    // One budget for the whole exchange: a read's retries and backoff come out of it, so a slow UISP
+    // ends the step at the deadline rather than at (retries + 1) deadlines.
+    const deadlineMs = this.options.timeouts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    const ends = performance.now() + deadlineMs;
+    const left = () => ends - performance.now();
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.observed(info, url, async () => {
-          const answer = await this.once(method, url, body, info);
+          const answer = await this.once(method, url, body, info, { deadlineMs, attempt, leftMs: Math.max(left(), 1) });
           return decodeNow ? decoded(answer) : answer;
         });
       } catch (error) {
-        if (!(error instanceof UispUnavailableError) || attempt >= attempts) throw error;
+        // An attempt cut off by the deadline used up the whole budget: nothing is left to retry with.
+        if (!(error instanceof UispUnavailableError) || attempt >= attempts || outOfTime.has(error)) throw error;
         // A 429's Retry-After is UISP telling us how long to wait; never wait less than our own backoff.
-        await sleep(Math.max(this.options.retry.backoffMs * 2 ** (attempt - 1), Math.min(error.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS)));
+        const backoffMs = Math.max(this.options.retry.backoffMs * 2 ** (attempt - 1), Math.min(error.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS));
+        if (left() - backoffMs < MIN_RETRY_BUDGET_MS) throw noTimeLeft(error, deadlineMs, attempt);
+        await sleep(backoffMs);
       }
     }
   }
@@ -190,16 +208,23 @@ export class UispHttp {
     }
   }
 
-  /** One attempt: a 2xx answer's text, or the error its status or failure means. */
-  private async once(method: string, url: URL, body: unknown, info: UispRequestInfo): Promise<Answer> {
+  /**
+   * One attempt: a 2xx answer's text, or the error its status or failure means. It is given what is
+   * left of the exchange's deadline (`leftMs`); running out of that is "no complete answer within
+   * `deadlineMs`", with the number of attempts when there was more than one.
+   */
+  private async once(method: string, url: URL, body: unknown, info: UispRequestInfo, { deadlineMs, attempt, leftMs }: { deadlineMs: number; attempt: number; leftMs: number }): Promise<Answer> {
     const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const { timeouts } = this.options;
-    const deadlineMs = timeouts.deadlineMs ?? DEFAULT_DEADLINE_MS;
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), deadlineMs);
-    const unavailable = (error: unknown, status?: number) =>
-      new UispUnavailableError(info, deadline.signal.aborted ? `no complete answer within ${deadlineMs} ms` : describeNetworkError(error, timeouts), status, { cause: error });
+    const timer = setTimeout(() => deadline.abort(), leftMs);
+    const unavailable = (error: unknown, status?: number) => {
+      if (!deadline.signal.aborted) return new UispUnavailableError(info, describeNetworkError(error, timeouts), status, { cause: error });
+      const failure = new UispUnavailableError(info, `no complete answer within ${deadlineMs} ms${attempt > 1 ? ` (${attempt} attempts)` : ''}`, status, { cause: error });
+      outOfTime.add(failure);
+      return failure;
+    };
     let response: Dispatcher.ResponseData;
     let text: string;
     const { dispatcher } = this.options;
@@ -230,6 +255,19 @@ export class UispHttp {
     if (status >= 200 && status < 300) return { info, status, text };
     throw errorForStatus(info, status, text, retryAfterMs(response.headers['retry-after']));
   }
+}
+
+/** Failures of an attempt cut off by the exchange's deadline: nothing is left of it for another. */
+const outOfTime = new WeakSet<UispUnavailableError>();
+
+/**
+ * A read that failed and has too little of its deadline left for another attempt: the failure, as
+ * "no complete answer within the deadline", with the attempts made and what the last one got.
+ */
+function noTimeLeft(last: UispUnavailableError, deadlineMs: number, attempts: number): UispUnavailableError {
+  const detail = last.message.slice(`${last.system.toUpperCase()} ${last.method} ${last.path}: `.length);
+  const made = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+  return new UispUnavailableError(last, `no complete answer within ${deadlineMs} ms (${made}; the last: ${detail})`, last.status, { cause: last }, last.retryAfterMs);
 }
 
 /** A successful answer: its text as read, or its JSON once decoded (null for an empty body). */
