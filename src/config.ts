@@ -47,12 +47,6 @@ export interface ActivationConfig {
   /** Parent of newly created customer sites; undefined means the primary (root) site. */
   parentSiteId: string | undefined;
   statuses: ServiceStatusTable;
-  /**
-   * How long an activation lease lasts (ACTIVATION_LEASE_MS; services/activation/lease.ts): a run that
-   * stopped without a word holds its client this long. Longer than a holder's two waves of writes can
-   * take (each the retry window plus one request's deadline), so its writes always start inside its lease.
-   */
-  leaseMs: number;
 }
 
 export interface PaymentConfig {
@@ -225,16 +219,10 @@ function readCore(reader: EnvReader): CoreConfig {
       servicePrice: reader.positiveNumber('SERVICE_PRICE', 10_000),
       parentSiteId: reader.string('NMS_PARENT_SITE_ID'),
       statuses,
-      leaseMs: reader.int('ACTIVATION_LEASE_MS', 180_000, { min: 1 }),
     },
     payments: { maxAmount: reader.positiveNumber('PAYMENT_MAX_AMOUNT', DEFAULT_PAYMENT_MAX_AMOUNT) },
     logLevel,
   };
-  // A holder writes in two waves after taking its lease, each at most the retry window plus a deadline.
-  const writes = 2 * (config.uisp.retryWindowMs + config.uisp.deadlineMs);
-  if (config.activation.leaseMs <= writes) {
-    reader.problems.push(`ACTIVATION_LEASE_MS must be longer than twice UISP_RETRY_WINDOW_MS + UISP_DEADLINE_MS (${writes} ms): a run's writes must start inside its lease`);
-  }
   return config;
 }
 

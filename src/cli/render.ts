@@ -4,7 +4,7 @@ import { candidateLines, resultLists, resultSentence, stepSentence } from '../re
 import { formatMoney } from '../services/money.js';
 import type { PaymentSummary } from '../services/payments.js';
 
-const MARK: Record<StepStatus, string> = { done: '✓', skipped: '↷', failed: '✗', planned: '•', manual: '!', waiting: '…' };
+const MARK: Record<StepStatus, string> = { done: '✓', skipped: '↷', failed: '✗', planned: '•', manual: '!' };
 const STEP_WIDTH = 'manual-link'.length;
 
 export function renderEvent(event: ActivationEvent): string[] {

@@ -9,10 +9,12 @@ import type {
   ActivationStop,
   ClientCandidate,
   ClientRef,
+  ConfirmationChange,
   DeviceMove,
   DeviceQuery,
   DeviceRef,
   DoneEntry,
+  LateDuplicate,
   PendingEntry,
   ServiceRef,
   SiteOwner,
@@ -26,7 +28,7 @@ const NOTHING_CHANGED = 'Nothing was changed.';
 const UNCONFIRMED = '; not yet confirmed as the only one (a re-run checks)';
 
 const named = (service: ServiceRef) => (service.name ? ` (${service.name})` : '');
-const secondsAgo = (ms: number) => Math.max(0, Math.round((Date.now() - ms) / 1000));
+const recordId = (id: number | string) => (typeof id === 'number' ? `#${id}` : id);
 const afterDeleting = (deleted: number[]) => (deleted.length ? ` after deleting ${deleted.map((id) => `#${id}`).join(', ')}` : '');
 const ids = (records: { id: number }[]) => records.map((r) => `#${r.id}`).join(', ');
 
@@ -89,7 +91,7 @@ export function stepSentence(event: StepEvent): string {
       if (event.status === 'planned') return event.plan.action === 'reuse' ? `Would reuse client #${event.plan.client.id} ${event.plan.client.name}` : `Would create client ${event.plan.firstName} ${event.plan.lastName}`;
       const { client } = event;
       if (event.kind === 'created') return createdClient(client);
-      return `Reusing client #${client.id} ${client.name}`;
+      return `Reusing client #${client.id} ${client.name}${event.kind === 'created-concurrently' ? `, ${BY_ANOTHER_RUN}` : ''}`;
     }
     case 'service': {
       if (event.status === 'planned') {
@@ -98,13 +100,10 @@ export function stepSentence(event: StepEvent): string {
         const deletions = plan.delete.map((s) => `delete ${s.statusLabel} service #${s.id}, then `).join('');
         return `Would ${deletions}create an Active service (plan period ${plan.servicePlanPeriodId}, ${formatMoney(plan.price)}/month from ${plan.activeFrom})`;
       }
-      if (event.status === 'waiting') {
-        const started = event.since === null ? '' : `, started ${secondsAgo(event.since)} s ago`;
-        return `Waiting for another SubOps activation of client #${event.client.id} ${event.client.name} (run ${event.run}${started}) to finish; nothing is created meanwhile`;
-      }
+      if (event.status === 'done') return createdService(event);
       const { service } = event;
       if (event.kind === 'already-active') return `Already activated: service #${service.id}${named(service)} is Active`;
-      return createdService(event);
+      return `Reusing Active service #${service.id}${named(service)}, ${BY_ANOTHER_RUN}${afterDeleting(event.deleted ?? [])}`;
     }
     case 'site': {
       if (event.status === 'planned') return event.plan.action === 'reuse' ? `Would reuse NMS site "${event.plan.site.name}"` : `Would create NMS site "${event.plan.name}"`;
@@ -185,13 +184,6 @@ function stopSentence(error: ActivationStop): string {
       const applied = error.mayHaveApplied ? '. UISP may or may not have applied this change; re-run the activation: it picks up where it stopped and creates no duplicates' : '';
       return `${error.detail}${applied}${error.beforeWrites ? `. ${NOTHING_CHANGED}` : ''}`;
     }
-    case 'client-busy': {
-      const started = error.since === null ? '' : `, started ${secondsAgo(error.since)} s ago`;
-      const free = error.freeAt === null ? '' : ` If that run has stopped, the client is free again at ${new Date(error.freeAt).toISOString().slice(11, 19)} UTC.`;
-      return `Another SubOps activation of client #${error.client.id} ${error.client.name} (run ${error.run}${started}) has not finished, so this one does not create a second service. Try again once it is done.${free} ${NOTHING_CHANGED}`;
-    }
-    case 'lease-expired':
-      return `This activation took too long to reach the service of client #${error.client.id} ${error.client.name} (ACTIVATION_LEASE_MS): it stopped before creating it, so no other activation can collide with it. Retry.`;
     case 'stopped':
       return 'The activation stopped unexpectedly; the details are in the SubOps log.';
     default:
@@ -243,10 +235,10 @@ export function doneSentence(entry: DoneEntry): string {
       return `Created Active service #${entry.serviceId}${UNCONFIRMED}`;
     case 'site-created':
       return `${createdSite(entry.site.name)}${entry.unconfirmed ? UNCONFIRMED : ''}`;
-    case 'site-unused':
-      return `Created NMS site "${entry.site.name}" (${entry.site.id}), which this activation did not use; remove that site in NMS`;
     case 'duplicate-removed':
-      return `Removed duplicate ${entry.record} ${typeof entry.id === 'number' ? `#${entry.id}` : entry.id}`;
+      return `Removed duplicate ${entry.record} ${recordId(entry.id)}, which this activation had made`;
+    case 'duplicate-refused':
+      return `Could not remove duplicate ${entry.record} ${recordId(entry.id)}, which this activation had made: ${entry.detail}. It is still there`;
     case 'authorized':
       return authorized(entry.device, entry.site);
   }
@@ -273,4 +265,30 @@ export function pendingSentence(entry: PendingEntry): string {
 /** What a failure report lists: the result's writes and missing writes, worded. */
 export function resultLists(result: ActivationResult): { done: string[]; notDone: string[] } {
   return { done: result.done.map(doneSentence), notDone: result.notDone.map(pendingSentence) };
+}
+
+// ---------- what changed since a confirmation, late duplicates ----------
+
+/** What is different now from what the agent confirmed: the confirmation shown again leads with these. */
+export function changeSentence(change: ConfirmationChange): string {
+  switch (change.kind) {
+    case 'service-changed':
+      return change.now
+        ? `Service #${change.id} is ${change.now.statusLabel} now, no longer what you confirmed deleting: it will not be deleted`
+        : `Service #${change.id}, which you confirmed deleting, is gone from the CRM`;
+    case 'service-added':
+      return `${change.service.statusLabel} service #${change.service.id} would now be deleted too`;
+    case 'move-changed':
+      return change.now ? `The device is now on site ${describeMove(change.now)}: moving it needs your confirmation` : 'The device no longer needs moving';
+    case 'refused':
+      return refusalSentence(change.refusal);
+  }
+}
+
+/** "Client #1002 Ada Lovelace has 2 Active services made by SubOps: #5003 (kept, reported by the activation) and #5007". */
+export function lateDuplicateSentence(duplicate: LateDuplicate): string {
+  const what = duplicate.record === 'service' ? 'Active services' : 'NMS sites';
+  const name = (r: { id: number | string; name: string | null }) => `${recordId(r.id)}${r.name ? ` "${r.name}"` : ''}`;
+  const others = duplicate.others.map(name).join(', ');
+  return `Client #${duplicate.client.id} ${duplicate.client.name} has ${duplicate.others.length + 1} ${what} made by SubOps: ${name(duplicate.kept)} (the one activations keep and report) and ${others} (made late, after its activation gave up)`;
 }

@@ -1,18 +1,22 @@
 /**
- * How writes converge on UISP, the only state every SubOps process (CLI runs, bot replicas) shares:
+ * How writes converge on UISP, the only state every SubOps process (CLI runs, bot replicas) shares.
+ * UISP has no unique key and no conditional write, so:
  *
  * - A write whose outcome is unknown (no answer, a reset, 5xx/429, a 2xx we could not read) is tried
  *   again, with backoff, but only after reading UISP: if the record is there, it is used, never created
  *   a second time.
- * - A created record is read back. When several records exist for the same thing (two processes raced,
- *   or a lost write landed late), the oldest is kept and the others SubOps created are removed, so every
- *   process ends on the same record. Nobody builds on a record before it has been read back as the one
- *   to keep, so removing the others is safe.
+ * - A created record is read back before anything is built on it or reported. When several records
+ *   exist for the same thing (two processes raced), every process keeps the same one (`keep`: the
+ *   oldest id where ids are in creation order). A call removes only records of its own (`isMine`: made
+ *   by this call, or by an attempt of it whose answer was lost), never another process's: that one is
+ *   removed by its own process, or, if that process gave up, shown to a person as a late duplicate.
+ * - A refused delete is a fact, not a removal (`refused`); a 404 means someone else removed it first,
+ *   and is not claimed.
  * - Within one process, a keyed lock on resolved ids serializes runs on the same device or client, so the
  *   cross-process path is only needed across processes.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { UispError, UispNotFoundError, UispWriteNotAppliedError } from './uisp/errors.js';
+import { UispError, UispNotFoundError, UispRejectedError, UispWriteNotAppliedError } from './uisp/errors.js';
 
 export interface WriteRetryPolicy {
   /** Extra attempts after a transient failure (UISP_WRITE_RETRIES). */
@@ -45,16 +49,18 @@ export async function withRetries<T>(policy: WriteRetryPolicy, attempt: (n: numb
   }
 }
 
-/** How to tell records of one kind apart, which to keep, and how to remove the others. */
+/** How to tell records of one kind apart, which to keep, and how to remove this call's own others. */
 export interface ReconcileSpec<T> {
   /** Every record this write may already have produced, read fresh from UISP. */
   find(): Promise<T[]>;
-  /** The record every process keeps among several: the oldest (or one already in use). */
+  /** The record every process keeps among several: the same whichever process decides. */
   keep(records: T[]): T;
-  /** Whether a record other than the kept one is SubOps' own duplicate, safe to remove. */
-  isDuplicate(record: T): boolean;
-  /** Removes a duplicate; one already gone (404, another process removed it) counts as removed. */
-  remove(record: T): Promise<void>;
+  /** Whether a record is this call's own, made by an attempt whose answer was lost (a marker says so). */
+  isMine(record: T): boolean;
+  /** Removes one of this call's own records that another's made redundant; absent: never removed. */
+  remove?(record: T): Promise<void>;
+  /** Why `remove` refused (its own reason, besides UISP's 4xx refusals), or undefined for any other failure. */
+  refusal?(error: unknown): string | undefined;
   id(record: T): string | number;
 }
 
@@ -62,22 +68,18 @@ export interface ConvergeSpec<T> extends ReconcileSpec<T> {
   create(): Promise<T>;
   /** The plan's read has just shown nothing exists: the first attempt may create without reading again. */
   freshlyRead?: boolean;
-  /**
-   * False when the caller holds the activation lease (activation/lease.ts): nobody else creates this
-   * record meanwhile, so a record created at the first attempt is the one, without a read-back. After
-   * a failed attempt (which may land late) it reads first and back as usual.
-   */
-  readBack?: boolean;
-  /** Whether a record is this call's own, created by an attempt whose answer was lost (a marker says so). */
-  isMine?(record: T): boolean;
+  /** Told of a created record as soon as UISP answers, before its read-back (work that needs only its id). */
+  created?(record: T): void;
 }
 
 export interface Converged<T> {
   record: T;
   /** True when the kept record is the one this call created. */
   created: boolean;
-  /** Duplicates this call removed (its own, or leftovers of lost writes); not those another process removed first. */
+  /** This call's own records it removed (its DELETE succeeded). */
   removed: T[];
+  /** This call's own records UISP refused to remove, with UISP's reason: they are still there. */
+  refused: { record: T; detail: string }[];
 }
 
 /** Finds or creates exactly one record, reconciling duplicates; see the module comment. */
@@ -88,19 +90,18 @@ export async function ensureOne<T>(spec: ConvergeSpec<T>, policy: WriteRetryPoli
     return await withRetries(policy, async (n) => {
       attempts = n;
       const found = n === 1 && spec.freshlyRead ? [] : await spec.find();
-      if (found.length) return settle(spec, found, mine ?? found.find((r) => spec.isMine?.(r)), policy);
+      if (found.length) return settle(spec, found, mine, policy);
       mine = await spec.create();
-      // Without a lease, or after an attempt that may have landed (late), the read-back finds the duplicates.
-      if (spec.readBack === false && n === 1) return { record: mine, created: true, removed: [] };
+      spec.created?.(mine);
       const after = await spec.find();
       // A UISP that does not list a record right after creating it still has it.
       return settle(spec, after.some((r) => spec.id(r) === spec.id(mine!)) ? after : [...after, mine], mine, policy);
     });
   } catch (error) {
     if (error instanceof UispError && error.mayHaveApplied) {
-      // The last write got no answer: read once more, so the report says what is really there.
+      // The last write got no answer: read once more, so the report says what is there now.
       const found = await spec.find().catch(() => undefined);
-      if (found?.length) return settle(spec, found, mine ?? found.find((r) => spec.isMine?.(r)), policy);
+      if (found?.length) return settle(spec, found, mine, policy);
       if (found && mine === undefined) throw new UispWriteNotAppliedError(error, attempts);
     }
     if (mine !== undefined) throw new UnconfirmedCreateError(mine, spec.id(mine), error);
@@ -110,7 +111,7 @@ export async function ensureOne<T>(spec: ConvergeSpec<T>, policy: WriteRetryPoli
 
 /**
  * A record was created, but what came after (its read-back, removing a duplicate) failed: it exists in
- * UISP, and the run's report must say so. A re-run finds it, and keeps it only if it is the oldest.
+ * UISP, and the run's report must say so. A re-run finds it, and keeps it only if it is the one kept.
  */
 export class UnconfirmedCreateError<T = unknown> extends Error {
   override readonly name = 'UnconfirmedCreateError';
@@ -123,17 +124,29 @@ export class UnconfirmedCreateError<T = unknown> extends Error {
   }
 }
 
-/** Keeps one of `records` (which must not be empty) and removes SubOps' duplicates of it. */
+/** Keeps one of `records` (which must not be empty) and removes this call's own others. */
 export function reconcile<T>(spec: ReconcileSpec<T>, records: T[], policy: WriteRetryPolicy): Promise<Converged<T>> {
   return settle(spec, records, undefined, policy);
 }
 
 async function settle<T>(spec: ReconcileSpec<T>, records: T[], mine: T | undefined, policy: WriteRetryPolicy): Promise<Converged<T>> {
   const record = spec.keep(records);
-  const duplicates = records.filter((r) => spec.id(r) !== spec.id(record) && (spec.isDuplicate(r) || (mine !== undefined && spec.id(r) === spec.id(mine))));
+  const own = (r: T) => spec.isMine(r) || (mine !== undefined && spec.id(r) === spec.id(mine));
+  const created = own(record);
   const removed: T[] = [];
-  for (const duplicate of duplicates) if (await withRetries(policy, () => ignoreNotFound(spec.remove(duplicate)))) removed.push(duplicate);
-  return { record, created: mine !== undefined && spec.id(record) === spec.id(mine), removed };
+  const refused: Converged<T>['refused'] = [];
+  const { remove } = spec;
+  if (!remove) return { record, created, removed, refused };
+  for (const duplicate of records.filter((r) => spec.id(r) !== spec.id(record) && own(r))) {
+    try {
+      if (await withRetries(policy, () => ignoreNotFound(remove(duplicate)))) removed.push(duplicate);
+    } catch (error) {
+      const detail = error instanceof UispRejectedError ? error.message : spec.refusal?.(error);
+      if (detail === undefined) throw error;
+      refused.push({ record: duplicate, detail });
+    }
+  }
+  return { record, created, removed, refused };
 }
 
 /** Runs a delete; false when the record was already gone (404), which is the outcome wanted anyway. */
@@ -185,16 +198,6 @@ export class KeyedLock {
       },
     };
   }
-}
-
-let lastStamp = 0;
-/**
- * Date.now(), but strictly increasing within this process: two records stamped in the same millisecond
- * by two runs still have an order, so every run agrees on which is the oldest.
- */
-export function creationStamp(): number {
-  lastStamp = Math.max(Date.now(), lastStamp + 1);
-  return lastStamp;
 }
 
 /** Whether `marker` is a whole word of a note: client 12's marker is not inside client 120's. */

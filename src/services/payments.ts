@@ -217,9 +217,9 @@ export class PaymentService {
               note: withMarkers(input.note, marker),
             }),
           keep: (payments) => payments.reduce((a, b) => (b.id < a.id ? b : a)),
-          // The CRM API cannot delete a payment: a duplicate is never removed, only never made.
-          isDuplicate: () => false,
-          remove: () => Promise.resolve(),
+          // Only the payment this call created counts as new; the CRM API cannot delete a payment, so a
+          // duplicate is never removed, only never made.
+          isMine: () => false,
           id: (payment) => payment.id,
         },
         this.writes.retry,

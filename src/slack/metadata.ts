@@ -40,18 +40,14 @@ export const ActivationMetaSchema = z.object({
   origin: OriginSchema,
   /**
    * On the confirmation view: the request, the services the agent agreed to delete (id and the status
-   * shown), and the device move. The run deletes exactly these at once, so they are checked here (whole
-   * numbers) and again by the run (each must still be Quoted or Obsolete as shown, and confirmed).
+   * shown), and the device move. On submission UISP is read again and compared with these: anything
+   * different is shown to the agent again before any write.
    */
   request: ActivationRequestSchema.optional(),
   confirmedDeletes: z.array(z.object({ id: z.number().int().positive(), status: z.number().int() })).optional(),
   confirmedMove: z.object({ deviceId: z.string().min(1), siteId: z.string().min(1) }).optional(),
-  /** When the confirmed plan was read (ms since the epoch); absent, the run reads again before writing. */
-  confirmedReadAt: z.number().int().nonnegative().optional(),
-  /** The existing client the confirmed plan was for: the run reads its services with the name lookup. */
+  /** The existing client the confirmed plan was for: its services are read again with the name lookup. */
   confirmedClientId: z.number().int().optional(),
-  /** The site the confirmed plan creates for that client, and the device it is for: the run starts it at once. */
-  confirmedSite: z.object({ deviceId: z.string().min(1), name: z.string().min(1), parentSiteId: z.string().min(1).nullable() }).optional(),
 });
 
 const SuspensionActionSchema = z.enum(['suspend', 'unsuspend']);

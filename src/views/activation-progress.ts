@@ -18,7 +18,6 @@ const STATUS_EMOJI: Record<StepStatus, string> = {
   failed: ':x:',
   planned: ':memo:',
   manual: ':raised_hand:',
-  waiting: ':hourglass_flowing_sand:',
 };
 
 const STEP_LABEL: Record<StepEvent['step'], string> = {

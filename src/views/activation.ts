@@ -52,6 +52,12 @@ export function activationForm({ origin, values = {}, problems = {}, notice }: A
 }
 
 /** Shown by the ack while the plan is computed; the listener replaces it with views.update. */
+/** The form's values for a request (the form shown again after a confirmation that no longer applies). */
+export function formValuesOf(request: ActivationRequest): ActivationFormValues {
+  const { device, firstName, lastName, email, phone, clientId } = request;
+  return { device, firstName, lastName, ...(email && { email }), ...(phone && { phone }), ...(clientId !== undefined && { clientId: String(clientId) }) };
+}
+
 export function activationChecking(request: ActivationRequest): ModalView {
   return modal({
     callbackId: CALLBACK.info,
@@ -63,11 +69,10 @@ export function activationChecking(request: ActivationRequest): ModalView {
 
 /**
  * Lists exactly what the run will delete, which device it takes off which client's site, and what it
- * creates; submitting it runs the activation. What was shown is carried in private_metadata: the run
- * deletes exactly that while it reads UISP again, and the fresh read decides the rest.
+ * creates; submitting it runs the activation. What was shown is carried in private_metadata: UISP is
+ * read again on submission, and anything different is shown again (`notice`: what changed) before any write.
  */
-/** `readAt`: when the plan's reads started; the run sends the confirmed deletes at once only while that is recent. */
-export function activationConfirm(origin: Origin, request: ActivationRequest, plan: ActivationPlan, readAt: number, notice?: string): ModalView {
+export function activationConfirm(origin: Origin, request: ActivationRequest, plan: ActivationPlan, notice?: string): ModalView {
   const deletes = plan.service.action === 'create' ? plan.service.delete : [];
   const move = plan.move;
   const blocks: Block[] = [...(notice ? [problem(escapeMrkdwn(notice))] : [])];
@@ -87,7 +92,7 @@ export function activationConfirm(origin: Origin, request: ActivationRequest, pl
     );
   }
   blocks.push(...sections('*Will create or reuse:*', planLines(plan).map((line) => `• ${line}`)), divider(), context(`Device: ${escapeMrkdwn(describeDevice(plan))}`));
-  const submit = move ? (deletes.length ? 'Delete, move, activate' : 'Move and activate') : 'Delete and activate';
+  const submit = move ? (deletes.length ? 'Delete, move, activate' : 'Move and activate') : deletes.length ? 'Delete and activate' : 'Activate';
   return modal({
     callbackId: CALLBACK.activateConfirm,
     title: 'Confirm activation',
@@ -98,10 +103,8 @@ export function activationConfirm(origin: Origin, request: ActivationRequest, pl
       origin,
       request,
       confirmedDeletes: deletes.map((s) => ({ id: s.id, status: s.status })),
-      confirmedReadAt: readAt,
       ...(move && { confirmedMove: { deviceId: plan.device.id, siteId: move.site.id } }),
       ...(plan.client.action === 'reuse' && { confirmedClientId: plan.client.client.id }),
-      ...(plan.client.action === 'reuse' && plan.site.action === 'create' && { confirmedSite: { deviceId: plan.device.id, name: plan.site.name, parentSiteId: plan.site.parentSiteId } }),
     }),
   });
 }

@@ -1,7 +1,7 @@
 /** The activation's sentences, worded from the facts the services send (the CLI and Slack both show these). */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { candidateLines, doneSentence, errorSentence, pendingSentence, resultSentence, stepSentence } from '../../src/render/activation.js';
-import type { ActivationError, ActivationResult, DeviceRef, DoneEntry, PendingEntry, ServiceRef, StepEvent, StepOutcome, UispFailure } from '../../src/services/activation/types.js';
+import { describe, expect, it } from 'vitest';
+import { candidateLines, changeSentence, doneSentence, errorSentence, lateDuplicateSentence, pendingSentence, resultSentence, stepSentence } from '../../src/render/activation.js';
+import type { ActivationResult, ConfirmationChange, DeviceRef, DoneEntry, PendingEntry, ServiceRef, StepEvent, StepOutcome, UispFailure } from '../../src/services/activation/types.js';
 
 const device: DeviceRef = { id: 'dev-1', name: 'cpe-ada', ip: '10.20.1.88', mac: null, list: 'discovered', siteId: null, authorized: false, role: 'station' };
 const client = { id: 1042, name: 'Ada Lovelace' };
@@ -51,7 +51,7 @@ describe('the result and its lists', () => {
     ['a client whose read-back failed', { kind: 'client-created', client, unconfirmed: true }, 'Created client #1042 Ada Lovelace; not yet confirmed as the only one (a re-run checks)'],
     ['a deleted service', { kind: 'service-deleted', service: { id: 102, status: 6, statusLabel: 'Quoted', name: null } }, 'Deleted Quoted service #102'],
     ['a service whose read-back failed', { kind: 'service-created-unconfirmed', serviceId: 140 }, 'Created Active service #140; not yet confirmed as the only one (a re-run checks)'],
-    ['a duplicate removed', { kind: 'duplicate-removed', record: 'site', id: 's-3' }, 'Removed duplicate site s-3'],
+    ['a duplicate removed', { kind: 'duplicate-removed', record: 'site', id: 's-3' }, 'Removed duplicate site s-3, which this activation had made'],
     ['the device authorized', { kind: 'authorized', device, site }, 'Authorized cpe-ada onto site "Ada Lovelace"'],
   ])('done: %s', (_name, entry, sentence) => {
     expect(doneSentence(entry)).toBe(sentence);
@@ -88,49 +88,30 @@ describe('the result and its lists', () => {
   });
 });
 
-describe('why a run waited, and a setting UISP does not have', () => {
-  const NOW = Date.UTC(2026, 10, 23, 20, 0, 0);
-  const busy = (since: number | null, freeAt: number | null): ActivationError => ({ code: 'client-busy', client, run: '3f2a9c01', since, freeAt });
-  // The sentence counts from the caller's clock: pin it, so "started N s ago" is exact.
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(NOW);
-  });
-  afterEach(() => {
-    vi.useRealTimers();
+describe('a setting UISP does not have, duplicates, and what changed since a confirmation', () => {
+  it('the configured service plan period is none of the CRM’s', () => {
+    expect(errorSentence({ code: 'service-plan-unknown', servicePlanPeriodId: 38 })).toBe("SERVICE_PLAN_PERIOD_ID 38 is no period of the CRM's service plans; fix the setting. Nothing was changed.");
   });
 
-  it.each<[string, ActivationError, string]>([
-    [
-      'another run holds the client: who, since when, when it is free again',
-      busy(NOW - 42_000, NOW - 42_000 + 180_000),
-      'Another SubOps activation of client #1042 Ada Lovelace (run 3f2a9c01, started 42 s ago) has not finished, so this one does not create a second service. Try again once it is done. If that run has stopped, the client is free again at 20:02:18 UTC. Nothing was changed.',
-    ],
-    [
-      'a lease whose start is not known',
-      busy(null, null),
-      'Another SubOps activation of client #1042 Ada Lovelace (run 3f2a9c01) has not finished, so this one does not create a second service. Try again once it is done. Nothing was changed.',
-    ],
-    [
-      'a start on a clock ahead of ours is no negative age',
-      busy(NOW + 3_000, NOW + 183_000),
-      'Another SubOps activation of client #1042 Ada Lovelace (run 3f2a9c01, started 0 s ago) has not finished, so this one does not create a second service. Try again once it is done. If that run has stopped, the client is free again at 20:03:03 UTC. Nothing was changed.',
-    ],
-    [
-      'the configured service plan period is none of the CRM’s',
-      { code: 'service-plan-unknown', servicePlanPeriodId: 38 },
-      "SERVICE_PLAN_PERIOD_ID 38 is no period of the CRM's service plans; fix the setting. Nothing was changed.",
-    ],
-  ])('%s', (_name, error, sentence) => {
-    expect(errorSentence(error)).toBe(sentence);
+  it('a duplicate this run removed, and one UISP refused to remove, are told apart', () => {
+    expect(doneSentence({ kind: 'duplicate-removed', record: 'service', id: 5007 })).toBe('Removed duplicate service #5007, which this activation had made');
+    expect(doneSentence({ kind: 'duplicate-refused', record: 'site', id: 's-2', detail: 'only an empty site can be deleted (HTTP 422)' })).toBe(
+      'Could not remove duplicate site s-2, which this activation had made: only an empty site can be deleted (HTTP 422). It is still there',
+    );
   });
 
-  it('a busy client after this run had written (and undone) does not claim nothing was changed', () => {
-    expect(errorSentence(busy(NOW - 5_000, NOW + 175_000), true)).toMatch(/free again at 20:02:55 UTC\.$/);
+  it.each<[string, ConfirmationChange, string]>([
+    ['a confirmed Quoted service turned Active', { kind: 'service-changed', id: 5012, shown: 6, now: { id: 5012, status: 1, statusLabel: 'Active', name: null } }, 'Service #5012 is Active now, no longer what you confirmed deleting: it will not be deleted'],
+    ['a confirmed service gone', { kind: 'service-changed', id: 5012, shown: 6, now: null }, 'Service #5012, which you confirmed deleting, is gone from the CRM'],
+    ['a new Quoted service', { kind: 'service-added', service: { id: 5013, status: 6, statusLabel: 'Quoted', name: null } }, 'Quoted service #5013 would now be deleted too'],
+    ['the device moved', { kind: 'move-changed', shown: null, now: { site: { id: 's-7', name: 'Leon Hope' }, client: { id: 1007, name: 'Leon Hope' } } }, 'The device is now on site "Leon Hope" (client #1007 Leon Hope): moving it needs your confirmation'],
+    ['no move any more', { kind: 'move-changed', shown: 's-7', now: null }, 'The device no longer needs moving'],
+  ])('%s', (_name, change, sentence) => {
+    expect(changeSentence(change)).toBe(sentence);
   });
 
-  it('the result names the step it stopped at', () => {
-    const result: ActivationResult = { type: 'result', outcome: 'failed', failedStep: 'service', error: busy(NOW - 1_000, NOW + 179_000), done: [], notDone: [{ kind: 'create-service' }] };
-    expect(resultSentence(result)).toMatch(/^Activation failed at the service step: Another SubOps activation of client #1042 Ada Lovelace \(run 3f2a9c01, started 1 s ago\).* Nothing was changed\.$/);
+  it('a late duplicate names the record kept and the late ones', () => {
+    const sentence = lateDuplicateSentence({ record: 'service', client, kept: { id: 5003, name: 'Home 10' }, others: [{ id: 5007, name: null }] });
+    expect(sentence).toBe('Client #1042 Ada Lovelace has 2 Active services made by SubOps: #5003 "Home 10" (the one activations keep and report) and #5007 (made late, after its activation gave up)');
   });
 });

@@ -45,7 +45,7 @@ export const failed: ActivationResult = {
   outcome: 'failed',
   failedStep: 'discover',
   client: reached.client,
-  done: Array.from({ length: 80 }, (_, i) => ({ kind: 'site-unused', site: { id: `s-${i}`, name: `${LONG} ${HOSTILE}` } }) as const),
+  done: Array.from({ length: 80 }, (_, i) => ({ kind: 'duplicate-refused', record: 'site', id: `s-${i}`, detail: `${LONG} ${HOSTILE}` }) as const),
   notDone: [{ kind: 'create-site', name: HOSTILE }, { kind: 'authorize', device: plan.device }],
   error: { code: 'device-ambiguous', query: { kind: 'name', name: HOSTILE }, devices: Array.from({ length: 30 }, (_, i) => ({ ...plan.device, id: `dev-${i}`, name: `cpe-${i} ${HOSTILE}` })) },
 };

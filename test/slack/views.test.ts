@@ -40,15 +40,14 @@ function expectNoInjectedMarkup(built: unknown): void {
 }
 
 /** When the confirmed plan's reads started: carried by the confirmation, so the run can tell how old it is. */
-const READ_AT = Date.parse('2026-11-22T15:00:00Z');
 
 const modals = {
   'activation form': activationForm({ origin: f.origin, values: { device: f.HOSTILE, firstName: f.LONG } }),
   'activation form with problems': activationForm({ origin: f.origin, values: { device: 'x' }, problems: { device: f.HOSTILE, clientId: f.LONG.repeat(10) }, notice: f.HOSTILE }),
   'activation checking': activationChecking(f.request),
-  'activation confirm': activationConfirm(f.origin, f.request, f.plan, READ_AT, f.HOSTILE),
-  'activation confirm, device move': activationConfirm(f.origin, f.request, { ...f.plan, move: { site: { id: 's-9', name: f.HOSTILE }, client: { id: 1007, name: f.HOSTILE } } }, READ_AT),
-  'activation confirm, move off an unowned site': activationConfirm(f.origin, f.request, { ...f.plan, service: { ...f.plan.service, delete: [] } as typeof f.plan.service, move: { site: { id: 's-9', name: f.LONG }, client: { id: null, name: null } } }, READ_AT),
+  'activation confirm': activationConfirm(f.origin, f.request, f.plan, f.HOSTILE),
+  'activation confirm, device move': activationConfirm(f.origin, f.request, { ...f.plan, move: { site: { id: 's-9', name: f.HOSTILE }, client: { id: 1007, name: f.HOSTILE } } }),
+  'activation confirm, move off an unowned site': activationConfirm(f.origin, f.request, { ...f.plan, service: { ...f.plan.service, delete: [] } as typeof f.plan.service, move: { site: { id: 's-9', name: f.LONG }, client: { id: null, name: null } } }),
   'activation started': activationStarted(f.origin, f.request),
   'suspend form, loading': suspensionForm({ action: 'suspend', origin: f.origin, reasons: 'loading', statusLabel }),
   'suspend form, client picked': suspensionForm({
@@ -137,18 +136,18 @@ describe('modals', () => {
   });
 
   it('a move confirmation names the site and its client (or says it has none) and carries exactly that move', () => {
-    const owned = activationConfirm(f.origin, f.request, { ...f.plan, move: { site: { id: 's-9', name: 'Leon Hope' }, client: { id: 1007, name: 'Leon Hope' } } }, READ_AT);
+    const owned = activationConfirm(f.origin, f.request, { ...f.plan, move: { site: { id: 's-9', name: 'Leon Hope' }, client: { id: 1007, name: 'Leon Hope' } } });
     expect(JSON.stringify(owned)).toContain("is in use on another client's site.* It is authorized on site *Leon Hope* of client #1007 Leon Hope.");
     expect(owned.submit).toMatchObject({ text: 'Delete, move, activate' });
-    expect(JSON.parse(owned.private_metadata!)).toMatchObject({ confirmedMove: { deviceId: 'dev-1', siteId: 's-9' }, confirmedReadAt: READ_AT });
-    const unowned = activationConfirm(f.origin, f.request, { ...f.plan, service: { action: 'reuse', service: { id: 1, status: 1, statusLabel: 'Active', name: null } }, move: { site: { id: 's-9', name: 'Old house' }, client: { id: null, name: null } } }, READ_AT);
+    expect(JSON.parse(owned.private_metadata!)).toMatchObject({ confirmedMove: { deviceId: 'dev-1', siteId: 's-9' } });
+    const unowned = activationConfirm(f.origin, f.request, { ...f.plan, service: { action: 'reuse', service: { id: 1, status: 1, statusLabel: 'Active', name: null } }, move: { site: { id: 's-9', name: 'Old house' }, client: { id: null, name: null } } });
     expect(JSON.stringify(unowned)).toContain('is in use on a customer site of unknown owner.* It is authorized on site *Old house* (no CRM client is bound to it).');
     expect(JSON.stringify(unowned)).not.toContain('Will delete');
     expect(unowned.submit).toMatchObject({ text: 'Move and activate' });
   });
 
   it('the confirmation lists every service it will delete and everything it will create', () => {
-    const text = JSON.stringify(activationConfirm(f.origin, f.request, f.plan, READ_AT));
+    const text = JSON.stringify(activationConfirm(f.origin, f.request, f.plan));
     for (const service of f.plan.service.action === 'create' ? f.plan.service.delete : []) expect(text).toContain(`service #${service.id}`);
     expect(text).toContain('Reuse client #1002');
     expect(text).toContain('Create an Active service: plan period 37, 10,000.00/month from 2025-01-15');

@@ -33,7 +33,7 @@ export function registerForm(app: App, deps: ListenerDeps): void {
     const decision = await decideOrShowForm(client, deps, { viewId: view.id, origin, request, values, logger });
     if (!decision) return;
     if (decision.kind === 'needs-confirmation') {
-      await updateView(client, { viewId: view.id, view: activationConfirm(origin, request, decision.plan, decision.readAt) }, logger);
+      await updateView(client, { viewId: view.id, view: activationConfirm(origin, request, decision.plan) }, logger);
       return;
     }
     // The run does not wait for Slack: the modal says "started" while the first UISP writes go out.

@@ -26,10 +26,12 @@ export async function decideOrShowForm(
     values,
     logger,
   }: { viewId: string; origin: Origin; request: ActivationRequest; values: ActivationFormValues; logger: Logger },
+  /** How the decision is read: a fresh decision by default, or the recheck of a confirmation. */
+  read: () => Promise<ReadDecision> = () => deps.services.activation.decide(request),
 ): Promise<ActivationGoAhead | undefined> {
   let problem: { field?: string | undefined; message: string };
   try {
-    const decision = await deps.services.activation.decide(request);
+    const decision = await read();
     if (decision.kind !== 'refused') return decision;
     problem = { field: activationFieldOf(decision.refusal.code), message: errorSentence(decision.refusal) };
   } catch (error) {

@@ -5,7 +5,7 @@
  * waits for Slack before UISP: the reporter posts in the background, and Slack errors never stop the
  * workflow (not even a refused parent): the agent is told privately what was and was not changed.
  */
-import type { ActivationConfirmation, ActivationRequest, ConfirmedPlan, ActivationResult, StepEvent } from '../../services/activation/types.js';
+import type { ActivationConfirmation, ActivationRequest, ActivationResult, StepEvent } from '../../services/activation/types.js';
 import type { ReadDecision } from '../../services/activation/workflow.js';
 import { activationAudit } from '../../services/audit-records.js';
 import { resultLists, resultSentence } from '../../render/activation.js';
@@ -26,15 +26,13 @@ export interface ActivationRun {
   parentTs?: string;
   /** What the agent confirmed (services to delete, a device move off another client's site); Retry carries it on. */
   confirm?: ActivationConfirmation;
-  /** The decision the submission has just read: the run builds on it instead of reading UISP again. */
+  /** The decision the submission (or the confirmation) has just read: the run builds on it instead of reading UISP again. */
   decided?: ReadDecision;
-  /** The plan the agent confirmed a while ago: its deletes go out with the run's fresh reads. */
-  confirmed?: ConfirmedPlan;
 }
 
 /** Runs on the same device or client take turns inside ActivationService (its lock is on resolved ids). */
 export async function runActivation(deps: ListenerDeps, run: ActivationRun): Promise<void> {
-  const { request, origin, startedBy, confirm, decided, confirmed } = run;
+  const { request, origin, startedBy, confirm, decided } = run;
   const logger = deps.logger.child({ flow: 'activation', device: request.device, userId: origin.userId });
 
   // The parent is queued, not awaited: the first UISP requests go out while Slack answers.
@@ -45,7 +43,7 @@ export async function runActivation(deps: ListenerDeps, run: ActivationRun): Pro
   let manualStep: StepEvent | undefined;
   try {
     // Each step is queued for the thread and the workflow goes on at once: Slack is off UISP's critical path.
-    for await (const event of deps.services.activation.run(request, { ...(confirm && { confirm }), ...(decided && { decided }), ...(confirmed && { confirmed }) })) {
+    for await (const event of deps.services.activation.run(request, { ...(confirm && { confirm }), ...(decided && { decided }) })) {
       if (event.type === 'result') result = event;
       else if (event.status === 'manual') manualStep = event;
       else report.reply(activationStep(event));

@@ -17,11 +17,9 @@
  */
 import type { ActivationConfig } from '../../config.js';
 import { clientDisplayName } from '../uisp/crm-client.js';
-import type { Client, ClientLog, Device, Service, ServicePlan, Site } from '../uisp/schemas.js';
+import type { Client, Device, Service, ServicePlan, Site } from '../uisp/schemas.js';
 import { findDevices } from './device-match.js';
-import { noteHas } from '../converge.js';
-import { creatorRun, heldRecords, holderRuns } from './lease.js';
-import { newClientMarker } from './markers.js';
+import { markedClientId as noteClientId } from './markers.js';
 import { sameName } from './names.js';
 import { dispositionOf, statusLabel } from './service-status.js';
 import type {
@@ -40,41 +38,8 @@ import type {
 /** The one role NMS gives a subscriber CPE (the Swagger's enum also has ap, router, switch, gateway, ptp…). */
 const SUBSCRIBER_ROLE = 'station';
 
-/** Written into the note of sites SubOps creates, so a re-run finds the site before the manual CRM link exists. */
-export const siteMarker = (clientId: number) => `subops:crm-client=${clientId}`;
-
-const MARKER = /^subops:crm-client=(\d+)$/;
-
-/** The client id of SubOps' marker in a site note; the marker must be a whole word (12's is not inside 120's). */
-export function markedClientId(site: Site): number | null {
-  for (const word of (site.description?.note ?? '').split(/\s+/)) {
-    const match = MARKER.exec(word);
-    if (match) return Number(match[1]);
-  }
-  return null;
-}
-
-/**
- * Whether a site is SubOps' for this client: it carries the client's marker; or the client is one an
- * activation created, and the site was made for it in the same wave (before it had an id), so it
- * carries its name's key, and is bound to no other client. `live`: the clients of that name that exist
- * (a name lookup's); a site of the name marked for any other id was a removed duplicate's, so it is
- * this client's too.
- */
-export function markedFor(client: Client, live?: ReadonlySet<number>): (site: Site) => boolean {
-  const byName = creatorRun(client) === null ? null : newClientMarker(client.firstName, client.lastName);
-  return (site) => {
-    if (markedClientId(site) === client.id) return true;
-    if (byName === null || !noteHas(site.description?.note, byName)) return false;
-    const owner = siteClientId(site);
-    return owner === null || owner === client.id || (live !== undefined && !live.has(owner) && site.ucrm?.client == null && site.description?.ucrmId == null);
-  };
-}
-
-/** The ids of the clients a lookup found (the name's namesakes, active and archived); undefined for a lookup by id. */
-export function namesakeIds(lookup: ClientLookup): ReadonlySet<number> | undefined {
-  return lookup.by === 'name' ? new Set([...lookup.active, ...lookup.archived].map((c) => c.id)) : undefined;
-}
+/** The CRM client SubOps' marker in a site's note names (./markers.ts), or null. */
+export const markedClientId = (site: Site): number | null => noteClientId(site.description?.note);
 
 /** The CRM client id an NMS site is bound to (CRM binding first, then SubOps' marker), or null. */
 export function siteClientId(site: Site): number | null {
@@ -105,12 +70,10 @@ export interface ActivationReads {
   lookup: ClientLookup;
   /** The identified client's services ([] when the client is new or unknown). */
   services: Service[];
-  /** The identified client's CRM log, where activation leases are (./lease.ts); [] when new or unknown. */
-  clientLogs: ClientLog[];
   sites: Site[];
   /** The CRM's service plans: the configured plan period must be one of theirs before anything is written. */
   servicePlans: ServicePlan[];
-  settings: Pick<ActivationConfig, 'servicePlanPeriodId' | 'servicePrice' | 'parentSiteId' | 'statuses' | 'leaseMs'>;
+  settings: Pick<ActivationConfig, 'servicePlanPeriodId' | 'servicePrice' | 'parentSiteId' | 'statuses'>;
   /** YYYY-MM-DD in the ISP's time zone. */
   today: string;
 }
@@ -200,17 +163,16 @@ function candidate(client: Client): ClientCandidate {
 
 // ---------- service ----------
 
-function planService({ services, settings, today, clientLogs, servicePlans }: ActivationReads, existing: Client | null): { service: ActivationPlan['service'] } | { refusal: ActivationRefusal } {
+function planService({ services, settings, today, servicePlans }: ActivationReads, existing: Client | null): { service: ActivationPlan['service'] } | { refusal: ActivationRefusal } {
   const { statuses } = settings;
   const client = existing && clientRef(existing);
   const ref = (s: Service): ServiceRef => ({ id: s.id, status: s.status, statusLabel: statusLabel(s.status, statuses), name: s.name });
-  const reusable = services.filter((s) => dispositionOf(s.status, statuses) === 'reuse').sort((a, b) => a.id - b.id);
-  // Several Active services: the one the client's lease holder made (what it reported), else the first.
-  const active = (existing ? heldRecords(reusable, holderRuns(existing, clientLogs, settings.leaseMs), (s) => s.note)[0] : undefined) ?? reusable[0];
+  // Several Active services (a late duplicate): the oldest, the one every run keeps (./writes.ts).
+  const active = services.filter((s) => dispositionOf(s.status, statuses) === 'reuse').sort((a, b) => a.id - b.id)[0];
   if (active) return { service: { action: 'reuse', service: ref(active) } };
   const suspended = services.filter((s) => dispositionOf(s.status, statuses) === 'block');
   if (client && suspended.length) return { refusal: { code: 'service-suspended', client, services: suspended.map(ref) } };
-  // UISP refuses a service of an unknown plan period, after the device is let on in the same wave: refuse first.
+  // UISP would refuse a service of an unknown plan period after the client and site are made: refuse first.
   if (!servicePlans.some((plan) => plan.periods.some((period) => period.id === settings.servicePlanPeriodId))) {
     return { refusal: { code: 'service-plan-unknown', servicePlanPeriodId: settings.servicePlanPeriodId } };
   }
@@ -229,33 +191,45 @@ function planService({ services, settings, today, clientLogs, servicePlans }: Ac
 
 type SitePlan = Pick<ActivationPlan, 'site' | 'authorize' | 'move'>;
 
-function planSite({ sites, settings, firstName, lastName, authorized, clientLogs, lookup }: ActivationReads, existing: Client | null, device: DeviceRef): SitePlan | { refusal: ActivationRefusal } {
+function planSite({ sites, settings, firstName, lastName, authorized }: ActivationReads, existing: Client | null, device: DeviceRef): SitePlan | { refusal: ActivationRefusal } {
   const client = existing && clientRef(existing);
-  const own = existing ? ownSites(sites, existing, namesakeIds(lookup)) : [];
+  const own = existing ? ownSites(sites, existing.id) : [];
   const current = device.authorized && device.siteId ? sites.find((s) => s.id === device.siteId) : undefined;
   const onOwn = current !== undefined && own.includes(current);
-  // Several of the client's sites: the one its lease holder made (what it reported: where the device is
-  // when it made several), else where the device is, else the first.
-  const held = existing ? heldRecords(own, holderRuns(existing, clientLogs, settings.leaseMs), (s) => s.description?.note) : [];
-  const chosen = (current && held.includes(current) ? current : held[0]) ?? (onOwn ? current : own[0]);
-  if (current && current === chosen) {
+  if (current && onOwn) {
     const site = siteRef(current);
     return { site: { action: 'reuse', site }, authorize: { action: 'skip', site }, move: null };
   }
-  // From one of the client's own sites to another is no move off anybody's site.
-  const move = onOwn ? null : moveOf(device, current, authorized);
+  const move = moveOf(device, current, authorized);
+  const chosen = keptSite(own, authorized);
   if (chosen) return { site: { action: 'reuse', site: siteRef(chosen) }, authorize: { action: 'authorize' }, move };
   const parentSiteId = settings.parentSiteId ?? sites.find((s) => !s.identification.parent && (s.identification.type ?? 'site') === 'site')?.id ?? null;
   if (settings.parentSiteId && !sites.some((s) => s.id === parentSiteId)) return { refusal: { code: 'parent-site-not-found', parentSiteId: settings.parentSiteId } };
   return { site: { action: 'create', name: client?.name ?? `${firstName} ${lastName}`, parentSiteId }, authorize: { action: 'authorize' }, move };
 }
 
-/** The client's own sites: bound to it in the CRM first, then SubOps' for it (`markedFor`). */
-export function ownSites(sites: Site[], client: Client, live?: ReadonlySet<number>): Site[] {
-  const id = String(client.id);
+/**
+ * The client's own sites: bound to it in the CRM first, then those SubOps made for it (its marker),
+ * unless the CRM binds them to another client.
+ */
+export function ownSites(sites: Site[], clientId: number): Site[] {
+  const id = String(clientId);
   const bound = sites.filter((s) => s.ucrm?.client?.id === id || s.description?.ucrmId === id);
-  const marked = markedFor(client, live);
-  return [...bound, ...sites.filter((s) => !bound.includes(s) && marked(s))];
+  const marked = sites.filter((s) => !bound.includes(s) && markedClientId(s) === clientId && [null, id].includes(boundId(s)));
+  return [...bound, ...marked];
+}
+
+const boundId = (site: Site): string | null => site.ucrm?.client?.id ?? site.description?.ucrmId ?? null;
+
+/**
+ * Which of a client's sites every run keeps (NMS site ids are random, so there is no oldest): one bound
+ * in the CRM, else one in use (a device authorized on it), else the lowest id. A site in use is never
+ * given up for another, so a device is never moved off a site a run reported.
+ */
+export function keptSite(own: Site[], authorized: Device[]): Site | undefined {
+  const inUse = new Set(authorized.filter((d) => d.identification.authorized && d.identification.site?.id).map((d) => d.identification.site!.id));
+  const byId = [...own].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return own.find((s) => boundId(s) !== null) ?? byId.find((s) => inUse.has(s.id)) ?? byId[0];
 }
 
 /**
@@ -264,7 +238,7 @@ export function ownSites(sites: Site[], client: Client, live?: ReadonlySet<numbe
  * NMS does not list is judged by the device's own reference to it; without a type it counts as an
  * endpoint of unknown owner.
  */
-function moveOf(device: DeviceRef, current: Site | undefined, authorized: Device[]): DeviceMove | null {
+export function moveOf(device: DeviceRef, current: Site | undefined, authorized: Device[]): DeviceMove | null {
   if (!device.authorized || !device.siteId) return null;
   if (current) {
     if (isInfrastructure(current)) return null;

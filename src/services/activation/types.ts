@@ -69,22 +69,29 @@ export interface ActivationConfirmation {
 }
 
 /**
- * The plan a confirmation showed, as the front end carries it back (Slack: the confirmation view's
- * private_metadata): a run given it sends its first writes at once, in the same wave as its fresh reads,
- * and plans the rest from those reads. Only services also in `ActivationConfirmation.deletes`, and
- * Quoted or Obsolete as shown, are deleted this way; the site it creates for an existing client is
- * started then too (removed again if the fresh plan does not use it).
+ * What a confirmation showed the agent, as the front end carries it back (Slack: the confirmation view's
+ * private_metadata). Before the run, the services read UISP again and compare (`confirmationChanges`):
+ * anything different is shown to the agent again instead of being written.
  */
-export interface ConfirmedPlan {
-  /** When the confirmed plan's reads started (ms since the epoch): an old one is read again before writing. */
-  readAt: number;
+export interface ShownConfirmation {
   /** The existing client the plan was for: its services are read together with the name lookup. */
   clientId?: number;
-  /** The services the agent confirmed deleting, with the status they were shown with (for the report). */
+  /** The services the agent confirmed deleting, with the status they were shown with. */
   deletes: { id: number; status: number }[];
-  /** The site the plan creates for `clientId`, and the device it is for (absent when it reuses one). */
-  site?: { deviceId: string; name: string; parentSiteId: string | null };
+  /** The site the agent confirmed moving the device off. */
+  moveFrom?: string;
 }
+
+/** What is different now from what the agent confirmed: nothing of it is written before they confirm again. */
+export type ConfirmationChange =
+  /** A service shown for deletion has another status now (a person made it Active, say), or is gone (`now`: null). */
+  | { kind: 'service-changed'; id: number; shown: number; now: ServiceRef | null }
+  /** The plan now deletes a service the agent was not shown. */
+  | { kind: 'service-added'; service: ServiceRef }
+  /** The device move is not the one shown (it moved, or no longer needs moving). */
+  | { kind: 'move-changed'; shown: string | null; now: DeviceMove | null }
+  /** The activation is refused now. */
+  | { kind: 'refused'; refusal: ActivationRefusal };
 
 /** What an activation will do, computed from reads alone. */
 export interface ActivationPlan {
@@ -139,30 +146,23 @@ export type ActivationDecision =
   | { kind: 'plan'; plan: ActivationPlan };
 
 export type StepName = 'discover' | 'client' | 'service' | 'site' | 'authorize' | 'manual-link';
-/**
- * manual: a step the agent must do by hand (the CRM–NMS link); the bot never performs it. waiting:
- * another run holds the client's lease, and this one waits for it before writing.
- */
-export type StepStatus = 'done' | 'skipped' | 'failed' | 'planned' | 'manual' | 'waiting';
+/** manual: a step the agent must do by hand (the CRM–NMS link); the bot never performs it. */
+export type StepStatus = 'done' | 'skipped' | 'failed' | 'planned' | 'manual';
 
 /**
  * What happened at one step, as facts: front ends word it (src/render/activation.ts). `kind` tells
- * apart a record this run made from one it found, or one another activation of the same customer made.
+ * apart a record this run made from one it found, or one another activation of the same customer made
+ * at the same time (`created-concurrently`: that run's record is older, so every run keeps it).
  */
 export type StepOutcome =
-  /**
-   * `afterWrites`: a refusal that came after the run had written (a confirmed plan's deletes), so it
-   * cannot say that nothing was changed.
-   */
+  /** `afterWrites`: the run had written before this failure, so it cannot say that nothing was changed. */
   | { step: StepName; status: 'failed'; error: ActivationError; afterWrites?: true }
   | { step: 'discover'; status: 'done'; device: DeviceRef }
-  | { step: 'client'; status: 'done' | 'skipped'; kind: 'created' | 'reused'; client: ClientRef }
+  | { step: 'client'; status: 'done' | 'skipped'; kind: 'created' | 'reused' | 'created-concurrently'; client: ClientRef }
   | { step: 'client'; status: 'planned'; plan: ActivationPlan['client'] }
   | { step: 'service'; status: 'done'; kind: 'created'; service: ServiceRef; price: number; currency: string | null; activeFrom: string; deleted: number[] }
-  | { step: 'service'; status: 'skipped'; kind: 'already-active'; service: ServiceRef }
+  | { step: 'service'; status: 'skipped'; kind: 'already-active' | 'created-concurrently'; service: ServiceRef; deleted?: number[] }
   | { step: 'service'; status: 'planned'; plan: ActivationPlan['service'] }
-  /** Another run holds the client's lease (`since`: when it took it, ms since the epoch; null when unknown). */
-  | { step: 'service'; status: 'waiting'; client: ClientRef; run: string; since: number | null }
   | { step: 'site'; status: 'done' | 'skipped'; kind: 'created' | 'reused' | 'created-concurrently'; site: SiteRef }
   | { step: 'site'; status: 'planned'; plan: ActivationPlan['site'] }
   | { step: 'authorize'; status: 'done' | 'skipped'; device: DeviceRef; site: SiteRef }
@@ -178,18 +178,34 @@ export type StepEvent = StepOutcome & {
 
 export type ActivationOutcome = 'activated' | 'already-activated' | 'planned' | 'failed';
 
-/** A write this run made (or a duplicate it removed), in the order of the steps. */
+export type RecordKind = 'client' | 'service' | 'site';
+
+/** A write this run made (or a duplicate of its own it removed, or could not), in the order of the steps. */
 export type DoneEntry =
-  /** `unconfirmed`: UISP created it but the read-back did not confirm it as the only one (a re-run checks). */
+  /** `unconfirmed`: UISP created it but the run could not read it back as the one kept (a re-run checks). */
   | { kind: 'client-created'; client: ClientRef; unconfirmed?: true }
   | { kind: 'service-deleted'; service: ServiceRef }
   | { kind: 'service-created'; service: ServiceRef; price: number; currency: string | null; activeFrom: string; deleted: number[] }
   | { kind: 'service-created-unconfirmed'; serviceId: number }
   | { kind: 'site-created'; site: { name: string }; unconfirmed?: true }
-  /** A site a confirmed run started at once, which the fresh plan did not use, and could not remove. */
-  | { kind: 'site-unused'; site: SiteRef }
-  | { kind: 'duplicate-removed'; record: 'client' | 'service' | 'site'; id: number | string }
+  /** A record this run made that another run's older one made redundant: removed (this run's DELETE succeeded). */
+  | { kind: 'duplicate-removed'; record: RecordKind; id: number | string }
+  /** Such a record UISP refused to remove (`detail`: UISP's reason): it is still there, read again. */
+  | { kind: 'duplicate-refused'; record: RecordKind; id: number | string; detail: string }
   | { kind: 'authorized'; device: DeviceRef; site: SiteRef };
+
+/**
+ * Several SubOps-made Active services, or SubOps sites, for one client: a create UISP applied after its
+ * run gave up. Nobody removes it on their own: a person decides (the audit notice's Remove duplicate).
+ */
+export interface LateDuplicate {
+  record: 'service' | 'site';
+  client: ClientRef;
+  /** The one the activation kept and reported. */
+  kept: { id: number | string; name: string | null };
+  /** The others, newest last. */
+  others: { id: number | string; name: string | null }[];
+}
 
 /** A write the plan still expected when the run stopped. */
 export type PendingEntry =
@@ -218,14 +234,6 @@ export type ActivationError =
   | { code: 'device-in-use'; device: DeviceRef; move: DeviceMove }
   /** The plan deletes services the run was not confirmed to delete (`client`: null for a new client). */
   | { code: 'delete-unconfirmed'; services: ServiceRef[]; client: ClientRef | null }
-  /**
-   * Another run holds the client's activation lease (services/activation/lease.ts) and neither finished
-   * nor let go while this run waited: creating a second service meanwhile could bill the client twice.
-   * `since`: when that run took it (ms since the epoch; null when unknown); `freeAt`: when it runs out.
-   */
-  | { code: 'client-busy'; client: ClientRef; run: string; since: number | null; freeAt: number | null }
-  /** This run's lease ran half out before it could create the service (a very slow UISP, or host): it stopped. */
-  | { code: 'lease-expired'; client: ClientRef }
   | UispFailure;
 
 export type ActivationErrorCode = ActivationError['code'];
@@ -249,6 +257,8 @@ export type ActivationResult = Reached & {
   crmClientUrl?: string;
   /** The confirmed move this run made: the device came off that site of that client. */
   movedFrom?: DeviceMove;
+  /** Late duplicates this run met for the client (an audit notice names them, with Remove duplicate). */
+  duplicates?: LateDuplicate[];
   /** What was written, and what the plan still expected, for failure reports. */
   done: DoneEntry[];
   notDone: PendingEntry[];

@@ -1,275 +1,197 @@
 /**
- * The activation's writes, each converging on UISP (see ../converge.ts): whatever mix of CLI processes
- * and bot replicas runs the same activation at once, and whatever answers are lost on the way, they end
- * on one client, one Active service, one site and the device authorized once.
+ * The activation's writes, each converging on UISP by the one rule of ../converge.ts: read before
+ * creating, read back after creating, every process keeps the same record, and a run removes only its
+ * own records (this activation's id in the note, ./markers.ts) that another run's made redundant.
  *
- * A run that creates a client's service holds that client's lease (./lease.ts) and creates its client,
- * service and site without reading them back; the other writes (a site for a client whose service is
- * reused, the duplicates a lost write left) read back and reconcile. Markers: ./markers.ts; a site also
- * carries `subops:crm-client=<id>` when its client exists already, so a re-run finds the site before the
- * manual CRM–NMS link exists (a new client's site is its client's through the creating run's marker).
+ * What is kept among several records made for the same thing:
+ * - clients (SubOps-made namesakes) and Active services: the oldest id (CRM ids are in creation order);
+ * - a client's sites (NMS ids are random, so there is no oldest): the one the device is authorized on,
+ *   else the planner's `keptSite` (bound in the CRM, else the lowest id).
+ *
+ * What is never removed, whatever the names say: a client with any service or payment, a site with a
+ * device on it (NMS refuses), another run's record, anything not created by this activation.
  */
 import type { ActivationConfig } from '../../config.js';
-import { ensureOne, ignoreNotFound, noteHas, reconcile, withRetries, type Converged, type ReconcileSpec, type WriteRetryPolicy } from '../converge.js';
+import { ensureOne, ignoreNotFound, withRetries, type Converged, type WriteRetryPolicy } from '../converge.js';
 import type { CrmClient } from '../uisp/crm-client.js';
-import { UispError, UispRejectedError, UispWriteNotAppliedError } from '../uisp/errors.js';
+import { UispError, UispWriteNotAppliedError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
-import type { Client, ClientLog, Device, Service, Site } from '../uisp/schemas.js';
-import { leaseMessage, releaseMessage, runOf } from './lease.js';
+import type { Client, Device, Service, Site } from '../uisp/schemas.js';
 import { midnightIn } from '../dates.js';
 import { sameName } from './names.js';
-import { ACTIVATION_MARKER, createdMarker, newClientMarker } from './markers.js';
-import { markedFor, siteMarker } from './planner.js';
-import type { ActivationPlan, ServiceRef } from './types.js';
-
-const CREATED = /(?:^|\s)subops:created=(\d+)(?:\s|$)/;
+import { madeBy, madeBySubOps, recordMarker, siteMarker } from './markers.js';
+import { keptSite, ownSites } from './planner.js';
+import type { ActivationPlan } from './types.js';
 
 export interface WriteDeps {
   crm: CrmClient;
   nms: NmsClient;
   settings: ActivationConfig;
   retry: WriteRetryPolicy;
-  /** Wall-clock ms for the site's creation stamp. */
-  clock: () => number;
-  /** This run's `subops:run=<id>` marker. */
-  run: string;
-  /** This run's id (the marker's value). */
-  runId: string;
+  /** This activation's id (./markers.ts): its records, and only those, are its own. */
+  activationId: string;
 }
 
-/** Where the device is now, read with the site's read-back, so authorization happens once. */
+/** Where the device is, as read with the sites, so authorization happens once and never moves it off a reported site. */
 export interface DeviceState {
   authorized: boolean;
   siteId: string | null;
 }
 
+/** A converged write with the records of its last read (late duplicates are found among them). */
+export type Settled<T> = Converged<T> & { seen: T[] };
+
 const oldestById = <T extends { id: number }>(records: T[]) => records.reduce((a, b) => (b.id < a.id ? b : a));
 
 /**
- * Creates the new client under the run's lease: its note carries the markers and when the lease began
- * (./lease.ts). A retry after a lost answer finds the run's own client by its marker before creating again.
+ * A client that has nothing under it, being removed: it must be this run's (checked by the caller) and
+ * have no service and no payment now. Anything else is refused, never deleted.
  */
-export function createClient(deps: WriteDeps, name: { firstName: string; lastName: string }, contact: { email?: string; phone?: string }): Promise<Converged<Client>> {
-  const { crm } = deps;
-  return ensureOne(
-    {
-      freshlyRead: true,
-      readBack: false,
-      find: () => markedNamesakes(crm, name),
-      create: () => crm.createClient({ ...name, ...contact, note: `${ACTIVATION_MARKER} ${deps.run} ${createdMarker(deps.clock())}` }),
-      isMine: (client) => noteHas(client.note, deps.run),
-      keep: (clients) => clients.find((c) => noteHas(c.note, deps.run)) ?? oldestById(clients),
-      isDuplicate: () => false,
-      remove: async () => {},
-      id: (client) => client.id,
-    },
-    deps.retry,
-  );
+class ClientInUseError extends Error {
+  override readonly name = 'ClientInUseError';
 }
 
 /**
- * Removes the newer of several clients an activation created under this name (a run that lost the
- * customer and could not undo, or a lost create that landed late), with the services activations made
- * under them, so the name is no longer ambiguous. A client with anything else under it, or created by
- * anyone else, stays. True when looking the name up again may now find one client: SubOps' duplicates
- * were there (whoever removed them), or the name is no longer ambiguous at all; false when people's own
- * namesakes make it ambiguous.
+ * Creates the new client. Its read-back lists SubOps' namesakes: a concurrent activation of the same
+ * name made one too, and the older is kept; this run's newer one is removed once it is read as empty.
+ * `created`: told as soon as UISP answers (the site needs only the id), before the read-back.
  */
-export async function removeDuplicateClients(deps: Pick<WriteDeps, 'crm' | 'retry'>, name: { firstName: string; lastName: string }): Promise<boolean> {
-  const namesakes = await findNamesakes(deps.crm, name);
-  const marked = namesakes.filter((c) => noteHas(c.note, ACTIVATION_MARKER));
-  if (marked.length < 2) return namesakes.length < 2;
-  const keep = oldestById(marked);
-  for (const client of marked) {
-    if (client.id === keep.id) continue;
-    const services = await deps.crm.listServices(client.id);
-    if (!services.every((s) => noteHas(s.note, ACTIVATION_MARKER))) continue;
-    for (const service of services) await deleteReplaced(deps, service.id);
-    await withRetries(deps.retry, () => removeEmptyClient(deps.crm, client.id));
-  }
-  return true;
+export async function createClient(
+  deps: WriteDeps,
+  name: { firstName: string; lastName: string },
+  contact: { email?: string; phone?: string },
+  created?: (client: Client) => void,
+): Promise<Settled<Client>> {
+  const { crm } = deps;
+  let seen: Client[] = [];
+  const converged = await ensureOne(
+    {
+      freshlyRead: true,
+      find: async () => (seen = (await namesakes(crm, name)).filter((c) => madeBySubOps(c.note))),
+      create: () => crm.createClient({ ...name, ...contact, note: recordMarker(deps.activationId) }),
+      isMine: (client) => madeBy(client.note, deps.activationId),
+      keep: oldestById,
+      remove: (client) => removeEmptyClient(crm, client.id),
+      refusal: (error) => (error instanceof ClientInUseError ? error.message : undefined),
+      id: (client) => client.id,
+      ...(created && { created }),
+    },
+    deps.retry,
+  );
+  return { ...converged, seen };
 }
 
-async function findNamesakes(crm: CrmClient, { firstName, lastName }: { firstName: string; lastName: string }): Promise<Client[]> {
+async function namesakes(crm: CrmClient, { firstName, lastName }: { firstName: string; lastName: string }): Promise<Client[]> {
   const clients = await crm.listClients({ query: `${firstName} ${lastName}` });
   return clients.filter((c) => sameName(c.firstName, firstName) && sameName(c.lastName, lastName));
 }
 
-/** The clients SubOps' activations created under this name (the oldest holds the name's lease). */
-export async function markedNamesakes(crm: CrmClient, name: { firstName: string; lastName: string }): Promise<Client[]> {
-  return (await findNamesakes(crm, name)).filter((c) => noteHas(c.note, ACTIVATION_MARKER));
-}
-
-/** Deletes a duplicate client only while nothing hangs under it; true when this call deleted it. */
-export async function removeEmptyClient(crm: CrmClient, clientId: number): Promise<boolean> {
-  if ((await crm.listServices(clientId)).length) return false;
-  return ignoreNotFound(crm.deleteClient(clientId));
-}
-
-/** Deletes a Quoted or Obsolete service the plan replaces; one already gone counts as deleted. */
-export async function deleteReplaced(deps: Pick<WriteDeps, 'crm' | 'retry'>, serviceId: number): Promise<void> {
-  await withRetries(deps.retry, () => ignoreNotFound(deps.crm.deleteService(serviceId)));
+async function removeEmptyClient(crm: CrmClient, clientId: number): Promise<void> {
+  const [services, payment] = await Promise.all([crm.listServices(clientId), crm.payments({ clientId }, 1).next()]);
+  if (services.length || !payment.done) throw new ClientInUseError(`client #${clientId} has ${services.length ? 'services' : 'payments'}; it is kept`);
+  await crm.deleteClient(clientId);
 }
 
 /**
- * Creates the Active service under the run's lease (what it replaces is deleted first, by the caller). A
- * retry after a lost answer finds the run's own service before creating again.
+ * Deletes a Quoted or Obsolete service the plan replaces. The caller has just read it as such, in this
+ * run, after the agent's confirmation. False when it was already gone (404): another run deleted it, and
+ * that run, not this one, reports the deletion.
  */
-export function createService(deps: WriteDeps, clientId: number, plan: Extract<ActivationPlan['service'], { action: 'create' }>): Promise<Converged<Service>> {
+export function deleteReplaced(deps: Pick<WriteDeps, 'crm' | 'retry'>, serviceId: number): Promise<boolean> {
+  return withRetries(deps.retry, () => ignoreNotFound(deps.crm.deleteService(serviceId)));
+}
+
+/**
+ * Creates the Active service (the plan's deletes are done). Its read-back lists the client's Active
+ * services: the oldest is kept; this run's newer one (never reported, never invoiced) is removed.
+ * `fresh`: the plan's read of the client's services is current, so the first attempt need not read.
+ */
+export async function createService(
+  deps: WriteDeps,
+  clientId: number,
+  plan: Extract<ActivationPlan['service'], { action: 'create' }>,
+  fresh: boolean,
+  created?: (service: Service) => void,
+): Promise<Settled<Service>> {
   const { crm, settings } = deps;
-  return ensureOne(
+  let seen: Service[] = [];
+  const converged = await ensureOne(
     {
-      ...serviceSpec(deps, clientId),
-      // This run holds the client: of several Active services, its own is what it reports.
-      keep: (services) => {
-        const own = services.filter((s) => noteHas(s.note, deps.run));
-        return oldestById(own.length ? own : services);
-      },
-      freshlyRead: true,
-      readBack: false,
+      freshlyRead: fresh,
+      find: async () => (seen = (await crm.listServices(clientId)).filter((s) => s.status === settings.statuses.active)),
       create: () =>
         crm.createService(clientId, {
           status: settings.statuses.active,
           servicePlanPeriodId: plan.servicePlanPeriodId,
           price: plan.price,
           // The plan's date as the start of that day in the ISP's zone: the form the CRM documents.
-          activeFrom: midnightIn(plan.activeFrom, deps.settings.timeZone),
-          invoicingStart: midnightIn(plan.activeFrom, deps.settings.timeZone),
-          note: `${ACTIVATION_MARKER} ${deps.run}`,
+          activeFrom: midnightIn(plan.activeFrom, settings.timeZone),
+          invoicingStart: midnightIn(plan.activeFrom, settings.timeZone),
+          note: recordMarker(deps.activationId),
         }),
-      isMine: (service) => noteHas(service.note, deps.run),
+      isMine: (service) => madeBy(service.note, deps.activationId),
+      keep: oldestById,
+      remove: (service) => crm.deleteService(service.id),
+      id: (service) => service.id,
+      ...(created && { created }),
     },
     deps.retry,
   );
+  return { ...converged, seen };
+}
+
+export interface SiteOutcome extends Settled<Site> {
+  /** The device, read together with the sites. */
+  device: DeviceState;
+  /** Every NMS site, as read with the device (to judge where the device is). */
+  sites: Site[];
 }
 
 /**
- * The Active service the plan reuses, once duplicates of it (lost writes that landed late) are removed.
- * `active`: the client's Active services as the plan has just read them, so nothing is read again.
+ * Creates the client's site, marked for the client. Its read-back lists the sites with the device: the
+ * site the device is authorized on is kept whatever else exists (so a run never moves it off a site
+ * another run reported), else the planner's `keptSite`. This run's other site is removed; NMS refuses
+ * to remove a site with a device on it, and that refusal is reported, not taken for a removal.
  */
-export async function settleActiveService(deps: WriteDeps, clientId: number, reused: ServiceRef, active: Service[]): Promise<Converged<Service> | undefined> {
-  if (active.length < 2 || !active.some((s) => s.id === reused.id)) return undefined;
-  return reconcile({ ...serviceSpec(deps, clientId), keep: (services) => services.find((s) => s.id === reused.id) ?? oldestById(services) }, active, deps.retry);
-}
-
-function serviceSpec(deps: WriteDeps, clientId: number): ReconcileSpec<Service> {
-  const { crm, settings } = deps;
-  return {
-    find: async () => (await crm.listServices(clientId)).filter((s) => s.status === settings.statuses.active),
-    keep: oldestById,
-    isDuplicate: (service) => noteHas(service.note, ACTIVATION_MARKER),
-    remove: (service) => crm.deleteService(service.id),
-    id: (service) => service.id,
-  };
-}
-
-export interface SiteOutcome extends Converged<Site> {
-  /** The device as read with the site; undefined when the site step did not read it. */
-  device: DeviceState | undefined;
-}
-
-/** Creates the client's site, or keeps the one a concurrent activation created first (read back). */
-export async function ensureSite(
+export async function createSite(
   deps: WriteDeps,
-  client: Client,
+  clientId: number,
   plan: Extract<ActivationPlan['site'], { action: 'create' }>,
-  name: string,
   deviceId: string,
+  fresh: boolean,
 ): Promise<SiteOutcome> {
-  const reader = siteReader(deps, client, deviceId);
-  const converged = await ensureOne({ ...reader.spec, freshlyRead: true, create: () => postSite(deps, plan, name, client.id), isMine: (site) => noteHas(site.description?.note, deps.run) }, deps.retry);
-  return { ...converged, device: reader.device() };
-}
-
-/** Whose a site is: an existing client's id, or the name of the client the run is creating in the same wave. */
-export type SiteOwner = number | { firstName: string; lastName: string };
-
-/** Creates the site under the run's lease, without reading it back. */
-export function createSite(deps: WriteDeps, plan: Extract<ActivationPlan['site'], { action: 'create' }>, name: string, owner: SiteOwner): Promise<Converged<Site>> {
-  const own = (site: Site) => noteHas(site.description?.note, deps.run);
-  return ensureOne(
+  const { nms } = deps;
+  let read: { sites: Site[]; device: DeviceState } | undefined;
+  let seen: Site[] = [];
+  const converged = await ensureOne(
     {
-      find: async () => (await deps.nms.listSites()).filter(own),
-      freshlyRead: true,
-      readBack: false,
-      create: () => postSite(deps, plan, name, owner),
-      isMine: own,
-      keep: (sites) => [...sites].sort(byCreation)[0]!,
-      isDuplicate: () => true,
-      remove: (site) => removeSite(deps.nms, site),
+      freshlyRead: fresh,
+      find: async () => {
+        const [sites, device] = await Promise.all([nms.listSites(), nms.getDevice(deviceId)]);
+        read = { sites, device: deviceState(device) };
+        return (seen = ownSites(sites, clientId));
+      },
+      create: () =>
+        nms.createSite({
+          name: plan.name,
+          type: 'endpoint',
+          ...(plan.parentSiteId && { parentSiteId: plan.parentSiteId }),
+          note: siteMarker(clientId, deps.activationId),
+        }),
+      isMine: (site) => madeBy(site.description?.note, deps.activationId),
+      keep: (sites) => sites.find((s) => read?.device.authorized && s.id === read.device.siteId) ?? keptSite(sites, [])!,
+      remove: (site) => nms.deleteSite(site.id),
       id: (site) => site.id,
     },
     deps.retry,
   );
+  // ensureOne always reads (back) before it settles on a record, so `read` is set.
+  return { ...converged, seen, device: read!.device, sites: read!.sites };
 }
 
-function postSite(deps: WriteDeps, plan: Extract<ActivationPlan['site'], { action: 'create' }>, name: string, owner: SiteOwner): Promise<Site> {
-  const markers = [typeof owner === 'number' ? siteMarker(owner) : newClientMarker(owner.firstName, owner.lastName), createdMarker(deps.clock()), deps.run];
-  return deps.nms.createSite({ name, type: 'endpoint', ...(plan.parentSiteId && { parentSiteId: plan.parentSiteId }), note: markers.join(' ') });
-}
-
-/**
- * Marks a site with its client's id (`subops:crm-client=<id>`, replacing another id's), as a new client's
- * site gets once the client has one: link reminders and lookups find a site by it.
- */
-export async function markSite(deps: WriteDeps, site: Site, clientId: number): Promise<Site> {
-  const words = (site.description?.note ?? '').split(/\s+/).filter((word) => word && !/^subops:crm-client=/.test(word));
-  return withRetries(deps.retry, () => deps.nms.updateSiteNote(site, [siteMarker(clientId), ...words].join(' ')));
-}
-
-/** Removes a site this run created for a client that turned out to be another run's duplicate (nothing is on it yet). */
-export async function removeOwnSite(deps: WriteDeps, site: Site): Promise<void> {
-  await withRetries(deps.retry, () => ignoreNotFound(deps.nms.deleteSite(site.id)));
-}
-
-/**
- * Removes SubOps' other sites of the client beside the one the plan reuses (the planner chose it), once
- * the device is on it; undefined when there are none (or the reused site is one linked in the CRM).
- * `own`: the client's sites as the plan has just read them (`ownSites`), so nothing is read again.
- */
-export async function settleSite(deps: WriteDeps, client: Client, reused: string, own: Site[]): Promise<Converged<Site> | undefined> {
-  const reader = siteReader(deps, client, undefined);
-  const marked = own.filter((s) => runOf(s.description?.note) !== null || reader.marked(s));
-  if (marked.length < 2 || !marked.some((s) => s.id === reused)) return undefined;
-  return reconcile({ ...reader.spec, keep: (all) => all.find((s) => s.id === reused)! }, marked, deps.retry);
-}
-
-/**
- * Reads the client's marked sites together with the device, and keeps the site the device is on, else
- * the oldest. `source`: the device's id, read again with the sites; or where the device is as the
- * caller has just read it.
- */
-function siteReader(deps: WriteDeps, client: Client, source: string | DeviceState | undefined) {
-  const { nms } = deps;
-  let device = typeof source === 'string' ? undefined : source;
-  const marked = markedFor(client);
-  const spec: ReconcileSpec<Site> = {
-    find: async () => {
-      if (typeof source !== 'string') return (await nms.listSites()).filter(marked);
-      const [sites, found] = await Promise.all([nms.listSites(), nms.getDevice(source)]);
-      device = deviceState(found);
-      return sites.filter(marked);
-    },
-    keep: (sites) => sites.find((s) => device?.authorized && s.id === device.siteId) ?? [...sites].sort(byCreation)[0]!,
-    isDuplicate: () => true,
-    remove: (site) => removeSite(nms, site),
-    id: (site) => site.id,
-  };
-  return { spec, marked, device: () => device };
-}
-
-/** NMS refuses to delete a site with a device on it: such a site is in use, so it stays. */
-async function removeSite(nms: NmsClient, site: Site): Promise<void> {
-  try {
-    await nms.deleteSite(site.id);
-  } catch (error) {
-    if (!(error instanceof UispRejectedError)) throw error;
-  }
-}
-
-function byCreation(a: Site, b: Site): number {
-  const stamp = (site: Site) => Number(CREATED.exec(site.description?.note ?? '')?.[1] ?? 0);
-  return stamp(a) - stamp(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+/** Removes a site this run made for a client of its own that another run's older client made redundant. */
+export async function removeOwnSite(deps: Pick<WriteDeps, 'nms' | 'retry'>, site: Site): Promise<boolean> {
+  return withRetries(deps.retry, () => ignoreNotFound(deps.nms.deleteSite(site.id)));
 }
 
 export function deviceState(device: Device): DeviceState {
@@ -280,7 +202,7 @@ export function deviceState(device: Device): DeviceState {
  * Authorizes the device onto the site. After a failure with no answer the device is read again first:
  * if it is on the site, the authorization landed and is not sent again.
  */
-export async function ensureAuthorized(deps: WriteDeps, deviceId: string, siteId: string): Promise<void> {
+export async function ensureAuthorized(deps: Pick<WriteDeps, 'nms' | 'retry'>, deviceId: string, siteId: string): Promise<void> {
   const onSite = async () => {
     const now = deviceState(await deps.nms.getDevice(deviceId));
     return now.authorized && now.siteId === siteId;
@@ -298,14 +220,4 @@ export async function ensureAuthorized(deps: WriteDeps, deviceId: string, siteId
     if (landed === undefined) throw error;
     if (!landed) throw new UispWriteNotAppliedError(error, attempts);
   }
-}
-
-/** Takes the lease on an existing client (./lease.ts): an entry in its CRM client log. */
-export function takeLease(deps: WriteDeps, clientId: number): Promise<ClientLog> {
-  return withRetries(deps.retry, () => deps.crm.createClientLog(clientId, leaseMessage(deps.runId)));
-}
-
-/** Gives the lease up after a failure, so a re-run need not wait for it to run out; a failure here only makes it wait. */
-export async function releaseLease(deps: WriteDeps, clientId: number): Promise<void> {
-  await withRetries(deps.retry, () => deps.crm.createClientLog(clientId, releaseMessage(deps.runId))).catch(() => undefined);
 }

@@ -84,7 +84,7 @@ export class LookupService {
 
     const serviceList = services.status === 'fulfilled' ? services.value : [];
     const lines = await this.serviceLines(serviceList);
-    const ownedSites = sites.status === 'fulfilled' ? ownSites(sites.value, client) : [];
+    const ownedSites = sites.status === 'fulfilled' ? ownSites(sites.value, client.id) : [];
     const deviceList = devices.status === 'fulfilled' ? devices.value : [];
     const { active, suspended } = this.deps.statuses;
     const hasLiveService = serviceList.some((s) => s.status === active || s.status === suspended);

@@ -104,8 +104,8 @@ export class UispBadResponseError extends UispError {
 }
 
 /**
- * A write that got no answer (after its retries), after which reading UISP showed it had not been
- * applied: unlike the failure it wraps, this one is known to have changed nothing.
+ * A write that got no answer (after its retries), after which reading UISP did not show it: nothing is
+ * known to have changed, but UISP may still apply it late (no conditional writes), so it may appear.
  */
 export class UispWriteNotAppliedError extends UispError {
   override readonly name = 'UispWriteNotAppliedError';
@@ -114,10 +114,11 @@ export class UispWriteNotAppliedError extends UispError {
     readonly attempts: number,
   ) {
     const detail = last.message.slice(`${last.system.toUpperCase()} ${last.method} ${last.path}: `.length);
-    super(last.kind, last, `${detail} (tried ${attempts} time${attempts === 1 ? '' : 's'}; UISP shows it was not applied)`, last.status, { cause: last });
+    super(last.kind, last, `${detail} (tried ${attempts} time${attempts === 1 ? '' : 's'}; UISP does not show it yet, it may still appear)`, last.status, { cause: last });
   }
 
+  /** Not seen is not "not applied": a late write can still land. */
   override get mayHaveApplied(): boolean {
-    return false;
+    return true;
   }
 }

@@ -1,0 +1,90 @@
+/**
+ * The activation's reads, in as few round trips as they allow: both device lists, the client lookup,
+ * the sites and the service plans at once; then, for a name lookup, the identified client's services
+ * (read with the lookup when the caller already knows the client: a confirmation read again).
+ */
+import type { ActivationConfig } from '../../config.js';
+import type { CrmClient } from '../uisp/crm-client.js';
+import { UispNotFoundError } from '../uisp/errors.js';
+import type { NmsClient } from '../uisp/nms-client.js';
+import type { Service } from '../uisp/schemas.js';
+import { parseDeviceQuery } from './device-match.js';
+import { titleCase } from './names.js';
+import { identifyClient, type ActivationReads, type ClientLookup } from './planner.js';
+import type { ActivationRequest } from './types.js';
+
+export interface ReadDeps {
+  crm: CrmClient;
+  nms: NmsClient;
+  settings: ActivationConfig;
+  /** Today's date (YYYY-MM-DD) in the ISP's time zone. */
+  today: () => string;
+}
+
+interface ClientRead {
+  lookup: ClientLookup;
+  services: Service[];
+}
+
+/** `expectedClientId`: the client an earlier decision identified by name; its services are read with the lookup. */
+export async function readActivation(deps: ReadDeps, request: ActivationRequest, expectedClientId?: number): Promise<ActivationReads> {
+  const { nms, crm, settings } = deps;
+  const firstName = titleCase(request.firstName);
+  const lastName = titleCase(request.lastName);
+  const [authorized, discovered, client, sites, servicePlans] = await Promise.allSettled([
+    nms.listDevices(),
+    nms.listDiscoveredDevices(),
+    request.clientId !== undefined ? lookUpId(crm, request.clientId) : lookUpName(crm, firstName, lastName, expectedClientId),
+    nms.listSites(),
+    crm.listServicePlans(),
+  ]);
+  const { lookup, services } = settled(client);
+  return {
+    query: parseDeviceQuery(request.device),
+    firstName,
+    lastName,
+    authorized: settled(authorized),
+    discovered: settled(discovered),
+    lookup,
+    services,
+    sites: settled(sites),
+    servicePlans: settled(servicePlans),
+    settings,
+    today: deps.today(),
+  };
+}
+
+/** The client and its services together; an unknown id is a lookup result (the planner refuses it), not an error. */
+async function lookUpId(crm: CrmClient, id: number): Promise<ClientRead> {
+  const [client, services] = await Promise.all([crm.getClient(id).catch(nullWhenNotFound), crm.listServices(id).catch(emptyWhenNotFound)]);
+  return { lookup: { by: 'id', id, client }, services };
+}
+
+/** Active and archived namesakes (persons and companies); then the services of the one it identifies. */
+async function lookUpName(crm: CrmClient, firstName: string, lastName: string, expectedClientId?: number): Promise<ClientRead> {
+  const query = `${firstName} ${lastName}`;
+  const [active, archived, expected] = await Promise.all([
+    crm.listClients({ query }),
+    crm.listClients({ query, isArchived: true }),
+    expectedClientId === undefined ? undefined : crm.listServices(expectedClientId).catch(emptyWhenNotFound),
+  ]);
+  const lookup: ClientLookup = { by: 'name', active, archived };
+  const identity = identifyClient(lookup, firstName, lastName);
+  const client = 'client' in identity ? identity.client : null;
+  if (!client) return { lookup, services: [] };
+  return { lookup, services: expected && client.id === expectedClientId ? expected : await crm.listServices(client.id) };
+}
+
+function nullWhenNotFound(error: unknown): null {
+  if (error instanceof UispNotFoundError) return null;
+  throw error;
+}
+
+function emptyWhenNotFound(error: unknown): Service[] {
+  return nullWhenNotFound(error) ?? [];
+}
+
+export function settled<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
+}
