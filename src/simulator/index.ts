@@ -85,5 +85,5 @@
  * today, each after its client's registration date, ids from 1 in date order.
  */
 export { sequentialRoundTrips } from './round-trips.js';
-export { startSimulator, type FaultRule, type RecordedRequest, type RunningSimulator, type SimulatorOptions, type WebhookDelivery, type WebhookEventRecord } from './server.js';
+export { startSimulator, type FaultRule, type GateMatch, type RecordedRequest, type SimulatorGate, type RunningSimulator, type SimulatorOptions, type WebhookDelivery, type WebhookEventRecord } from './server.js';
 export { buildData, loadDataFile, sampleData, SimulatorDataError, type SimulatorData } from './data.js';

@@ -9,11 +9,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { crmApi } from './crm-routes.js';
 import { sampleData, type SimulatorData } from './data.js';
 import { FaultInjector, faultPhase, type FaultRule } from './faults.js';
+import { Gate, type GateMatch, type SimulatorGate } from './gates.js';
 import { nmsApi } from './nms-routes.js';
 import { ApiError, type Api, type Reply } from './router.js';
 import { WebhookSender, type WebhookChange, type WebhookDelivery, type WebhookEventRecord } from './webhooks.js';
 
 export type { FaultRule } from './faults.js';
+export type { GateMatch, Release, SimulatorGate } from './gates.js';
 export type { WebhookDelivery, WebhookEventRecord } from './webhooks.js';
 
 export interface SimulatorOptions {
@@ -67,6 +69,8 @@ export interface RunningSimulator {
   settled(): Promise<void>;
   /** Resolves once `count` requests have arrived in all (a signal for tests that must not sleep). */
   received(count: number): Promise<void>;
+  /** Holds the requests that match until the test releases them (./gates.ts): interleavings without timing. */
+  gate(match: GateMatch): SimulatorGate;
   /** Every webhook event the CRM recorded (GET /crm/api/v1.0/webhook-events/{uuid} answers them), oldest first. */
   webhookEvents: WebhookEventRecord[];
   /** Every webhook POST and the status it got. */
@@ -100,6 +104,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   /** Settles when each request's handling ends, which for a late write is after its client has gone. */
   const handling = new Set<Promise<void>>();
   const arrivalWaiters: { count: number; resolve: () => void }[] = [];
+  const gates: Gate[] = [];
 
   async function serve(req: IncomingMessage, res: ServerResponse, record: RecordedRequest, fault: FaultRule | undefined): Promise<void> {
     const text = await readBody(req);
@@ -107,6 +112,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     record.body = json.value;
     if (latencyMs > 0) await sleep(latencyMs, undefined, { signal: closing.signal });
     const api = APIS.find((candidate) => record.path === candidate.base || record.path.startsWith(`${candidate.base}/`));
+    const parked = gates.map((gate) => gate.hold(record)).find((held) => held !== undefined);
+    if (parked) {
+      try {
+        const how = await parked.how;
+        const reply = dispatch(req, record, json, api);
+        if (how === 'lose-answer') return void req.socket.destroy();
+        return send(res, reply);
+      } finally {
+        parked.done();
+      }
+    }
     if (fault && faultPhase(fault) === 'before') return fail(req, res, fault, api);
     if (fault?.kind === 'late') await sleep(fault.delayMs ?? 1000, undefined, { signal: closing.signal });
     const reply = dispatch(req, record, json, api);
@@ -190,6 +206,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     setFaults: (rules) => faults.set(rules),
     setLatency: (ms) => {
       latencyMs = checkedLatency(ms);
+    },
+    gate: (match) => {
+      const gate = new Gate(match);
+      gates.push(gate);
+      return gate;
     },
     received: (count) => (requests.length >= count ? Promise.resolve() : new Promise((resolve) => arrivalWaiters.push({ count, resolve }))),
     settled: async () => {

@@ -10,7 +10,6 @@ import { CrmClient } from '../../src/services/uisp/crm-client.js';
 import { NmsClient } from '../../src/services/uisp/nms-client.js';
 import { CRM_PREFIX, endpointsOf, findEndpoint, loadCatalogues, NMS_PREFIX, pathMatches, type Catalogue } from './api-catalogue.js';
 import { createHarness, fixtures, JSON_HEADERS, type Harness } from './support.js';
-import { SiteSchema } from '../../src/services/uisp/schemas.js';
 
 const catalogues: Catalogue[] = loadCatalogues();
 
@@ -58,7 +57,6 @@ const nmsDrives = {
   listSites: { reply: [fixtures.site()], run: (n) => n.listSites() },
   listSitesWithCrmDetails: { reply: [fixtures.site()], run: (n) => n.listSitesWithCrmDetails() },
   createSite: { reply: fixtures.site('s-2'), run: (n) => n.createSite({ name: 'Ada Lovelace', type: 'endpoint', parentSiteId: 's-0' }) },
-  updateSiteNote: { reply: fixtures.site('s-2'), run: (n) => n.updateSiteNote(SiteSchema.parse(fixtures.site('s-2')), 'subops:crm-client=1001') },
   deleteSite: { reply: fixtures.nmsStatus(), run: (n) => n.deleteSite('s-2') },
   authorizeDevice: { reply: fixtures.nmsStatus(), run: (n) => n.authorizeDevice('d-1', 's-2') },
 } satisfies Record<Methods<NmsClient>, Drive<NmsClient>>;
@@ -237,7 +235,6 @@ describe('every client request is documented', () => {
       'GET /crm/api/v1.0/webhook-events/2c6984d7-03ae-4e48-a212-7b99378837a2',
       'GET /nms/api/v2.1/devices/discovered',
       'POST /nms/api/v2.1/sites',
-      'PUT /nms/api/v2.1/sites/s-2',
       'DELETE /nms/api/v2.1/sites/s-2',
       'POST /nms/api/v2.1/devices/authorize',
     ]);

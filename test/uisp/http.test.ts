@@ -103,7 +103,7 @@ describe('what goes over the wire', () => {
       isLead: false,
       firstName: 'Ada',
       lastName: 'Lovelace',
-      contacts: [{ email: 'ada@example.net', phone: null, isBilling: true, isContact: true }],
+      contacts: [{ email: 'ada@example.net', isBilling: true, isContact: true }],
     });
   });
 

@@ -100,7 +100,8 @@ export class CrmClient {
   }
 
   createClient(client: NewClient): Promise<Client> {
-    const contacts = client.email || client.phone ? [{ email: client.email ?? null, phone: client.phone ?? null, isBilling: true, isContact: true }] : undefined;
+    // The Blueprint's ClientContact types email and phone as strings, not nullable: one not given is left out.
+    const contacts = client.email || client.phone ? [{ ...(client.email && { email: client.email }), ...(client.phone && { phone: client.phone }), isBilling: true, isContact: true }] : undefined;
     const { firstName, lastName, note } = client;
     return this.http.post('clients', { clientType: 1, isLead: false, firstName, lastName, contacts, ...(note && { note }) }, ClientSchema);
   }

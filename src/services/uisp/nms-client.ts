@@ -51,15 +51,6 @@ export class NmsClient {
     return this.http.post('sites', site, SiteSchema);
   }
 
-  /**
-   * PUT /sites/{id} with the site's own name, type and description, only the note changed (SiteUpdate
-   * requires both objects): used on sites SubOps has just created, so nothing anyone wrote is lost.
-   */
-  updateSiteNote(site: Site, note: string): Promise<Site> {
-    const { name, type, parent } = site.identification;
-    return this.http.put(`sites/${encodeURIComponent(site.id)}`, { identification: { name, type, ...(parent && { parent: { id: parent.id } }) }, description: { ...site.description, note } }, SiteSchema);
-  }
-
   /** DELETE /sites/{id}: NMS deletes only an empty site (used only for SubOps' own duplicates). */
   async deleteSite(id: string): Promise<void> {
     await this.http.delete(`sites/${encodeURIComponent(id)}`, z.unknown());
