@@ -4,9 +4,7 @@
  */
 import { stepSentence } from '../../src/render/activation.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ActivationConfirmation, ActivationEvent, ActivationRequest, ActivationResult, ConfirmedPlan, StepEvent } from '../../src/services/activation/types.js';
-import { siteMarker } from '../../src/services/activation/workflow.js';
-import { ACTIVATION_MARKER, newClientMarker } from '../../src/services/activation/markers.js';
+import type { ActivationConfirmation, ActivationEvent, ActivationRequest, ActivationResult, StepEvent } from '../../src/services/activation/types.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
 import { worded } from '../support/worded.js';
 
@@ -15,11 +13,11 @@ afterEach(async () => uisp?.close());
 
 const PRIMARY_SITE = '3f6b2c1e-8d4a-4e7b-9c2d-5a1e0f7b3c01';
 const NOW = () => new Date('2026-11-22T15:00:00Z');
-/** Clients and services an activation creates carry its markers (README: Known differences); a client also when its lease began. */
-const RUN_MARKED = new RegExp(`^${ACTIVATION_MARKER} subops:run=\\w+$`);
-const CLIENT_MARKED = new RegExp(`^${ACTIVATION_MARKER} subops:run=\\w+ subops:created=\\d+$`);
+/** Clients and services an activation creates carry one line that says so (README: What SubOps writes into UISP). */
+const MARKED = /^Created by SubOps \(activation [0-9a-f]{8}\)$/;
+const siteMarked = (clientId: number) => new RegExp(`^Created by SubOps for CRM client ${clientId} \\(activation [0-9a-f]{8}\\)$`);
 
-async function run(request: ActivationRequest, options: { dryRun?: boolean; confirm?: ActivationConfirmation; confirmed?: ConfirmedPlan } = {}) {
+async function run(request: ActivationRequest, options: { dryRun?: boolean; confirm?: ActivationConfirmation } = {}) {
   const events: ActivationEvent[] = [];
   for await (const event of uisp.services.activation.run(request, options)) events.push(event);
   const result = events.at(-1) as ActivationResult;
@@ -47,17 +45,12 @@ describe('a brand-new customer', () => {
     ]);
     expect(result).toMatchObject({ outcome: 'activated', client: { name: 'Ada Lovelace' }, done: expect.any(Array), notDone: [] });
     const clientId = result.client!.id;
-    // Two waves: the client with the site; then the service, the device and the site's client marker.
-    const site = result.site!.id;
-    const writes = uisp.writes();
-    expect(writes.slice(0, 2).sort()).toEqual(['POST /crm/api/v1.0/clients', 'POST /nms/api/v2.1/sites']);
-    expect(writes.slice(2).sort()).toEqual([`POST /crm/api/v1.0/clients/${clientId}/services`, 'POST /nms/api/v2.1/devices/authorize', `PUT /nms/api/v2.1/sites/${site}`]);
-    expect(bodyOf('POST', /\/clients$/)).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', contacts: [expect.objectContaining({ email: 'ada@example.org' })], note: expect.stringMatching(CLIENT_MARKED) });
+    // The client first; its site once the client has an id; then the service; the device last. No PUT.
+    expect(uisp.writes()).toEqual(['POST /crm/api/v1.0/clients', 'POST /nms/api/v2.1/sites', `POST /crm/api/v1.0/clients/${clientId}/services`, 'POST /nms/api/v2.1/devices/authorize']);
+    expect(bodyOf('POST', /\/clients$/)).toMatchObject({ firstName: 'Ada', lastName: 'Lovelace', contacts: [expect.objectContaining({ email: 'ada@example.org' })], note: expect.stringMatching(MARKED) });
     // The CRM's documented date-time form: midnight of today in ISP_TIMEZONE (America/Guyana, UTC-4).
-    expect(bodyOf('POST', /\/services$/)).toEqual({ status: 1, servicePlanPeriodId: 37, price: 10_000, activeFrom: '2026-11-22T00:00:00-0400', invoicingStart: '2026-11-22T00:00:00-0400', note: expect.stringMatching(RUN_MARKED) });
-    // Made before the client had an id: the site carries its name's key, then gets the id too.
-    expect(bodyOf('POST', /\/sites$/)).toEqual({ name: 'Ada Lovelace', type: 'endpoint', parentSiteId: PRIMARY_SITE, note: expect.stringMatching(new RegExp(`^${newClientMarker('Ada', 'Lovelace')} subops:created=\\d+ subops:run=\\w+$`)) });
-    expect(bodyOf('PUT', /\/sites\//)).toMatchObject({ identification: { name: 'Ada Lovelace', type: 'endpoint' }, description: { note: expect.stringMatching(new RegExp(`^${siteMarker(clientId)} ${newClientMarker('Ada', 'Lovelace')} subops:created=\\d+ subops:run=\\w+$`)) } });
+    expect(bodyOf('POST', /\/services$/)).toEqual({ status: 1, servicePlanPeriodId: 37, price: 10_000, activeFrom: '2026-11-22T00:00:00-0400', invoicingStart: '2026-11-22T00:00:00-0400', note: expect.stringMatching(MARKED) });
+    expect(bodyOf('POST', /\/sites$/)).toEqual({ name: 'Ada Lovelace', type: 'endpoint', parentSiteId: PRIMARY_SITE, note: expect.stringMatching(siteMarked(clientId)) });
     expect(bodyOf('POST', /\/authorize$/)).toEqual({ siteId: result.site!.id, deviceIds: [deviceId('PowerBeam 5AC')] });
     const reminder = steps.at(-1)!;
     expect(stepSentence(reminder)).toContain(`${uisp.sim.url}/crm/client/${clientId}`);
@@ -146,80 +139,57 @@ describe('existing clients, by service state', () => {
     expect(uisp.writes()).toEqual([]);
   });
 
-  describe('a confirmed plan (the confirmation read UISP a while ago)', () => {
+  describe('a confirmation, read again before any write', () => {
     const priya = { device: '10.20.1.51', firstName: 'priya', lastName: 'ramnarine' };
-    const confirmed = (deletes: { id: number; status: number }[]) => ({ confirm: { deletes: deletes.map((s) => s.id) }, confirmed: { readAt: Date.now(), clientId: 1002, deletes } });
+    const shown = { clientId: 1002, deletes: [{ id: 102, status: 6 }] };
     const quoted102 = () => structuredClone(uisp.sim.data.services.find((s) => s.id === 102)!);
 
-    it('sends the confirmed delete with the fresh reads, then creates and reads back', async () => {
+    it('nothing changed: the run deletes what its own read showed Quoted, after that read, then creates and reads back', async () => {
       uisp = await startUisp({ now: NOW });
-      const { steps, result } = await run(priya, confirmed([{ id: 102, status: 6 }]));
+      const { decision, changes } = await uisp.services.activation.recheck(priya, shown);
+      expect(changes).toEqual([]);
+      const { steps, result } = await run(priya, { confirm: { deletes: [102] } });
+      expect(decision.kind).toBe('needs-confirmation');
       expect(result.outcome).toBe('activated');
       expect(result.done).toContain('Deleted Quoted service #102');
       expect(steps.find((s) => s.step === 'service')).toMatchObject({ status: 'done', kind: 'created', deleted: [102] });
-      // The delete went out before any of the reads was answered, and only once.
+      // The delete went out after the run's read of the client's services, and only once.
       const requests = uisp.sim.requests;
       const deleted = requests.findIndex((r) => r.method === 'DELETE');
       expect(requests.filter((r) => r.method === 'DELETE').map((r) => r.path)).toEqual(['/crm/api/v1.0/clients/services/102']);
-      expect(requests.slice(0, deleted).every((r) => r.method === 'GET' || (r.method === 'POST' && r.path === '/crm/api/v1.0/client-logs'))).toBe(true);
+      expect(requests.findLastIndex((r, i) => i < deleted && r.method === 'GET' && r.path === '/crm/api/v1.0/clients/1002/services')).toBeGreaterThan(-1);
     });
 
-    it('an Active service that appeared meanwhile: the confirmed delete stands, no service is created, the result says so', async () => {
-      uisp = await startUisp({ now: NOW });
-      uisp.sim.data.services.push({ ...quoted102(), id: 150, status: 1 });
-      const { result } = await run(priya, confirmed([{ id: 102, status: 6 }]));
-      expect(result).toMatchObject({ outcome: 'activated', service: { id: 150 } });
-      expect(result.done).toEqual(['Deleted Quoted service #102', expect.stringMatching(/^Created NMS site/), expect.stringMatching(/^Authorized/)]);
-      expect(uisp.writes().filter((w) => w.includes('/services'))).toEqual(['DELETE /crm/api/v1.0/clients/services/102']);
-    });
-
-    it('a confirmation older than a minute is read again before any write: a service turned Active meanwhile is not deleted', async () => {
+    it('a confirmed Quoted service someone turned Active meanwhile: the change is shown, and no run deletes it', async () => {
       uisp = await startUisp({ now: NOW });
       uisp.sim.data.services.find((s) => s.id === 102)!.status = 1;
-      const stale = { confirm: { deletes: [102] }, confirmed: { readAt: Date.now() - 2 * 60_000, clientId: 1002, deletes: [{ id: 102, status: 6 }] } };
-      const { result } = await run(priya, stale);
+      const { changes } = await uisp.services.activation.recheck(priya, shown);
+      expect(changes).toEqual([{ kind: 'service-changed', id: 102, shown: 6, now: { id: 102, status: 1, statusLabel: 'Active', name: expect.anything() } }]);
+      expect(uisp.writes()).toEqual([]);
+      // A run with the old confirmation (Retry, the CLI's --yes) reads it again too: the Active service is reused, never deleted.
+      const { result } = await run(priya, { confirm: { deletes: [102] } });
       expect(result).toMatchObject({ outcome: 'activated', service: { id: 102 } });
       expect(uisp.writes().filter((w) => w.includes('/services'))).toEqual([]);
-      // The same confirmation, fresh, sends the delete it confirmed with the reads (the risk the age bound limits).
-      await uisp.close();
-      uisp = await startUisp({ now: NOW });
-      uisp.sim.data.services.find((s) => s.id === 102)!.status = 1;
-      await run(priya, { ...stale, confirmed: { ...stale.confirmed, readAt: Date.now() } });
-      expect(uisp.writes()).toContain('DELETE /crm/api/v1.0/clients/services/102');
     });
 
-    it('never sends a delete the agent did not confirm, or of a service shown as anything but Quoted or Obsolete', async () => {
+    it('never sends a delete the agent did not confirm, nor any write before it stops', async () => {
       uisp = await startUisp({ now: NOW });
       uisp.sim.data.services.push({ ...quoted102(), id: 151 });
-      // 151 was not shown; 101 (Marcus's Active service) is not in `confirm.deletes`, nor Quoted.
-      const { result } = await run(priya, { confirm: { deletes: [102, 101] }, confirmed: { readAt: Date.now(), clientId: 1002, deletes: [{ id: 102, status: 6 }, { id: 101, status: 1 }, { id: 151, status: 6 }] } });
-      expect(result).toMatchObject({ outcome: 'failed', error: { code: 'delete-unconfirmed' }, done: ['Deleted Quoted service #102'] });
-      expect(result.message).toContain('deletes Quoted service #151');
-      expect(result.message).not.toContain('Nothing was changed');
-      // The lease it took with the delete is let go again.
-      expect(uisp.writes()).toEqual(['POST /crm/api/v1.0/client-logs', 'DELETE /crm/api/v1.0/clients/services/102', 'POST /crm/api/v1.0/client-logs']);
+      const { changes } = await uisp.services.activation.recheck(priya, shown);
+      expect(changes).toEqual([{ kind: 'service-added', service: expect.objectContaining({ id: 151, statusLabel: 'Quoted' }) }]);
+      // 151 was not confirmed; 101 (Marcus's Active service) is confirmed but not Quoted: neither is deleted.
+      const { result } = await run(priya, { confirm: { deletes: [102, 101] } });
+      expect(result).toMatchObject({ outcome: 'failed', error: { code: 'delete-unconfirmed' }, done: [] });
+      expect(result.message).toContain('deletes Quoted service #151 of client #1002');
+      expect(result.message).toContain('Nothing was changed');
+      expect(uisp.writes()).toEqual([]);
     });
 
-    it('starts the site it creates with the fresh reads; refused, removes it again', async () => {
-      uisp = await startUisp({ now: NOW });
-      const site = { deviceId: deviceId('LBE-Ramnarine'), name: 'Priya Ramnarine', parentSiteId: PRIMARY_SITE };
-      const { result } = await run(priya, { confirm: { deletes: [102] }, confirmed: { readAt: Date.now(), clientId: 1002, deletes: [{ id: 102, status: 6 }], site } });
+    it('a delete another process sent first (404) is not claimed as this run’s', async () => {
+      uisp = await startUisp({ now: NOW, simulator: { faults: [{ method: 'DELETE', path: '/crm/api/v1.0/clients/services/102', kind: 'status', status: 404, times: 1 }] } });
+      const { result } = await run(priya, { confirm: { deletes: [102] } });
       expect(result.outcome).toBe('activated');
-      const created = uisp.sim.requests.findIndex((r) => r.method === 'POST' && r.path === '/nms/api/v2.1/sites');
-      const reread = uisp.sim.requests.findLastIndex((r) => r.method === 'GET' && r.path === '/crm/api/v1.0/clients');
-      expect(created).toBeLessThan(reread);
-      expect(uisp.writes().filter((w) => w.startsWith('POST /nms/api/v2.1/sites'))).toHaveLength(1);
-
-      // Now Leon Hope's device on Priya's site needs a move nobody confirmed: the run stops, and the site it started is removed.
-      await uisp.close();
-      uisp = await startUisp({ now: NOW });
-      const moved = uisp.sim.data.devices.find((d) => d.identification.id === site.deviceId)!;
-      moved.identification.site = { ...uisp.sim.data.devices.find((d) => d.identification.name === 'cpe-hope')!.identification.site! };
-      moved.identification.authorized = true;
-      const refused = await run(priya, { confirm: { deletes: [102] }, confirmed: { readAt: Date.now(), clientId: 1002, deletes: [{ id: 102, status: 6 }], site } });
-      expect(refused.result).toMatchObject({ outcome: 'failed', error: { code: 'device-in-use' }, done: ['Deleted Quoted service #102'] });
-      expect(uisp.writes().filter((w) => w.includes('/sites'))).toEqual([expect.stringMatching(/^POST /), expect.stringMatching(/^DELETE /)]);
-      expect(uisp.sim.data.sites.filter((s) => s.description?.note?.includes('subops:crm-client=1002'))).toEqual([]);
+      expect(result.done.join('\n')).not.toContain('Deleted Quoted service #102');
     });
   });
 
@@ -227,8 +197,7 @@ describe('existing clients, by service state', () => {
     uisp = await startUisp({ now: NOW });
     const { result } = await run({ device: '10.20.3.12', firstName: 'Shanice', lastName: 'Williams' });
     expect(result).toMatchObject({ outcome: 'activated', client: { id: 1004 } });
-    // The lease entry in the client's log, then the service.
-    expect(uisp.writes().filter((w) => w.includes('/crm/'))).toEqual(['POST /crm/api/v1.0/client-logs', 'POST /crm/api/v1.0/clients/1004/services']);
+    expect(uisp.writes().filter((w) => w.includes('/crm/'))).toEqual(['POST /crm/api/v1.0/clients/1004/services']);
   });
 
   it('never reuses a site SubOps made for another client whose id merely starts the same', async () => {
@@ -237,7 +206,7 @@ describe('existing clients, by service state', () => {
     other.id = other.identification.id = '00000000-0000-4000-8000-000000010040';
     other.identification.name = 'Client 10040';
     other.ucrm = null;
-    other.description = { ...other.description, ucrmId: null, note: siteMarker(10040) };
+    other.description = { ...other.description, ucrmId: null, note: 'Created by SubOps for CRM client 10040 (activation a1b2c3d4)' };
     uisp.sim.data.sites.push(other);
     const { result } = await run({ device: '10.20.3.12', firstName: 'Shanice', lastName: 'Williams' });
     expect(result.site?.name).toBe('Shanice Williams');
@@ -327,7 +296,7 @@ describe('failures and convergence', () => {
     const request = { device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' };
     const first = await run(request);
     expect(first.result.outcome).toBe('failed');
-    expect(first.result.message).toMatch(/failed at the authorize step: NMS POST .*authorize: UISP is unavailable \(HTTP 503: Service Unavailable\) \(tried 5 times; UISP shows it was not applied\)/);
+    expect(first.result.message).toMatch(/failed at the authorize step: NMS POST .*authorize: UISP is unavailable \(HTTP 503: Service Unavailable\) \(tried 5 times; UISP does not show it yet, it may still appear\)\. UISP may or may not have applied this change; re-run the activation/);
     expect(uisp.writes().filter((w) => w.endsWith('/authorize'))).toHaveLength(5);
     expect(first.result.done).toEqual([expect.stringMatching(/^Created client #\d+ Ada Lovelace$/), expect.stringMatching(/^Created Active service/), 'Created NMS site "Ada Lovelace"']);
     expect(first.result.notDone).toEqual(['authorize PowerBeam 5AC']);
@@ -355,7 +324,7 @@ describe('failures and convergence', () => {
   });
 
   it('a service plan period the CRM does not have is refused before anything is written', async () => {
-    // The device goes on in the same wave as the service is created: UISP's refusal would come too late.
+    // UISP's refusal would come after the client and the site are made: refuse first.
     uisp = await startUisp({ now: NOW, env: { SERVICE_PLAN_PERIOD_ID: '999' } });
     const { result } = await run({ device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' });
     expect(result).toMatchObject({ outcome: 'failed', failedStep: 'service', error: { code: 'service-plan-unknown' } });
@@ -364,24 +333,25 @@ describe('failures and convergence', () => {
     expect(uisp.writes()).toEqual([]);
   });
 
-  it('a refused service creation keeps the created client, reports it, and says the device is on', async () => {
+  it('a refused service creation keeps the created client and site, reports them, and does not let the device on', async () => {
     uisp = await startUisp({ now: NOW, simulator: { faults: [{ method: 'POST', path: /\/services$/, kind: 'status', status: 422 }] } });
     const { result } = await run({ device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' });
     expect(result).toMatchObject({ outcome: 'failed', failedStep: 'service' });
-    expect(result.done).toEqual([expect.stringMatching(/^Created client #\d+ Ada Lovelace$/), 'Created NMS site "Ada Lovelace"', 'Authorized PowerBeam 5AC onto site "Ada Lovelace"']);
-    expect(result.notDone).toEqual(['create the Active service']);
+    expect(result.done).toEqual([expect.stringMatching(/^Created client #\d+ Ada Lovelace$/), 'Created NMS site "Ada Lovelace"']);
+    expect(result.notDone).toEqual(['create the Active service', 'authorize PowerBeam 5AC']);
+    expect(uisp.writes().filter((w) => w.endsWith('/authorize'))).toEqual([]);
   });
 
-  it('a service UISP creates as Quoted (not Active) fails the run, which says the device is on', async () => {
+  it('a service UISP creates as Quoted (not Active) fails the run, and the device is not let on', async () => {
     // A wrong SERVICE_STATUS_ACTIVE sends status 2; the simulator, like UISP, then creates the service Quoted.
     uisp = await startUisp({ now: NOW, env: { SERVICE_STATUS_ACTIVE: '2' } });
     const { steps, result } = await run({ device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' });
     const service = steps.findLast((s) => s.step === 'service')!;
     expect(service).toMatchObject({ status: 'failed', error: { code: 'uisp-error', problem: 'service-not-active' } });
     expect(stepSentence(service)).toMatch(/created service #\d+ as Quoted, not Active/);
-    expect(result).toMatchObject({ outcome: 'failed', notDone: [] });
+    expect(result).toMatchObject({ outcome: 'failed', notDone: ['authorize PowerBeam 5AC'] });
     expect(result.done).toContainEqual(expect.stringMatching(/^Created Quoted service #\d+/));
-    expect(result.done).toContain('Authorized PowerBeam 5AC onto site "Ada Lovelace"');
+    expect(uisp.writes().filter((w) => w.endsWith('/authorize'))).toEqual([]);
   });
 
   it('UISP down during the reads: fails at discovery, nothing written, message says so', async () => {

@@ -5,13 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseDeviceQuery } from '../../src/services/activation/device-match.js';
-import { leaseMessage } from '../../src/services/activation/lease.js';
-import { ACTIVATION_MARKER, createdMarker, newClientMarker, runMarker } from '../../src/services/activation/markers.js';
-import { decideActivation, markedFor, ownSites, siteMarker, type ActivationReads, type ClientLookup } from '../../src/services/activation/planner.js';
+import { confirmationChanges } from '../../src/services/activation/confirmation.js';
+import { lateDuplicates } from '../../src/services/activation/late-duplicates.js';
+import { recordMarker, siteMarker } from '../../src/services/activation/markers.js';
+import { decideActivation, keptSite, ownSites, type ActivationReads, type ClientLookup } from '../../src/services/activation/planner.js';
 import { describeMove, errorSentence } from '../../src/render/activation.js';
 import { DEFAULT_SERVICE_STATUSES } from '../../src/services/activation/service-status.js';
 import type { ActivationDecision } from '../../src/services/activation/types.js';
-import { ClientLogSchema, ClientSchema, DeviceSchema, ServicePlanSchema, ServiceSchema, SiteSchema } from '../../src/services/uisp/schemas.js';
+import { ClientSchema, DeviceSchema, ServicePlanSchema, ServiceSchema, SiteSchema } from '../../src/services/uisp/schemas.js';
 
 const ROOT = 'root';
 const TOWER = 'tower';
@@ -21,7 +22,7 @@ const SITES = [
   site(ROOT, 'NOC', 'site'),
   site(TOWER, 'Tower 1', 'site'),
   site('s-ada', 'Ada Lovelace', 'endpoint', { ucrm: { client: { id: '7', name: 'Ada Lovelace' } } }),
-  site('s-ada-marked', 'Ada (SubOps)', 'endpoint', { description: { note: `made by ${siteMarker(7)}` } }),
+  site('s-ada-marked', 'Ada (SubOps)', 'endpoint', { description: { note: `made by hand\n${siteMarker(7, 'a1b2c3d4')}` } }),
   site('s-bob', 'Bob Marley', 'endpoint', { description: { ucrmId: 8 } }),
   site('s-orphan', 'Old house', 'endpoint'),
 ];
@@ -44,10 +45,9 @@ function reads(overrides: Partial<ActivationReads> & { dev?: ReturnType<typeof d
     discovered: dev.identification.authorized ? [] : [dev],
     lookup: { by: 'name', active: [ADA], archived: [] },
     services: [],
-    clientLogs: [],
     sites: SITES,
     servicePlans: [ServicePlanSchema.parse({ id: 1, name: 'Standard Monthly', periods: [{ id: 37, period: 1, price: 10000 }] })],
-    settings: { servicePlanPeriodId: 37, servicePrice: 10000, parentSiteId: undefined, statuses: DEFAULT_SERVICE_STATUSES, leaseMs: 60_000 },
+    settings: { servicePlanPeriodId: 37, servicePrice: 10000, parentSiteId: undefined, statuses: DEFAULT_SERVICE_STATUSES },
     today: '2026-01-02',
     ...overrides,
   };
@@ -185,7 +185,7 @@ describe('services, sites and the order of refusals', () => {
   });
 
   it('a configured parent site that NMS does not have is refused when a site must be created', () => {
-    const settings = { servicePlanPeriodId: 37, servicePrice: 10000, parentSiteId: 'nope', statuses: DEFAULT_SERVICE_STATUSES, leaseMs: 60_000 };
+    const settings = { servicePlanPeriodId: 37, servicePrice: 10000, parentSiteId: 'nope', statuses: DEFAULT_SERVICE_STATUSES };
     expect(refusal(decideActivation(reads({ settings, lookup: { by: 'name', active: [], archived: [] } })))).toMatchObject({ code: 'parent-site-not-found', parentSiteId: 'nope' });
     expect(decideActivation(reads({ settings })).kind).toBe('plan');
   });
@@ -195,90 +195,130 @@ describe('services, sites and the order of refusals', () => {
   });
 });
 
-describe('the client’s own sites, several records and the service plan (the activation lease)', () => {
-  // Grace Hopper, client #20, created by activation run r1; #21 is another client, #19 a namesake duplicate since removed.
-  const GRACE_KEY = newClientMarker('Grace', 'Hopper');
-  const made = (run: string) => `${ACTIVATION_MARKER} ${runMarker(run)} ${createdMarker(Date.UTC(2026, 0, 2))}`;
-  const grace = person(20, 'Grace', 'Hopper', { note: made('r1') });
-  const graceByHand = person(20, 'Grace', 'Hopper', { note: 'signed up at the office' });
-  const endpoint = (id: string, note: string, extra: Record<string, unknown> = {}) => site(id, 'Grace Hopper', 'endpoint', { description: { note }, ...extra });
-  const forGrace = (extra: Parameters<typeof reads>[0] = {}) =>
-    reads({ firstName: 'Grace', lastName: 'Hopper', lookup: { by: 'name', active: [grace], archived: [] }, ...extra });
+describe('the client’s own sites, several records, confirmations and late duplicates', () => {
+  // Grace Hopper, client #20, created by activation a1b2c3d4; #21 is another client.
+  const grace = person(20, 'Grace', 'Hopper', { note: recordMarker('a1b2c3d4') });
+  const endpoint = (id: string, note: string | null, extra: Record<string, unknown> = {}) => site(id, 'Grace Hopper', 'endpoint', { description: { note }, ...extra });
+  const forGrace = (extra: Parameters<typeof reads>[0] = {}) => reads({ firstName: 'Grace', lastName: 'Hopper', lookup: { by: 'name', active: [grace], archived: [] }, ...extra });
+  const on = (siteId: string) => DeviceSchema.parse({ identification: { id: `dev-on-${siteId}`, name: 'cpe-other', role: 'station', authorized: true, site: { id: siteId } } });
 
-  describe('markedFor and ownSites', () => {
-    const live = new Set([20, 21]);
-    it.each<[string, boolean, ReturnType<typeof person>, ReturnType<typeof site>, ReadonlySet<number> | undefined]>([
-      ['the client’s crm-client marker', true, graceByHand, endpoint('m', siteMarker(20)), live],
-      ['another client’s crm-client marker', false, grace, endpoint('m', siteMarker(21)), live],
-      ['the name key of a client SubOps created', true, grace, endpoint('k', `${runMarker('r1')} ${GRACE_KEY}`), live],
-      ['the name key, bound in the CRM to the client itself', true, grace, endpoint('k', GRACE_KEY, { ucrm: { client: { id: '20' } } }), live],
-      ['the name key, bound in the CRM to another client', false, grace, endpoint('k', GRACE_KEY, { ucrm: { client: { id: '21', name: 'Grace Hopper' } } }), live],
-      ['the name key, bound in the CRM to a client not among the namesakes', false, grace, endpoint('k', GRACE_KEY, { ucrm: { client: { id: '77' } } }), live],
-      ['the name key, linked by ucrmId alone to a client not among the namesakes', false, grace, endpoint('k', GRACE_KEY, { description: { ucrmId: 77, note: GRACE_KEY } }), live],
-      ['the name key, marked for a removed duplicate (#19 not live)', true, grace, endpoint('k', `${GRACE_KEY} ${siteMarker(19)}`), live],
-      ['the name key, marked for a namesake that still exists', false, grace, endpoint('k', `${GRACE_KEY} ${siteMarker(21)}`), live],
-      ['the name key, marked for another id, when the namesakes are not known (lookup by id)', false, grace, endpoint('k', `${GRACE_KEY} ${siteMarker(19)}`), undefined],
-      ['the name key of a client SubOps did not create', false, graceByHand, endpoint('k', GRACE_KEY), live],
-      ['another name’s key', false, grace, endpoint('k', newClientMarker('Grace', 'Jones')), live],
-    ])('a site with %s: own is %s', (_, own, client, s, namesakes) => {
-      expect(markedFor(client, namesakes)(s)).toBe(own);
-      expect(ownSites([SITES[0]!, s], client, namesakes)).toEqual(own ? [s] : []);
+  describe('ownSites', () => {
+    it.each<[string, boolean, ReturnType<typeof site>]>([
+      ['SubOps’ marker for the client', true, endpoint('m', siteMarker(20, 'a1b2c3d4'))],
+      ['SubOps’ marker after a person’s note', true, endpoint('m', `gate code 1234\n${siteMarker(20, 'a1b2c3d4')}`)],
+      ['the marker of an older SubOps (subops:crm-client=20)', true, endpoint('m', 'subops:crm-client=20 subops:run=r1')],
+      ['another client’s marker', false, endpoint('m', siteMarker(21, 'a1b2c3d4'))],
+      ['client 2’s marker (no prefix match)', false, endpoint('m', siteMarker(2, 'a1b2c3d4'))],
+      ['the marker, but bound in the CRM to another client', false, endpoint('m', siteMarker(20, 'a1b2c3d4'), { ucrm: { client: { id: '21', name: 'Someone' } } })],
+      ['the marker, but linked by ucrmId to another client', false, endpoint('m', siteMarker(20, 'a1b2c3d4'), { description: { ucrmId: 21, note: siteMarker(20, 'a1b2c3d4') } })],
+      ['a CRM binding to the client', true, endpoint('b', 'by hand', { ucrm: { client: { id: '20' } } })],
+      ['a ucrmId link to the client', true, endpoint('b', null, { description: { ucrmId: 20, note: null } })],
+      ['the marker text only as part of a longer line', false, endpoint('m', `see ${siteMarker(20, 'a1b2c3d4')}`)],
+    ])('a site with %s: own is %s', (_, own, s) => {
+      expect(ownSites([SITES[0]!, s], 20)).toEqual(own ? [s] : []);
     });
 
     it('sites bound in the CRM come first, then SubOps’ marked ones, each in NMS order', () => {
-      const marked = endpoint('a-marked', siteMarker(20));
-      const keyed = endpoint('b-keyed', GRACE_KEY);
+      const marked = endpoint('a-marked', siteMarker(20, 'a1b2c3d4'));
       const bound = endpoint('c-bound', 'by hand', { ucrm: { client: { id: '20' } } });
       const byUcrmId = endpoint('d-ucrm-id', 'by hand', { description: { ucrmId: 20, note: null } });
-      expect(ownSites([marked, SITES[1]!, keyed, bound, byUcrmId], grace, live).map((s) => s.id)).toEqual(['c-bound', 'd-ucrm-id', 'a-marked', 'b-keyed']);
+      expect(ownSites([marked, SITES[1]!, bound, byUcrmId], 20).map((s) => s.id)).toEqual(['c-bound', 'd-ucrm-id', 'a-marked']);
+    });
+  });
+
+  describe('which of several sites is kept (NMS ids are random: no oldest)', () => {
+    const low = endpoint('s-1', siteMarker(20, 'aaaaaaaa'));
+    const high = endpoint('s-9', siteMarker(20, 'bbbbbbbb'));
+    const bound = endpoint('s-5', 'by hand', { ucrm: { client: { id: '20' } } });
+    it.each<[string, ReturnType<typeof site>[], ReturnType<typeof on>[], string]>([
+      ['none in use, none bound: the lowest id', [high, low], [], 's-1'],
+      ['one in use (a device authorized on it): that one, whatever its id', [low, high], [on('s-9')], 's-9'],
+      ['one bound in the CRM: that one', [high, low, bound], [on('s-9')], 's-5'],
+    ])('%s', (_, own, devices, kept) => {
+      expect(keptSite(own, devices)?.id).toBe(kept);
     });
   });
 
   describe('planSite with several own sites', () => {
-    const other = endpoint('s-other-run', `${runMarker('r2')} ${siteMarker(20)}`);
-    const holders = endpoint('s-holder', `${runMarker('r1')} ${GRACE_KEY}`);
-    const older = endpoint('s-older', siteMarker(20));
+    const older = endpoint('s-1', siteMarker(20, 'aaaaaaaa'));
+    const inUse = endpoint('s-9', siteMarker(20, 'bbbbbbbb'));
 
-    it('the holder’s site (the creator run’s) is chosen over the one the device is on: authorize, no move, nothing to confirm', () => {
-      const decision = decideActivation(forGrace({ dev: device('station', 's-other-run'), sites: [...SITES, other, holders] }));
-      expect(decision.kind).toBe('plan');
-      expect(planOf(decision)).toMatchObject({ site: { action: 'reuse', site: { id: 's-holder' } }, authorize: { action: 'authorize' }, move: null });
+    it('the device on any own site stays there: nothing authorized, nothing moved', () => {
+      const decision = decideActivation(forGrace({ dev: device('station', 's-9'), sites: [...SITES, older, inUse] }));
+      expect(planOf(decision)).toMatchObject({ site: { action: 'reuse', site: { id: 's-9' } }, authorize: { action: 'skip', site: { id: 's-9' } }, move: null });
     });
 
-    it('the holder by lease entry: its site is chosen the same way', () => {
-      const leased = endpoint('s-leased', `${runMarker('r3')} ${siteMarker(20)}`);
-      const clientLogs = [ClientLogSchema.parse({ id: 5, clientId: 20, message: leaseMessage('r3'), createdDate: '2026-01-02T10:00:00+0000' })];
-      const decision = decideActivation(forGrace({ lookup: { by: 'name', active: [graceByHand], archived: [] }, dev: device('station', 's-older'), sites: [...SITES, older, leased], clientLogs }));
-      expect(planOf(decision)).toMatchObject({ site: { action: 'reuse', site: { id: 's-leased' } }, authorize: { action: 'authorize' }, move: null });
+    it('a second CPE for the customer goes onto the site in use by the first, not onto a newer empty one', () => {
+      const dev = device('station', TOWER);
+      const decision = decideActivation(forGrace({ dev, authorized: [dev, on('s-9')], sites: [...SITES, older, inUse] }));
+      expect(planOf(decision)).toMatchObject({ site: { action: 'reuse', site: { id: 's-9' } }, authorize: { action: 'authorize' }, move: null });
     });
 
-    it('the holder made none: the device stays on the own site it is on (made by another run), nothing authorized', () => {
-      const decision = decideActivation(forGrace({ dev: device('station', 's-other-run'), sites: [...SITES, older, other] }));
-      expect(decision.kind).toBe('plan');
-      expect(planOf(decision)).toMatchObject({ site: { action: 'reuse', site: { id: 's-other-run' } }, authorize: { action: 'skip', site: { id: 's-other-run' } }, move: null });
-    });
-
-    it('the holder made none and the device is on no own site: the first own site', () => {
-      expect(planOf(decideActivation(forGrace({ dev: device('station', TOWER), sites: [...SITES, older, other] })))).toMatchObject({ site: { action: 'reuse', site: { id: 's-older' } }, authorize: { action: 'authorize' }, move: null });
+    it('none in use: the lowest id', () => {
+      expect(planOf(decideActivation(forGrace({ dev: device('station', TOWER), sites: [...SITES, inUse, older] })))).toMatchObject({ site: { action: 'reuse', site: { id: 's-1' } } });
     });
   });
 
-  describe('planService with several Active services', () => {
+  it('several Active services: the oldest is reused, SubOps-made or not', () => {
     const first = ServiceSchema.parse({ id: 101, clientId: 20, status: 1, note: null });
-    const holders = ServiceSchema.parse({ id: 105, clientId: 20, status: 1, note: made('r1') });
-    const others = ServiceSchema.parse({ id: 103, clientId: 20, status: 1, note: made('r2') });
+    const later = ServiceSchema.parse({ id: 105, clientId: 20, status: 1, note: recordMarker('a1b2c3d4') });
+    expect(planOf(decideActivation(forGrace({ services: [later, first] }))).service).toEqual({ action: 'reuse', service: { id: 101, status: 1, statusLabel: 'Active', name: null } });
+  });
 
-    it('the one the holder run made is reused', () => {
-      expect(planOf(decideActivation(forGrace({ services: [holders, others, first] }))).service).toEqual({ action: 'reuse', service: { id: 105, status: 1, statusLabel: 'Active', name: null } });
+  it('a staff rename made two SubOps clients share a name, each with a service: an ambiguity with every candidate, never a duplicate', () => {
+    const renamed = person(1003, 'Grace', 'Hopper', { note: recordMarker('cccccccc'), street1: '3 Main St', city: 'Linden' });
+    const decision = decideActivation(forGrace({ lookup: { by: 'name', active: [grace, renamed], archived: [] } }));
+    expect(refusal(decision)).toMatchObject({ code: 'client-ambiguous', candidates: [{ id: 20, email: 'c20@example.gy', phone: '+592 600 20' }, { id: 1003, address: '3 Main St, Linden' }] });
+  });
+
+  describe('confirmationChanges: what differs from what the agent confirmed', () => {
+    const quoted = ServiceSchema.parse({ id: 102, clientId: 7, status: 6 });
+    const decideWith = (services: ReturnType<typeof ServiceSchema.parse>[], dev = device('station', null)) => {
+      const r = reads({ services, dev });
+      return confirmationChanges({ clientId: 7, deletes: [{ id: 102, status: 6 }] }, decideActivation(r), r);
+    };
+
+    it('nothing changed: no changes', () => {
+      expect(decideWith([quoted])).toEqual([]);
     });
 
-    it('without a holder’s service: the lowest id', () => {
-      expect(planOf(decideActivation(forGrace({ lookup: { by: 'name', active: [graceByHand], archived: [] }, services: [holders, others, first] }))).service).toMatchObject({ action: 'reuse', service: { id: 101 } });
+    it('the Quoted service turned Active: a change, and the plan no longer deletes it', () => {
+      expect(decideWith([{ ...quoted, status: 1 }])).toEqual([{ kind: 'service-changed', id: 102, shown: 6, now: { id: 102, status: 1, statusLabel: 'Active', name: null } }]);
+    });
+
+    it('the Quoted service is gone, and another one appeared', () => {
+      const other = ServiceSchema.parse({ id: 103, clientId: 7, status: 7 });
+      expect(decideWith([other])).toEqual([
+        { kind: 'service-changed', id: 102, shown: 6, now: null },
+        { kind: 'service-added', service: { id: 103, status: 7, statusLabel: 'Obsolete', name: null } },
+      ]);
+    });
+
+    it('the device is now on another client’s site', () => {
+      expect(decideWith([quoted], device('station', 's-bob'))).toEqual([{ kind: 'move-changed', shown: null, now: { site: { id: 's-bob', name: 'Bob Marley' }, client: { id: 8, name: null } } }]);
+    });
+  });
+
+  describe('lateDuplicates', () => {
+    const client = { id: 20, name: 'Grace Hopper' };
+    const active = (id: number, note: string | null) => ServiceSchema.parse({ id, clientId: 20, status: 1, note });
+    it('two SubOps-made Active services: the newer is named, the oldest kept', () => {
+      expect(lateDuplicates(client, [active(107, recordMarker('bbbbbbbb')), active(105, recordMarker('aaaaaaaa'))], [], null)).toEqual([
+        { record: 'service', client, kept: { id: 105, name: null }, others: [{ id: 107, name: null }] },
+      ]);
+    });
+    it('a person’s second Active service is no late duplicate', () => {
+      expect(lateDuplicates(client, [active(105, recordMarker('aaaaaaaa')), active(107, 'by hand')], [], null)).toEqual([]);
+    });
+    it('two SubOps sites: the one not in use is named', () => {
+      const a = endpoint('s-1', siteMarker(20, 'aaaaaaaa'));
+      const b = endpoint('s-9', siteMarker(20, 'bbbbbbbb'));
+      expect(lateDuplicates(client, [], [a, b], 's-9')).toEqual([{ record: 'site', client, kept: { id: 's-9', name: 'Grace Hopper' }, others: [{ id: 's-1', name: 'Grace Hopper' }] }]);
     });
   });
 
   describe('the configured service plan period', () => {
-    const settings = (servicePlanPeriodId: number) => ({ servicePlanPeriodId, servicePrice: 10000, parentSiteId: undefined, statuses: DEFAULT_SERVICE_STATUSES, leaseMs: 60_000 });
+    const settings = (servicePlanPeriodId: number) => ({ servicePlanPeriodId, servicePrice: 10000, parentSiteId: undefined, statuses: DEFAULT_SERVICE_STATUSES });
 
     it.each([
       ['a period no plan has', 38, undefined],

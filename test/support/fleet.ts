@@ -6,8 +6,6 @@
 import { readFileSync } from 'node:fs';
 import { loadCoreConfig, type Env } from '../../src/config.js';
 import type { ActivationConfirmation, ActivationRequest, ActivationResult } from '../../src/services/activation/types.js';
-import { markedFor } from '../../src/services/activation/planner.js';
-import { ClientSchema, SiteSchema } from '../../src/services/uisp/schemas.js';
 import { worded, type WordedResult } from './worded.js';
 import { createServices, type Services } from '../../src/services/container.js';
 import { buildData, type RunningSimulator, type SimulatorData } from '../../src/simulator/index.js';
@@ -78,14 +76,22 @@ export async function activate(services: Services, request: ActivationRequest, c
   return worded(result!);
 }
 
-/** What UISP holds for a customer, read straight from the simulator's state. */
+/**
+ * What UISP holds for a customer, read straight from the simulator's state by the tests' own rule (never
+ * the code under test's): clients by name, their services, and the sites whose note names one of those
+ * clients as the README documents it ("Created by SubOps for CRM client <id> (activation …)") or that the
+ * CRM binds to one of them.
+ */
 export function holdings(sim: RunningSimulator, customer: FleetCustomer) {
   const { data } = sim;
   const clients = data.clients.filter((c) => c.firstName === customer.firstName && c.lastName === customer.lastName);
   const clientIds = new Set(clients.map((c) => c.id));
   const services = data.services.filter((s) => clientIds.has(s.clientId));
-  // SubOps' sites for these clients, by the rule the planner uses (the client's marker, or its creating run's).
-  const sites = data.sites.filter((s) => clients.some((c) => markedFor(ClientSchema.parse(c), clientIds)(SiteSchema.parse(s))));
+  const namedFor = (note: string | null | undefined) => /Created by SubOps for CRM client (\d+) \(activation [0-9a-f]{8}\)/.exec(note ?? '')?.[1];
+  const sites = data.sites.filter((s) => {
+    const id = namedFor(s.description?.note) ?? s.ucrm?.client?.id ?? s.description?.ucrmId;
+    return id != null && clientIds.has(Number(id));
+  });
   const device = data.devices.find((d) => d.identification.id === customer.deviceId)!;
   return { clients, services, active: services.filter((s) => s.status === 1), sites, device };
 }
