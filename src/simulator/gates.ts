@@ -4,7 +4,13 @@
  * applied with its answer lost (the connection reset after the write, as a lost answer is). A request
  * released after its client gave up is a write UISP applied late.
  */
-import type { RecordedRequest } from './server.js';
+
+/** What a gate sees of a request (the server's GatedRequest). */
+export interface GatedRequest {
+  method: string;
+  path: string;
+  body: unknown;
+}
 
 export interface GateMatch {
   /** e.g. 'POST'; any method when omitted. */
@@ -18,7 +24,7 @@ export type Release = 'answer' | 'lose-answer';
 
 export interface SimulatorGate {
   /** The requests held so far, in arrival order (released ones stay listed). */
-  readonly held: readonly RecordedRequest[];
+  readonly held: readonly GatedRequest[];
   /** Resolves once `count` requests have been held in all. */
   arrived(count: number): Promise<void>;
   /** Lets the held request at `index` through; resolves once it has been handled. */
@@ -28,7 +34,7 @@ export interface SimulatorGate {
 }
 
 interface Parked {
-  record: RecordedRequest;
+  record: GatedRequest;
   go: (how: Release) => void;
   handled: Promise<void>;
   done: () => void;
@@ -41,12 +47,12 @@ export class Gate implements SimulatorGate {
 
   constructor(private readonly match: GateMatch) {}
 
-  get held(): readonly RecordedRequest[] {
+  get held(): readonly GatedRequest[] {
     return this.parked.map((p) => p.record);
   }
 
   /** Parks a matching request (the server awaits the answer before applying it); undefined when it passes. */
-  hold(record: RecordedRequest): { how: Promise<Release>; done: () => void } | undefined {
+  hold(record: GatedRequest): { how: Promise<Release>; done: () => void } | undefined {
     if (this.opened || !matches(this.match, record)) return undefined;
     let go!: (how: Release) => void;
     let done!: () => void;
@@ -77,7 +83,7 @@ export class Gate implements SimulatorGate {
   }
 }
 
-function matches({ method, path }: GateMatch, record: RecordedRequest): boolean {
+function matches({ method, path }: GateMatch, record: GatedRequest): boolean {
   if (method !== undefined && method.toUpperCase() !== record.method) return false;
   return path instanceof RegExp ? path.test(record.path) : path === record.path;
 }

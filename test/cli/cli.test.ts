@@ -167,12 +167,12 @@ describe('subops suspend / unsuspend / reasons', () => {
 
   const fastRetries = () => ({ UISP_URL: sim.url, UISP_TOKEN: TOKEN, UISP_WRITE_BACKOFF_MS: '1' });
 
-  it('a write UISP keeps refusing with 503 is retried, read back, and reported as not applied', async () => {
+  it('a write UISP keeps refusing with 503 is retried, read back, and reported as not seen yet (it may still land)', async () => {
     sim.setFaults([{ method: 'PATCH', path: /\/suspend$/, kind: 'status', status: 503 }]);
     const { code, err } = await subops(['suspend', '--service-id', '101', '--reason', '1'], fastRetries());
     expect(code).toBe(1);
-    expect(err).toMatch(/HTTP 503.*\(tried 5 times; UISP shows it was not applied\)/);
-    expect(err).toContain('Nothing was changed.');
+    expect(err).toMatch(/HTTP 503.*\(tried 5 times; UISP does not show it yet, it may still appear\)/);
+    expect(err).toContain('it may or may not have been applied. Check the CRM before retrying.');
     expect(writes()).toEqual(Array(5).fill('PATCH /crm/api/v1.0/clients/services/101/suspend'));
   });
 

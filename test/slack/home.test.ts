@@ -59,7 +59,7 @@ describe('the Home tab', () => {
     const home = await openHome();
     const text = shown(home);
     const site = h.uisp.sim.data.sites.find((s) => s.identification.name === 'Jane Doe')!;
-    const clientId = /subops:crm-client=(\d+)/.exec(site.description.note ?? '')![1];
+    const clientId = /Created by SubOps for CRM client (\d+) /.exec(site.description.note ?? '')![1];
 
     const [mine, team] = [text.indexOf('Your recent operations'), text.indexOf("The team's recent operations")];
     const missing = text.indexOf('Activations awaiting the manual CRM–NMS link');

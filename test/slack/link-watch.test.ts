@@ -32,7 +32,7 @@ async function activate(device: string, first: string, last: string): Promise<{ 
   await h.settled();
   const parent = h.fake.messages(CHANNEL).filter((m) => m.thread_ts === undefined)[before]!;
   const site = h.uisp.sim.data.sites.find((s) => s.identification.name === `${first} ${last}`)!;
-  return { siteId: site.id, clientId: Number(/subops:crm-client=(\d+)/.exec(site.description.note ?? '')![1]), parentTs: parent.ts };
+  return { siteId: site.id, clientId: Number(/Created by SubOps for CRM client (\d+) /.exec(site.description.note ?? '')![1]), parentTs: parent.ts };
 }
 
 /** What someone does by hand in the CRM web interface: the NMS site now carries the client binding. */

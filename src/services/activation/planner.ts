@@ -19,7 +19,7 @@ import type { ActivationConfig } from '../../config.js';
 import { clientDisplayName } from '../uisp/crm-client.js';
 import type { Client, Device, Service, ServicePlan, Site } from '../uisp/schemas.js';
 import { findDevices } from './device-match.js';
-import { markedClientId as noteClientId } from './markers.js';
+import { madeBySubOps, markedClientId as noteClientId } from './markers.js';
 import { sameName } from './names.js';
 import { dispositionOf, statusLabel } from './service-status.js';
 import type {
@@ -58,7 +58,11 @@ export const siteRef = (site: Site): SiteRef => ({ id: site.id, name: site.ident
 export const clientRef = (client: Client): ClientRef => ({ id: client.id, name: clientDisplayName(client) });
 
 /** What the client lookup returned: by explicit id (null when the CRM has no such client) or by name. */
-export type ClientLookup = { by: 'id'; id: number; client: Client | null } | { by: 'name'; active: Client[]; archived: Client[] };
+/**
+ * What the client lookup returned: by explicit id (null when the CRM has no such client) or by name.
+ * `empty`: for namesakes SubOps made, which of them have no service (read only when the name is ambiguous).
+ */
+export type ClientLookup = { by: 'id'; id: number; client: Client | null } | { by: 'name'; active: Client[]; archived: Client[]; empty?: ReadonlySet<number> };
 
 export interface ActivationReads {
   query: DeviceQuery;
@@ -90,12 +94,25 @@ export function identifyClient(lookup: ClientLookup, firstName: string, lastName
     if (client.isArchived) return { refusal: { code: 'client-archived', candidates: [candidate(client)] } };
     return { client };
   }
-  const active = lookup.active.filter((c) => isNamed(c, firstName, lastName));
+  const active = withoutSettling(lookup.active.filter((c) => isNamed(c, firstName, lastName)), lookup.empty);
   if (active.length > 1) return { refusal: { code: 'client-ambiguous', typedName, candidates: active.map(candidate) } };
   if (active.length === 1) return { client: active[0]! };
   const archived = lookup.archived.filter((c) => isNamed(c, firstName, lastName));
   if (archived.length) return { refusal: { code: 'client-archived', candidates: archived.map(candidate) } };
   return { client: null };
+}
+
+/**
+ * Namesakes SubOps made are one customer's records while an activation settles them (../converge.ts):
+ * the oldest is the one every run keeps, and a newer one with no service is a duplicate its own run is
+ * removing (or one UISP applied late), not another person. It is left out of the lookup, never removed.
+ * A newer one with a service (a staff rename, say) is somebody's: it stays, and the name is ambiguous.
+ */
+export function withoutSettling(namesakes: Client[], empty: ReadonlySet<number> | undefined): Client[] {
+  const made = namesakes.filter((c) => madeBySubOps(c.note)).sort((a, b) => a.id - b.id);
+  if (!empty || made.length < 2) return namesakes;
+  const settling = new Set(made.slice(1).filter((c) => empty.has(c.id)).map((c) => c.id));
+  return namesakes.filter((c) => !settling.has(c.id));
 }
 
 /** Every decision of an activation, from the reads alone. Refusals come in the order an agent fixes them. */

@@ -9,6 +9,7 @@ import { UispNotFoundError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import type { Service } from '../uisp/schemas.js';
 import { parseDeviceQuery } from './device-match.js';
+import { madeBySubOps } from './markers.js';
 import { titleCase } from './names.js';
 import { identifyClient, type ActivationReads, type ClientLookup } from './planner.js';
 import type { ActivationRequest } from './types.js';
@@ -68,11 +69,23 @@ async function lookUpName(crm: CrmClient, firstName: string, lastName: string, e
     crm.listClients({ query, isArchived: true }),
     expectedClientId === undefined ? undefined : crm.listServices(expectedClientId).catch(emptyWhenNotFound),
   ]);
-  const lookup: ClientLookup = { by: 'name', active, archived };
+  const lookup = await withEmptyNamesakes(crm, { by: 'name', active, archived }, firstName, lastName);
   const identity = identifyClient(lookup, firstName, lastName);
   const client = 'client' in identity ? identity.client : null;
   if (!client) return { lookup, services: [] };
   return { lookup, services: expected && client.id === expectedClientId ? expected : await crm.listServices(client.id) };
+}
+
+/** An ambiguous name among namesakes SubOps made: which of those have no service (planner's `withoutSettling`). */
+async function withEmptyNamesakes(crm: CrmClient, lookup: Extract<ClientLookup, { by: 'name' }>, firstName: string, lastName: string): Promise<ClientLookup> {
+  const identity = identifyClient(lookup, firstName, lastName);
+  const refusal = 'refusal' in identity ? identity.refusal : undefined;
+  if (refusal?.code !== 'client-ambiguous') return lookup;
+  const candidates = new Set(refusal.candidates.map((k) => k.id));
+  const made = lookup.active.filter((c) => candidates.has(c.id) && madeBySubOps(c.note));
+  if (made.length < 2) return lookup;
+  const services = await Promise.all(made.map((c) => crm.listServices(c.id).catch(emptyWhenNotFound)));
+  return { ...lookup, empty: new Set(made.filter((_, i) => services[i]!.length === 0).map((c) => c.id)) };
 }
 
 function nullWhenNotFound(error: unknown): null {

@@ -11,14 +11,15 @@
  * decides which Active service is kept. A device is never moved off a site unless the agent confirmed
  * that move, as read now.
  */
+import { UispRejectedError } from '../uisp/errors.js';
 import type { Client } from '../uisp/schemas.js';
 import { moveConfirmed } from './confirmation.js';
 import { ActivationFailure, errorOf } from './failure.js';
 import { lateDuplicates } from './late-duplicates.js';
-import { clientRef, moveOf, ownSites, siteRef, type ActivationReads } from './planner.js';
+import { clientRef, keptSite, moveOf, ownSites, siteRef, type ActivationReads } from './planner.js';
 import { BranchLog, step, type RunLog, type StepLog } from './run-log.js';
 import { statusLabel } from './service-status.js';
-import { createClient, createService, createSite, deleteReplaced, ensureAuthorized, removeOwnSite, type DeviceState, type SiteOutcome, type WriteDeps } from './writes.js';
+import { createClient, createService, createSite, deleteReplaced, deviceState, ensureAuthorized, removeOwnSite, type DeviceState, type SiteOutcome, type WriteDeps } from './writes.js';
 import type { ActivationConfirmation, ActivationEvent, ActivationPlan, ActivationRequest, ClientRef, ServiceRef, SiteRef, StepEvent, StepName } from './types.js';
 import type { Service, Site } from '../uisp/schemas.js';
 
@@ -115,7 +116,7 @@ export async function* writePlan(ctx: RunContext, plan: ActivationPlan, reads: A
   const authorizing = (async () => {
     const settledSite = await siting;
     const ready = await Promise.race([serviceActive, servicing.then(() => true, () => false)]);
-    return ready ? authorize(ctx, plan, reads, settledSite) : undefined;
+    return ready ? authorize(ctx, plan, reads, settledSite, client) : undefined;
   })();
   const [serviceOutcome, siteOutcome, authorizeOutcome] = await Promise.allSettled([servicing, siting, authorizing]);
   serviceLog.replay(log);
@@ -151,16 +152,18 @@ export async function* writePlan(ctx: RunContext, plan: ActivationPlan, reads: A
   if (authorized?.status === 'skipped') log.settled('authorize');
   if (authorized) yield authorized;
 
+  // Where the device went: the settled site, or the one every run keeps if that was removed meanwhile.
+  const reportedSite = authorized && 'site' in authorized ? authorized.site : site.site;
   const crmClientUrl = ctx.crmClientUrl(client.id);
-  const duplicates = lateDuplicates(client, service.active, site.own, site.site.id);
-  yield step({ step: 'manual-link', status: 'manual', client, crmClientUrl, site: site.site, device }, { clientId: client.id, siteId: site.site.id, deviceId: device.id });
+  const duplicates = lateDuplicates(client, service.active, site.own, reportedSite.id);
+  yield step({ step: 'manual-link', status: 'manual', client, crmClientUrl, site: reportedSite, device }, { clientId: client.id, siteId: reportedSite.id, deviceId: device.id });
   yield {
     type: 'result',
     outcome: log.done.length === 0 ? 'already-activated' : 'activated',
     device,
     client,
     service: service.service,
-    site: site.site,
+    site: reportedSite,
     crmClientUrl,
     ...(plan.move && authorized?.status === 'done' && { movedFrom: plan.move }),
     ...(duplicates.length && { duplicates }),
@@ -254,17 +257,33 @@ async function siteStep(writes: WriteDeps, plan: ActivationPlan, reads: Activati
 
 /**
  * Authorizes the device onto the settled site, unless it is there already. Where the device is now
- * (read with the site) decides: a move off another client's site goes ahead only as confirmed.
+ * (read with the site) decides: a move off another client's site goes ahead only as confirmed. A site
+ * removed meanwhile (another run kept another one and removed its own) is read again once: the device
+ * then goes where every run keeps it.
  */
-async function authorize(ctx: RunContext, plan: ActivationPlan, reads: ActivationReads, { site, device: now, sites }: SiteStep): Promise<StepEvent> {
+async function authorize(ctx: RunContext, plan: ActivationPlan, reads: ActivationReads, settled: SiteStep, client: ClientRef): Promise<StepEvent> {
   const { device } = plan;
-  const ids = { deviceId: device.id, siteId: site.id };
-  if (now.authorized && now.siteId === site.id) return step({ step: 'authorize', status: 'skipped', device, site }, ids);
-  const current = now.authorized && now.siteId ? sites.find((s) => s.id === now.siteId) : undefined;
-  const move = moveOf({ ...device, authorized: now.authorized, siteId: now.siteId }, current, reads.authorized);
-  if (move && !moveConfirmed(ctx.confirm, move)) throw new ActivationFailure({ code: 'device-in-use', device, move }, { ...plan, move });
-  await ensureAuthorized(ctx.writes, device.id, site.id);
-  return step({ step: 'authorize', status: 'done', device, site }, ids);
+  let { site, device: now, sites } = settled;
+  for (let again = 0; ; again++) {
+    const ids = { deviceId: device.id, siteId: site.id };
+    if (now.authorized && now.siteId === site.id) return step({ step: 'authorize', status: 'skipped', device, site }, ids);
+    const current = now.authorized && now.siteId ? sites.find((s) => s.id === now.siteId) : undefined;
+    const move = moveOf({ ...device, authorized: now.authorized, siteId: now.siteId }, current, reads.authorized);
+    if (move && !moveConfirmed(ctx.confirm, move)) throw new ActivationFailure({ code: 'device-in-use', device, move }, { ...plan, move });
+    try {
+      await ensureAuthorized(ctx.writes, device.id, site.id);
+      return step({ step: 'authorize', status: 'done', device, site }, ids);
+    } catch (error) {
+      if (again > 0 || !(error instanceof UispRejectedError)) throw error;
+      const [fresh, found] = await Promise.all([ctx.writes.nms.listSites(), ctx.writes.nms.getDevice(device.id)]);
+      if (fresh.some((s) => s.id === site.id)) throw error;
+      const own = ownSites(fresh, client.id);
+      now = deviceState(found);
+      const kept = own.find((s) => now.authorized && s.id === now.siteId) ?? keptSite(own, []);
+      if (!kept) throw error;
+      ({ site, sites } = { site: siteRef(kept), sites: fresh });
+    }
+  }
 }
 
 function contactOf(request: ActivationRequest): { email?: string; phone?: string } {
