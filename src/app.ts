@@ -10,6 +10,7 @@ import { App, HTTPReceiver, webApi } from './slack/bolt.js';
 import type { Logger } from 'pino';
 import type { SlackConfig } from './config.js';
 import * as activation from './commands/activation/index.js';
+import * as duplicates from './commands/duplicates/index.js';
 import * as help from './commands/help/index.js';
 import * as lookups from './commands/lookups/index.js';
 import * as payments from './commands/payments/index.js';
@@ -28,6 +29,7 @@ import { accessGuard, createAccessPolicy } from './slack/access.js';
 import { errorSummary } from './slack/errors.js';
 import { createAuditor } from './slack/audit.js';
 import { DeliveryLog, dropRedeliveries } from './slack/deliveries.js';
+import { createLateDuplicateNotices } from './slack/duplicate-notices.js';
 import type { ListenerDeps } from './slack/deps.js';
 import { HEALTH_TIMEOUT_MS, healthRoute } from './slack/health.js';
 import { guardInbound } from './slack/inbound.js';
@@ -37,7 +39,7 @@ import { createThreadReporter } from './slack/thread-reporter.js';
 import { trackWork, WorkTracker } from './slack/work.js';
 
 export interface AppDeps {
-  services: Pick<Services, 'activation' | 'suspensions' | 'payments' | 'lookups' | 'crm' | 'nms'>;
+  services: Pick<Services, 'activation' | 'suspensions' | 'payments' | 'lookups' | 'duplicates' | 'crm' | 'nms'>;
   slack: SlackConfig;
   /** UISP webhooks, the manual-link watch and metrics (the bot process; tests that exercise them). */
   events?: EventServices | undefined;
@@ -88,6 +90,7 @@ export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_
     work,
     statusLabel: (status) => statusLabel(status, statuses),
     deliveries,
+    lateDuplicates: createLateDuplicateNotices({ client: app.client, channelId: slack.auditChannelId, logger, work, crmClientUrl: (id) => services.activation.crmClientUrl(id) }),
     auditChannelId: slack.auditChannelId,
     events,
   };
@@ -100,6 +103,7 @@ export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_
   linkWatch.register(app, deps);
   home.register(app, deps);
   typeahead.register(app, deps);
+  duplicates.register(app, deps);
   app.error(async (error) => {
     const original = (error as { original?: unknown }).original ?? error;
     logger.error({ err: original instanceof Error ? original : errorSummary(original) }, 'unhandled error in a Slack listener');

@@ -3,8 +3,8 @@
  * command. README.md ("JSON output") documents each shape; change both together. Every field is always
  * present (null when unknown), so scripts can rely on the keys.
  */
-import type { ActivationEvent, ActivationOutcome, ClientRef, DeviceRef, ServiceRef, StepName, StepStatus } from '../services/activation/types.js';
-import { candidateLines, errorSentence, resultLists, resultSentence, stepSentence } from '../render/activation.js';
+import type { ActivationEvent, ActivationOutcome, ClientRef, DeviceRef, LateDuplicate, ServiceRef, StepName, StepStatus } from '../services/activation/types.js';
+import { candidateLines, errorSentence, lateDuplicateSentence, resultLists, resultSentence, stepSentence } from '../render/activation.js';
 import type { ActivationPrefill, CardGap, ClientLookup, ClientMatch, DeviceLine, DeviceLookup } from '../services/lookups/index.js';
 import type { SuspensionAction, SuspensionOutcome, SuspensionRefusal } from '../services/suspensions.js';
 import { clientDisplayName } from '../services/uisp/crm-client.js';
@@ -56,6 +56,19 @@ export interface PaymentJson {
   note: string | null;
 }
 
+/**
+ * A late duplicate the run met: several SubOps-made Active services (or NMS sites) of the client. `kept`
+ * is the one the activation reported; `others` the late ones. Named only: nothing removes them but a
+ * person's click on the audit notice's Remove duplicate.
+ */
+export interface LateDuplicateJson {
+  record: 'service' | 'site';
+  client: ClientJson;
+  kept: { id: number | string; name: string | null };
+  others: { id: number | string; name: string | null }[];
+  message: string;
+}
+
 export type ActivationEventJson =
   | { type: 'step'; step: StepName; status: StepStatus; message: string; ids: Record<string, string | number> }
   | {
@@ -72,6 +85,8 @@ export type ActivationEventJson =
       done: string[];
       notDone: string[];
       error: { code: string; message: string; candidates: string[] } | null;
+      /** Late duplicates the run met ([] when none). */
+      duplicates: LateDuplicateJson[];
     };
 
 export interface SuspensionJson {
@@ -109,6 +124,14 @@ export function paymentJson(payment: Payment, methods: PaymentMethod[]): Payment
 
 const deviceJson = (d: DeviceRef): DeviceJson => ({ id: d.id, name: d.name, ip: d.ip, mac: d.mac, list: d.list, siteId: d.siteId, authorized: d.authorized });
 
+export const lateDuplicateJson = (d: LateDuplicate): LateDuplicateJson => ({
+  record: d.record,
+  client: clientJson(d.client),
+  kept: { id: d.kept.id, name: d.kept.name },
+  others: d.others.map((o) => ({ id: o.id, name: o.name })),
+  message: lateDuplicateSentence(d),
+});
+
 /** The services send facts; the sentences (`message`, `done`, `notDone`, the error's) are the terminal's own. */
 export function activationEventJson(event: ActivationEvent, label: StatusLabeller): ActivationEventJson {
   if (event.type === 'step') return { type: 'step', step: event.step, status: event.status, message: stepSentence(event), ids: event.ids };
@@ -124,6 +147,7 @@ export function activationEventJson(event: ActivationEvent, label: StatusLabelle
     crmClientUrl: event.crmClientUrl ?? null,
     ...resultLists(event),
     error: event.outcome === 'failed' ? { code: event.error.code, message: errorSentence(event.error), candidates: candidateLines(event.error) } : null,
+    duplicates: (event.duplicates ?? []).map(lateDuplicateJson),
   };
 }
 

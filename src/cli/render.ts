@@ -1,6 +1,6 @@
 /** Human-readable terminal lines for workflow events and payment listings. */
 import type { ActivationEvent, StepStatus } from '../services/activation/types.js';
-import { candidateLines, resultLists, resultSentence, stepSentence } from '../render/activation.js';
+import { candidateLines, lateDuplicateSentence, resultLists, resultSentence, stepSentence } from '../render/activation.js';
 import { formatMoney } from '../services/money.js';
 import type { PaymentSummary } from '../services/payments.js';
 
@@ -16,6 +16,8 @@ export function renderEvent(event: ActivationEvent): string[] {
     if (notDone.length) lines.push(`  Not done: ${notDone.join('; ')}`);
     for (const candidate of candidateLines(event.error)) lines.push(`  - ${candidate}`);
   }
+  // Late duplicates the run met: named, never removed (a person decides: the audit notice's Remove duplicate in Slack).
+  for (const duplicate of event.duplicates ?? []) lines.push(`  Late duplicate: ${lateDuplicateSentence(duplicate)}`);
   return lines;
 }
 

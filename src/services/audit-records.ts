@@ -4,6 +4,7 @@
  */
 import type { ActivationRequest, ActivationResult } from './activation/types.js';
 import type { AuditEntry } from './audit.js';
+import type { RemovalOutcome } from './duplicates.js';
 import { formatMoney } from './money.js';
 import type { PaymentInput, RecordedPayment } from './payments.js';
 import type { SuspensionAction, SuspensionOutcome } from './suspensions.js';
@@ -75,4 +76,20 @@ export function paymentFailureAudit(input: PaymentInput, failure: FailureNote): 
     ok: false,
     summary: `Recording ${formatMoney(input.amount)} for client #${input.clientId} failed: ${failure.message} ${failure.changed}`,
   };
+}
+
+/**
+ * A click of Remove duplicate, whatever came of it: removed, already removed (ok: nothing left to do),
+ * refused (nothing written) or failed. `summary`: the outcome's sentence, as the front end worded it
+ * (src/render/duplicates.ts).
+ */
+export function duplicateRemovalAudit(outcome: RemovalOutcome, summary: string): AuditEntry {
+  const { request } = outcome;
+  const key = request.record === 'service' ? 'serviceId' : 'siteId';
+  const kept = request.record === 'service' ? 'keptServiceId' : 'keptSiteId';
+  const targets = { clientId: request.clientId, [key]: request.duplicateId, [kept]: request.keptId };
+  if (outcome.kind === 'removed') return { action: 'remove-duplicate', targets, result: 'removed', ok: true, summary };
+  if (outcome.kind === 'failed') return { action: 'remove-duplicate', targets, result: 'failed', ok: false, summary };
+  const gone = outcome.refusal.reason === 'gone';
+  return { action: 'remove-duplicate', targets, result: gone ? 'already-removed' : `refused:${outcome.refusal.reason}`, ok: gone, summary };
 }

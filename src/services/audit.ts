@@ -1,12 +1,13 @@
 /**
- * The audit trail of every write (activation, suspend, unsuspend, payment), wherever it comes from.
+ * The audit trail of every write (activation, suspend, unsuspend, payment, a late duplicate removed on
+ * a person's click), wherever it comes from.
  * A front end records one AuditRecord per requested write; the Auditor hands it to every sink: a
  * structured log line always, and the Slack audit channel when one is configured. A sink that fails is
  * reported through `onSinkFailure`, never thrown: the write has already happened and was reported.
  */
 import type { Logger } from 'pino';
 
-export type AuditAction = 'activate' | 'suspend' | 'unsuspend' | 'payment';
+export type AuditAction = 'activate' | 'suspend' | 'unsuspend' | 'payment' | 'remove-duplicate';
 
 /** Who asked for the write: a Slack user, or an operating-system user running the CLI. */
 export type AuditActor = { via: 'slack'; userId: string } | { via: 'cli'; username: string };

@@ -7,6 +7,7 @@ import type { Dispatcher } from 'undici';
 import type { CoreConfig } from '../config.js';
 import { ActivationService } from './activation/workflow.js';
 import { KeyedLock } from './converge.js';
+import { DuplicateService } from './duplicates.js';
 import { LookupService } from './lookups/index.js';
 import { PaymentService } from './payments.js';
 import { SuspensionService } from './suspensions.js';
@@ -24,6 +25,8 @@ export interface Services {
   suspensions: SuspensionService;
   payments: PaymentService;
   lookups: LookupService;
+  /** Late duplicates: found for a client, removed only on a person's click (issue §5). */
+  duplicates: DuplicateService;
   /** SubOps' own recent CRM writes, noted by the HTTP core: webhooks about them are not reported again. */
   ownChanges: OwnChanges;
   /** The UISP base URL in use, for links to the CRM web interface. */
@@ -78,6 +81,7 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
     suspensions: new SuspensionService(crm, config.activation.statuses, writeRetry),
     payments: new PaymentService(crm, today, { limits: config.payments, retry: writeRetry, locks }, () => now().getTime()),
     lookups: new LookupService({ crm, nms, statuses: config.activation.statuses, crmClientUrl: (id) => activation.crmClientUrl(id) }),
+    duplicates: new DuplicateService({ crm, nms, statuses: config.activation.statuses, locks }),
     ownChanges,
     uispUrl: uisp.url,
     close: async () => {

@@ -1,5 +1,6 @@
 /**
- * CRM v1.0 endpoints: clients, services, suspension, plans, payment methods, payments and client logs.
+ * CRM v1.0 endpoints: clients, services, suspension, plans, payment methods, payments, invoices (read only)
+ * and client logs.
  * Behaviour follows the interface spec, with the UISP CRM API Blueprint (origin in test/fixtures/SOURCES.md)
  * filling the gaps: request bodies are parsed with the writable shapes below, so fields UISP treats as read-only
  * (a client's tags; a service's status, activeFrom and invoicingStart on update) are silently dropped.
@@ -21,6 +22,7 @@ import {
   uispDateTime,
   type ClientLogRecord,
   type ClientRecord,
+  type InvoiceRecord,
   type PaymentRecord,
   type ServiceRecord,
 } from './records.js';
@@ -152,6 +154,9 @@ const PaymentBody = z.object({
 });
 
 const ClientLogQuery = z.object(ClientAndDays);
+
+/** GET /invoices: by client and createdDate day range, in createdDate order (then id), paged. */
+const InvoiceQuery = z.object({ ...ClientAndDays, direction: z.enum(['ASC', 'DESC']).default('ASC'), ...Paging });
 
 /** ClientLogsWritable. userId is stored as given: the simulator keeps no CRM users to check it against. */
 const ClientLogBody = z.object({
@@ -299,6 +304,7 @@ function deleteClient({ data, params }: RouteRequest): Reply {
   removeWhere(data.services, (s) => s.clientId === client.id);
   removeWhere(data.payments, (p) => p.clientId === client.id);
   removeWhere(data.clientLogs, (l) => l.clientId === client.id);
+  removeWhere(data.invoices, (i) => i.clientId === client.id);
   return { status: 200 };
 }
 
@@ -461,6 +467,24 @@ function paymentById(data: SimulatorData, id: string | undefined) {
   return payment;
 }
 
+// ---------- invoices ----------
+// Read only: the simulator makes no invoices itself (a data file or a test gives them), as SubOps never
+// writes one. Each item names the service it bills (serviceId), which is how SubOps tells an invoiced service.
+
+function listInvoices({ data, query }: RouteRequest): Reply {
+  const filters = parse(InvoiceQuery, query);
+  const sign = filters.direction === 'ASC' ? 1 : -1;
+  const inOrder = (a: InvoiceRecord, b: InvoiceRecord) => sign * (compare(a.createdDate, b.createdDate) || a.id - b.id);
+  return ok(page(data.invoices.filter(matchesClientAndDays(filters)).sort(inOrder), filters));
+}
+
+function invoiceById(data: SimulatorData, id: string | undefined): InvoiceRecord {
+  const invoiceId = numericId(id);
+  const invoice = data.invoices.find((i) => i.id === invoiceId);
+  if (!invoice) throw notFound();
+  return invoice;
+}
+
 // ---------- client logs ----------
 // UISP has no webhook event type for a client log entry (client.*, service.*, payment.*, invoice.*... but
 // nothing for logs), so these routes emit none.
@@ -528,6 +552,8 @@ const router = new Router()
   .on('GET', '/payments', listPayments)
   .on('GET', '/payments/:id', ({ data, params }) => ok(paymentById(data, params.id)))
   .on('POST', '/payments', createPayment)
+  .on('GET', '/invoices', listInvoices)
+  .on('GET', '/invoices/:id', ({ data, params }) => ok(invoiceById(data, params.id)))
   .on('GET', '/client-logs', listClientLogs)
   .on('POST', '/client-logs', createClientLog)
   .on('GET', '/client-logs/:id', ({ data, params }) => ok(clientLogById(data, params.id)))

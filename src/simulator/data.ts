@@ -16,6 +16,7 @@ import {
   completeService,
   completeSite,
   DeviceRecordSchema,
+  InvoiceRecordSchema,
   nextId,
   PaymentMethodRecordSchema,
   PaymentRecordSchema,
@@ -26,6 +27,7 @@ import {
   type ClientLogRecord,
   type ClientRecord,
   type DeviceRecord,
+  type InvoiceRecord,
   type PaymentMethodRecord,
   type PaymentRecord,
   type PlanPeriodRecord,
@@ -44,6 +46,8 @@ export interface SimulatorData {
   payments: PaymentRecord[];
   /** The CRM's client log entries (GET/POST /client-logs), in id order; none in the sample data. */
   clientLogs: ClientLogRecord[];
+  /** The CRM's invoices (GET /invoices), with the services their items bill; none in the sample data. */
+  invoices: InvoiceRecord[];
   /** Authorized (identification.authorized true) and discovered (false) devices in one list. */
   devices: DeviceRecord[];
   sites: SiteRecord[];
@@ -64,6 +68,7 @@ const DataFileSchema = z.object({
   paymentMethods: collection(PaymentMethodRecordSchema),
   payments: collection(PaymentRecordSchema),
   clientLogs: collection(ClientLogRecordSchema),
+  invoices: collection(InvoiceRecordSchema),
   devices: collection(DeviceRecordSchema),
   sites: collection(SiteRecordSchema),
   paymentHistory: PaymentHistorySchema.optional(),
@@ -145,6 +150,7 @@ function checkReferences(data: SimulatorData): void {
   const methods = unique('paymentMethods', data.paymentMethods.map((m) => m.id));
   unique('payments', data.payments.map((p) => p.id));
   unique('clientLogs', data.clientLogs.map((l) => l.id));
+  unique('invoices', data.invoices.map((i) => i.id));
   unique('devices', data.devices.map((d) => d.identification.id));
   const sites = unique('sites', data.sites.map((s) => s.id));
 
@@ -161,6 +167,7 @@ function checkReferences(data: SimulatorData): void {
     mustExist(methods, p.methodId, `payments.${i}.methodId`, 'payment method');
   });
   data.clientLogs.forEach((l, i) => mustExist(clients, l.clientId, `clientLogs.${i}.clientId`, 'client'));
+  data.invoices.forEach((invoice, i) => mustExist(clients, invoice.clientId, `invoices.${i}.clientId`, 'client'));
   data.sites.forEach((s, i) => {
     mustExist(sites, s.identification.parent?.id, `sites.${i}.identification.parent.id`, 'site');
     mustExist(clients, s.ucrm?.client ? Number(s.ucrm.client.id) : undefined, `sites.${i}.ucrm.client.id`, 'client');
@@ -184,6 +191,7 @@ function complete(data: SimulatorData): SimulatorData {
   data.payments.forEach((payment) => completePayment(payment, currencyOf(data, payment.clientId)));
   // Kept in id order, as the CRM lists them; new entries get the highest id and are appended.
   data.clientLogs.sort((a, b) => a.id - b.id);
+  data.invoices.forEach((invoice) => (invoice.currencyCode ??= currencyOf(data, invoice.clientId)));
   data.sites.forEach((site) => completeSite(site, data.sites));
   data.devices.forEach((device) => completeDevice(device, findSite(data, device.identification.site?.id), data.sites));
   return data;

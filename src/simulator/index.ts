@@ -21,6 +21,10 @@
  * createdDate is now otherwise; 422 naming the field for a blank message, a missing clientId or a client
  * that does not exist) and `GET /client-logs/{id}`. Deleting a client deletes its log; log entries send
  * no webhook (UISP sends none). The sample data has no log entries; a data file may give `clientLogs`.
+ * Invoices: `GET /crm/api/v1.0/invoices` (`clientId`, `createdDateFrom`/`createdDateTo`, `direction`,
+ * `limit`/`offset`) and `GET /invoices/{id}`, read only: the simulator makes none; a data file gives
+ * `invoices` (or a test pushes records onto `sim.data.invoices`), each item naming the service it bills
+ * (`serviceId`). Deleting a client deletes its invoices. The sample data has none.
  * `PUT /nms/api/v2.1/sites/{id}` (the Swagger's SiteUpdate: `identification` and `description` required)
  * applies the site's name and note.
  *

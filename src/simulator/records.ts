@@ -281,6 +281,35 @@ export const ClientLogRecordSchema = z.looseObject({
 });
 export type ClientLogRecord = z.output<typeof ClientLogRecordSchema>;
 
+/**
+ * InvoiceReadOnly with the fields SubOps reads: the client, the status (InvoiceStatus 0 draft … 5 processed
+ * proforma) and the items, each naming the service it bills (InvoiceItemReadOnly.serviceId) or none. The
+ * simulator creates no invoices on its own: a data file or a test gives them.
+ */
+const InvoiceItemRecordSchema = z.looseObject({
+  id: id.optional(),
+  serviceId: id.nullable().default(null),
+  type: z.enum(['service', 'fee', 'product', 'surcharge', 'other']).default('service'),
+  label: text,
+  price: number,
+  quantity: z.number().default(1),
+  total: z.number().default(0),
+  ...carried({ serviceSurchargeId: null, productId: null, feeId: null, discountPrice: null, discountQuantity: null, discountTotal: null, unit: null }),
+});
+
+export const InvoiceRecordSchema = z.looseObject({
+  id,
+  clientId: id,
+  number: text,
+  status: z.number().int().min(0).max(5).default(1),
+  createdDate: UispDate.default(() => uispDateTime(new Date())),
+  currencyCode: text,
+  items: z.array(InvoiceItemRecordSchema).default(() => []),
+  total: z.number().default(0),
+  ...carried({ dueDate: null, amountPaid: 0, amountToPay: 0, proforma: false, uncollectible: false, notes: null, adminNotes: null }),
+});
+export type InvoiceRecord = z.output<typeof InvoiceRecordSchema>;
+
 // ---------- NMS ----------
 
 const SiteStatus = z.enum(['active', 'disconnected', 'inactive', 'unknown']);

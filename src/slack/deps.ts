@@ -5,11 +5,12 @@ import type { EventServices } from '../services/events/index.js';
 import type { StatusLabeller } from '../views/suspension.js';
 import type { SlackAuditor } from './audit.js';
 import type { DeliveryLog } from './deliveries.js';
+import type { LateDuplicateNotices } from './duplicate-notices.js';
 import type { ThreadReporter } from './thread-reporter.js';
 import type { WorkTracker } from './work.js';
 
 export interface ListenerDeps {
-  services: Pick<Services, 'activation' | 'suspensions' | 'payments' | 'lookups'>;
+  services: Pick<Services, 'activation' | 'suspensions' | 'payments' | 'lookups' | 'duplicates'>;
   audit: SlackAuditor;
   /** How an operation's thread, its audit entry and Slack's refusals reach Slack (src/slack/thread-reporter.ts). */
   reporter: ThreadReporter;
@@ -20,6 +21,8 @@ export interface ListenerDeps {
   statusLabel: StatusLabeller;
   /** Deliveries already acted on: a repeated submission or button press runs nothing (see onceView, onceButton). */
   deliveries: DeliveryLog;
+  /** Late-duplicate notices (audit channel, once per late record in this process): queue and go on. */
+  lateDuplicates: LateDuplicateNotices;
   /** AUDIT_CHANNEL_ID: where changes made in UISP are posted. */
   auditChannelId?: string | undefined;
   /** UISP webhooks and the manual-link watch, when the bot process runs them. */

@@ -87,6 +87,16 @@ export const ActivatePrefillSchema = z.object({
   device: z.string().optional(),
 });
 
+/**
+ * A Remove duplicate button's value (the late-duplicate notice): which client, which kind of record, the
+ * one kept (the activation reported it) and the late one to remove. CRM ids are numbers, NMS ids strings.
+ */
+export const RemoveDuplicateValueSchema = z.discriminatedUnion('record', [
+  z.object({ clientId: z.number().int().positive(), record: z.literal('service'), keptId: z.number().int().positive(), duplicateId: z.number().int().positive() }),
+  z.object({ clientId: z.number().int().positive(), record: z.literal('site'), keptId: z.string().min(1), duplicateId: z.string().min(1) }),
+]);
+export type RemoveDuplicateValue = z.infer<typeof RemoveDuplicateValueSchema>;
+
 /** Checked against the schema that will read it back, so writer and reader cannot drift apart. */
 export function encodeMetadata<T>(schema: z.ZodType<T>, value: T): string {
   const encoded = JSON.stringify(schema.parse(value));

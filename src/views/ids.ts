@@ -21,6 +21,8 @@ export const ACTION = {
   suspensionClientLookup: 'suspension_client_lookup',
   /** Unsuspend on a notice of a payment made in UISP by a client whose service is suspended. */
   uispUnsuspend: 'uisp_unsuspend',
+  /** Remove duplicate on a late-duplicate notice in the audit channel (one per late record, in its own block). */
+  removeDuplicate: 'remove_duplicate',
 } as const;
 
 /** The action_id of each typeahead field (external_select); the options request names it. */

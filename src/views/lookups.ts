@@ -3,6 +3,7 @@
  * ephemeral messages. Buttons carry only ids (or the activation prefill); their listeners read UISP
  * again, so a card never acts on what it showed minutes ago.
  */
+import { lateDuplicateSentence } from '../render/activation.js';
 import { describeAccount, describeDeviceLink, describeDeviceState, describePrice, describeServiceState } from '../services/lookups/format.js';
 import type { ActivationPrefill, ClientCard, ClientMatch, DeviceCard, DeviceLine } from '../services/lookups/index.js';
 import { escapeMrkdwn } from '../slack/escape.js';
@@ -53,6 +54,8 @@ export function clientCardMessage(card: ClientCard, methodName: (id: string) => 
 
   const serviceRows = card.services.map((s) => `• *#${s.id} ${escapeMrkdwn(s.plan ?? s.name ?? 'service')}*  ${escapeMrkdwn([describeServiceState(s), describePrice(s)].filter(Boolean).join('  ·  '))}`);
   blocks.push(...sections('*Services*', serviceRows.length ? serviceRows : [card.gaps.some((g) => g.part === 'services') ? '—' : 'None.']));
+  // Late duplicates (services or sites): named here; a person removes one with the audit notice's button.
+  for (const duplicate of card.duplicates) blocks.push(context(`:warning: *Late duplicate:* ${escapeMrkdwn(lateDuplicateSentence(duplicate))}. Its notice in the audit channel has *Remove duplicate*.`));
 
   const last = card.lastPayment;
   const method = last?.methodId ? methodName(last.methodId) : undefined;

@@ -45,6 +45,7 @@ const crmDrives = {
   paymentPages: { reply: [fixtures.payment()], run: (c) => c.paymentPages({ clientId: 1, createdDateFrom: '2025-01-01', createdDateTo: '2025-01-31' }) },
   createPayment: { reply: fixtures.payment(2), run: (c) => c.createPayment({ clientId: 1, amount: 100, methodId: 'm', note: 'n', currencyCode: 'GYD' }) },
   getPayment: { reply: fixtures.payment(2), run: (c) => c.getPayment(2) },
+  listInvoices: { reply: [{ id: 7, clientId: 1, status: 1, items: [{ id: 70, serviceId: 5, type: 'service' }] }], run: (c) => c.listInvoices(1) },
   listClientLogs: { reply: [fixtures.clientLog()], run: (c) => c.listClientLogs(1) },
   createClientLog: { reply: fixtures.clientLog(1001), run: (c) => c.createClientLog(1, 'Installed') },
   getWebhookEvent: { reply: fixtures.webhookEvent(), run: (c) => c.getWebhookEvent('2c6984d7-03ae-4e48-a212-7b99378837a2') },
@@ -220,7 +221,7 @@ describe('every client request is documented', () => {
       .map(describeCall);
     // Spec §4: "Endpoints for deleting a service, creating a site, linking a device to a site, authorizing a
     // device and listing discovered devices: not shown". Plans, payment methods, a single service, a single
-    // payment, a webhook event's confirmation and the client log come from the CRM blueprint; deleting
+    // payment, a client's invoices, a webhook event's confirmation and the client log come from the CRM blueprint; deleting
     // SubOps' own duplicate clients and sites, and marking a new client's site with its id (PUT), from the
     // blueprint and Swagger; device authorization is the NMS Swagger's current POST /devices/authorize.
     expect(outsideSpec).toEqual([
@@ -230,6 +231,7 @@ describe('every client request is documented', () => {
       'GET /crm/api/v1.0/service-plans',
       'GET /crm/api/v1.0/payment-methods',
       'GET /crm/api/v1.0/payments/2',
+      'GET /crm/api/v1.0/invoices',
       'GET /crm/api/v1.0/client-logs',
       'POST /crm/api/v1.0/client-logs',
       'GET /crm/api/v1.0/webhook-events/2c6984d7-03ae-4e48-a212-7b99378837a2',

@@ -53,6 +53,8 @@ export async function runActivation(deps: ListenerDeps, run: ActivationRun): Pro
     logger.error({ err: error }, 'the activation workflow threw');
   }
   const outcome: ActivationResult = result ?? { type: 'result', outcome: 'failed', failedStep: null, error: { code: 'stopped' }, done: [], notDone: [{ kind: 'unknown' }] };
+  // Late duplicates the run met: one audit-channel notice each, queued (the thread does not wait for it).
+  if (outcome.duplicates?.length) deps.lateDuplicates.post(outcome.duplicates, 'activation');
 
   report.update(activationParent({ request, startedBy, result: outcome }));
   if (outcome.outcome === 'failed') report.reply(activationFailure(request, startedBy, outcome, confirm));

@@ -66,6 +66,8 @@ export async function answer(deps: ListenerDeps, command: string, userId: string
 export async function clientAnswer(deps: ListenerDeps, found: ClientLookup): Promise<SlackMessage> {
   if (found.kind === 'matches') return clientMatchesMessage(found.query, found.matches);
   if (found.kind === 'none') return noClientMessage(found.query, found.activate);
+  // Late duplicates the card read: the audit-channel notice with Remove duplicate (once), and a line on the card.
+  if (found.card.duplicates.length) deps.lateDuplicates.post(found.card.duplicates, 'card');
   const methodId = found.card.lastPayment?.methodId;
   const methods = methodId ? await deps.services.payments.listMethods().catch(() => []) : [];
   return clientCardMessage(found.card, (id) => methods.find((m) => m.id === id)?.name);

@@ -34,3 +34,11 @@ export function isReportable(change: UispChange, event: Pick<WebhookEvent, 'chan
   if (change.kind === 'service-activated' && event.changeType === 'insert') return change.service.status === statuses.active;
   return true;
 }
+
+/**
+ * A service added, edited or activated (UISP's service.add, service.edit, service.activate): the moment to
+ * look for late duplicates of its client (a create UISP applied after its run gave up arrives this way).
+ */
+export function touchesClientServices(event: Pick<WebhookEvent, 'entity' | 'changeType' | 'entityId'>): boolean {
+  return event.entity === 'service' && event.entityId !== null && ['insert', 'edit', 'activate'].includes(event.changeType);
+}

@@ -7,6 +7,8 @@
  * 3. reads the entity from the CRM; skips changes another SubOps process recorded (`recognize`: the Slack
  *    side reads the audit trail, which CLI runs and other replicas write to), checked last so their audit
  *    record has had the longest time to arrive; hands a ChangeNotice to every subscriber.
+ * Besides, a confirmed service add, edit or activation not made by this process is handed, with its
+ * client, to the `onServiceWrite` listeners (late duplicates are looked for there), once per event.
  * Events are deduplicated by uuid (UISP sends an event again when an answer fails). UISP does not send
  * an event again after our 200, so one whose processing fails on a UISP error is tried again here, with
  * backoff (holding its place in the queue: while UISP is down, nothing else hammers it); after the last
@@ -18,7 +20,7 @@ import type { CrmClient } from '../uisp/crm-client.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UispNotFoundError } from '../uisp/errors.js';
 import type { Client, WebhookEvent } from '../uisp/schemas.js';
-import { isReportable, reportedKind, type ChangeKind, type UispChange } from './changes.js';
+import { isReportable, reportedKind, touchesClientServices, type ChangeKind, type UispChange } from './changes.js';
 import type { ChangeRef, OwnChanges, RecordedElsewhere } from './own-changes.js';
 import { TaskQueue } from './queue.js';
 
@@ -35,6 +37,15 @@ export type WebhookOutcome = 'notified' | 'own' | 'ignored' | 'duplicate' | 'unv
 export type Reception = 'accepted' | 'duplicate' | 'invalid' | 'busy';
 
 export type NoticeListener = (notice: ChangeNotice) => Promise<void> | void;
+
+/** A client's service was added, edited or activated outside this process (confirmed with the CRM). */
+export interface ServiceWrite {
+  clientId: number;
+  serviceId: number;
+  event: WebhookEvent;
+}
+
+export type ServiceWriteListener = (write: ServiceWrite) => Promise<void> | void;
 
 export interface WebhookProcessorOptions {
   crm: CrmClient;
@@ -65,6 +76,7 @@ const MAX_REMEMBERED = 100_000;
 export class WebhookProcessor {
   private readonly queue: TaskQueue;
   private readonly listeners: NoticeListener[] = [];
+  private readonly serviceListeners: ServiceWriteListener[] = [];
   private readonly elsewhere: RecordedElsewhere[] = [];
   /** uuid → when it may be forgotten; insertion order is expiry order. */
   private readonly seen = new Map<string, number>();
@@ -78,6 +90,11 @@ export class WebhookProcessor {
 
   subscribe(listener: NoticeListener): void {
     this.listeners.push(listener);
+  }
+
+  /** Told of each confirmed service add, edit or activation of a client, once per event; its failures are logged, never retried. */
+  onServiceWrite(listener: ServiceWriteListener): void {
+    this.serviceListeners.push(listener);
   }
 
   /** Adds a source of SubOps' own changes made in other processes (a failing source counts as "not found"). */
@@ -130,8 +147,8 @@ export class WebhookProcessor {
   /** Processes the event, trying again after a UISP error until the attempts are spent. */
   private async process(uuid: string): Promise<void> {
     const attempts = this.options.attempts ?? 3;
-    // The event's entity, once the CRM confirmed it: for the metrics of a failure.
-    const known = { entity: 'unknown' };
+    // The event's entity, once the CRM confirmed it: for the metrics of a failure; whether its service write was handed on.
+    const known = { entity: 'unknown', serviceWrite: false };
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.processOnce(uuid, known);
@@ -145,7 +162,7 @@ export class WebhookProcessor {
   }
 
   /** Throws on a UISP error other than "not found", for `process` to try again. */
-  private async processOnce(uuid: string, known: { entity: string }): Promise<void> {
+  private async processOnce(uuid: string, known: { entity: string; serviceWrite: boolean }): Promise<void> {
     let event: WebhookEvent;
     try {
       event = await this.options.crm.getWebhookEvent(uuid);
@@ -158,6 +175,10 @@ export class WebhookProcessor {
     }
     known.entity = event.entity;
     const log = this.log.child({ uuid, entity: event.entity, entityId: event.entityId, changeType: event.changeType });
+    if (!known.serviceWrite) {
+      known.serviceWrite = true;
+      await this.serviceWritten(event, log);
+    }
     const kind = reportedKind(event);
     if (!kind || event.entityId === null) {
       log.debug('webhook event of a kind SubOps does not report');
@@ -185,6 +206,19 @@ export class WebhookProcessor {
     await this.notify({ event, change }, log);
     log.info({ change: change.kind }, 'reported a change made in UISP');
     this.outcome(event.entity, 'notified');
+  }
+
+  /** Hands a service add, edit or activation not made by this process, with its client, to the listeners. Never throws. */
+  private async serviceWritten(event: WebhookEvent, log: Logger): Promise<void> {
+    if (!this.serviceListeners.length || !touchesClientServices(event)) return;
+    try {
+      if (await this.options.ownChanges.madeBySubOps({ entity: event.entity, id: event.entityId!, changeType: event.changeType })) return;
+      const service = await this.options.crm.getService(event.entityId!);
+      for (const listener of this.serviceListeners) await listener({ clientId: service.clientId, serviceId: service.id, event });
+    } catch (error) {
+      if (error instanceof UispNotFoundError) return;
+      log.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not hand on a service event to its listeners (not tried again for this event)');
+    }
   }
 
   private async recordedElsewhere(change: ChangeRef, log: Logger): Promise<boolean> {

@@ -9,6 +9,7 @@ import { awaitsLink } from '../events/link-watch.js';
 import { statusLabel, type ServiceStatusTable } from '../activation/service-status.js';
 import { readClientKey, readLine, readPersonName, type ClientKey } from '../input/grammar.js';
 import { InputError } from '../errors.js';
+import { duplicatesOf } from '../duplicates.js';
 import { applicableAction } from '../suspensions.js';
 import type { CrmClient } from '../uisp/crm-client.js';
 import { UispNotFoundError } from '../uisp/errors.js';
@@ -88,6 +89,9 @@ export class LookupService {
     const deviceList = devices.status === 'fulfilled' ? devices.value : [];
     const { active, suspended } = this.deps.statuses;
     const hasLiveService = serviceList.some((s) => s.status === active || s.status === suspended);
+    // From what the card read: two SubOps-made Active services or sites (a late duplicate); none when a part is missing.
+    const readAll = services.status === 'fulfilled' && sites.status === 'fulfilled' && devices.status === 'fulfilled';
+    const duplicates = readAll ? duplicatesOf({ id: client.id, name: clientMatch(client).name }, serviceList, sites.value, deviceList, this.deps.statuses) : [];
     return {
       client: clientMatch(client),
       crmUrl: this.deps.crmClientUrl(client.id),
@@ -101,6 +105,7 @@ export class LookupService {
         devices: deviceList.filter((d) => d.identification.site?.id === site.id).map((d) => deviceLine(d, 'authorized')),
       })),
       gaps,
+      duplicates,
       // Archived clients are restored in the CRM first; a client with a live service needs no activation.
       activate: client.isArchived || hasLiveService || services.status === 'rejected' ? null : { ...activationName(client), clientId: client.id },
     };

@@ -2,6 +2,7 @@
  * The cards a lookup returns: plain data, no Slack or terminal knowledge. The Slack views, the CLI's
  * text output and its `--json` objects all render these same objects.
  */
+import type { LateDuplicate } from '../activation/types.js';
 import type { SuspensionAction } from '../suspensions.js';
 import type { Payment } from '../uisp/schemas.js';
 
@@ -88,6 +89,8 @@ export interface ClientCard {
   sites: SiteLine[];
   /** What could not be read, with UISP's problem; the card shows the rest. */
   gaps: { part: CardGap; problem: string }[];
+  /** Late duplicates among what the card read: two SubOps-made Active services or sites (none when a part could not be read). */
+  duplicates: LateDuplicate[];
   /** The buttons that apply: activation prefill, when the client has no Active or Suspended service. */
   activate: ActivationPrefill | null;
 }

@@ -1,5 +1,5 @@
 /**
- * CRM v1.0 client: clients, services, suspension, plans, payments and client logs. Paths follow the interface spec
+ * CRM v1.0 client: clients, services, suspension, plans, payments, invoices and client logs. Paths follow the interface spec
  * first and the UISP CRM API Blueprint where the spec is silent (origins in test/fixtures/SOURCES.md).
  */
 import { z } from 'zod';
@@ -9,6 +9,7 @@ import { readAhead } from './pager.js';
 import {
   ClientLogSchema,
   ClientSchema,
+  InvoiceSchema,
   PaymentMethodSchema,
   PaymentSchema,
   ServicePlanSchema,
@@ -16,6 +17,7 @@ import {
   SuspensionReasonSchema,
   type Client,
   type ClientLog,
+  type Invoice,
   type Payment,
   type PaymentMethod,
   type Service,
@@ -197,6 +199,14 @@ export class CrmClient {
 
   createPayment(payment: NewPayment): Promise<Payment> {
     return this.http.post('payments', { ...payment, applyToInvoicesAutomatically: true }, PaymentSchema);
+  }
+
+  /**
+   * GET /invoices?clientId=: every invoice of the client, drafts and void ones included, with their items
+   * (CRM Blueprint, Invoices). Used to tell whether a service was ever invoiced.
+   */
+  listInvoices(clientId: number): Promise<Invoice[]> {
+    return this.http.get('invoices', z.array(InvoiceSchema), { clientId });
   }
 
   /** GET /client-logs?clientId=: the client's log entries (CRM Blueprint, Client Logs). */

@@ -53,6 +53,8 @@ export const ServiceSchema = z.looseObject({
   /** The plan's name and its period in months, filled in by the CRM from the plan period. */
   servicePlanName: z.string().nullish(),
   servicePlanPeriod: z.number().int().nullish(),
+  /** ServiceReadOnly: the end of the last invoiced period (recurring services); null while never invoiced. */
+  lastInvoicedDate: z.string().nullish(),
 });
 export type Service = z.infer<typeof ServiceSchema>;
 
@@ -89,6 +91,24 @@ export const PaymentMethodSchema = z.looseObject({
   visible: z.boolean().nullish(),
 });
 export type PaymentMethod = z.infer<typeof PaymentMethodSchema>;
+
+/**
+ * InvoiceReadOnly, as far as SubOps reads it: which client, which status (InvoiceStatus: 0 draft, 1 unpaid,
+ * 2 partially paid, 3 paid, 4 void, 5 processed proforma) and which services its items bill
+ * (InvoiceItemReadOnly.serviceId, null for a product, fee or custom item).
+ */
+export const InvoiceSchema = z.looseObject({
+  id: z.number().int(),
+  clientId: z.number().int(),
+  number: z.string().nullish(),
+  status: z.number().int().nullish(),
+  createdDate: z.string().nullish(),
+  items: z
+    .array(z.looseObject({ id: z.number().int().nullish(), serviceId: z.number().int().nullish(), type: z.string().nullish() }))
+    .nullish()
+    .transform((v) => v ?? []),
+});
+export type Invoice = z.infer<typeof InvoiceSchema>;
 
 /** ClientLogsReadOnly: one entry of a client's log (the CRM numbers entries in creation order). */
 export const ClientLogSchema = z.looseObject({

@@ -1,0 +1,221 @@
+/**
+ * Late duplicates, found and removed only on a person's word (issue §5). UISP has no conditional write,
+ * so a create it applies after its run gave up can leave a client with two SubOps-made Active services,
+ * or two SubOps sites, that no run saw. Whoever meets them (an activation's result, a `/client` card, a
+ * UISP event) names them (`find`, the pure ./activation/late-duplicates.ts); nobody removes them on their
+ * own. `remove` is what the audit notice's **Remove duplicate** button calls: it reads both records again,
+ * in that call, and removes the late one only when the pure `decideRemoval` says so; otherwise it writes
+ * nothing and says why. A person's click is the only way SubOps removes an Active service.
+ */
+import type { KeyedLock } from './converge.js';
+import { lateDuplicates } from './activation/late-duplicates.js';
+import { madeBySubOps, markedClientId } from './activation/markers.js';
+import { clientRef, keptSite, ownSites } from './activation/planner.js';
+import { statusLabel, type ServiceStatusTable } from './activation/service-status.js';
+import type { ClientRef, LateDuplicate } from './activation/types.js';
+import type { CrmClient } from './uisp/crm-client.js';
+import { UispError, UispNotFoundError } from './uisp/errors.js';
+import type { NmsClient } from './uisp/nms-client.js';
+import type { Device, Invoice, Service, Site } from './uisp/schemas.js';
+
+/** What the button asks: remove `duplicateId`, keeping `keptId` (the one the activation reported). */
+export type RemovalRequest =
+  | { clientId: number; record: 'service'; keptId: number; duplicateId: number }
+  | { clientId: number; record: 'site'; keptId: string; duplicateId: string };
+
+/** A record as the removal read it. */
+export interface RecordRef {
+  id: number | string;
+  name: string | null;
+}
+
+/** Why the late record is not removed, with the facts a front end words (src/render/duplicates.ts). Nothing was written. */
+export type RemovalRefusal =
+  /** The request names the kept record as the duplicate. */
+  | { reason: 'same-record' }
+  /** The duplicate no longer exists: removed already (by an earlier click, or by a person in UISP). */
+  | { reason: 'gone' }
+  /** It belongs to another client now (a site whose marker names another client; a service of another client). */
+  | { reason: 'other-client'; clientId: number | null }
+  /** It no longer carries SubOps' note line: a person changed it, so it is theirs to decide in UISP. */
+  | { reason: 'not-subops' }
+  /** The kept record (the one the activation reported) is gone: removing the other would leave none. */
+  | { reason: 'kept-gone' }
+  /** The kept service is no longer Active: removing the other would leave no Active service. */
+  | { reason: 'kept-not-active'; status: number; statusLabel: string }
+  /** The "duplicate" service is the older one: activations keep the oldest, so it is not the late one. */
+  | { reason: 'not-newer' }
+  /** The service was invoiced (`invoiceIds`: the invoices billing it; empty when only its lastInvoicedDate says so). */
+  | { reason: 'invoiced'; invoiceIds: number[] }
+  /** The site has devices on it. */
+  | { reason: 'in-use'; devices: RecordRef[] }
+  /** The site is linked in the CRM to a client (this one or another). */
+  | { reason: 'linked'; clientId: number | null };
+
+export type RemovalReason = RemovalRefusal['reason'];
+
+export type RemovalDecision = { remove: true } | { remove: false; refusal: RemovalRefusal };
+
+/** What `remove` read, in that call: both records (null: not found) and what tells whether the late one may go. */
+export type RemovalReads =
+  | { record: 'service'; kept: Service | null; duplicate: Service | null; invoices: Invoice[]; statuses: ServiceStatusTable }
+  | { record: 'site'; kept: Site | null; duplicate: Site | null; devices: Device[] };
+
+const refuse = (refusal: RemovalRefusal): RemovalDecision => ({ remove: false, refusal });
+
+/** Pure: whether the late record may be removed, from what was just read. Refusals come in a fixed order. */
+export function decideRemoval(request: RemovalRequest, reads: RemovalReads): RemovalDecision {
+  if (String(request.duplicateId) === String(request.keptId)) return refuse({ reason: 'same-record' });
+  if (!reads.duplicate) return refuse({ reason: 'gone' });
+  return reads.record === 'service' ? decideService(request.clientId, reads) : decideSite(request.clientId, reads);
+}
+
+function decideService(clientId: number, { kept, duplicate, invoices, statuses }: Extract<RemovalReads, { record: 'service' }>): RemovalDecision {
+  if (!duplicate) return refuse({ reason: 'gone' });
+  if (duplicate.clientId !== clientId) return refuse({ reason: 'other-client', clientId: duplicate.clientId });
+  if (!madeBySubOps(duplicate.note)) return refuse({ reason: 'not-subops' });
+  if (!kept || kept.clientId !== clientId) return refuse({ reason: 'kept-gone' });
+  if (kept.status !== statuses.active) return refuse({ reason: 'kept-not-active', status: kept.status, statusLabel: statusLabel(kept.status, statuses) });
+  if (duplicate.id < kept.id) return refuse({ reason: 'not-newer' });
+  const billing = invoices.filter((invoice) => invoice.items.some((item) => item.serviceId === duplicate.id)).map((invoice) => invoice.id);
+  if (billing.length || duplicate.lastInvoicedDate) return refuse({ reason: 'invoiced', invoiceIds: billing });
+  return { remove: true };
+}
+
+function decideSite(clientId: number, { kept, duplicate, devices }: Extract<RemovalReads, { record: 'site' }>): RemovalDecision {
+  if (!duplicate) return refuse({ reason: 'gone' });
+  const note = duplicate.description?.note;
+  if (!madeBySubOps(note)) return refuse({ reason: 'not-subops' });
+  const bound = boundClientId(duplicate);
+  if (bound !== undefined) return refuse({ reason: 'linked', clientId: bound });
+  const marked = markedClientId(note);
+  if (marked !== clientId) return refuse({ reason: 'other-client', clientId: marked });
+  if (!kept) return refuse({ reason: 'kept-gone' });
+  const on = devices.filter((d) => d.identification.site?.id === duplicate.id);
+  if (on.length) return refuse({ reason: 'in-use', devices: on.map((d) => ({ id: d.identification.id, name: d.identification.name ?? d.identification.hostname })) });
+  return { remove: true };
+}
+
+/** The CRM client a site is linked to (null: linked, id unreadable), or undefined when it is not linked. */
+function boundClientId(site: Site): number | null | undefined {
+  const bound = site.ucrm?.client?.id ?? site.description?.ucrmId;
+  if (bound == null || bound === '') return undefined;
+  return /^\d+$/.test(bound) ? Number(bound) : null;
+}
+
+/** Pure: the client's late duplicates among records already read (Active services; own sites, the kept one in use). */
+export function duplicatesOf(client: ClientRef, services: Service[], sites: Site[], devices: Device[], statuses: ServiceStatusTable): LateDuplicate[] {
+  const own = ownSites(sites, client.id);
+  const active = services.filter((s) => s.status === statuses.active);
+  return lateDuplicates(client, active, own, keptSite(own, devices)?.id ?? null);
+}
+
+export type RemovalOutcome =
+  | { kind: 'removed'; request: RemovalRequest; duplicate: RecordRef; kept: RecordRef }
+  | { kind: 'refused'; request: RemovalRequest; refusal: RemovalRefusal; duplicate: RecordRef | null; kept: RecordRef | null }
+  /**
+   * UISP did not remove it (`detail`: its answer). `mayHaveApplied`: the DELETE got no answer and the
+   * record could not be read again, so it may or may not be gone; otherwise it is still there.
+   */
+  | { kind: 'failed'; request: RemovalRequest; detail: string; mayHaveApplied: boolean; duplicate: RecordRef; kept: RecordRef };
+
+export interface DuplicateDeps {
+  crm: CrmClient;
+  nms: NmsClient;
+  statuses: ServiceStatusTable;
+  /** This process's locks on resolved ids (the activation's): a removal and an activation of one client take turns. */
+  locks: KeyedLock;
+}
+
+const serviceRef = (s: Service): RecordRef => ({ id: s.id, name: s.name });
+const siteRef = (s: Site): RecordRef => ({ id: s.id, name: s.identification.name });
+
+export class DuplicateService {
+  constructor(private readonly deps: DuplicateDeps) {}
+
+  /**
+   * Reads the client and its services, then the NMS sites and devices (two reads in flight at most, as a
+   * webhook event's processing promises): the client's late duplicates now.
+   */
+  async find(clientId: number): Promise<LateDuplicate[]> {
+    const { crm, nms, statuses } = this.deps;
+    const [client, services] = await Promise.all([crm.getClient(clientId), crm.listServices(clientId)]);
+    const [sites, devices] = await Promise.all([nms.listSitesWithCrmDetails(), nms.listDevices()]);
+    return duplicatesOf(clientRef(client), services, sites, devices, statuses);
+  }
+
+  /**
+   * Reads both records again and removes the late one only if `decideRemoval` allows it; otherwise writes
+   * nothing. Read failures are thrown (nothing was written); a failed DELETE is read again to tell.
+   */
+  async remove(request: RemovalRequest): Promise<RemovalOutcome> {
+    const lock = await this.deps.locks.acquire([`client:${request.clientId}`]);
+    try {
+      return request.record === 'service' ? await this.removeService(request) : await this.removeSite(request);
+    } finally {
+      lock.release();
+    }
+  }
+
+  private async removeService(request: Extract<RemovalRequest, { record: 'service' }>): Promise<RemovalOutcome> {
+    const { crm, statuses } = this.deps;
+    // Both read at once; the invoices count only while the service exists (a failure to read them then stops the removal).
+    const invoicesRead = crm.listInvoices(request.clientId);
+    invoicesRead.catch(() => undefined);
+    const services = await this.services(request.clientId);
+    const byId = (id: number) => services.find((s) => s.id === id) ?? null;
+    const kept = byId(request.keptId);
+    const duplicate = byId(request.duplicateId);
+    const invoices = duplicate ? await invoicesRead : [];
+    const decision = decideRemoval(request, { record: 'service', kept, duplicate, invoices, statuses });
+    const refs = { duplicate: duplicate && serviceRef(duplicate), kept: kept && serviceRef(kept) };
+    if (!decision.remove) return { kind: 'refused', request, refusal: decision.refusal, ...refs };
+    return this.write(request, { duplicate: refs.duplicate!, kept: refs.kept! }, () => crm.deleteService(request.duplicateId), async () =>
+      (await this.services(request.clientId)).some((s) => s.id === request.duplicateId),
+    );
+  }
+
+  private async removeSite(request: Extract<RemovalRequest, { record: 'site' }>): Promise<RemovalOutcome> {
+    const { nms } = this.deps;
+    const [sites, devices] = await Promise.all([nms.listSitesWithCrmDetails(), nms.listDevices()]);
+    const byId = (id: string) => sites.find((s) => s.id === id) ?? null;
+    const kept = byId(request.keptId);
+    const duplicate = byId(request.duplicateId);
+    const decision = decideRemoval(request, { record: 'site', kept, duplicate, devices });
+    const refs = { duplicate: duplicate && siteRef(duplicate), kept: kept && siteRef(kept) };
+    if (!decision.remove) return { kind: 'refused', request, refusal: decision.refusal, ...refs };
+    return this.write(request, { duplicate: refs.duplicate!, kept: refs.kept! }, () => nms.deleteSite(request.duplicateId), async () =>
+      (await nms.listSitesWithCrmDetails()).some((s) => s.id === request.duplicateId),
+    );
+  }
+
+  /** A client the CRM no longer has has no services: every record of it is gone. */
+  private services(clientId: number): Promise<Service[]> {
+    return this.deps.crm.listServices(clientId).catch(emptyIfNotFound);
+  }
+
+  private async write(request: RemovalRequest, refs: { duplicate: RecordRef; kept: RecordRef }, remove: () => Promise<void>, stillThere: () => Promise<boolean>): Promise<RemovalOutcome> {
+    try {
+      await remove();
+      return { kind: 'removed', request, ...refs };
+    } catch (error) {
+      if (!(error instanceof UispError)) throw error;
+      // Gone between the read and the DELETE: someone else removed it, not this click.
+      if (error instanceof UispNotFoundError) return { kind: 'refused', request, refusal: { reason: 'gone' }, ...refs };
+      let there: boolean | null = null;
+      try {
+        there = await stillThere();
+      } catch {
+        // Unknown: said below.
+      }
+      // The DELETE landed though its answer was lost.
+      if (there === false) return { kind: 'removed', request, ...refs };
+      return { kind: 'failed', request, detail: error.message, mayHaveApplied: there === null && error.mayHaveApplied, ...refs };
+    }
+  }
+}
+
+function emptyIfNotFound(error: unknown): never[] {
+  if (error instanceof UispNotFoundError) return [];
+  throw error;
+}
