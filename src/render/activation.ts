@@ -287,8 +287,11 @@ export function changeSentence(change: ConfirmationChange): string {
 
 /** "Client #1002 Ada Lovelace has 2 Active services made by SubOps: #5003 (kept, reported by the activation) and #5007". */
 export function lateDuplicateSentence(duplicate: LateDuplicate): string {
-  const what = duplicate.record === 'service' ? 'Active services' : 'NMS sites';
   const name = (r: { id: number | string; name: string | null }) => `${recordId(r.id)}${r.name ? ` "${r.name}"` : ''}`;
   const others = duplicate.others.map(name).join(', ');
+  if (duplicate.record === 'client') {
+    return `Client #${duplicate.client.id} ${duplicate.client.name} has SubOps-made namesakes with no service: ${others} (made late, or left by an activation that failed midway); activations use #${duplicate.client.id}`;
+  }
+  const what = duplicate.record === 'service' ? 'Active services' : 'NMS sites';
   return `Client #${duplicate.client.id} ${duplicate.client.name} has ${duplicate.others.length + 1} ${what} made by SubOps: ${name(duplicate.kept)} (the one activations keep and report) and ${others} (made late, after its activation gave up)`;
 }

@@ -44,11 +44,9 @@ describe('/activate in the chat', () => {
     expect(transcript).toMatch(/↳ SubOps: ✋ One manual step left: in the CRM web interface, link client #1004 Shanice Williams \(http:\/\/127\.0\.0\.1:\d+\/crm\/client\/1004\)/);
     expect(linesWith(transcript, '#subops-audit')).toEqual(['#subops-audit  SubOps: ✅ activate by @agent: activated']);
 
-    // The lease entry in the client's CRM log with the site, then the service.
-    const writes = e2e.writes().filter((w) => !w.endsWith('/authorize'));
-    expect(writes.slice(0, 2).sort()).toEqual([`POST ${CRM}/client-logs`, `POST ${NMS}/sites`]);
-    expect(writes.slice(2)).toEqual([`POST ${CRM}/clients/1004/services`]);
-    expect(authorizeWrites()).toHaveLength(1);
+    // The site and the service, then the device; nothing else.
+    expect(e2e.writes().slice(0, 2).sort()).toEqual([`POST ${CRM}/clients/1004/services`, `POST ${NMS}/sites`]);
+    expect(e2e.writes().slice(2)).toEqual([`POST ${NMS}/devices/authorize`]);
   });
 
   it('client already Active: says so and writes nothing', async () => {

@@ -116,7 +116,7 @@ describe('/activate', () => {
     expect(serviceStep!.text).toContain('after deleting #102');
   });
 
-  describe('UISP changed between the confirmation and the run: the fresh read wins, nothing unconfirmed is deleted', () => {
+  describe('UISP changed between the confirmation and its submission: shown again, nothing written', () => {
     const quoted102 = () => structuredClone(h.uisp.sim.data.services.find((s) => s.id === 102)!);
 
     async function confirmPriya() {
@@ -127,35 +127,33 @@ describe('/activate', () => {
       return id;
     }
 
-    it('an Active service that appeared meanwhile: the confirmed delete is made, no service is created', async () => {
+    it('the Quoted service someone turned Active meanwhile is not deleted: the agent sees why and confirms the new plan', async () => {
       const id = await confirmPriya();
-      h.uisp.sim.data.services.push({ ...quoted102(), id: 150, status: 1 });
+      h.uisp.sim.data.services.find((s) => s.id === 102)!.status = 1;
+      await h.submit(id, {});
+      const again = await h.viewBecomes(id, 'activate_confirm', 'UISP changed since you confirmed');
+      expect(JSON.stringify(again)).toContain('Service #102 is Active now, no longer what you confirmed deleting: it will not be deleted');
+      expect(h.uisp.writes()).toEqual([]);
+      expect(h.fake.callsTo('chat.postMessage')).toEqual([]);
+
+      // Confirming what it shows now reuses the Active service: nothing is deleted, ever.
       await h.submit(id, {});
       await h.fake.waitFor('chat.postMessage', reminderPosted);
-      const writes = h.uisp.writes();
-      expect(writes).toContain('DELETE /crm/api/v1.0/clients/services/102');
-      expect(writes.filter((w) => w.startsWith('DELETE'))).toEqual(['DELETE /crm/api/v1.0/clients/services/102']);
-      expect(writes).not.toContain('POST /crm/api/v1.0/clients/1002/services');
-      expect(h.uisp.sim.data.services.filter((s) => s.clientId === 1002).map((s) => [s.id, s.status])).toEqual([[150, 1]]);
-      const audit = await h.fake.waitFor('chat.postMessage', (call) => call.args.channel === AUDIT_CHANNEL);
-      expect(shown(audit.args as { text?: string; blocks?: unknown[] })).toContain('Activated Priya Ramnarine: service #150');
+      expect(h.uisp.writes().filter((w) => w.includes('/services'))).toEqual([]);
+      expect(h.uisp.sim.data.services.filter((s) => s.clientId === 1002).map((s) => [s.id, s.status])).toEqual([[102, 1]]);
     });
 
-    it('another Quoted service that appeared meanwhile: only the confirmed one is deleted, and the run stops before creating', async () => {
+    it('another Quoted service that appeared meanwhile is shown for confirmation, and nothing is deleted before', async () => {
       const id = await confirmPriya();
       h.uisp.sim.data.services.push({ ...quoted102(), id: 151 });
       await h.submit(id, {});
-      const failure = await h.fake.waitFor('chat.postMessage', (call) => String(call.args.text).startsWith('Activation failed'));
-      const text = shown(failure.args);
-      expect(text).toContain('This activation deletes Quoted service #151 of client #1002 Priya Ramnarine');
-      expect(text).not.toContain('Nothing was changed');
-      expect(text).toContain('Deleted Quoted service #102');
-      expect(text).toContain('Run /activate again to see what it deletes and confirm it.');
-      // The lease taken with the delete (an entry in the client's CRM log) is let go again.
-      expect(h.uisp.writes().filter((w) => w.includes('/crm/'))).toEqual(['POST /crm/api/v1.0/client-logs', 'DELETE /crm/api/v1.0/clients/services/102', 'POST /crm/api/v1.0/client-logs']);
-      expect(h.uisp.sim.data.services.some((s) => s.id === 151)).toBe(true);
-      // The site the confirmed plan started with the re-read was removed again: no site for Priya is left.
-      expect(h.uisp.sim.data.sites.filter((site) => site.description?.note?.includes('subops:crm-client=1002'))).toEqual([]);
+      const again = await h.viewBecomes(id, 'activate_confirm', 'UISP changed since you confirmed');
+      expect(JSON.stringify(again)).toContain('Quoted service #151 would now be deleted too');
+      expect(JSON.stringify(again)).toContain('Quoted service #151');
+      expect(h.uisp.writes()).toEqual([]);
+      await h.submit(id, {});
+      await h.fake.waitFor('chat.postMessage', reminderPosted);
+      expect(h.uisp.writes().filter((w) => w.startsWith('DELETE')).sort()).toEqual(['DELETE /crm/api/v1.0/clients/services/102', 'DELETE /crm/api/v1.0/clients/services/151']);
     });
   });
 
@@ -331,18 +329,16 @@ describe('/activate: devices in use and client identity', () => {
     expect(shown(h.fake.messages(AUDIT_CHANNEL)[0]!)).toContain('device cpe-hope (moved from \\"Leon Hope\\" (client #1007 Leon Hope))');
   });
 
-  it('re-checks the move in the run: a device now on a different client’s site is not moved, and the thread says why', async () => {
+  it('re-checks the move on submission: a device now on a different client’s site is not moved, and the confirmation says why', async () => {
     const id = await submitForm({ device: '10.20.1.77', firstName: 'Jane', lastName: 'Doe' });
     await h.viewBecomes(id, 'activate_confirm');
     // Meanwhile someone put the radio on Marcus Baptiste's site.
     hopeDevice().identification.site = { ...h.uisp.sim.data.devices.find((d) => d.identification.name === 'cpe-baptiste')!.identification.site! };
     await h.submit(id, {});
-    const failure = await h.fake.waitFor('chat.postMessage', (call) => String(call.args.text).startsWith('Activation failed'));
-    const text = shown(failure.args);
-    expect(text).toContain('cpe-hope is authorized on site \\"Marcus Baptiste\\" (client #1001 Marcus Baptiste)');
-    expect(text).toContain('Nothing: UISP was not changed.');
-    expect(text).toContain('Run /activate again to see the move and confirm it.');
+    const again = await h.viewBecomes(id, 'activate_confirm', 'UISP changed since you confirmed');
+    expect(JSON.stringify(again)).toContain('The device is now on site \\"Marcus Baptiste\\" (client #1001 Marcus Baptiste): moving it needs your confirmation');
     expect(hopeDevice().identification.site).toMatchObject({ id: MARCUS_SITE });
     expect(h.uisp.writes()).toEqual([]);
+    expect(h.fake.callsTo('chat.postMessage')).toEqual([]);
   });
 });

@@ -109,10 +109,15 @@ export function identifyClient(lookup: ClientLookup, firstName: string, lastName
  * A newer one with a service (a staff rename, say) is somebody's: it stays, and the name is ambiguous.
  */
 export function withoutSettling(namesakes: Client[], empty: ReadonlySet<number> | undefined): Client[] {
-  const made = namesakes.filter((c) => madeBySubOps(c.note)).sort((a, b) => a.id - b.id);
-  if (!empty || made.length < 2) return namesakes;
-  const settling = new Set(made.slice(1).filter((c) => empty.has(c.id)).map((c) => c.id));
+  const settling = new Set(settlingNamesakes(namesakes, empty).map((c) => c.id));
   return namesakes.filter((c) => !settling.has(c.id));
+}
+
+/** The namesakes `withoutSettling` leaves out. */
+export function settlingNamesakes(namesakes: Client[], empty: ReadonlySet<number> | undefined): Client[] {
+  const made = namesakes.filter((c) => madeBySubOps(c.note)).sort((a, b) => a.id - b.id);
+  if (!empty || made.length < 2) return [];
+  return made.slice(1).filter((c) => empty.has(c.id));
 }
 
 /** Every decision of an activation, from the reads alone. Refusals come in the order an agent fixes them. */

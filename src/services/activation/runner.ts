@@ -16,7 +16,7 @@ import type { Client } from '../uisp/schemas.js';
 import { moveConfirmed } from './confirmation.js';
 import { ActivationFailure, errorOf } from './failure.js';
 import { lateDuplicates } from './late-duplicates.js';
-import { clientRef, keptSite, moveOf, ownSites, siteRef, type ActivationReads } from './planner.js';
+import { clientRef, keptSite, moveOf, ownSites, settlingNamesakes, siteRef, type ActivationReads } from './planner.js';
 import { BranchLog, step, type RunLog, type StepLog } from './run-log.js';
 import { statusLabel } from './service-status.js';
 import { createClient, createService, createSite, deleteReplaced, deviceState, ensureAuthorized, removeOwnSite, type DeviceState, type SiteOutcome, type WriteDeps } from './writes.js';
@@ -76,7 +76,7 @@ export async function* writePlan(ctx: RunContext, plan: ActivationPlan, reads: A
     } catch (error) {
       log.unconfirmed('client', error, (id) => ({ kind: 'client-created', client: { id: Number(id), name: `${firstName} ${lastName}` }, unconfirmed: true }));
       yield step({ step: 'client', status: 'failed', error: errorOf(error) });
-      await reportEarlySite(early, log);
+      await reportEarlySite(early, log, plan.site.action === 'create' ? plan.site.name : `${firstName} ${lastName}`);
       yield log.failed('client', error, { device });
       return;
     }
@@ -155,7 +155,9 @@ export async function* writePlan(ctx: RunContext, plan: ActivationPlan, reads: A
   // Where the device went: the settled site, or the one every run keeps if that was removed meanwhile.
   const reportedSite = authorized && 'site' in authorized ? authorized.site : site.site;
   const crmClientUrl = ctx.crmClientUrl(client.id);
-  const duplicates = lateDuplicates(client, service.active, site.own, reportedSite.id);
+  const { lookup } = reads;
+  const settling = lookup.by === 'name' && plan.client.action === 'reuse' ? { clients: settlingNamesakes(lookup.active, lookup.empty), sites: site.sites } : undefined;
+  const duplicates = lateDuplicates(client, service.active, site.own, reportedSite.id, settling);
   yield step({ step: 'manual-link', status: 'manual', client, crmClientUrl, site: reportedSite, device }, { clientId: client.id, siteId: reportedSite.id, deviceId: device.id });
   yield {
     type: 'result',
@@ -173,13 +175,13 @@ export async function* writePlan(ctx: RunContext, plan: ActivationPlan, reads: A
 }
 
 /** A site this run made for a client whose creation then failed: it exists, and the report says so. */
-async function reportEarlySite(early: { siting: Promise<SiteOutcome> } | undefined, log: RunLog): Promise<void> {
+async function reportEarlySite(early: { siting: Promise<SiteOutcome> } | undefined, log: RunLog, name: string): Promise<void> {
   if (!early) return;
   try {
     const made = await early.siting;
-    if (made.created) log.did('site', { kind: 'site-created', site: { name: made.record.identification.name }, unconfirmed: true });
+    if (made.created) log.did('site', { kind: 'site-created', site: { name }, unconfirmed: true });
   } catch (error) {
-    log.unconfirmed('site', error, () => ({ kind: 'site-created', site: { name: 'the new client' }, unconfirmed: true }));
+    log.unconfirmed('site', error, () => ({ kind: 'site-created', site: { name }, unconfirmed: true }));
   }
 }
 

@@ -195,11 +195,12 @@ export type DoneEntry =
   | { kind: 'authorized'; device: DeviceRef; site: SiteRef };
 
 /**
- * Several SubOps-made Active services, or SubOps sites, for one client: a create UISP applied after its
- * run gave up. Nobody removes it on their own: a person decides (the audit notice's Remove duplicate).
+ * Several SubOps-made Active services, or SubOps sites, for one client, or SubOps-made namesakes of it
+ * with nothing under them: a create UISP applied after its run gave up, or what a run that failed midway
+ * left. Nobody removes it on their own: a person decides (the audit notice's Remove duplicate).
  */
 export interface LateDuplicate {
-  record: 'service' | 'site';
+  record: 'client' | 'service' | 'site';
   client: ClientRef;
   /** The one the activation kept and reported. */
   kept: { id: number | string; name: string | null };
