@@ -20,14 +20,14 @@ interface Case {
   device: string;
   firstName: string;
   lastName: string;
-  /** The issue's bound on round trips. */
-  most: number;
+  /** The bound on round trips (issue 19: at most 5 for the CLI; Slack at most one more, its re-read after a confirmation). */
+  most: { CLI: number; Slack: number };
 }
 
 const CASES: Case[] = [
-  { name: 'new customer', device: '10.20.1.88', firstName: 'Ada', lastName: 'Lovelace', most: 3 },
-  { name: 'Quoted clean-up', device: '10.20.1.51', firstName: 'Priya', lastName: 'Ramnarine', most: 4 },
-  { name: 'already active', device: '10.20.1.21', firstName: 'Marcus', lastName: 'Baptiste', most: 2 },
+  { name: 'new customer', device: '10.20.1.88', firstName: 'Ada', lastName: 'Lovelace', most: { CLI: 5, Slack: 5 } },
+  { name: 'Quoted clean-up', device: '10.20.1.51', firstName: 'Priya', lastName: 'Ramnarine', most: { CLI: 5, Slack: 6 } },
+  { name: 'already active', device: '10.20.1.21', firstName: 'Marcus', lastName: 'Baptiste', most: { CLI: 2, Slack: 2 } },
 ];
 
 const ROUND_TRIP_LATENCY_MS = 20;
@@ -86,7 +86,8 @@ export async function activationRoundTrips(): Promise<void> {
       ['Slack', slackRoundTrips],
     ] as const) {
       const trips = await count(activation);
-      record({ target: '1', name: `activation round trips, ${front}: ${activation.name}`, figure: String(trips), baseline: '—', ratio: undefined, goal: `≤ ${activation.most}`, pass: trips <= activation.most });
+      const most = activation.most[front];
+      record({ target: '1', name: `activation round trips, ${front}: ${activation.name}`, figure: String(trips), baseline: '—', ratio: undefined, goal: `≤ ${most}`, pass: trips <= most });
     }
   }
 }

@@ -135,11 +135,10 @@ async function settle<T>(spec: ReconcileSpec<T>, records: T[], mine: T | undefin
   const created = own(record);
   const removed: T[] = [];
   const refused: Converged<T>['refused'] = [];
-  const { remove } = spec;
-  if (!remove) return { record, created, removed, refused };
+  if (!spec.remove) return { record, created, removed, refused };
   for (const duplicate of records.filter((r) => spec.id(r) !== spec.id(record) && own(r))) {
     try {
-      if (await withRetries(policy, () => ignoreNotFound(remove(duplicate)))) removed.push(duplicate);
+      if (await withRetries(policy, () => ignoreNotFound(spec.remove!(duplicate)))) removed.push(duplicate);
     } catch (error) {
       const detail = error instanceof UispRejectedError ? error.message : spec.refusal?.(error);
       if (detail === undefined) throw error;

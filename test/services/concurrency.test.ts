@@ -3,23 +3,17 @@
  * dispatcher and locks, as a separate CLI process or bot replica would; UISP (the simulator, with a
  * little latency so requests interleave) is all they share.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Services } from '../../src/services/container.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { activate, containers, fleetCustomer, fleetData, holdings } from '../support/fleet.js';
+import type { RunningSimulator } from '../../src/simulator/index.js';
+import { activate, fleetCustomer, fleetPerTest, holdings } from '../support/fleet.js';
 
+const fleet = fleetPerTest();
 let sim: RunningSimulator;
-let open: Services[] = [];
-afterEach(async () => {
-  await Promise.all(open.map((s) => s.close()));
-  open = [];
-  await sim?.close();
-});
-
 async function start(processes: number, latencyMs = 3, env: Record<string, string> = {}): Promise<Services[]> {
-  sim = await startSimulator({ data: fleetData(4), latencyMs });
-  open = containers(sim, processes, env);
-  return open;
+  const started = await fleet.start(processes, latencyMs, env);
+  sim = fleet.sim;
+  return started;
 }
 
 const posts = (path: RegExp) => sim.requests.filter((r) => r.method === 'POST' && path.test(r.path));

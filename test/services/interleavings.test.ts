@@ -4,29 +4,41 @@
  * is a process of its own (its own dispatcher and locks); UISP is all they share. What UISP holds is
  * counted by the tests' own rule (`holdings`: names, the documented note line, CRM bindings).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Services } from '../../src/services/container.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { activate, containers, fleetCustomer, fleetData, holdings } from '../support/fleet.js';
+import type { RunningSimulator } from '../../src/simulator/index.js';
+import { activate, fleetCustomer, fleetPerTest, holdings } from '../support/fleet.js';
 
+const fleet = fleetPerTest();
 let sim: RunningSimulator;
-let open: Services[] = [];
-afterEach(async () => {
-  await Promise.all(open.map((s) => s.close()));
-  open = [];
-  await sim?.close();
-});
-
 async function start(processes: number, env: Record<string, string> = {}): Promise<Services[]> {
-  sim = await startSimulator({ data: fleetData(4) });
-  open = containers(sim, processes, env);
-  return open;
+  const started = await fleet.start(processes, 0, env);
+  sim = fleet.sim;
+  return started;
 }
 
 const customer = fleetCustomer(0);
 const request = (device = customer.typed[0]) => ({ device, firstName: 'Fleet', lastName: customer.lastName });
 const requestsOf = (method: string, path: RegExp) => sim.requests.filter((r) => r.method === method && path.test(r.path));
 const SITES = /^\/nms\/api\/v2\.1\/sites$/;
+
+/**
+ * P and Q activate the customer at once, their site POSTs held by a gate: P's arrives first, Q's second.
+ * Q's goes through and Q finishes; then P's is released as `pHow` says.
+ */
+async function qBeforeP(p: Services, q: Services, beforeP: () => void = () => {}, pHow: 'answer' | 'lose-answer' = 'answer') {
+  const gate = sim.gate({ method: 'POST', path: SITES });
+  const pRun = activate(p, request());
+  await gate.arrived(1);
+  const qRun = activate(q, request(customer.typed[2]));
+  await gate.arrived(2);
+  await gate.release(1);
+  const qResult = await qRun;
+  beforeP();
+  await gate.release(0, pHow);
+  gate.open();
+  return { pResult: await pRun, qResult };
+}
 
 /** A customer a first run left with a client and an Active service but no site (every site POST refused). */
 async function leftWithoutSite(services: Services) {
@@ -79,24 +91,16 @@ describe('two processes, the same customer, interleaved by gates', () => {
   it('a site applied late (and given the lowest id) never takes the device off the site another run reported', async () => {
     const [p, q] = await start(2);
     await leftWithoutSite(p!);
-    const gate = sim.gate({ method: 'POST', path: SITES });
-    // P's site POST arrives first and is held; Q's arrives second and goes through first.
-    const pRun = activate(p!, request());
-    await gate.arrived(1);
-    const qRun = activate(q!, request(customer.typed[2]));
-    await gate.arrived(2);
-    await gate.release(1);
-    const qResult = await qRun;
+    let deviceWhenPLands: unknown;
+    const { pResult, qResult } = await qBeforeP(p!, q!, () => {
+      deviceWhenPLands = structuredClone(sim.data.devices.find((d) => d.identification.id === customer.deviceId)!.identification);
+      // P's site lands now, late, with an id lower than any other: "oldest" by id would pick it.
+      const push = sim.data.sites.push.bind(sim.data.sites);
+      sim.data.sites.push = (...sites) => push(...sites.map((s) => ({ ...s, id: '00000000-0000-4000-8000-000000000000', identification: { ...s.identification, id: '00000000-0000-4000-8000-000000000000' } })));
+    });
     expect(qResult.outcome).toBe('activated');
     const reported = qResult.site!.id;
-    expect(sim.data.devices.find((d) => d.identification.id === customer.deviceId)!.identification).toMatchObject({ authorized: true, site: { id: reported } });
-
-    // P's site lands now, late, with an id lower than any other: "oldest" by id would pick it.
-    const push = sim.data.sites.push.bind(sim.data.sites);
-    sim.data.sites.push = (...sites) => push(...sites.map((s) => ({ ...s, id: '00000000-0000-4000-8000-000000000000', identification: { ...s.identification, id: '00000000-0000-4000-8000-000000000000' } })));
-    await gate.release(0);
-    gate.open();
-    const pResult = await pRun;
+    expect(deviceWhenPLands).toMatchObject({ authorized: true, site: { id: reported } });
 
     expect(pResult).toMatchObject({ outcome: 'activated', site: { id: reported } });
     expect(pResult.done).toEqual(['Removed duplicate site 00000000-0000-4000-8000-000000000000, which this activation had made']);
@@ -111,16 +115,7 @@ describe('two processes, the same customer, interleaved by gates', () => {
     const [p, q] = await start(2);
     await leftWithoutSite(p!);
     const sitePostsBefore = requestsOf('POST', SITES).length;
-    const gate = sim.gate({ method: 'POST', path: SITES });
-    const pRun = activate(p!, request());
-    await gate.arrived(1);
-    const qRun = activate(q!, request(customer.typed[2]));
-    await gate.arrived(2);
-    await gate.release(1);
-    const qResult = await qRun;
-    await gate.release(0, 'lose-answer');
-    gate.open();
-    const pResult = await pRun;
+    const { pResult, qResult } = await qBeforeP(p!, q!, undefined, 'lose-answer');
 
     expect([pResult.outcome, qResult.outcome]).toEqual(['activated', 'activated']);
     expect(pResult.site!.id).toBe(qResult.site!.id);

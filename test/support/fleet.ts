@@ -8,7 +8,8 @@ import { loadCoreConfig, type Env } from '../../src/config.js';
 import type { ActivationConfirmation, ActivationRequest, ActivationResult } from '../../src/services/activation/types.js';
 import { worded, type WordedResult } from './worded.js';
 import { createServices, type Services } from '../../src/services/container.js';
-import { buildData, type RunningSimulator, type SimulatorData } from '../../src/simulator/index.js';
+import { buildData, startSimulator, type RunningSimulator, type SimulatorData } from '../../src/simulator/index.js';
+import { afterEach } from 'vitest';
 
 const SAMPLE = new URL('../../src/simulator/sample-data.json', import.meta.url);
 
@@ -54,6 +55,32 @@ export function fleetData(count: number): SimulatorData {
     });
   }
   return buildData(raw);
+}
+
+/**
+ * A fresh simulator (the sample data and 4 fleet customers) with `processes` containers per test, all
+ * closed after it: `start` in the test, then `sim` is that test's simulator.
+ */
+export function fleetPerTest() {
+  let open: Services[] = [];
+  let current: RunningSimulator | undefined;
+  afterEach(async () => {
+    await Promise.all(open.map((s) => s.close()));
+    open = [];
+    await current?.close();
+    current = undefined;
+  });
+  return {
+    async start(processes: number, latencyMs = 0, env: Env = {}): Promise<Services[]> {
+      current = await startSimulator({ data: fleetData(4), latencyMs });
+      open = containers(current, processes, env);
+      return open;
+    },
+    get sim(): RunningSimulator {
+      if (!current) throw new Error('fleetPerTest: start() first');
+      return current;
+    },
+  };
 }
 
 /** One services container per simulated process; close them all with closeAll. */

@@ -145,7 +145,7 @@ export async function* writePlan(ctx: RunContext, plan: ActivationPlan, reads: A
   }
   if (authorizeOutcome.status === 'rejected') {
     yield step({ step: 'authorize', status: 'failed', error: errorOf(authorizeOutcome.reason), ...(log.done.length > 0 && { afterWrites: true as const }) });
-    const { reason } = authorizeOutcome;
+    const reason: unknown = authorizeOutcome.reason;
     yield log.failed('authorize', reason, { ...reached, ...(reason instanceof ActivationFailure && reason.plan && { plan: reason.plan }) });
     return;
   }
