@@ -39,8 +39,9 @@ machine; the absolute times do not.
 6. Spawn to exit (\`--help\`), spawn to "listening" (\`serve\`, against the simulator and the fake
    Slack); median of 9 each.
 
-Row 1: nothing is read back after creating; the activation lease (README: Concurrent activations)
-keeps concurrent runs across processes on one client, one Active service and one site.`;
+Row 1 is measured, not chased (issue 19): every created record is read back before anything is built on
+it or reported (README: Concurrent activations), and through Slack a confirmation is read again before
+any delete, one round trip more than the CLI.`;
 
 const only = process.env.BENCH_ONLY?.split(',');
 
