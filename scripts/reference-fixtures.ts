@@ -59,7 +59,7 @@ const NMS_DEFINITIONS = ['DeviceStatusOverview', 'Error', 'ListOfDevices', 'Site
  */
 const REQUEST_BODIES = {
   'nms-swagger': ['POST /sites', 'PUT /sites/{id}', 'POST /devices/authorize', 'POST /devices/{id}/authorize'],
-  'crm-blueprint': ['POST /clients', 'PATCH /clients/{id}', 'POST /clients/{id}/services', 'PATCH /clients/services/{id}/suspend', 'POST /payments', 'POST /client-logs'],
+  'crm-blueprint': ['POST /clients', 'PATCH /clients/{id}', 'POST /clients/{id}/services', 'PATCH /clients/services/{id}/suspend', 'POST /payments'],
 };
 
 function fixtures(references: string): Map<string, string> {

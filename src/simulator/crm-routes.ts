@@ -1,6 +1,5 @@
 /**
- * CRM v1.0 endpoints: clients, services, suspension, plans, payment methods, payments, invoices (read only)
- * and client logs.
+ * CRM v1.0 endpoints: clients, services, suspension, plans, payment methods, payments and invoices (read only).
  * Behaviour follows the interface spec, with the UISP CRM API Blueprint (origin in test/fixtures/SOURCES.md)
  * filling the gaps: request bodies are parsed with the writable shapes below, so fields UISP treats as read-only
  * (a client's tags; a service's status, activeFrom and invoicingStart on update) are silently dropped.
@@ -9,7 +8,6 @@ import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
 import { currencyOf, findClient, findPlanPeriod, organizationOf, type SimulatorData } from './data.js';
 import {
-  ClientLogRecordSchema,
   ClientRecordSchema,
   completeClient,
   completePayment,
@@ -20,7 +18,6 @@ import {
   ServiceRecordSchema,
   UispDate,
   uispDateTime,
-  type ClientLogRecord,
   type ClientRecord,
   type InvoiceRecord,
   type PaymentRecord,
@@ -126,7 +123,7 @@ const SuspendBody = z.object({ suspensionReasonId: z.number().int() });
 /** The CRM refuses pages over 500 payments (spec §8). */
 const MAX_PAYMENTS_LIMIT = 500;
 
-/** clientId and the createdDate day range (inclusive) that GET /payments and GET /client-logs filter by. */
+/** clientId and the createdDate day range (inclusive) that GET /payments and GET /invoices filter by. */
 const ClientAndDays = {
   clientId: count.optional(),
   createdDateFrom: z.iso.date('Use the YYYY-MM-DD format.').optional(),
@@ -153,26 +150,16 @@ const PaymentBody = z.object({
   invoiceIds: z.array(z.number().int()).optional(),
 });
 
-const ClientLogQuery = z.object(ClientAndDays);
-
 /** GET /invoices: by client and createdDate day range, in createdDate order (then id), paged. */
 const InvoiceQuery = z.object({ ...ClientAndDays, direction: z.enum(['ASC', 'DESC']).default('ASC'), ...Paging });
 
-/** ClientLogsWritable. userId is stored as given: the simulator keeps no CRM users to check it against. */
-const ClientLogBody = z.object({
-  message: z.string().refine((message) => message.trim() !== '', BLANK),
-  clientId: z.number().int(),
-  userId: z.number().int().positive().nullable().optional(),
-  createdDate: UispDate.optional(),
-});
-
 /**
- * A new id for a client, service, payment or client log: above every id in use and every id ever handed
- * out, as the CRM's auto-increment does. Reusing a deleted record's id would let a late delete of the old
- * record remove the new one.
+ * A new id for a client, service or payment: above every id in use and every id ever handed out, as the
+ * CRM's auto-increment does. Reusing a deleted record's id would let a late delete of the old record remove
+ * the new one.
  */
 const issued = new WeakMap<SimulatorData, Map<string, number>>();
-function newId(data: SimulatorData, kind: 'clients' | 'services' | 'payments' | 'clientLogs'): number {
+function newId(data: SimulatorData, kind: 'clients' | 'services' | 'payments'): number {
   const byKind = issued.get(data) ?? new Map<string, number>();
   issued.set(data, byKind);
   const id = Math.max(nextId(data[kind].map((record) => record.id)), (byKind.get(kind) ?? 0) + 1);
@@ -297,13 +284,12 @@ function archiveClient({ data, params, emit }: RouteRequest): Reply {
   return ok(present(data, client));
 }
 
-/** Permanent deletion takes the client's services, payments and log with it, as in UISP. */
+/** Permanent deletion takes the client's services, payments and invoices with it, as in UISP. */
 function deleteClient({ data, params }: RouteRequest): Reply {
   const client = clientById(data, params.id);
   data.clients.splice(data.clients.indexOf(client), 1);
   removeWhere(data.services, (s) => s.clientId === client.id);
   removeWhere(data.payments, (p) => p.clientId === client.id);
-  removeWhere(data.clientLogs, (l) => l.clientId === client.id);
   removeWhere(data.invoices, (i) => i.clientId === client.id);
   return { status: 200 };
 }
@@ -401,7 +387,7 @@ function dayBounds(filters: { createdDateFrom?: string | undefined; createdDateT
 }
 
 /** Whether a record matches the clientId and createdDate day range of a query. */
-function matchesClientAndDays(filters: z.output<typeof ClientLogQuery>) {
+function matchesClientAndDays(filters: z.output<z.ZodObject<typeof ClientAndDays>>) {
   const { from, through } = dayBounds(filters);
   return (record: { clientId: number | null; createdDate: string }) =>
     (filters.clientId === undefined || record.clientId === filters.clientId) && (from === undefined || record.createdDate >= from) && (through === undefined || record.createdDate <= through);
@@ -485,39 +471,6 @@ function invoiceById(data: SimulatorData, id: string | undefined): InvoiceRecord
   return invoice;
 }
 
-// ---------- client logs ----------
-// UISP has no webhook event type for a client log entry (client.*, service.*, payment.*, invoice.*... but
-// nothing for logs), so these routes emit none.
-
-/**
- * GET /client-logs: every entry in id order (the order the CRM's auto-increment gives them), filtered by
- * clientId and by the createdDate day range like GET /payments. A clientId that names no client lists
- * nothing, as GET /payments does, rather than the 404 the blueprint also lists for both.
- */
-function listClientLogs({ data, query }: RouteRequest): Reply {
-  return ok(data.clientLogs.filter(matchesClientAndDays(parse(ClientLogQuery, query))));
-}
-
-/**
- * POST /client-logs: 201 with the entry, createdDate now unless given. An unknown client is a 422 naming
- * clientId, not a 404: the blueprint lists only 201 and 422 for this POST (the client is a body field,
- * as with POST /payments).
- */
-function createClientLog({ data, body }: RouteRequest): Reply {
-  const fields = parse(ClientLogBody, body);
-  if (!findClient(data, fields.clientId)) throw invalid({ clientId: ['Client not found.'] });
-  const entry = ClientLogRecordSchema.parse({ ...fields, id: newId(data, 'clientLogs'), createdDate: fields.createdDate ?? uispDateTime(new Date()) });
-  data.clientLogs.push(entry);
-  return created(entry);
-}
-
-function clientLogById(data: SimulatorData, id: string | undefined): ClientLogRecord {
-  const entryId = numericId(id);
-  const entry = data.clientLogs.find((l) => l.id === entryId);
-  if (!entry) throw notFound();
-  return entry;
-}
-
 /** GET /webhook-events/{uuid}: the CRM's record of an event it sent; 404 for any other uuid. */
 function webhookEvent({ params, webhookEvents }: RouteRequest): Reply {
   const event = webhookEvents.find((e) => e.uuid === params.uuid);
@@ -554,9 +507,6 @@ const router = new Router()
   .on('POST', '/payments', createPayment)
   .on('GET', '/invoices', listInvoices)
   .on('GET', '/invoices/:id', ({ data, params }) => ok(invoiceById(data, params.id)))
-  .on('GET', '/client-logs', listClientLogs)
-  .on('POST', '/client-logs', createClientLog)
-  .on('GET', '/client-logs/:id', ({ data, params }) => ok(clientLogById(data, params.id)))
   .on('GET', '/webhook-events/:uuid', webhookEvent);
 
 export const crmApi: Api = {

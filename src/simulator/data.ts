@@ -8,7 +8,6 @@ import { z } from 'zod';
 import sample from './sample-data.json' with { type: 'json' };
 import { generatePayments, PaymentHistorySchema } from './payment-history.js';
 import {
-  ClientLogRecordSchema,
   ClientRecordSchema,
   completeClient,
   completeDevice,
@@ -24,7 +23,6 @@ import {
   ServiceRecordSchema,
   SiteRecordSchema,
   SuspensionReasonRecordSchema,
-  type ClientLogRecord,
   type ClientRecord,
   type DeviceRecord,
   type InvoiceRecord,
@@ -44,8 +42,6 @@ export interface SimulatorData {
   servicePlans: ServicePlanRecord[];
   paymentMethods: PaymentMethodRecord[];
   payments: PaymentRecord[];
-  /** The CRM's client log entries (GET/POST /client-logs), in id order; none in the sample data. */
-  clientLogs: ClientLogRecord[];
   /** The CRM's invoices (GET /invoices), with the services their items bill; none in the sample data. */
   invoices: InvoiceRecord[];
   /** Authorized (identification.authorized true) and discovered (false) devices in one list. */
@@ -67,7 +63,6 @@ const DataFileSchema = z.object({
   servicePlans: collection(ServicePlanRecordSchema),
   paymentMethods: collection(PaymentMethodRecordSchema),
   payments: collection(PaymentRecordSchema),
-  clientLogs: collection(ClientLogRecordSchema),
   invoices: collection(InvoiceRecordSchema),
   devices: collection(DeviceRecordSchema),
   sites: collection(SiteRecordSchema),
@@ -149,7 +144,6 @@ function checkReferences(data: SimulatorData): void {
   const periods = unique('servicePlans.periods', data.servicePlans.flatMap((p) => p.periods.map((period) => period.id)));
   const methods = unique('paymentMethods', data.paymentMethods.map((m) => m.id));
   unique('payments', data.payments.map((p) => p.id));
-  unique('clientLogs', data.clientLogs.map((l) => l.id));
   unique('invoices', data.invoices.map((i) => i.id));
   unique('devices', data.devices.map((d) => d.identification.id));
   const sites = unique('sites', data.sites.map((s) => s.id));
@@ -166,7 +160,6 @@ function checkReferences(data: SimulatorData): void {
     mustExist(clients, p.clientId, `payments.${i}.clientId`, 'client');
     mustExist(methods, p.methodId, `payments.${i}.methodId`, 'payment method');
   });
-  data.clientLogs.forEach((l, i) => mustExist(clients, l.clientId, `clientLogs.${i}.clientId`, 'client'));
   data.invoices.forEach((invoice, i) => mustExist(clients, invoice.clientId, `invoices.${i}.clientId`, 'client'));
   data.sites.forEach((s, i) => {
     mustExist(sites, s.identification.parent?.id, `sites.${i}.identification.parent.id`, 'site');
@@ -189,8 +182,6 @@ function complete(data: SimulatorData): SimulatorData {
     completeService(service, plan, period, findClient(data, service.clientId)!);
   });
   data.payments.forEach((payment) => completePayment(payment, currencyOf(data, payment.clientId)));
-  // Kept in id order, as the CRM lists them; new entries get the highest id and are appended.
-  data.clientLogs.sort((a, b) => a.id - b.id);
   data.invoices.forEach((invoice) => (invoice.currencyCode ??= currencyOf(data, invoice.clientId)));
   data.sites.forEach((site) => completeSite(site, data.sites));
   data.devices.forEach((device) => completeDevice(device, findSite(data, device.identification.site?.id), data.sites));

@@ -16,11 +16,6 @@
  * `webhooksSettled()` let tests follow them. `GET /nms/api/v2.1/sites?ucrmDetails=true` answers like
  * `/sites` (the simulator always includes the `ucrm` binding); a test links a site "by hand" by setting
  * its `ucrm.client`.
- * Client logs: `GET /crm/api/v1.0/client-logs` (in id order; `clientId`, `createdDateFrom`/`createdDateTo`
- * filter like `/payments`), `POST /client-logs` (`{clientId, message}`, optional `userId` and `createdDate`;
- * createdDate is now otherwise; 422 naming the field for a blank message, a missing clientId or a client
- * that does not exist) and `GET /client-logs/{id}`. Deleting a client deletes its log; log entries send
- * no webhook (UISP sends none). The sample data has no log entries; a data file may give `clientLogs`.
  * Invoices: `GET /crm/api/v1.0/invoices` (`clientId`, `createdDateFrom`/`createdDateTo`, `direction`,
  * `limit`/`offset`) and `GET /invoices/{id}`, read only: the simulator makes none; a data file gives
  * `invoices` (or a test pushes records onto `sim.data.invoices`), each item naming the service it bills

@@ -269,19 +269,6 @@ export const PaymentRecordSchema = z.looseObject({
 export type PaymentRecord = z.output<typeof PaymentRecordSchema>;
 
 /**
- * ClientLogsReadOnly: one entry of a client's log, which the CRM keeps in id (auto-increment) order.
- * userId is the CRM user who wrote it (null for an API key); createdDate defaults to when it is loaded.
- */
-export const ClientLogRecordSchema = z.looseObject({
-  id,
-  clientId: id,
-  message: z.string().min(1),
-  userId: id.nullable().default(null),
-  createdDate: UispDate.default(() => uispDateTime(new Date())),
-});
-export type ClientLogRecord = z.output<typeof ClientLogRecordSchema>;
-
-/**
  * InvoiceReadOnly with the fields SubOps reads: the client, the status (InvoiceStatus 0 draft … 5 processed
  * proforma) and the items, each naming the service it bills (InvoiceItemReadOnly.serviceId) or none. The
  * simulator creates no invoices on its own: a data file or a test gives them.

@@ -5,7 +5,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CrmClient } from '../../src/services/uisp/crm-client.js';
-import { UispValidationError } from '../../src/services/uisp/errors.js';
 import { createUispDispatcher, UispHttp } from '../../src/services/uisp/http.js';
 import { NmsClient } from '../../src/services/uisp/nms-client.js';
 import {
@@ -120,33 +119,6 @@ describe('the product’s UISP clients against the simulator', () => {
     for await (const payment of client.payments({ clientId: 1001 })) count += payment.clientId === 1001 ? 1 : 0;
     expect(count).toBe(sim.data.payments.filter((p) => p.clientId === 1001).length);
     expect(await client.createPayment({ clientId: created.id, amount: 5_000 })).toMatchObject({ clientId: created.id, currencyCode: 'GYD' });
-  });
-
-  it('CRM: client logs, in creation order per client, gone with the client', async () => {
-    const client = new CrmClient(http('crm', CRM));
-    const owner = await client.createClient({ firstName: 'Edsger', lastName: 'Dijkstra' });
-    const first = await client.createClientLog(owner.id, 'lease 1');
-    const other = await client.createClientLog(1001, 'unrelated');
-    const second = await client.createClientLog(owner.id, 'lease 2');
-    expect(first).toEqual({ id: expect.any(Number), clientId: owner.id, message: 'lease 1', userId: null, createdDate: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+0000$/) });
-    expect(first.id).toBeLessThan(other.id);
-    expect(other.id).toBeLessThan(second.id);
-    const posted = sim.requests.filter((r) => r.method === 'POST' && r.path === `${CRM}/client-logs`);
-    expect(posted.at(-1)?.body).toEqual({ clientId: owner.id, message: 'lease 2' });
-    expect((await client.listClientLogs(owner.id)).map((entry) => [entry.id, entry.message])).toEqual([
-      [first.id, 'lease 1'],
-      [second.id, 'lease 2'],
-    ]);
-    expect(sim.requests.at(-1)).toMatchObject({ method: 'GET', path: `${CRM}/client-logs`, query: { clientId: String(owner.id) } });
-
-    const refused = await client.createClientLog(owner.id, '').catch((error: unknown) => error);
-    expect(refused).toBeInstanceOf(UispValidationError);
-    expect((refused as UispValidationError).fieldErrors).toEqual({ message: ['This value should not be blank.'] });
-
-    await client.deleteClient(owner.id);
-    expect(await client.listClientLogs(owner.id)).toEqual([]);
-    const gone = await client.createClientLog(owner.id, 'lease 3').catch((error: unknown) => error);
-    expect((gone as UispValidationError).fieldErrors).toEqual({ clientId: ['Client not found.'] });
   });
 
   it('NMS: devices, sites and authorization', async () => {

@@ -46,8 +46,6 @@ const crmDrives = {
   createPayment: { reply: fixtures.payment(2), run: (c) => c.createPayment({ clientId: 1, amount: 100, methodId: 'm', note: 'n', currencyCode: 'GYD' }) },
   getPayment: { reply: fixtures.payment(2), run: (c) => c.getPayment(2) },
   listInvoices: { reply: [{ id: 7, clientId: 1, status: 1, items: [{ id: 70, serviceId: 5, type: 'service' }] }], run: (c) => c.listInvoices(1) },
-  listClientLogs: { reply: [fixtures.clientLog()], run: (c) => c.listClientLogs(1) },
-  createClientLog: { reply: fixtures.clientLog(1001), run: (c) => c.createClientLog(1, 'Installed') },
   getWebhookEvent: { reply: fixtures.webhookEvent(), run: (c) => c.getWebhookEvent('2c6984d7-03ae-4e48-a212-7b99378837a2') },
 } satisfies Record<Methods<CrmClient>, Drive<CrmClient>>;
 
@@ -221,7 +219,7 @@ describe('every client request is documented', () => {
       .map(describeCall);
     // Spec §4: "Endpoints for deleting a service, creating a site, linking a device to a site, authorizing a
     // device and listing discovered devices: not shown". Plans, payment methods, a single service, a single
-    // payment, a client's invoices, a webhook event's confirmation and the client log come from the CRM blueprint; deleting
+    // payment, a client's invoices and a webhook event's confirmation come from the CRM blueprint; deleting
     // SubOps' own duplicate clients and sites, and marking a new client's site with its id (PUT), from the
     // blueprint and Swagger; device authorization is the NMS Swagger's current POST /devices/authorize.
     expect(outsideSpec).toEqual([
@@ -232,8 +230,6 @@ describe('every client request is documented', () => {
       'GET /crm/api/v1.0/payment-methods',
       'GET /crm/api/v1.0/payments/2',
       'GET /crm/api/v1.0/invoices',
-      'GET /crm/api/v1.0/client-logs',
-      'POST /crm/api/v1.0/client-logs',
       'GET /crm/api/v1.0/webhook-events/2c6984d7-03ae-4e48-a212-7b99378837a2',
       'GET /nms/api/v2.1/devices/discovered',
       'POST /nms/api/v2.1/sites',

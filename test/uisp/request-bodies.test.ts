@@ -105,7 +105,6 @@ const drives: Drive[] = [
     reply: answer(fixtures.payment(3202)),
     run: ({ crm }) => crm.createPayment({ clientId: 1005, amount: 2_500.5, note: 'subops:op=cli-0123456789abcdef' }),
   },
-  { name: 'crm.createClientLog', reply: answer(fixtures.clientLog(1, 1005)), run: ({ crm }) => crm.createClientLog(1005, 'SubOps activation 1f2e3d4c holds this client') },
   {
     name: 'nms.createSite (under a parent site)',
     reply: answer(createdSite),
@@ -138,8 +137,8 @@ const READS = [
   'crm.payments',
   'crm.paymentPages',
   'crm.getPayment',
-  'crm.listClientLogs',
   'crm.getWebhookEvent',
+  'crm.listInvoices',
   'nms.listDevices',
   'nms.listDiscoveredDevices',
   'nms.getDevice',
@@ -201,7 +200,6 @@ describe('the request schemas (test/fixtures/uisp/request-bodies.json)', () => {
       'POST /crm/api/v1.0/clients/{id}/services': '#/definitions/ServiceWritable',
       'PATCH /crm/api/v1.0/clients/services/{id}/suspend': '#/definitions/ServiceSuspend',
       'POST /crm/api/v1.0/payments': '#/definitions/PaymentWritable',
-      'POST /crm/api/v1.0/client-logs': '#/definitions/ClientLogsWritable',
     });
   });
 
@@ -215,7 +213,6 @@ describe('the request schemas (test/fixtures/uisp/request-bodies.json)', () => {
     // `currencyCode: \`USD\` (string, nullable)`; `amount: \`10.0\` (number, required)`.
     expect(crm.PaymentWritable.properties).toMatchObject({ currencyCode: { type: ['string', 'null'] }, methodId: { type: 'string' }, amount: { type: 'number' } });
     expect(crm.PaymentWritable.required).toEqual(['amount']);
-    expect(crm.ClientLogsWritable.required).toEqual(['message', 'clientId']);
     expect(crm.ServiceWritable.required).toEqual(['servicePlanPeriodId']);
     expect(crm.ServiceWritable.properties.status).toBeUndefined();
   });
@@ -275,7 +272,6 @@ describe('the check bites', () => {
       "(body): must have required property 'status'",
       '/servicePlanPeriodId: must be integer',
     ]);
-    expect(lines('POST', '/crm/api/v1.0/client-logs', { clientId: '1005', message: 'x' })).toEqual(['/clientId: must be number']);
     expect(lines('PATCH', '/crm/api/v1.0/clients/services/101/suspend', undefined)).toEqual(['(body): no body; it must have suspensionReasonId']);
   });
 
@@ -301,7 +297,7 @@ describe('every body the clients send is valid against the reference', () => {
   it('the methods that write with a body sent one', () => {
     const withBody = [...recorded].filter(([, calls]) => calls.some((call) => call.body !== undefined)).map(([name]) => methodOf(name));
     expect(new Set(withBody)).toEqual(
-      new Set(['crm.createClient', 'crm.updateClient', 'crm.createService', 'crm.suspendService', 'crm.createPayment', 'crm.createClientLog', 'nms.createSite', 'nms.authorizeDevice']),
+      new Set(['crm.createClient', 'crm.updateClient', 'crm.createService', 'crm.suspendService', 'crm.createPayment', 'nms.createSite', 'nms.authorizeDevice']),
     );
   });
 

@@ -92,6 +92,5 @@ export const fixtures = {
   device: (id = 'd-1') => ({ identification: { id, name: 'cpe-ada', mac: 'AA:BB:CC:DD:EE:FF', ip: '10.0.0.9/24', authorized: true }, ipAddress: '10.0.0.9' }),
   site: (id = 's-1') => ({ id, identification: { id, name: 'Ada Lovelace', type: 'endpoint', parent: { id: 's-0', name: 'Tower' } } }),
   nmsStatus: () => ({ result: true, message: 'Device authorized.' }),
-  clientLog: (id = 1000, clientId = 1) => ({ id, clientId, message: 'Installed', userId: null, createdDate: '2025-01-02T10:00:00+0000' }),
   webhookEvent: (uuid = '2c6984d7-03ae-4e48-a212-7b99378837a2') => ({ uuid, changeType: 'insert', entity: 'payment', entityId: 1 }),
 };

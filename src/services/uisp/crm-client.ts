@@ -7,7 +7,6 @@ import { UispNotFoundError } from './errors.js';
 import type { UispHttp } from './http.js';
 import { readAhead } from './pager.js';
 import {
-  ClientLogSchema,
   ClientSchema,
   InvoiceSchema,
   PaymentMethodSchema,
@@ -16,7 +15,6 @@ import {
   ServiceSchema,
   SuspensionReasonSchema,
   type Client,
-  type ClientLog,
   type Invoice,
   type Payment,
   type PaymentMethod,
@@ -207,15 +205,5 @@ export class CrmClient {
    */
   listInvoices(clientId: number): Promise<Invoice[]> {
     return this.http.get('invoices', z.array(InvoiceSchema), { clientId });
-  }
-
-  /** GET /client-logs?clientId=: the client's log entries (CRM Blueprint, Client Logs). */
-  listClientLogs(clientId: number): Promise<ClientLog[]> {
-    return this.http.get('client-logs', z.array(ClientLogSchema), { clientId });
-  }
-
-  /** POST /client-logs: appends an entry to the client's log; the CRM sets its id, user and createdDate. */
-  createClientLog(clientId: number, message: string): Promise<ClientLog> {
-    return this.http.post('client-logs', { clientId, message }, ClientLogSchema);
   }
 }

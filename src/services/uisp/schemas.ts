@@ -110,15 +110,6 @@ export const InvoiceSchema = z.looseObject({
 });
 export type Invoice = z.infer<typeof InvoiceSchema>;
 
-/** ClientLogsReadOnly: one entry of a client's log (the CRM numbers entries in creation order). */
-export const ClientLogSchema = z.looseObject({
-  id: z.number().int(),
-  clientId: z.number().int(),
-  message: z.string(),
-  userId: z.number().int().nullish(),
-  createdDate: z.string().nullable(),
-});
-export type ClientLog = z.infer<typeof ClientLogSchema>;
 
 /**
  * GET /webhook-events/{uuid}: the CRM's own record of an event it sent (entity names such as client,
