@@ -58,11 +58,13 @@ export interface PaymentJson {
 
 /**
  * A late duplicate the run met: several SubOps-made Active services (or NMS sites) of the client. `kept`
- * is the one the activation reported; `others` the late ones. Named only: nothing removes them but a
- * person's click on the audit notice's Remove duplicate.
+ * is the one the activation reported; `others` the late ones. `record: 'client'`: `kept` is the client
+ * itself (the one activations use) and `others` its SubOps-made namesakes with no service, which the
+ * lookup leaves out (left by a run that failed midway, or made late); their sites come as `'site'` others.
+ * Named only: nothing removes them but a person's click on the audit notice's Remove duplicate.
  */
 export interface LateDuplicateJson {
-  record: 'service' | 'site';
+  record: 'client' | 'service' | 'site';
   client: ClientJson;
   kept: { id: number | string; name: string | null };
   others: { id: number | string; name: string | null }[];

@@ -85,9 +85,11 @@ export function paymentFailureAudit(input: PaymentInput, failure: FailureNote): 
  */
 export function duplicateRemovalAudit(outcome: RemovalOutcome, summary: string): AuditEntry {
   const { request } = outcome;
-  const key = request.record === 'service' ? 'serviceId' : 'siteId';
-  const kept = request.record === 'service' ? 'keptServiceId' : 'keptSiteId';
-  const targets = { clientId: request.clientId, [key]: request.duplicateId, [kept]: request.keptId };
+  // A client's kept id is the client itself: the namesake removed is the late one.
+  const targets =
+    request.record === 'client'
+      ? { clientId: request.clientId, lateClientId: request.duplicateId }
+      : { clientId: request.clientId, [`${request.record}Id`]: request.duplicateId, [`kept${request.record === 'service' ? 'Service' : 'Site'}Id`]: request.keptId };
   if (outcome.kind === 'removed') return { action: 'remove-duplicate', targets, result: 'removed', ok: true, summary };
   if (outcome.kind === 'failed') return { action: 'remove-duplicate', targets, result: 'failed', ok: false, summary };
   const gone = outcome.refusal.reason === 'gone';

@@ -1,25 +1,32 @@
 /**
  * Late duplicates, found and removed only on a person's word (issue §5). UISP has no conditional write,
  * so a create it applies after its run gave up can leave a client with two SubOps-made Active services,
- * or two SubOps sites, that no run saw. Whoever meets them (an activation's result, a `/client` card, a
- * UISP event) names them (`find`, the pure ./activation/late-duplicates.ts); nobody removes them on their
- * own. `remove` is what the audit notice's **Remove duplicate** button calls: it reads both records again,
- * in that call, and removes the late one only when the pure `decideRemoval` says so; otherwise it writes
- * nothing and says why. A person's click is the only way SubOps removes an Active service.
+ * or two SubOps sites, that no run saw; a run that failed midway (or a client POST UISP applied late) can
+ * leave a newer SubOps-made namesake of the customer's client with nothing under it, and its site. Whoever
+ * meets them (an activation's result, a `/client` card, a UISP event) names them (`find`, the pure
+ * ./activation/late-duplicates.ts); nobody removes them on their own. `remove` is what the audit notice's
+ * **Remove duplicate** button calls: it reads both records again, in that call, and removes the late one
+ * only when the pure `decideRemoval` says so; otherwise it writes nothing and says why. A person's click
+ * is the only way SubOps removes an Active service, or another run's client.
  */
 import type { KeyedLock } from './converge.js';
 import { lateDuplicates } from './activation/late-duplicates.js';
 import { madeBySubOps, markedClientId } from './activation/markers.js';
+import { sameName } from './activation/names.js';
 import { clientRef, keptSite, ownSites } from './activation/planner.js';
 import { statusLabel, type ServiceStatusTable } from './activation/service-status.js';
 import type { ClientRef, LateDuplicate } from './activation/types.js';
-import type { CrmClient } from './uisp/crm-client.js';
+import { clientDisplayName, type CrmClient } from './uisp/crm-client.js';
 import { UispError, UispNotFoundError } from './uisp/errors.js';
 import type { NmsClient } from './uisp/nms-client.js';
-import type { Device, Invoice, Service, Site } from './uisp/schemas.js';
+import type { Client, Device, Invoice, Payment, Service, Site } from './uisp/schemas.js';
 
-/** What the button asks: remove `duplicateId`, keeping `keptId` (the one the activation reported). */
+/**
+ * What the button asks: remove `duplicateId`, keeping `keptId` (the one the activation reported). For a
+ * client, `clientId` and `keptId` both name the client activations use; `duplicateId` its empty namesake.
+ */
 export type RemovalRequest =
+  | { clientId: number; record: 'client'; keptId: number; duplicateId: number }
   | { clientId: number; record: 'service'; keptId: number; duplicateId: number }
   | { clientId: number; record: 'site'; keptId: string; duplicateId: string };
 
@@ -43,10 +50,19 @@ export type RemovalRefusal =
   | { reason: 'kept-gone' }
   /** The kept service is no longer Active: removing the other would leave no Active service. */
   | { reason: 'kept-not-active'; status: number; statusLabel: string }
-  /** The "duplicate" service is the older one: activations keep the oldest, so it is not the late one. */
+  /** The "duplicate" service (or client) is the older one: activations keep the oldest, so it is not the late one. */
   | { reason: 'not-newer' }
-  /** The service was invoiced (`invoiceIds`: the invoices billing it; empty when only its lastInvoicedDate says so). */
+  /**
+   * The service was invoiced (`invoiceIds`: the invoices billing it; empty when only its lastInvoicedDate
+   * says so); a client: it has invoices (`invoiceIds`).
+   */
   | { reason: 'invoiced'; invoiceIds: number[] }
+  /** The late client no longer has the kept client's name: someone renamed it, so it is someone's now. */
+  | { reason: 'renamed' }
+  /** The late client has services (any status): it is not an empty namesake. */
+  | { reason: 'has-services'; serviceIds: number[] }
+  /** The late client has a payment recorded (`paymentIds`: the newest one read). */
+  | { reason: 'has-payments'; paymentIds: number[] }
   /** The site has devices on it. */
   | { reason: 'in-use'; devices: RecordRef[] }
   /** The site is linked in the CRM to a client (this one or another). */
@@ -56,10 +72,25 @@ export type RemovalReason = RemovalRefusal['reason'];
 
 export type RemovalDecision = { remove: true } | { remove: false; refusal: RemovalRefusal };
 
-/** What `remove` read, in that call: both records (null: not found) and what tells whether the late one may go. */
+/**
+ * What `remove` read, in that call: both records (null: not found) and what tells whether the late one may
+ * go. A client: the late one's services, its newest payment (a page of 1) and its invoices. A site: the
+ * devices, and `namesake` when its SubOps marker names a client other than the request's (newer than it):
+ * that client (null: not found), its services, and the request's client, to compare their names.
+ */
 export type RemovalReads =
+  | { record: 'client'; kept: Client | null; duplicate: Client | null; services: Service[]; payments: Payment[]; invoices: Invoice[] }
   | { record: 'service'; kept: Service | null; duplicate: Service | null; invoices: Invoice[]; statuses: ServiceStatusTable }
-  | { record: 'site'; kept: Site | null; duplicate: Site | null; devices: Device[] };
+  | { record: 'site'; kept: Site | null; duplicate: Site | null; devices: Device[]; namesake?: NamesakeReads };
+
+/** The client a late site's marker names, when that is not the request's client: what tells a left-out namesake. */
+export interface NamesakeReads {
+  id: number;
+  client: Client | null;
+  services: Service[];
+  /** The request's client (the one activations use), null when not found. */
+  keptClient: Client | null;
+}
 
 const refuse = (refusal: RemovalRefusal): RemovalDecision => ({ remove: false, refusal });
 
@@ -67,8 +98,35 @@ const refuse = (refusal: RemovalRefusal): RemovalDecision => ({ remove: false, r
 export function decideRemoval(request: RemovalRequest, reads: RemovalReads): RemovalDecision {
   if (String(request.duplicateId) === String(request.keptId)) return refuse({ reason: 'same-record' });
   if (!reads.duplicate) return refuse({ reason: 'gone' });
-  return reads.record === 'service' ? decideService(request.clientId, reads) : decideSite(request.clientId, reads);
+  switch (reads.record) {
+    case 'client':
+      return decideClient(reads);
+    case 'service':
+      return decideService(request.clientId, reads);
+    case 'site':
+      return decideSite(request.clientId, reads);
+  }
 }
+
+/**
+ * A late client goes only while it is an empty SubOps-made namesake of the kept one: newer, the same name
+ * (a rename makes it someone's), no service of any status, no invoice, no payment (deleting a client in
+ * UISP takes all of those with it).
+ */
+function decideClient({ kept, duplicate, services, payments, invoices }: Extract<RemovalReads, { record: 'client' }>): RemovalDecision {
+  if (!duplicate) return refuse({ reason: 'gone' });
+  if (!madeBySubOps(duplicate.note)) return refuse({ reason: 'not-subops' });
+  if (!kept) return refuse({ reason: 'kept-gone' });
+  if (duplicate.id <= kept.id) return refuse({ reason: 'not-newer' });
+  if (!sameClientName(duplicate, kept)) return refuse({ reason: 'renamed' });
+  if (services.length) return refuse({ reason: 'has-services', serviceIds: services.map((s) => s.id) });
+  if (invoices.length) return refuse({ reason: 'invoiced', invoiceIds: invoices.map((i) => i.id) });
+  if (payments.length) return refuse({ reason: 'has-payments', paymentIds: payments.map((p) => p.id) });
+  return { remove: true };
+}
+
+/** Namesakes as the activation's lookup tells them: the name a person sees, ignoring case and spacing. */
+const sameClientName = (a: Client, b: Client): boolean => sameName(clientDisplayName(a), clientDisplayName(b));
 
 function decideService(clientId: number, { kept, duplicate, invoices, statuses }: Extract<RemovalReads, { record: 'service' }>): RemovalDecision {
   if (!duplicate) return refuse({ reason: 'gone' });
@@ -82,18 +140,31 @@ function decideService(clientId: number, { kept, duplicate, invoices, statuses }
   return { remove: true };
 }
 
-function decideSite(clientId: number, { kept, duplicate, devices }: Extract<RemovalReads, { record: 'site' }>): RemovalDecision {
+function decideSite(clientId: number, { kept, duplicate, devices, namesake }: Extract<RemovalReads, { record: 'site' }>): RemovalDecision {
   if (!duplicate) return refuse({ reason: 'gone' });
   const note = duplicate.description?.note;
   if (!madeBySubOps(note)) return refuse({ reason: 'not-subops' });
   const bound = boundClientId(duplicate);
   if (bound !== undefined) return refuse({ reason: 'linked', clientId: bound });
   const marked = markedClientId(note);
-  if (marked !== clientId) return refuse({ reason: 'other-client', clientId: marked });
+  if (marked !== clientId && !(marked !== null && isLeftOutNamesake(clientId, marked, namesake))) return refuse({ reason: 'other-client', clientId: marked });
   if (!kept) return refuse({ reason: 'kept-gone' });
   const on = devices.filter((d) => d.identification.site?.id === duplicate.id);
   if (on.length) return refuse({ reason: 'in-use', devices: on.map((d) => ({ id: d.identification.id, name: d.identification.name ?? d.identification.hostname })) });
   return { remove: true };
+}
+
+/**
+ * Whether the client `marked` (a late site's marker names it) is one the activation's lookup leaves out as
+ * a namesake of `clientId` (planner's `withoutSettling`): newer, SubOps-made, no service, the same name as
+ * the kept client. Or it no longer exists (removed by its own Remove duplicate, or by a person): its site
+ * is an orphan. Anything else (a service, a rename, its marker gone) makes it someone's, and its site too.
+ */
+function isLeftOutNamesake(clientId: number, marked: number, namesake: NamesakeReads | undefined): boolean {
+  if (!namesake || namesake.id !== marked || marked <= clientId) return false;
+  const { client, services, keptClient } = namesake;
+  if (!client) return true;
+  return madeBySubOps(client.note) && services.length === 0 && keptClient !== null && sameClientName(client, keptClient);
 }
 
 /** The CRM client a site is linked to (null: linked, id unreadable), or undefined when it is not linked. */
@@ -129,6 +200,7 @@ export interface DuplicateDeps {
 
 const serviceRef = (s: Service): RecordRef => ({ id: s.id, name: s.name });
 const siteRef = (s: Site): RecordRef => ({ id: s.id, name: s.identification.name });
+const clientRecordRef = (c: Client): RecordRef => ({ id: c.id, name: clientDisplayName(c) });
 
 export class DuplicateService {
   constructor(private readonly deps: DuplicateDeps) {}
@@ -149,9 +221,17 @@ export class DuplicateService {
    * nothing. Read failures are thrown (nothing was written); a failed DELETE is read again to tell.
    */
   async remove(request: RemovalRequest): Promise<RemovalOutcome> {
-    const lock = await this.deps.locks.acquire([`client:${request.clientId}`]);
+    // A client's removal holds the late one too: nothing else of SubOps' writes under it meanwhile.
+    const lock = await this.deps.locks.acquire([`client:${request.clientId}`, ...(request.record === 'client' ? [`client:${request.keptId}`, `client:${request.duplicateId}`] : [])]);
     try {
-      return request.record === 'service' ? await this.removeService(request) : await this.removeSite(request);
+      switch (request.record) {
+        case 'client':
+          return await this.removeClient(request);
+        case 'service':
+          return await this.removeService(request);
+        case 'site':
+          return await this.removeSite(request);
+      }
     } finally {
       lock.release();
     }
@@ -175,18 +255,53 @@ export class DuplicateService {
     );
   }
 
+  /**
+   * Reads both clients again; while the late one exists, its services, its newest payment and its invoices
+   * (three reads at once). DELETE /clients/{id} takes a client's services, payments and invoices with it, so
+   * it goes only when it has none.
+   */
+  private async removeClient(request: Extract<RemovalRequest, { record: 'client' }>): Promise<RemovalOutcome> {
+    const { crm } = this.deps;
+    const [kept, duplicate] = await Promise.all([this.client(request.keptId), this.client(request.duplicateId)]);
+    const [services, payments, invoices] = duplicate ? await Promise.all([this.services(duplicate.id), this.newestPayment(duplicate.id), crm.listInvoices(duplicate.id)]) : [[], [], []];
+    const decision = decideRemoval(request, { record: 'client', kept, duplicate, services, payments, invoices });
+    const refs = { duplicate: duplicate && clientRecordRef(duplicate), kept: kept && clientRecordRef(kept) };
+    if (!decision.remove) return { kind: 'refused', request, refusal: decision.refusal, ...refs };
+    return this.write(request, { duplicate: refs.duplicate!, kept: refs.kept! }, () => crm.deleteClient(request.duplicateId), async () => (await this.client(request.duplicateId)) !== null);
+  }
+
   private async removeSite(request: Extract<RemovalRequest, { record: 'site' }>): Promise<RemovalOutcome> {
     const { nms } = this.deps;
     const [sites, devices] = await Promise.all([nms.listSitesWithCrmDetails(), nms.listDevices()]);
     const byId = (id: string) => sites.find((s) => s.id === id) ?? null;
     const kept = byId(request.keptId);
     const duplicate = byId(request.duplicateId);
-    const decision = decideRemoval(request, { record: 'site', kept, duplicate, devices });
+    // A site made for a newer client than this one: that client is read (a left-out namesake's site may go).
+    const marked = duplicate && markedClientId(duplicate.description?.note);
+    const namesake = marked != null && marked > request.clientId ? await this.namesake(marked, request.clientId) : undefined;
+    const decision = decideRemoval(request, { record: 'site', kept, duplicate, devices, ...(namesake && { namesake }) });
     const refs = { duplicate: duplicate && siteRef(duplicate), kept: kept && siteRef(kept) };
     if (!decision.remove) return { kind: 'refused', request, refusal: decision.refusal, ...refs };
     return this.write(request, { duplicate: refs.duplicate!, kept: refs.kept! }, () => nms.deleteSite(request.duplicateId), async () =>
       (await nms.listSitesWithCrmDetails()).some((s) => s.id === request.duplicateId),
     );
+  }
+
+  /** The client a late site's marker names, its services, and the client activations use. */
+  private async namesake(id: number, keptClientId: number): Promise<NamesakeReads> {
+    const [client, services, keptClient] = await Promise.all([this.client(id), this.services(id), this.client(keptClientId)]);
+    return { id, client, services, keptClient };
+  }
+
+  /** The client, or null when the CRM no longer has it. */
+  private client(id: number): Promise<Client | null> {
+    return this.deps.crm.getClient(id).catch(nullIfNotFound);
+  }
+
+  /** The client's newest payment, if any: one page of 1. */
+  private async newestPayment(clientId: number): Promise<Payment[]> {
+    for await (const payment of this.deps.crm.payments({ clientId }, 1)) return [payment];
+    return [];
   }
 
   /** A client the CRM no longer has has no services: every record of it is gone. */
@@ -217,5 +332,10 @@ export class DuplicateService {
 
 function emptyIfNotFound(error: unknown): never[] {
   if (error instanceof UispNotFoundError) return [];
+  throw error;
+}
+
+function nullIfNotFound(error: unknown): null {
+  if (error instanceof UispNotFoundError) return null;
   throw error;
 }

@@ -4,10 +4,10 @@
  * on: `post` queues the notice and returns at once, the post counts as work in flight (tests' `idle()`,
  * the SIGTERM drain), and Slack's refusal is logged, never thrown.
  *
- * "Once" is per process: the keys (`service:5007`, `site:<id>`) live in memory, so several activations or
- * cards meeting the same duplicate post one notice; a notice Slack refused is forgotten, so the next
- * meeting posts it. After a restart, or on another replica, the first meeting posts it again (one more
- * notice for the same records; its button reads UISP again, so pressing either is safe).
+ * "Once" is per process: the keys (`service:5007`, `site:<id>`, `client:1010`) live in memory, so
+ * several activations or cards meeting the same duplicate post one notice; a notice Slack refused is
+ * forgotten, so the next meeting posts it. After a restart, or on another replica, the first meeting posts
+ * it again (one more notice for the same records; its button reads UISP again, so pressing either is safe).
  */
 import type { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';

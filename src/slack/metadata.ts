@@ -90,8 +90,12 @@ export const ActivatePrefillSchema = z.object({
 /**
  * A Remove duplicate button's value (the late-duplicate notice): which client, which kind of record, the
  * one kept (the activation reported it) and the late one to remove. CRM ids are numbers, NMS ids strings.
+ * A client: the kept one is the client itself (`keptId` = `clientId`), the late one a namesake of it.
  */
 export const RemoveDuplicateValueSchema = z.discriminatedUnion('record', [
+  z
+    .object({ clientId: z.number().int().positive(), record: z.literal('client'), keptId: z.number().int().positive(), duplicateId: z.number().int().positive() })
+    .refine((v) => v.keptId === v.clientId, { message: 'a client duplicate keeps the client itself', path: ['keptId'] }),
   z.object({ clientId: z.number().int().positive(), record: z.literal('service'), keptId: z.number().int().positive(), duplicateId: z.number().int().positive() }),
   z.object({ clientId: z.number().int().positive(), record: z.literal('site'), keptId: z.string().min(1), duplicateId: z.string().min(1) }),
 ]);

@@ -1,6 +1,7 @@
 /**
  * The audit channel's notice of a late duplicate (two SubOps-made Active services, or SubOps sites, of
- * one client): the client, the record the activation reported (kept), each late one with its **Remove
+ * one client; or SubOps-made namesakes of the client with no service): the client, the record the
+ * activation reported (kept; for clients, the client activations use), each late one with its **Remove
  * duplicate** button, and the notice as it reads after a click (removed, or not and why, and who
  * pressed). Pure Block Kit; the button's value is zod-checked on the way back (RemoveDuplicateValueSchema).
  */
@@ -29,10 +30,42 @@ export const LATE_DUPLICATE_EVENT_TYPE = 'subops_late_duplicate';
 /** The button's request for one late record of this duplicate. */
 export function removalRequest(duplicate: LateDuplicate, lateId: number | string): RemovalRequest {
   const clientId = duplicate.client.id;
-  return duplicate.record === 'service'
-    ? { clientId, record: 'service', keptId: Number(duplicate.kept.id), duplicateId: Number(lateId) }
-    : { clientId, record: 'site', keptId: String(duplicate.kept.id), duplicateId: String(lateId) };
+  switch (duplicate.record) {
+    case 'client':
+      return { clientId, record: 'client', keptId: clientId, duplicateId: Number(lateId) };
+    case 'service':
+      return { clientId, record: 'service', keptId: Number(duplicate.kept.id), duplicateId: Number(lateId) };
+    case 'site':
+      return { clientId, record: 'site', keptId: String(duplicate.kept.id), duplicateId: String(lateId) };
+  }
 }
+
+/** How the notice words each kind of record: the kept one, the late ones, what the button checks, the fallback text. */
+const WORDING: Record<LateDuplicate['record'], { kept: string; late: string; checks: string; never: string; counted: (duplicate: LateDuplicate) => string }> = {
+  client: {
+    kept: 'the one activations use',
+    late: 'Empty namesake',
+    checks:
+      'reads both clients again and removes the namesake only if it is still SubOps-made, newer than the kept one and still named the same, with no service, no payment and no invoice',
+    never: 'SubOps never removes another run’s client on its own.',
+    counted: ({ others }) => `${others.length} SubOps-made namesake${others.length === 1 ? '' : 's'} with no service`,
+  },
+  service: {
+    kept: 'the one the activation reported',
+    late: 'Made late',
+    checks: 'reads both again and removes the late one only if it is still SubOps-made and was never invoiced',
+    never: 'SubOps never removes an Active service on its own.',
+    counted: ({ others }) => `${others.length + 1} SubOps-made Active services`,
+  },
+  site: {
+    kept: 'the one the activation reported',
+    late: 'Made late',
+    checks:
+      'reads both again and removes the late one only if it is still SubOps-made, has no device on it and no CRM link, and was made for this client (or for an empty namesake of it, or one since removed)',
+    never: 'SubOps never removes an Active service on its own.',
+    counted: ({ others }) => `${others.length + 1} SubOps-made NMS sites`,
+  },
+};
 
 /** The block of one late record (its button, later what came of it). */
 export const lateBlockId = (request: Pick<RemovalRequest, 'record' | 'duplicateId'>): string => `late_duplicate:${request.record}:${request.duplicateId}`;
@@ -45,23 +78,22 @@ export interface NoticeOptions {
 
 export function lateDuplicateNotice(duplicate: LateDuplicate, source: DuplicateSource, { crmClientUrl }: NoticeOptions): SlackMessage {
   const { client, record } = duplicate;
-  const named = (r: { id: number | string; name: string | null }) => escapeMrkdwn(describeRecord(record, r, r.id));
+  const wording = WORDING[record];
+  const described = (r: { id: number | string; name: string | null }) => describeRecord(record, r, r.id);
+  // A client is linked to its CRM page, so the person can look before pressing.
+  const named = (r: { id: number | string; name: string | null }) => (record === 'client' ? link(crmClientUrl(Number(r.id)), described(r)) : escapeMrkdwn(described(r)));
   const blocks: Block[] = [
     section(`:warning: *Late duplicate* for client ${link(crmClientUrl(client.id), `#${client.id} ${client.name}`)}\n${escapeMrkdwn(lateDuplicateSentence(duplicate))}.`),
-    section(`*Kept:* ${named(duplicate.kept)}, the one the activation reported.`),
+    section(`*Kept:* ${named(duplicate.kept)}, ${wording.kept}.`),
     ...duplicate.others.map((other) => {
       const request = removalRequest(duplicate, other.id);
       const remove = button({ actionId: ACTION.removeDuplicate, text: 'Remove duplicate', style: 'danger', value: encodeMetadata(RemoveDuplicateValueSchema, request) });
-      return { ...section(`*Made late:* ${named(other)}`, remove), block_id: lateBlockId(request) };
+      return { ...section(`*${wording.late}:* ${named(other)}`, remove), block_id: lateBlockId(request) };
     }),
-    context(
-      `Met by ${MET_BY[source]}. *Remove duplicate* reads both again and removes the late one only if it is still SubOps-made and ${
-        record === 'service' ? 'was never invoiced' : 'has no device on it and no CRM link'
-      }; otherwise it says why and changes nothing. SubOps never removes an Active service on its own.`,
-    ),
+    context(`Met by ${MET_BY[source]}. *Remove duplicate* ${wording.checks}; otherwise it says why and changes nothing. ${wording.never}`),
   ];
   const lates = duplicate.others.map((o) => `#${o.id}`).join(', ');
-  return message(`Late duplicate: client #${client.id} ${escapeMrkdwn(client.name)} has ${duplicate.others.length + 1} SubOps-made ${record === 'service' ? 'Active services' : 'NMS sites'} (kept ${duplicate.kept.id}; late ${lates})`, blocks);
+  return message(`Late duplicate: client #${client.id} ${escapeMrkdwn(client.name)} has ${wording.counted(duplicate)} (kept ${duplicate.kept.id}; late ${lates})`, blocks);
 }
 
 export function lateDuplicateMetadata(duplicate: LateDuplicate): { event_type: string; event_payload: Record<string, string | number> } {

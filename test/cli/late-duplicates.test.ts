@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { seedServiceDuplicate } from '../support/late-duplicates.js';
+import { seedClientDuplicate, seedServiceDuplicate } from '../support/late-duplicates.js';
 import { runCli } from './support.js';
 
 let sim: RunningSimulator | undefined;
@@ -46,5 +46,26 @@ describe('subops activate meets a late duplicate', () => {
         message: expect.stringMatching(new RegExp(`^Client #1002 Priya Ramnarine has 2 Active services made by SubOps: #${kept} .* and #${late} `)),
       },
     ]);
+  });
+
+  it('an empty SubOps-made namesake of the client: a `client` entry (kept: the client activations use), a line, and nothing removed', async () => {
+    const s = (sim = await startSimulator());
+    const { kept, late } = await seedClientDuplicate(s);
+    const argv = ['activate', '--device', '10.20.1.88', '--first-name', 'jane', '--last-name', 'doe'];
+    const result = JSON.parse((await subops(s, [...argv, '--json'])).out.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(result).toMatchObject({ outcome: 'activated', client: { id: kept } });
+    expect(result.duplicates).toEqual([
+      {
+        record: 'client',
+        client: { id: kept, name: 'Jane Doe' },
+        kept: { id: kept, name: 'Jane Doe' },
+        others: [{ id: late, name: 'Jane Doe' }],
+        message: `Client #${kept} Jane Doe has SubOps-made namesakes with no service: #${late} "Jane Doe" (made late, or left by an activation that failed midway); activations use #${kept}`,
+      },
+    ]);
+    const run = await subops(s, argv);
+    expect(run.out).toContain(`  Late duplicate: Client #${kept} Jane Doe has SubOps-made namesakes with no service: #${late} "Jane Doe"`);
+    expect(s.data.clients.filter((c) => c.lastName === 'Doe').map((c) => c.id)).toEqual([kept, late]);
+    expect(s.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
   });
 });

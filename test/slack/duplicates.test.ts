@@ -3,11 +3,13 @@
  * a /client card or a UISP event that meets two SubOps-made Active services of one client posts one
  * audit-channel notice (never a second in the same process) naming both, the one the activation
  * reported, and Remove duplicate; a click removes the late one only if it still may, updates the notice
- * (what happened, who pressed) and is an audit record; a second click says it is already removed.
+ * (what happened, who pressed) and is an audit record; a second click says it is already removed. An
+ * activation that meets SubOps-made namesakes of its client with nothing under them (left by a run that
+ * failed midway) names them the same way, and a click removes the empty client.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { crm } from '../simulator/helpers.js';
-import { invoice, seedServiceDuplicate } from '../support/late-duplicates.js';
+import { invoice, seedClientDuplicate, seedServiceDuplicate, seedSubOpsSite } from '../support/late-duplicates.js';
 import { answer } from './answers.js';
 import { expectValidMessage } from './block-kit.js';
 import { AGENT, AUDIT_CHANNEL, buttons, inputs, shown, startHarness, type Harness, type HarnessOptions } from './harness.js';
@@ -111,6 +113,67 @@ describe('Remove duplicate', () => {
     expect(shown(updated)).toContain(`:no_entry_sign: Not removed: Service #${late} \\"Standard Monthly\\" has been invoiced (invoice #${invoiceId}): SubOps never removes an invoiced service; settle it in the CRM. Nothing was changed. (pressed by <@${LEAD}>)`);
     expect(buttons(updated).size).toBe(0);
     expect(auditLines(harness)).toContain(`remove-duplicate by <@${LEAD}>: refused:invoiced`);
+  });
+});
+
+describe('an activation that meets an empty SubOps-made namesake of its client', () => {
+  const recordOf = (m: Message) => (m.metadata as { event_payload?: { record?: string } } | undefined)?.event_payload?.record;
+  const clientsNamed = (harness: Harness) => harness.uisp.sim.data.clients.filter((c) => c.firstName === 'Jane' && c.lastName === 'Doe').map((c) => c.id);
+
+  it('posts a notice naming the namesake with Remove duplicate; a click removes exactly that client, then its site', async () => {
+    const harness = await start();
+    const { kept, late } = await seedClientDuplicate(harness.uisp.sim);
+    const lateSite = await seedSubOpsSite(harness.uisp.sim, late, 'Jane Doe');
+    await activate(harness, '10.20.1.88', 'Jane', 'Doe');
+
+    const forClient = notices(harness).filter((m) => recordOf(m) === 'client');
+    expect(forClient).toHaveLength(1);
+    const notice = forClient[0]!;
+    expectValidMessage({ text: notice.text, blocks: notice.blocks ?? [] });
+    const text = shown(notice);
+    expect(text).toContain(`Client #${kept} Jane Doe has SubOps-made namesakes with no service: #${late} \\"Jane Doe\\" (made late, or left by an activation that failed midway); activations use #${kept}`);
+    expect(text).toContain(`client #${kept} \\"Jane Doe\\">, the one activations use.`);
+    expect(text).toContain(`*Empty namesake:* <`);
+    expect(text).toContain(`|client #${late} \\"Jane Doe\\">`);
+    expect(text).toContain('no service, no payment and no invoice');
+    expect(JSON.parse(buttons(notice).get('Remove duplicate')!.value!)).toEqual({ clientId: kept, record: 'client', keptId: kept, duplicateId: late });
+    // The namesake's site is named in the site notice, beside the one the activation made.
+    const siteNotice = notices(harness).find((m) => recordOf(m) === 'site')!;
+    expect(shown(siteNotice)).toContain(`*Made late:* NMS site \\"Jane Doe\\" (${lateSite})`);
+    // Nothing is removed on its own.
+    expect(clientsNamed(harness)).toEqual([kept, late]);
+    expect(deletes(harness)).toEqual([]);
+
+    await pressRemove(harness, notice);
+    expect(deletes(harness)).toEqual([`DELETE /crm/api/v1.0/clients/${late}`]);
+    expect(clientsNamed(harness)).toEqual([kept]);
+    const updated = current(harness, notice);
+    expectValidMessage({ text: updated.text, blocks: updated.blocks ?? [] });
+    expect(shown(updated)).toContain(
+      `:wastebasket: Removed client #${late} \\"Jane Doe\\", an empty namesake of client #${kept}; client #${kept} \\"Jane Doe\\", the one activations use, stays. (removed by <@${LEAD}>)`,
+    );
+    expect(buttons(updated).size).toBe(0);
+    expect(auditLines(harness)).toContain(`remove-duplicate by <@${LEAD}>: removed`);
+    expect(harness.logs.find((line) => line.audit === true && line.action === 'remove-duplicate')).toMatchObject({ targets: { clientId: kept, lateClientId: late }, result: 'removed' });
+
+    // The namesake gone, its site is an orphan: its own button removes it.
+    await pressRemove(harness, siteNotice);
+    expect(deletes(harness)).toEqual([`DELETE /crm/api/v1.0/clients/${late}`, `DELETE /nms/api/v2.1/sites/${lateSite}`]);
+  });
+
+  it('refuses once the namesake has a payment: the notice says why, no DELETE', async () => {
+    const harness = await start();
+    const { kept, late } = await seedClientDuplicate(harness.uisp.sim);
+    await activate(harness, '10.20.1.88', 'Jane', 'Doe');
+    const notice = notices(harness).find((m) => recordOf(m) === 'client')!;
+    const paid = await crm(harness.uisp.sim, 'POST', '/payments', { clientId: late, amount: 5000 });
+    expect(paid.status).toBe(201);
+
+    await pressRemove(harness, notice);
+    expect(deletes(harness)).toEqual([]);
+    expect(clientsNamed(harness)).toEqual([kept, late]);
+    expect(shown(current(harness, notice))).toContain(`:no_entry_sign: Not removed: Client #${late} \\"Jane Doe\\" has a payment recorded (payment #${paid.body.id})`);
+    expect(auditLines(harness)).toContain(`remove-duplicate by <@${LEAD}>: refused:has-payments`);
   });
 });
 

@@ -3,7 +3,8 @@
  * src/slack/duplicate-notices.ts, from an activation's result, a `/client` card or here from a UISP event
  * about a client's service) and its **Remove duplicate** button. The button reads both records again
  * (services.duplicates.remove) and removes the late one only if it is still SubOps-made and was never
- * invoiced (a site: no device, no CRM link); the notice then says what happened and who pressed, and the
+ * invoiced (a site: no device, no CRM link; a client: an empty namesake of the kept one, newer, named the
+ * same, no service, payment or invoice); the notice then says what happened and who pressed, and the
  * click is an audit record. A person's click is the only way SubOps removes an Active service.
  */
 import type { App, BlockButtonAction, webApi } from '@slack/bolt';
