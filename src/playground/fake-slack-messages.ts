@@ -39,11 +39,14 @@ export type FakeMessage = {
 const MAX_TEXT_LENGTH = 40_000;
 const MAX_MESSAGE_BLOCKS = 50;
 
-/** Slack message timestamps: seconds.microseconds, unique and increasing within the workspace. */
+/**
+ * Slack message timestamps: seconds.microseconds, unique and increasing within the workspace, and on
+ * the wall clock like Slack's (SubOps compares an audit record's ts with the time of a UISP change).
+ */
 class MessageClock {
-  private micros = 1_700_000_000_000_000;
+  private micros = 0;
   next(): string {
-    this.micros += 100;
+    this.micros = Math.max(this.micros + 100, Date.now() * 1000);
     const seconds = Math.floor(this.micros / 1_000_000);
     return `${seconds}.${String(this.micros % 1_000_000).padStart(6, '0')}`;
   }

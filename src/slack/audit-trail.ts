@@ -3,10 +3,51 @@
  * SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID) posts its audit records there with message metadata
  * (src/views/audit.ts), so SubOps can list recent operations (the Home tab) and recognise a webhook about
  * a change another process made as SubOps' own, without a database.
+ *
+ * Anyone with an app in the channel can post a message with the same metadata, and so can a person:
+ * what is read back counts only when SubOps wrote it (`writtenBySubOps`: the bot_id, and the app_id when
+ * both are known, that auth.test named at start). Every SubOps process posts with the same bot token,
+ * so the CLI's records count too.
  */
 import type { webApi } from '@slack/bolt';
-import { auditRecordMakes, type RecordedElsewhere } from '../services/events/own-changes.js';
+import { auditRecordMakes, OWN_CHANGE_WINDOW_MS, type RecordedElsewhere } from '../services/events/own-changes.js';
 import { AUDIT_EVENT_TYPE } from '../views/audit.js';
+import type { BotIdentity } from './startup.js';
+
+/** Who wrote a message, as Slack stamps it on what conversations.history and .replies answer. */
+export interface MessageAuthor {
+  bot_id?: string | undefined;
+  app_id?: string | undefined;
+}
+
+/**
+ * True when SubOps posted this message: Slack stamped SubOps' bot_id on it (and its app_id, when the
+ * message and auth.test both name one). A person's message has no bot_id; another app's has its own.
+ */
+export function writtenBySubOps(message: MessageAuthor, self: Pick<BotIdentity, 'botId' | 'appId'>): boolean {
+  if (!message.bot_id || message.bot_id !== self.botId) return false;
+  return !self.appId || !message.app_id || message.app_id === self.appId;
+}
+
+/**
+ * The permalink when it is one of this workspace's own message links (`https://<team>.slack.com/archives/…`,
+ * the address auth.test gave at start); undefined for anything else, and when the workspace is unknown.
+ */
+export function ownPermalink(permalink: unknown, self: Pick<BotIdentity, 'workspaceUrl'>): string | undefined {
+  if (typeof permalink !== 'string' || !self.workspaceUrl) return undefined;
+  let workspace: URL;
+  let link: URL;
+  try {
+    workspace = new URL(self.workspaceUrl);
+    link = new URL(permalink);
+  } catch {
+    return undefined;
+  }
+  const own = workspace.protocol === 'https:' && link.protocol === 'https:' && link.host === workspace.host && !link.username && !link.password && !link.hash;
+  // Slack's message permalinks: /archives/<conversation>/p<ts without its dot>, a reply's with ?thread_ts=…&cid=….
+  const shaped = /^\/archives\/[A-Z0-9]+\/p\d+$/.test(link.pathname) && /^(\?thread_ts=\d+\.\d+&cid=[A-Z0-9]+)?$/.test(link.search);
+  return own && shaped && !/[<>|\s]/.test(permalink) ? permalink : undefined;
+}
 
 export interface AuditMessage {
   ts: string;
@@ -14,13 +55,21 @@ export interface AuditMessage {
   payload: Record<string, unknown>;
 }
 
-/** The channel's audit records, newest first, a page of 200 messages at a time, at most `pages` pages. */
-export async function* auditRecords(client: webApi.WebClient, channelId: string, pages: number): AsyncGenerator<AuditMessage> {
+export interface AuditReadOptions {
+  /** Pages of 200 messages read at most. */
+  pages: number;
+  /** Only messages posted after this Slack ts (seconds since the epoch). */
+  oldest?: string | undefined;
+}
+
+/** The audit records SubOps wrote to the channel, newest first, a page of 200 messages at a time. */
+export async function* auditRecords(client: webApi.WebClient, channelId: string, self: BotIdentity, { pages, oldest }: AuditReadOptions): AsyncGenerator<AuditMessage> {
   let cursor: string | undefined;
   for (let page = 0; page < pages; page++) {
-    const history = await client.conversations.history({ channel: channelId, include_all_metadata: true, limit: 200, ...(cursor && { cursor }) });
+    const history = await client.conversations.history({ channel: channelId, include_all_metadata: true, limit: 200, ...(oldest && { oldest }), ...(cursor && { cursor }) });
     for (const message of history.messages ?? []) {
-      if (message.ts && message.metadata?.event_type === AUDIT_EVENT_TYPE) yield { ts: message.ts, payload: message.metadata.event_payload as Record<string, unknown> };
+      if (!message.ts || message.metadata?.event_type !== AUDIT_EVENT_TYPE || !writtenBySubOps(message, self)) continue;
+      yield { ts: message.ts, payload: message.metadata.event_payload as Record<string, unknown> };
     }
     cursor = history.response_metadata?.next_cursor || undefined;
     if (!history.has_more || !cursor) return;
@@ -30,25 +79,45 @@ export async function* auditRecords(client: webApi.WebClient, channelId: string,
 export interface AuditTrailOptions {
   client: webApi.WebClient;
   channelId: string;
+  /** SubOps in Slack (auth.test at start): only its own records count. */
+  identity: BotIdentity;
   /** How long one read of the channel answers later questions (a burst of webhooks costs Slack a few calls). Default 2 s. */
   reuseMs?: number;
   now?: () => number;
 }
 
-/** SubOps' own changes made in other processes, as their audit records in the channel's 200 newest messages show. */
-export function auditTrail({ client, channelId, reuseMs = 2_000, now = Date.now }: AuditTrailOptions): RecordedElsewhere {
+/** Pages of 200 messages read for the last OWN_CHANGE_WINDOW_MS: records beyond them are not looked for (the change is reported). */
+const RECENT_PAGES = 5;
+
+/**
+ * SubOps' own changes made in other processes, as the audit records SubOps wrote to the channel in the
+ * last OWN_CHANGE_WINDOW_MS show: a record explains a change only when its write changed something and
+ * it was written within that window of the change (auditRecordMakes).
+ *
+ * The change's time: UISP's record of a webhook event (GET /webhook-events/{uuid}, the CRM API
+ * blueprint's WebhookEvent: uuid, changeType, entity, entityId) carries none, and UISP sends the webhook
+ * as it makes the change, so the best time available is when the webhook processor asks, seconds after
+ * the delivery (longer only while UISP reads are retried); it is compared with the record's message ts.
+ */
+export function auditTrail({ client, channelId, identity, reuseMs = 2_000, now = Date.now }: AuditTrailOptions): RecordedElsewhere {
   let last: { at: number; records: Promise<AuditMessage[]> } | undefined;
-  const read = async () => {
+  const read = async (at: number) => {
     const records: AuditMessage[] = [];
-    for await (const record of auditRecords(client, channelId, 1)) records.push(record);
+    // The window before the oldest question this read answers (reused for up to reuseMs).
+    const oldest = ((at - OWN_CHANGE_WINDOW_MS) / 1000).toFixed(6);
+    for await (const record of auditRecords(client, channelId, identity, { pages: RECENT_PAGES, oldest })) records.push(record);
     return records;
   };
   return async (change) => {
-    if (!last || now() - last.at > reuseMs) {
-      last = { at: now(), records: read() };
+    const changedAt = now();
+    if (!last || changedAt - last.at > reuseMs) {
+      const reading = { at: changedAt, records: read(changedAt) };
+      last = reading;
       // A failed read is not kept: the next question reads again.
-      last.records.catch(() => (last = undefined));
+      reading.records.catch(() => {
+        if (last === reading) last = undefined;
+      });
     }
-    return (await last.records).some(({ payload }) => auditRecordMakes(payload, change));
+    return (await last.records).some(({ ts, payload }) => auditRecordMakes(payload, change, { recordedAt: Number(ts) * 1000, changedAt }));
   };
 }

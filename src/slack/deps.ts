@@ -6,6 +6,7 @@ import type { StatusLabeller } from '../views/suspension.js';
 import type { SlackAuditor } from './audit.js';
 import type { DeliveryLog } from './deliveries.js';
 import type { LateDuplicateNotices } from './duplicate-notices.js';
+import type { BotIdentity } from './startup.js';
 import type { ThreadReporter } from './thread-reporter.js';
 import type { WorkTracker } from './work.js';
 
@@ -27,4 +28,6 @@ export interface ListenerDeps {
   auditChannelId?: string | undefined;
   /** UISP webhooks and the manual-link watch, when the bot process runs them. */
   events?: EventServices | undefined;
+  /** Who SubOps is in Slack (auth.test at start): what is read back from Slack counts only when SubOps wrote it. */
+  identity: BotIdentity;
 }

@@ -30,9 +30,18 @@ const TOKEN_REFUSED = new Set(['invalid_auth', 'not_authed', 'account_inactive',
 const SLACK_API_URL = 'https://slack.com/api';
 const CALL_TIMEOUT_MS = 10_000;
 
+/**
+ * Who SubOps is in Slack, from auth.test at start. Every SubOps process posts with the same bot token
+ * (bot replicas and CLI runs alike), so Slack stamps this bot_id (and app_id) on everything SubOps
+ * writes: what is read back from Slack counts only when it carries them (src/slack/audit-trail.ts).
+ */
 export interface BotIdentity {
   botUserId: string;
   botId: string;
+  /** The bot's app (auth.test's app_id), when Slack names it. */
+  appId?: string | undefined;
+  /** The workspace's address, `https://<team>.slack.com/` (auth.test's url): its own permalinks start with it. */
+  workspaceUrl?: string | undefined;
 }
 
 export interface StartupCheckOptions {
@@ -47,6 +56,8 @@ export interface StartupCheckOptions {
 interface AuthTestAnswer {
   user_id?: string;
   bot_id?: string;
+  app_id?: string;
+  url?: string;
 }
 
 interface ConversationsInfoAnswer {
@@ -54,8 +65,9 @@ interface ConversationsInfoAnswer {
 }
 
 /**
- * Resolves to the bot's ids, which the app is then built with (so Bolt never calls auth.test on its own,
- * where a refusal would be an unhandled rejection), or rejects with a StartupError.
+ * Resolves to the bot's identity, which the app is then built with (so Bolt never calls auth.test on its
+ * own, where a refusal would be an unhandled rejection, and what SubOps reads back from Slack is checked
+ * against it), or rejects with a StartupError.
  */
 export async function checkSlack(options: StartupCheckOptions): Promise<BotIdentity> {
   const { slack, logger, attempts = 5, backoffMs = 1_000, sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)) } = options;
@@ -82,7 +94,7 @@ export async function checkSlack(options: StartupCheckOptions): Promise<BotIdent
   try {
     const auth = await reach<AuthTestAnswer>('auth.test');
     if (!auth.user_id || !auth.bot_id) throw new StartupError('SLACK_BOT_TOKEN is not a bot token (auth.test names no bot); use the Bot User OAuth Token, xoxb-…');
-    identity = { botUserId: auth.user_id, botId: auth.bot_id };
+    identity = { botUserId: auth.user_id, botId: auth.bot_id, ...(auth.app_id && { appId: auth.app_id }), ...(auth.url && { workspaceUrl: auth.url }) };
   } catch (error) {
     if (!(error instanceof SlackRefusal)) throw error;
     if (TOKEN_REFUSED.has(error.code)) throw new StartupError(`Slack refused SLACK_BOT_TOKEN (${error.code}); copy the Bot User OAuth Token (xoxb-…) from the app's OAuth & Permissions page.`);

@@ -30,6 +30,7 @@ export interface AuditLine {
   summary: string;
   /** The audit message's ts (seconds since the epoch, as Slack writes it). */
   ts: string;
+  /** The operation's thread: only ever one of the workspace's own permalinks (src/slack/audit-trail.ts). */
   permalink?: string | undefined;
 }
 

@@ -1,7 +1,7 @@
 /** The pieces of the webhook consumer on their own: own writes, the kinds reported, the bounded queue. */
 import { describe, expect, it } from 'vitest';
 import { reportedKind } from '../../src/services/events/changes.js';
-import { auditRecordMakes, changeOfWrite, OwnChanges } from '../../src/services/events/own-changes.js';
+import { auditRecordMakes, changeOfWrite, OWN_CHANGE_WINDOW_MS, OwnChanges } from '../../src/services/events/own-changes.js';
 import { TaskQueue } from '../../src/services/events/queue.js';
 import { WebhookProcessor } from '../../src/services/events/webhooks.js';
 import type { CrmClient } from '../../src/services/uisp/crm-client.js';
@@ -118,18 +118,38 @@ describe('the queue', () => {
 });
 
 describe('auditRecordMakes: the audit record of another SubOps process that made a change', () => {
+  const at = { recordedAt: 1_800_000_000_000, changedAt: 1_800_000_010_000 };
+  const suspended = { ok: true, result: 'suspended' };
   it.each([
-    [{ action: 'suspend', serviceId: 101 }, { entity: 'service', id: 101, changeType: 'suspend' }, true],
-    [{ action: 'suspend', serviceId: 102 }, { entity: 'service', id: 101, changeType: 'suspend' }, false],
-    [{ action: 'unsuspend', serviceId: 104 }, { entity: 'service', id: 104, changeType: 'unsuspend' }, true],
-    [{ action: 'suspend', serviceId: 104 }, { entity: 'service', id: 104, changeType: 'unsuspend' }, false],
-    [{ action: 'activate', clientId: 1010, serviceId: 106 }, { entity: 'service', id: 106, changeType: 'insert' }, true],
-    [{ action: 'activate', clientId: 1010, serviceId: 106 }, { entity: 'client', id: 1010, changeType: 'insert' }, true],
-    [{ action: 'payment', paymentId: 3201, clientId: 1001 }, { entity: 'payment', id: 3201, changeType: 'insert' }, true],
-    [{ action: 'payment', paymentId: 3201, clientId: 1001 }, { entity: 'client', id: 1001, changeType: 'insert' }, false],
-    [{ action: 'activate', clientId: 1004 }, { entity: 'client', id: 1004, changeType: 'archive' }, false],
+    [{ action: 'suspend', serviceId: 101, ...suspended }, { entity: 'service', id: 101, changeType: 'suspend' }, true],
+    [{ action: 'suspend', serviceId: 102, ...suspended }, { entity: 'service', id: 101, changeType: 'suspend' }, false],
+    [{ action: 'unsuspend', serviceId: 104, ok: true, result: 'unsuspended' }, { entity: 'service', id: 104, changeType: 'unsuspend' }, true],
+    [{ action: 'suspend', serviceId: 104, ...suspended }, { entity: 'service', id: 104, changeType: 'unsuspend' }, false],
+    [{ action: 'activate', clientId: 1010, serviceId: 106, ok: true, result: 'activated' }, { entity: 'service', id: 106, changeType: 'insert' }, true],
+    [{ action: 'activate', clientId: 1010, serviceId: 106, ok: true, result: 'activated' }, { entity: 'client', id: 1010, changeType: 'insert' }, true],
+    [{ action: 'payment', paymentId: 3201, clientId: 1001, ok: true, result: 'recorded' }, { entity: 'payment', id: 3201, changeType: 'insert' }, true],
+    [{ action: 'payment', paymentId: 3201, clientId: 1001, ok: true, result: 'recorded' }, { entity: 'client', id: 1001, changeType: 'insert' }, false],
+    [{ action: 'activate', clientId: 1004, ok: true, result: 'activated' }, { entity: 'client', id: 1004, changeType: 'archive' }, false],
+    // Records of writes that changed nothing, or did not happen, explain no change.
+    [{ action: 'unsuspend', serviceId: 101, ok: true, result: 'not-suspended' }, { entity: 'service', id: 101, changeType: 'unsuspend' }, false],
+    [{ action: 'suspend', serviceId: 101, ok: true, result: 'already-suspended' }, { entity: 'service', id: 101, changeType: 'suspend' }, false],
+    [{ action: 'activate', clientId: 1010, serviceId: 106, ok: true, result: 'already-activated' }, { entity: 'service', id: 106, changeType: 'insert' }, false],
+    [{ action: 'payment', paymentId: 3201, ok: true, result: 'already-recorded' }, { entity: 'payment', id: 3201, changeType: 'insert' }, false],
+    [{ action: 'suspend', serviceId: 101, ok: false, result: 'suspended' }, { entity: 'service', id: 101, changeType: 'suspend' }, false],
+    [{ action: 'suspend', serviceId: 101, ok: false, result: 'refused' }, { entity: 'service', id: 101, changeType: 'suspend' }, false],
+    [{ action: 'suspend', serviceId: 101, ok: false, result: 'failed' }, { entity: 'service', id: 101, changeType: 'suspend' }, false],
+    [{ action: 'suspend', serviceId: 101 }, { entity: 'service', id: 101, changeType: 'suspend' }, false],
   ])('%o makes %o: %s', (record, change, expected) => {
-    expect(auditRecordMakes(record, change)).toBe(expected);
+    expect(auditRecordMakes(record, change, at)).toBe(expected);
+  });
+
+  it(`counts only a record written within ${OWN_CHANGE_WINDOW_MS / 60_000} minutes of the change, either side`, () => {
+    const record = { action: 'suspend', serviceId: 101, ...suspended };
+    const change = { entity: 'service', id: 101, changeType: 'suspend' };
+    const changedAt = 1_800_000_000_000;
+    const makes = (offsetMs: number) => auditRecordMakes(record, change, { recordedAt: changedAt + offsetMs, changedAt });
+    expect([0, OWN_CHANGE_WINDOW_MS, -OWN_CHANGE_WINDOW_MS].map(makes)).toEqual([true, true, true]);
+    expect([OWN_CHANGE_WINDOW_MS + 1, -OWN_CHANGE_WINDOW_MS - 1, -3_600_000, Number.NaN].map(makes)).toEqual([false, false, false, false]);
   });
 });
 

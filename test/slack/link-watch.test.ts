@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AUDIT_CHANNEL, CHANNEL, inputs, shown, startHarness, type Harness } from './harness.js';
 
 const HOUR = 3_600_000;
-// The fake Slack's message timestamps start at 1_700_000_000 s: the clock starts just after.
-let t = 1_700_000_000_000;
+// The fake Slack stamps messages with the wall clock: the test clock starts a minute after it.
+let t = Date.now();
 const now = () => t;
 
 let h: Harness;
@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 const start = async () => {
-  t = 1_700_000_000_000 + 60_000;
+  t = Date.now() + 60_000;
   h = await startHarness({ events: { now }, env: { LINK_REMINDER_HOURS: '24' } });
 };
 

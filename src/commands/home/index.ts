@@ -1,6 +1,6 @@
 /**
  * The bot's Home tab. Opening it (`app_home_opened`) publishes the agent's and the team's recent
- * operations, read back from the audit channel's message metadata, and the activations still awaiting
+ * operations, read back from the metadata of the audit messages SubOps wrote, and the activations still awaiting
  * their manual CRM–NMS link, read from UISP. Its buttons open the existing forms (results go to the
  * agent's DM with the bot) and a client lookup whose card lands in that DM. The global access guard
  * (src/slack/access.ts) checks the Home tab and its buttons like every command.
@@ -22,10 +22,10 @@ type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & { clien
 
 /** Reads what the Home tab shows and publishes it for this user. */
 export async function publishHome(client: App['client'], deps: ListenerDeps, userId: string): Promise<void> {
-  const { auditChannelId, services } = deps;
+  const { auditChannelId, services, identity } = deps;
   const [operations, missingLinks] = await Promise.all([
     auditChannelId
-      ? settle(readAuditTrail(client, auditChannelId, userId, HOME_LIST_LENGTH), 'Could not read the audit channel')
+      ? settle(readAuditTrail(client, auditChannelId, identity, userId, HOME_LIST_LENGTH), 'Could not read the audit channel')
       : ({ ok: false, problem: 'AUDIT_CHANNEL_ID is not set: SubOps keeps no record of operations to show.' } as const),
     settle(services.lookups.missingLinks(), 'Could not read the NMS sites'),
   ]);

@@ -3,19 +3,24 @@
  * the activation's thread and on its parent message, the one reminder in the thread, or both in the
  * audit channel when the thread is unknown. After a restart, `resume` finds each pending site's thread
  * again in the metadata of the activation's audit message, and whether its reminder was already posted.
+ * Only what SubOps wrote counts (src/slack/audit-trail.ts): an audit message, a thread parent or a
+ * reminder posted by another app, or by a person, is passed over, so none of them can send "Linked in
+ * CRM" to a thread of their choosing or hold a reminder back.
  */
 import type { App, webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { ActivationLookup, ActivationRecord, LinkEvent } from '../../services/events/link-watch.js';
+import { writtenBySubOps } from '../../slack/audit-trail.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { errorSummary } from '../../slack/errors.js';
+import type { BotIdentity } from '../../slack/startup.js';
 import { AUDIT_EVENT_TYPE } from '../../views/audit.js';
 import type { Block, SlackMessage } from '../../views/kit.js';
 import { LINK_REMINDER_EVENT_TYPE, linkedParent, linkedReply, linkReminder } from '../../views/link-watch.js';
 
 export function register(app: App, deps: ListenerDeps): void {
-  const { events, auditChannelId, logger } = deps;
+  const { events, auditChannelId, logger, identity } = deps;
   if (!events) return;
   const log = logger.child({ flow: 'link-watch' });
   const reminderHours = events.settings.linkReminderMs / 3_600_000;
@@ -29,16 +34,17 @@ export function register(app: App, deps: ListenerDeps): void {
       return;
     }
     await app.client.chat.postMessage({ channel, ...msg, ...(thread && { thread_ts: thread.ts }), unfurl_links: false });
-    if (event.kind === 'linked' && thread) await markParentLinked(app.client, thread, log);
+    if (event.kind === 'linked' && thread) await markParentLinked(app.client, thread, identity, log);
   });
 }
 
-/** Adds "Linked in CRM" under the activation's parent message, as it reads now. */
-async function markParentLinked(client: webApi.WebClient, thread: { channel: string; ts: string }, log: Logger): Promise<void> {
+/** Adds "Linked in CRM" under the activation's parent message, as it reads now (only a message SubOps wrote). */
+async function markParentLinked(client: webApi.WebClient, thread: { channel: string; ts: string }, self: BotIdentity, log: Logger): Promise<void> {
   try {
     const history = await client.conversations.history({ channel: thread.channel, latest: thread.ts, inclusive: true, limit: 1 });
     const parent = history.messages?.find((m) => m.ts === thread.ts);
     if (!parent) return log.warn({ thread }, 'the activation message is gone: not updated');
+    if (!writtenBySubOps(parent, self)) return log.warn({ thread }, 'the thread is not one SubOps started: its parent message is not updated');
     const update: SlackMessage = { text: parent.text ?? 'Activation', blocks: linkedParent((parent.blocks ?? []) as Block[]) };
     await client.chat.update({ channel: thread.channel, ts: thread.ts, ...update });
   } catch (error) {
@@ -58,10 +64,12 @@ const ReminderMetadata = z.object({ event_type: z.literal(LINK_REMINDER_EVENT_TY
 const LOOKBACK_PAGES = 20;
 
 /**
- * Reads the audit channel, newest first, for the activation audit messages of these sites: each one's
- * thread and time; and, for those past the reminder time, whether the thread already has the reminder.
+ * Reads the audit channel, newest first, for the activation audit messages SubOps wrote about these
+ * sites: each one's thread and time; and, for those past the reminder time, whether the thread already
+ * has SubOps' reminder. A thread whose parent SubOps did not write is not followed (the site is still
+ * watched; its events go to the audit channel).
  */
-export function activationLookup(client: webApi.WebClient, auditChannelId: string, reminderMs: number, now: () => number = Date.now): ActivationLookup {
+export function activationLookup(client: webApi.WebClient, auditChannelId: string, self: BotIdentity, reminderMs: number, now: () => number = Date.now): ActivationLookup {
   return async (siteIds) => {
     const wanted = new Set(siteIds);
     const found = new Map<string, ActivationRecord>();
@@ -70,7 +78,7 @@ export function activationLookup(client: webApi.WebClient, auditChannelId: strin
       const history = await client.conversations.history({ channel: auditChannelId, include_all_metadata: true, limit: 200, ...(cursor && { cursor }) });
       for (const message of history.messages ?? []) {
         const audit = ActivationAuditMetadata.safeParse(message.metadata);
-        if (!audit.success) continue;
+        if (!audit.success || !writtenBySubOps(message, self)) continue;
         const { siteId, thread_channel: channel, thread_ts: ts } = audit.data.event_payload;
         if (!wanted.has(siteId) || found.has(siteId)) continue;
         found.set(siteId, { thread: { channel, ts }, since: Number(message.ts) * 1000, reminded: false });
@@ -78,33 +86,62 @@ export function activationLookup(client: webApi.WebClient, auditChannelId: strin
       cursor = history.response_metadata?.next_cursor || undefined;
       if (!history.has_more || !cursor) break;
     }
-    for (const [siteId, record] of found) {
-      if (now() - record.since >= reminderMs) record.reminded = await reminderPosted(client, record.thread, siteId);
+    for (const [siteId, record] of [...found]) {
+      const [parent, ...replies] = await threadOf(client, record.thread);
+      if (parent?.ts !== record.thread.ts || !writtenBySubOps(parent, self)) {
+        found.delete(siteId);
+        continue;
+      }
+      if (now() - record.since >= reminderMs) record.reminded = replies.some((m) => writtenBySubOps(m, self) && remindsOf(m.metadata, siteId));
     }
     return found;
   };
 }
 
-async function reminderPosted(client: webApi.WebClient, thread: { channel: string; ts: string }, siteId: string): Promise<boolean> {
-  const replies = await client.conversations.replies({ channel: thread.channel, ts: thread.ts, include_all_metadata: true, limit: 1000 });
-  return (replies.messages ?? []).some((m) => {
-    const reminder = ReminderMetadata.safeParse(m.metadata);
-    return reminder.success && reminder.data.event_payload.site_id === siteId;
-  });
+/** The thread's messages, parent first; none when its parent is gone (a deleted activation message). */
+async function threadOf(client: webApi.WebClient, thread: { channel: string; ts: string }) {
+  try {
+    return (await client.conversations.replies({ channel: thread.channel, ts: thread.ts, include_all_metadata: true, limit: 1000 })).messages ?? [];
+  } catch (error) {
+    if (errorSummary(error).slackError === 'thread_not_found') return [];
+    throw error;
+  }
+}
+
+function remindsOf(metadata: unknown, siteId: string): boolean {
+  const reminder = ReminderMetadata.safeParse(metadata);
+  return reminder.success && reminder.data.event_payload.site_id === siteId;
 }
 
 /**
  * After start-up: the pending links are rebuilt from UISP and Slack, then checked every
  * LINK_WATCH_INTERVAL_S. A failure to rebuild is logged; activations from now on are still watched.
+ * `identity`: SubOps in Slack, as checked at start; without it, auth.test is asked.
  */
-export async function resume(client: webApi.WebClient, deps: Pick<ListenerDeps, 'events' | 'auditChannelId' | 'logger'>, now: () => number = Date.now): Promise<void> {
+export async function resume(
+  client: webApi.WebClient,
+  deps: Pick<ListenerDeps, 'events' | 'auditChannelId' | 'logger'> & { identity?: BotIdentity | undefined },
+  now: () => number = Date.now,
+): Promise<void> {
   const { events, auditChannelId, logger } = deps;
   if (!events) return;
+  const reminderMs = events.settings.linkReminderMs;
+  // Asked only when a pending site needs its thread; a failure leaves the links watched without one.
+  const lookup: ActivationLookup | undefined = auditChannelId
+    ? async (siteIds) => activationLookup(client, auditChannelId, deps.identity ?? (await askIdentity(client)), reminderMs, now)(siteIds)
+    : undefined;
   try {
-    const count = await events.links.rebuild(auditChannelId ? activationLookup(client, auditChannelId, events.settings.linkReminderMs, now) : undefined);
+    const count = await events.links.rebuild(lookup);
     if (count) logger.info({ pending: count }, 'manual CRM–NMS links still pending, watched again');
   } catch (error) {
     logger.warn({ err: errorSummary(error) }, 'could not rebuild the pending manual CRM–NMS links');
   }
   events.links.start(events.settings.linkWatchIntervalMs);
+}
+
+/** SubOps' identity as Slack's auth.test names it, for a caller without the one checked at start. */
+async function askIdentity(client: webApi.WebClient): Promise<BotIdentity> {
+  const auth = await client.auth.test();
+  if (!auth.bot_id || !auth.user_id) throw new Error('auth.test names no bot: SLACK_BOT_TOKEN is not a bot token');
+  return { botId: auth.bot_id, botUserId: auth.user_id, appId: auth.app_id, workspaceUrl: auth.url };
 }

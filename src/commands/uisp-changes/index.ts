@@ -24,7 +24,8 @@ export function register(app: App, deps: ListenerDeps): void {
   const crmClientUrl = (clientId: number) => deps.services.activation.crmClientUrl(clientId);
 
   // What other SubOps processes (CLI runs, other replicas) did is in the audit channel: not posted again.
-  if (auditChannelId) events.webhooks.recognize(auditTrail({ client: app.client, channelId: auditChannelId }));
+  // Only records SubOps wrote count: another app's (or a person's) cannot hide a change made in UISP.
+  if (auditChannelId) events.webhooks.recognize(auditTrail({ client: app.client, channelId: auditChannelId, identity: deps.identity }));
   events.webhooks.subscribe(async (change: ChangeNotice) => {
     if (!auditChannelId) {
       logger.info({ change: change.change.kind, uuid: change.event.uuid }, 'a change was made in UISP (AUDIT_CHANNEL_ID is not set: not posted)');

@@ -112,8 +112,32 @@ const keyOf = (change: ChangeRef) => `${change.entity}:${change.id}:${change.cha
  */
 export type RecordedElsewhere = (change: ChangeRef) => Promise<boolean>;
 
-/** The audit record of a write (its action and flat target ids) that makes this change. */
-export function auditRecordMakes(record: { action?: unknown; [target: string]: unknown }, change: ChangeRef): boolean {
+/**
+ * How far apart an audit record and the change it explains may be: the record is written just after
+ * SubOps' write (the CLI at once; the Slack app once the operation's thread is delivered), and the
+ * webhook about it is processed seconds after the write. A record further from the change is about
+ * another change of the same record.
+ */
+export const OWN_CHANGE_WINDOW_MS = 5 * 60_000;
+
+/**
+ * The result of each action's record when its write changed the CRM (src/services/audit-records.ts).
+ * Anything else changed nothing a webhook reports: already-activated, already-suspended, not-suspended,
+ * already-recorded, refused, failed.
+ */
+const CHANGED: Record<string, string> = { activate: 'activated', suspend: 'suspended', unsuspend: 'unsuspended', payment: 'recorded' };
+
+/** An audit record's facts, flat, as its message metadata carries them (src/views/audit.ts). */
+export type AuditFacts = { action?: unknown; result?: unknown; ok?: unknown; [target: string]: unknown };
+
+/**
+ * True when this audit record explains the change: a write that happened (ok, and a result that
+ * changed something) of the same action on the same record, written within OWN_CHANGE_WINDOW_MS of the
+ * change. Times in ms since the epoch: `recordedAt` the audit message's ts, `changedAt` the change's.
+ */
+export function auditRecordMakes(record: AuditFacts, change: ChangeRef, { recordedAt, changedAt }: { recordedAt: number; changedAt: number }): boolean {
+  if (record.ok !== true || typeof record.action !== 'string' || record.result !== CHANGED[record.action]) return false;
+  if (!(Math.abs(recordedAt - changedAt) <= OWN_CHANGE_WINDOW_MS)) return false;
   const is = (action: string, target: string) => record.action === action && Number(record[target]) === change.id;
   switch (`${change.entity}:${change.changeType}`) {
     case 'service:suspend':
@@ -131,4 +155,3 @@ export function auditRecordMakes(record: { action?: unknown; [target: string]: u
       return false;
   }
 }
-
