@@ -6,7 +6,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, HTTPReceiver, webApi } from './slack/bolt.js';
+import { App, HTTPReceiver } from './slack/bolt.js';
 import type { Logger } from 'pino';
 import type { SlackConfig } from './config.js';
 import * as activation from './commands/activation/index.js';
@@ -31,7 +31,8 @@ import { createAuditor } from './slack/audit.js';
 import { DeliveryLog, dropRedeliveries } from './slack/deliveries.js';
 import { createLateDuplicateNotices } from './slack/duplicate-notices.js';
 import type { ListenerDeps } from './slack/deps.js';
-import { HEALTH_TIMEOUT_MS, healthRoute } from './slack/health.js';
+import { healthRoute, type HealthProbe } from './slack/health.js';
+import type { Metrics } from './services/metrics.js';
 import { guardInbound } from './slack/inbound.js';
 import { boltLogger } from './slack/logging.js';
 import type { BotIdentity } from './slack/startup.js';
@@ -43,6 +44,11 @@ export interface AppDeps {
   slack: SlackConfig;
   /** UISP webhooks, the manual-link watch and metrics (the bot process; tests that exercise them). */
   events?: EventServices | undefined;
+  /**
+   * With HEALTHZ_ON_SLACK_PORT: GET /healthz is also answered on PORT (HTTP mode), from this probe. The ops
+   * listener (startOpsListener) serves /healthz and /metrics whatever this says.
+   */
+  health?: HealthProbe | undefined;
   logger: Logger;
   /** CRM service status numbers (SERVICE_STATUS_*), for naming statuses in Slack. */
   statuses?: ServiceStatusTable;
@@ -50,14 +56,15 @@ export interface AppDeps {
   work?: WorkTracker;
   /**
    * The bot's ids, from checkSlack(): with them Bolt never runs auth.test on its own, whose failure
-   * would be an unhandled rejection instead of a clear start-up error.
+   * would be an unhandled rejection instead of a clear start-up error; and what the app reads back
+   * from Slack counts only when SubOps wrote it.
    */
   identity: BotIdentity;
 }
 
 export const EVENTS_PATH = '/slack/events';
 
-export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_STATUSES, work = new WorkTracker(), identity, events }: AppDeps): App {
+export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_STATUSES, work = new WorkTracker(), identity, events, health }: AppDeps): App {
   const metrics = events?.metrics;
   const clientOptions = {
     ...(slack.apiUrl && { slackApiUrl: `${slack.apiUrl}/` }),
@@ -66,15 +73,16 @@ export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_
     // and a Slack outage must not hold UISP writes hostage. Rate limits still wait out Retry-After.
     retryConfig: { retries: 2, factor: 2, minTimeout: 250, maxTimeout: 2_000 },
   };
-  const common = { token: slack.botToken, clientOptions, logger: boltLogger(logger), ...identity };
+  const common = { token: slack.botToken, clientOptions, logger: boltLogger(logger), botId: identity.botId, botUserId: identity.botUserId };
   const app = slack.appToken
     ? // installerOptions.clientOptions is how the Socket Mode client (apps.connections.open) gets the API URL too.
       new App({ ...common, appToken: slack.appToken, socketMode: true, installerOptions: { clientOptions } })
-    : new App({ ...common, receiver: httpReceiver({ services, slack, logger, work, events }) });
+    : new App({ ...common, receiver: httpReceiver({ slack, logger, work, events, health }) });
 
   const access = createAccessPolicy({ allowedUserIds: slack.allowedUserIds, allowedUsergroupId: slack.allowedUsergroupId, client: app.client, logger });
   if (access.open) logger.warn('Neither ALLOWED_USER_IDS nor ALLOWED_USERGROUP_ID is set: every member of the workspace may run SubOps commands.');
   if (!slack.auditChannelId) logger.warn('AUDIT_CHANNEL_ID is not set: audit records go to the log only.');
+  if (events && !events.settings.webhookToken) logger.warn(`WEBHOOK_TOKEN is not set: the UISP webhook endpoint (${WEBHOOK_PATH}) is off, and changes made in UISP outside SubOps are not reported.`);
   const deliveries = new DeliveryLog();
   // Order matters: work is counted (and refused while draining) before anything else runs.
   app.use(trackWork(work, logger));
@@ -93,6 +101,7 @@ export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_
     lateDuplicates: createLateDuplicateNotices({ client: app.client, channelId: slack.auditChannelId, logger, work, crmClientUrl: (id) => services.activation.crmClientUrl(id) }),
     auditChannelId: slack.auditChannelId,
     events,
+    identity,
   };
   activation.register(app, deps);
   suspension.register(app, deps);
@@ -111,41 +120,47 @@ export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_
   return app;
 }
 
-/** Bolt's HTTP receiver behind the inbound gate (malformed requests get a 400), with GET /healthz, and with events POST /uisp/webhook and GET /metrics. */
-function httpReceiver({ services, slack, logger, work, events }: Pick<AppDeps, 'services' | 'slack' | 'logger' | 'events'> & { work: WorkTracker }): HTTPReceiver {
+/** Bolt's HTTP receiver behind the inbound gate (malformed requests get a 400), with POST /uisp/webhook when WEBHOOK_TOKEN is set, and GET /healthz with HEALTHZ_ON_SLACK_PORT. */
+function httpReceiver({ slack, logger, work, events, health }: Pick<AppDeps, 'slack' | 'logger' | 'events' | 'health'> & { work: WorkTracker }): HTTPReceiver {
   const signingSecret = slack.signingSecret ?? '';
-  const probeClient = new webApi.WebClient(slack.botToken, {
-    ...(slack.apiUrl && { slackApiUrl: `${slack.apiUrl}/` }),
-    retryConfig: { retries: 0 },
-    timeout: HEALTH_TIMEOUT_MS,
-    rejectRateLimitedCalls: true,
-    logger: boltLogger(logger),
-  });
   const receiver = new HTTPReceiver({
     signingSecret,
     endpoints: [EVENTS_PATH],
     logger: boltLogger(logger),
-    customRoutes: [{ path: '/healthz', method: 'GET', handler: healthRoute({ services, slackClient: probeClient, work }) }, ...(events ? eventRoutes(events) : [])],
+    customRoutes: [...(health ? [{ path: '/healthz', method: 'GET', handler: healthRoute(health, work) }] : []), ...(events ? webhookRoutes(events) : [])],
   });
   receiver.requestListener = guardInbound(receiver.requestListener, { signingSecret, endpoints: [EVENTS_PATH], logger });
   return receiver;
 }
 
-/** POST /uisp/webhook and GET /metrics: on the bot's server in HTTP mode, on WEBHOOK_PORT in Socket Mode. */
-function eventRoutes(events: EventServices) {
-  return [
-    { path: WEBHOOK_PATH, method: 'POST' as const, handler: webhookRoute({ processor: events.webhooks, token: events.settings.webhookToken }) },
-    ...(events.metrics ? [{ path: '/metrics', method: 'GET' as const, handler: events.metrics.route() }] : []),
-  ];
+/** POST /uisp/webhook, only with WEBHOOK_TOKEN set: on the bot's server in HTTP mode, on WEBHOOK_PORT in Socket Mode. */
+function webhookRoutes(events: EventServices) {
+  const token = events.settings.webhookToken;
+  if (!token) return [];
+  return [{ path: WEBHOOK_PATH, method: 'POST' as const, handler: webhookRoute({ processor: events.webhooks, token, ratePerMinute: events.settings.webhookRatePerMinute }) }];
 }
 
 /**
- * Socket Mode has no server of its own: with WEBHOOK_PORT set, a small listener serves the event
- * routes. `listen.host` as for startApp.
+ * Socket Mode has no server of its own: with WEBHOOK_PORT and WEBHOOK_TOKEN set, a small listener serves
+ * the webhook route. `listen.host` as for startApp.
  */
 export async function startEventListener(events: EventServices, listen: { host?: string } = {}): Promise<RunningListener | undefined> {
-  if (events.settings.webhookPort === undefined) return undefined;
-  return startHttpListener(eventRoutes(events), { port: events.settings.webhookPort, host: listen.host });
+  if (events.settings.webhookPort === undefined || !events.settings.webhookToken) return undefined;
+  return startHttpListener(webhookRoutes(events), { port: events.settings.webhookPort, host: listen.host, logger: events.logger });
+}
+
+/**
+ * The ops listener: GET /healthz and (with metrics) GET /metrics, on OPS_HOST:OPS_PORT — loopback only by
+ * default, so neither is public on the Slack port. Serves nothing else (404).
+ */
+export async function startOpsListener(
+  { health, work, metrics }: { health: HealthProbe; work: Pick<WorkTracker, 'acceptingWork' | 'inFlight'>; metrics?: Metrics | undefined },
+  listen: { port: number; host: string },
+): Promise<RunningListener> {
+  return startHttpListener(
+    [{ path: '/healthz', method: 'GET', handler: healthRoute(health, work) }, ...(metrics ? [{ path: '/metrics', method: 'GET' as const, handler: metrics.route() }] : [])],
+    listen,
+  );
 }
 
 export interface RunningApp {

@@ -2,6 +2,7 @@
  * Configuration from the environment. Every problem is collected and reported at once, by variable
  * name, before anything connects anywhere. Values of secret variables never appear in messages.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { DEFAULT_SERVICE_STATUSES, type ServiceStatusTable } from './services/activation/service-status.js';
 import { DEFAULT_PAYMENT_MAX_AMOUNT } from './services/input/grammar.js';
@@ -78,15 +79,32 @@ export interface SlackConfig {
 const DEFAULT_PAGES_IN_FLIGHT = 4;
 /** UISP webhooks, the manual-link watch and metrics: settings of the bot process. */
 export interface EventsConfig {
-  /** Socket Mode: the port of the small listener for POST /uisp/webhook and GET /metrics; none when undefined. HTTP mode serves both on PORT. */
+  /** Socket Mode: the port of the small listener for POST /uisp/webhook; none when undefined. HTTP mode serves it on PORT. */
   webhookPort: number | undefined;
-  /** When set, UISP must call the webhook URL with `?token=<it>`. */
+  /** The webhook endpoint exists only when set: UISP must call it with `?token=<it>` (or the X-Webhook-Token header). */
   webhookToken: string | undefined;
+  /** Webhook deliveries one remote address may make per minute; also how many of its events may wait. */
+  webhookRatePerMinute: number;
+  /** A payment.add is reported only when the payment is dated within this long before now. */
+  paymentWindowMs: number;
   /** How often the pending manual CRM–NMS links are checked (one NMS request for all). */
   linkWatchIntervalMs: number;
   /** How long after an activation an unlinked site gets its one reminder. */
   linkReminderMs: number;
 }
+
+/** Where GET /metrics and GET /healthz are served: a listener of their own, loopback only by default. */
+export interface OpsConfig {
+  /** OPS_PORT; 0 picks a free port (named in the start-up line). */
+  port: number;
+  /** OPS_HOST: the address the ops listener binds; 127.0.0.1 by default. */
+  host: string;
+  /** HEALTHZ_ON_SLACK_PORT: GET /healthz is also answered on PORT (HTTP mode), for a load balancer that checks only that port. */
+  healthzOnSlackPort: boolean;
+}
+
+/** OPS_PORT's default: the port the OpenTelemetry Prometheus exporter uses, free on most hosts. */
+export const DEFAULT_OPS_PORT = 9464;
 
 /**
  * Whether Intl knows the zone. ICU's list of canonical names answers most settings cheaply; other
@@ -170,6 +188,24 @@ class EnvReader {
     return value;
   }
 
+  boolean(name: string, fallback: boolean): boolean {
+    const raw = this.string(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['true', '1', 'yes'].includes(raw)) return true;
+    if (['false', '0', 'no'].includes(raw)) return false;
+    this.problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  }
+
+  /** An IP address or a host name to listen on. */
+  host(name: string, fallback: string): string {
+    const value = this.string(name);
+    if (value === undefined) return fallback;
+    if (isIP(value) || /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(value)) return value;
+    this.problems.push(`${name} must be an IP address or host name to listen on, e.g. 127.0.0.1 (got "${value}")`);
+    return fallback;
+  }
+
   list(name: string): string[] {
     return (this.string(name) ?? '')
       .split(',')
@@ -239,7 +275,7 @@ export function loadCoreConfig(env: Env): CoreConfig {
  * required unless the caller opts into the bundled simulator: a bot serving agents must never fall
  * back to sample data because UISP_URL was forgotten.
  */
-export function loadAppConfig(env: Env, { simulator = false }: { simulator?: boolean } = {}): { core: CoreConfig; slack: SlackConfig; events: EventsConfig } {
+export function loadAppConfig(env: Env, { simulator = false }: { simulator?: boolean } = {}): { core: CoreConfig; slack: SlackConfig; events: EventsConfig; ops: OpsConfig } {
   const reader = new EnvReader(env);
   const core = readCore(reader);
   if (!core.uisp.url && !simulator && !reader.problems.some((p) => p.startsWith('UISP_URL'))) {
@@ -261,11 +297,21 @@ export function loadAppConfig(env: Env, { simulator = false }: { simulator?: boo
   const events: EventsConfig = {
     webhookPort: reader.string('WEBHOOK_PORT') === undefined ? undefined : reader.int('WEBHOOK_PORT', 0, { min: 1, max: 65_535 }),
     webhookToken: reader.string('WEBHOOK_TOKEN'),
+    webhookRatePerMinute: reader.int('WEBHOOK_RATE_PER_MINUTE', 600, { min: 1, max: 100_000 }),
+    paymentWindowMs: reader.positiveNumber('WEBHOOK_PAYMENT_WINDOW_HOURS', 24) * 3_600_000,
     linkWatchIntervalMs: reader.positiveNumber('LINK_WATCH_INTERVAL_S', 60) * 1000,
     linkReminderMs: reader.positiveNumber('LINK_REMINDER_HOURS', 24) * 3_600_000,
   };
+  const ops: OpsConfig = {
+    port: reader.int('OPS_PORT', DEFAULT_OPS_PORT, { max: 65_535 }),
+    host: reader.host('OPS_HOST', '127.0.0.1'),
+    healthzOnSlackPort: reader.boolean('HEALTHZ_ON_SLACK_PORT', false),
+  };
+  if (ops.port !== 0 && (ops.port === events.webhookPort || (!appToken && ops.port === slack.port))) {
+    reader.problems.push(`OPS_PORT must differ from ${ops.port === events.webhookPort ? 'WEBHOOK_PORT' : 'PORT'} (${ops.port}): /metrics and /healthz have a listener of their own`);
+  }
   if (reader.problems.length) throw new ConfigError(reader.problems);
-  return { core, slack, events };
+  return { core, slack, events, ops };
 }
 
 /** Where the CLI posts its audit records in Slack: the bot's token, the audit channel and the API base. */

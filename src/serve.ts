@@ -8,6 +8,7 @@ import { parseFlags } from './process/flags.js';
 import { EXIT, untilSignal, writeLine, type ProcessIo } from './process/io.js';
 import type { EventServices } from './services/events/index.js';
 import type { RunningListener } from './services/events/http-listener.js';
+import type { HealthProbe as HealthProbeType } from './slack/health.js';
 import { errorSummary } from './slack/errors.js';
 import { createLogger } from './logging.js';
 import { checkSlack, StartupError } from './slack/startup.js';
@@ -18,9 +19,10 @@ Runs the Slack app. Socket Mode when SLACK_APP_TOKEN is set; otherwise HTTP on P
 at /slack/events, verifying requests with SLACK_SIGNING_SECRET. SLACK_BOT_TOKEN is always required.
 UISP_URL is required; --simulator runs against the bundled UISP simulator and its sample data
 instead (for trials; agents' changes then go nowhere). At start it checks that Slack answers (retrying
-a few times), accepts SLACK_BOT_TOKEN and lets the bot post in AUDIT_CHANNEL_ID. In HTTP mode GET /healthz
-says whether UISP and Slack are reachable. UISP CRM webhooks are taken at POST /uisp/webhook and
-Prometheus metrics served at GET /metrics (in Socket Mode on WEBHOOK_PORT, when set). On SIGTERM it turns
+a few times), accepts SLACK_BOT_TOKEN and lets the bot post in AUDIT_CHANNEL_ID. GET /healthz (whether
+UISP and Slack are reachable) and GET /metrics (Prometheus) are served on OPS_HOST:OPS_PORT (default
+127.0.0.1:9464), not on PORT. With WEBHOOK_TOKEN set, UISP CRM webhooks are taken at POST /uisp/webhook
+(in Socket Mode on WEBHOOK_PORT, when set); without it that endpoint is off. On SIGTERM it turns
 new requests away, lets running operations finish for up to SHUTDOWN_GRACE_MS (default 25000), then exits.
 See README.md for every setting.`;
 
@@ -60,20 +62,25 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
   }
   if (loaded.status === 'rejected') throw loaded.reason;
   const identity = checked.value;
-  const { connect, createApp, createEventServices, EVENTS_PATH, linkWatch, Metrics, startApp, startEventListener, WEBHOOK_PATH, WorkTracker } = loaded.value;
+  const { connect, createApp, createEventServices, EVENTS_PATH, HealthProbe, linkWatch, Metrics, startApp, startEventListener, startOpsListener, WEBHOOK_PATH, WorkTracker } = loaded.value;
   // A promise nobody awaited must not take down a bot serving a whole team: log it and keep serving.
   const onUnhandled = (reason: unknown) => logger.error({ err: errorSummary(reason) }, 'unhandled promise rejection; SubOps keeps running');
   let events: EventServices | undefined;
   const metrics = new Metrics(() => events?.links.pending().length ?? 0);
   const connection = await connect(io.env, (line) => logger.warn(line), { observer: metrics.uispObserver });
   process.on('unhandledRejection', onUnhandled);
+  let health: HealthProbeType | undefined;
   try {
     const work = new WorkTracker();
     const statuses = config.core.activation.statuses;
+    const { ops: opsConfig } = config;
+    // /healthz answers from one shared, cached probe with connections of its own (src/slack/health.ts).
+    health = new HealthProbe({ uisp: connection.config.uisp, slack, logger });
     events = createEventServices({ services: connection.services, settings: config.events, statuses, logger, metrics, work });
-    const app = createApp({ services: connection.services, slack, logger, statuses, work, identity, events });
+    const app = createApp({ services: connection.services, slack, logger, statuses, work, identity, events, health: opsConfig.healthzOnSlackPort ? health : undefined });
     let running: RunningApp;
     let listener: RunningListener | undefined;
+    let ops: RunningListener;
     try {
       running = await startApp(app, slack);
     } catch (error) {
@@ -87,12 +94,22 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
       await running.stop();
       return EXIT.failed;
     }
+    try {
+      ops = await startOpsListener({ health, work, metrics }, opsConfig);
+    } catch (error) {
+      writeLine(io.stderr, `Could not listen on OPS_HOST ${opsConfig.host}, OPS_PORT ${opsConfig.port} (for /metrics and /healthz): ${errorSummary(error).message}`);
+      await listener?.close();
+      await running.stop();
+      return EXIT.failed;
+    }
+    const opsAt = `/metrics and /healthz on ${opsConfig.host.includes(':') ? `[${opsConfig.host}]` : opsConfig.host}:${ops.port}`;
+    const webhooksOn = config.events.webhookToken ? ` and ${WEBHOOK_PATH}` : '';
     logger.info(
       slack.appToken
-        ? `SubOps is connected to Slack (Socket Mode)${listener ? `; UISP webhooks at ${WEBHOOK_PATH} and metrics at /metrics on port ${listener.port}` : ''}`
-        : `SubOps is listening on port ${running.port} at ${EVENTS_PATH}, ${WEBHOOK_PATH} and /metrics`,
+        ? `SubOps is connected to Slack (Socket Mode)${listener ? `; UISP webhooks at ${WEBHOOK_PATH} on port ${listener.port}` : ''}; ${opsAt}`
+        : `SubOps is listening on port ${running.port} at ${EVENTS_PATH}${webhooksOn}${opsConfig.healthzOnSlackPort ? ' and /healthz' : ''}; ${opsAt}`,
     );
-    void linkWatch.resume(app.client, { events, auditChannelId: slack.auditChannelId, logger });
+    void linkWatch.resume(app.client, { events, auditChannelId: slack.auditChannelId, logger, identity });
     await (io.untilStopped ?? untilSignal)();
 
     logger.info({ inFlight: work.inFlight, graceMs: slack.shutdownGraceMs }, 'stopping: new requests are turned away while the operations in flight finish');
@@ -101,9 +118,11 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
     if (!drained) logger.error({ inFlight: work.inFlight }, `stopped with ${work.inFlight} operation(s) still running after SHUTDOWN_GRACE_MS (${slack.shutdownGraceMs} ms); a retry converges where they stopped`);
     await listener?.close();
     await running.stop();
+    await ops.close();
     logger.info('SubOps stopped');
     return drained ? EXIT.ok : EXIT.failed;
   } finally {
+    await health?.close();
     await connection.close();
     process.off('unhandledRejection', onUnhandled);
   }
@@ -111,7 +130,7 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
 
 /** What serving needs beyond configuration and the Slack checks; loaded while Slack answers them. */
 async function loadServing() {
-  const [app, linkWatch, connection, events, webhooks, metrics, work] = await Promise.all([
+  const [app, linkWatch, connection, events, webhooks, metrics, work, health] = await Promise.all([
     import('./app.js'),
     import('./commands/link-watch/index.js'),
     import('./connect.js'),
@@ -119,8 +138,9 @@ async function loadServing() {
     import('./services/events/webhook-endpoint.js'),
     import('./services/metrics.js'),
     import('./slack/work.js'),
+    import('./slack/health.js'),
   ]);
-  return { ...app, linkWatch, ...connection, ...events, WEBHOOK_PATH: webhooks.WEBHOOK_PATH, ...metrics, ...work };
+  return { ...app, linkWatch, ...connection, ...events, WEBHOOK_PATH: webhooks.WEBHOOK_PATH, ...metrics, ...work, HealthProbe: health.HealthProbe };
 }
 
 /** One line for a receiver that would not start: a port in use, or Socket Mode refused. */

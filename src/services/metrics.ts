@@ -5,7 +5,8 @@
  * - UISP request duration by system, method, endpoint and status: an observer of the HTTP core;
  * - Slack API errors by method and error: reported by the Slack client's fetch (src/slack/api-errors.ts);
  * - webhook events by entity and outcome, and the manual CRM–NMS links still pending.
- * `GET /metrics` serves `render()` in the Prometheus text format.
+ * `GET /metrics` serves `render()` in the Prometheus text format, on the ops listener (OPS_HOST:OPS_PORT,
+ * loopback only by default), never on the Slack port: it is unauthenticated.
  *
  * prom-client (with the OpenTelemetry, cluster and push-gateway code its entry point loads) is a good
  * part of the bot's start-up time, and nothing needs it before the first request: it is loaded on first
@@ -127,7 +128,7 @@ function createInstruments({ Counter, Gauge, Histogram, Registry }: typeof impor
     }),
     webhookEvents: new Counter({
       name: 'subops_webhook_events_total',
-      help: 'UISP webhook events by entity (client, service, payment…; unknown before confirmation) and outcome (notified, own, ignored, duplicate, unverified, failed, refused).',
+      help: 'UISP webhook events by entity (client, service, payment…; unknown before confirmation) and outcome (notified, own, ignored, stale — no longer what the CRM says, duplicate, unverified, failed, refused — wrong token or body, limited — over the rate, busy — backlog full).',
       labelNames: ['entity', 'outcome'] as const,
       registers: [registry],
     }),

@@ -1,16 +1,31 @@
 /**
- * GET /healthz (HTTP mode): whether UISP (both systems) and Slack answer, each with a short timeout,
- * as JSON. 200 when both are reachable, 503 otherwise or while the process drains for a restart, so a
- * load balancer's readiness check stops sending it work. Errors are summaries, never tokens.
+ * GET /healthz: whether UISP (both systems) and Slack answer, as JSON. 200 when both do, 503 otherwise or
+ * while the process drains for a restart, so a load balancer's readiness check stops sending it work.
+ * Errors are summaries, never tokens. Served on the ops listener (OPS_HOST:OPS_PORT, loopback by
+ * default), and on the Slack port only with HEALTHZ_ON_SLACK_PORT.
+ *
+ * Cheap whatever the traffic: every request is answered from one shared probe result, refreshed at most
+ * once per `cacheMs` (HEALTH_CACHE_MS); requests that come while a probe runs wait for that one. A burst of
+ * any size therefore makes at most one probe per interval. A probe is one CRM read, one NMS read and one
+ * Slack auth.test, on connections of its own (never the UISP pool that agents' work uses), never
+ * retried, each cut off at `timeoutMs` (HEALTH_TIMEOUT_MS) by aborting its request: the connection is
+ * closed, nothing of it keeps running after the answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { webApi } from '@slack/bolt';
-import type { Services } from '../services/container.js';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { SlackConfig, UispConfig } from '../config.js';
 import { UispError } from '../services/uisp/errors.js';
+import { createUispDispatcher, UispHttp } from '../services/uisp/http.js';
+import { webApi } from './bolt.js';
 import { errorSummary } from './errors.js';
+import { boltLogger } from './logging.js';
 import type { WorkTracker } from './work.js';
 
+/** How long one probe may take, UISP and Slack each. */
 export const HEALTH_TIMEOUT_MS = 3_000;
+/** How long a probe result answers /healthz before the next request probes again. */
+export const HEALTH_CACHE_MS = 5_000;
 
 // No device has this id: the NMS answers 404 quickly, which proves it is there and takes the token.
 const NO_SUCH_DEVICE = '00000000-0000-0000-0000-000000000000';
@@ -21,27 +36,109 @@ export interface ProbeResult {
   error?: string;
 }
 
-export interface HealthReport {
-  status: 'ok' | 'degraded' | 'draining';
+/** What one probe found, shared by every request until the next. */
+export interface ProbeResults {
   uisp: ProbeResult;
   slack: ProbeResult;
+  /** When the probe started (ISO 8601). */
+  checkedAt: string;
+}
+
+export interface HealthReport extends ProbeResults {
+  status: 'ok' | 'degraded' | 'draining';
   inFlight: number;
 }
 
-export interface HealthDeps {
-  services: Pick<Services, 'crm' | 'nms'>;
-  /** A Slack client without retries, with `timeout` set. */
-  slackClient: webApi.WebClient;
-  work: WorkTracker;
+export interface HealthProbeOptions {
+  /** UISP's URL and tokens (the embedded simulator's, once resolved). */
+  uisp: Pick<UispConfig, 'url' | 'crmToken' | 'nmsToken' | 'connectTimeoutMs'>;
+  slack: Pick<SlackConfig, 'botToken' | 'apiUrl'>;
+  logger: Logger;
   timeoutMs?: number;
+  cacheMs?: number;
+  /** Clock (ms), for tests. */
+  now?: () => number;
 }
 
-async function probe(check: () => Promise<unknown>, timeoutMs: number): Promise<ProbeResult> {
+/** The shared, cached probe behind every /healthz answer. */
+export class HealthProbe {
+  private readonly crm: UispHttp;
+  private readonly nms: UispHttp;
+  private readonly slackClient: InstanceType<typeof webApi.WebClient>;
+  private readonly dispatcher: ReturnType<typeof createUispDispatcher>;
+  private readonly timeoutMs: number;
+  private readonly cacheMs: number;
+  private readonly now: () => number;
+  private last: { startedAt: number; results: ProbeResults } | undefined;
+  private running: Promise<ProbeResults> | undefined;
+  private made = 0;
+
+  constructor({ uisp, slack, logger, timeoutMs = HEALTH_TIMEOUT_MS, cacheMs = HEALTH_CACHE_MS, now = Date.now }: HealthProbeOptions) {
+    if (!uisp.url || !uisp.crmToken || !uisp.nmsToken) throw new Error('the health probe needs a UISP URL and tokens');
+    this.timeoutMs = timeoutMs;
+    this.cacheMs = cacheMs;
+    this.now = now;
+    // Two connections of its own (one per system): a probe never waits behind, or takes a connection from, agents' work.
+    const timeouts = { connectMs: Math.min(uisp.connectTimeoutMs, timeoutMs), requestMs: timeoutMs, deadlineMs: timeoutMs };
+    this.dispatcher = createUispDispatcher(timeouts, 2);
+    // No retries; the deadline aborts the request (UispHttp's own AbortController), closing its connection.
+    const common = { dispatcher: this.dispatcher, timeouts, retry: { retries: 0, backoffMs: 0 } };
+    this.crm = new UispHttp({ ...common, system: 'crm', baseUrl: `${uisp.url}/crm/api/v1.0`, headers: { 'X-Auth-Token': uisp.crmToken, 'X-Auth-App-Key': uisp.crmToken } });
+    this.nms = new UispHttp({ ...common, system: 'nms', baseUrl: `${uisp.url}/nms/api/v2.1`, headers: { 'X-Auth-Token': uisp.nmsToken } });
+    // No retries, and `timeout` aborts the call.
+    this.slackClient = new webApi.WebClient(slack.botToken, {
+      ...(slack.apiUrl && { slackApiUrl: `${slack.apiUrl}/` }),
+      retryConfig: { retries: 0 },
+      timeout: timeoutMs,
+      rejectRateLimitedCalls: true,
+      logger: boltLogger(logger),
+    });
+  }
+
+  /** Probes made so far (each is one CRM read, one NMS read and one auth.test). */
+  get probes(): number {
+    return this.made;
+  }
+
+  /** The current result: the cached one while fresh, else the probe running now, else a new probe. */
+  results(): Promise<ProbeResults> {
+    if (this.running) return this.running;
+    if (this.last && this.now() - this.last.startedAt < this.cacheMs) return Promise.resolve(this.last.results);
+    const startedAt = this.now();
+    this.made += 1;
+    const running = this.probe(startedAt).then((results) => {
+      this.last = { startedAt, results };
+      return results;
+    });
+    this.running = running;
+    void running.finally(() => {
+      if (this.running === running) this.running = undefined;
+    });
+    return running;
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.destroy();
+  }
+
+  private async probe(startedAt: number): Promise<ProbeResults> {
+    const [uisp, slack] = await Promise.all([
+      timed(() => Promise.all([uispAnswers(() => this.crm.get('service-suspension-reasons', z.unknown())), uispAnswers(() => this.nms.get(`devices/${NO_SUCH_DEVICE}`, z.unknown()))]), this.timeoutMs),
+      timed(() => this.slackClient.auth.test(), this.timeoutMs),
+    ]);
+    return { uisp, slack, checkedAt: new Date(startedAt).toISOString() };
+  }
+}
+
+/**
+ * Runs a check, answering by `timeoutMs` at the latest. The check's own request is aborted at the same
+ * deadline (UispHttp's deadline, the WebClient's timeout); this bound only keeps the answer on time.
+ */
+async function timed(check: () => Promise<unknown>, timeoutMs: number): Promise<ProbeResult> {
   const started = performance.now();
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  const timedOut = new Promise<never>((_, reject) => deadline.signal.addEventListener('abort', () => reject(new Error(`no answer within ${timeoutMs} ms`)), { once: true }));
   try {
     await Promise.race([check(), timedOut]);
     return { ok: true, ms: Math.round(performance.now() - started) };
@@ -63,18 +160,18 @@ async function uispAnswers(read: () => Promise<unknown>): Promise<void> {
   }
 }
 
-export async function checkHealth({ services, slackClient, work, timeoutMs = HEALTH_TIMEOUT_MS }: HealthDeps): Promise<HealthReport> {
-  const [uisp, slack] = await Promise.all([
-    probe(() => Promise.all([uispAnswers(() => services.crm.listSuspensionReasons()), uispAnswers(() => services.nms.getDevice(NO_SUCH_DEVICE))]), timeoutMs),
-    probe(() => slackClient.auth.test(), timeoutMs),
-  ]);
+/** The report for one request: the shared probe result, with the process's own state. */
+export async function checkHealth(probe: HealthProbe, work: Pick<WorkTracker, 'acceptingWork' | 'inFlight'>): Promise<HealthReport> {
+  const { uisp, slack, checkedAt } = await probe.results();
   const status = !work.acceptingWork ? 'draining' : uisp.ok && slack.ok ? 'ok' : 'degraded';
-  return { status, uisp, slack, inFlight: work.inFlight };
+  return { status, uisp, slack, checkedAt, inFlight: work.inFlight };
 }
 
-export function healthRoute(deps: HealthDeps): (req: IncomingMessage, res: ServerResponse) => void {
-  return (_req, res) => {
-    void checkHealth(deps).then((report) => {
+/** GET /healthz. `work` is read at each request (a getter object is fine: tests swap trackers on restart). */
+export function healthRoute(probe: HealthProbe, work: Pick<WorkTracker, 'acceptingWork' | 'inFlight'>): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    req.resume();
+    void checkHealth(probe, work).then((report) => {
       res.writeHead(report.status === 'ok' ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
       res.end(JSON.stringify(report));
     });

@@ -85,17 +85,48 @@ describe('Slack app configuration', () => {
 describe('webhooks and the link watch', () => {
   const base = { UISP_URL: 'https://uisp.example.net', UISP_TOKEN: 't', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' };
 
-  it('defaults: no webhook listener or token, links checked every 60 s, reminded after 24 h', () => {
-    expect(loadAppConfig(base).events).toEqual({ webhookPort: undefined, webhookToken: undefined, linkWatchIntervalMs: 60_000, linkReminderMs: 24 * 3_600_000 });
+  it('defaults: no webhook listener or token (the endpoint is off), 600 deliveries a minute per address, payments within 24 h, links checked every 60 s, reminded after 24 h', () => {
+    expect(loadAppConfig(base).events).toEqual({
+      webhookPort: undefined,
+      webhookToken: undefined,
+      webhookRatePerMinute: 600,
+      paymentWindowMs: 24 * 3_600_000,
+      linkWatchIntervalMs: 60_000,
+      linkReminderMs: 24 * 3_600_000,
+    });
   });
 
-  it('reads WEBHOOK_PORT, WEBHOOK_TOKEN, LINK_WATCH_INTERVAL_S and LINK_REMINDER_HOURS', () => {
-    const { events } = loadAppConfig({ ...base, WEBHOOK_PORT: '3001', WEBHOOK_TOKEN: 'hook', LINK_WATCH_INTERVAL_S: '0.5', LINK_REMINDER_HOURS: '2' });
-    expect(events).toEqual({ webhookPort: 3001, webhookToken: 'hook', linkWatchIntervalMs: 500, linkReminderMs: 2 * 3_600_000 });
+  it('reads WEBHOOK_PORT, WEBHOOK_TOKEN, WEBHOOK_RATE_PER_MINUTE, WEBHOOK_PAYMENT_WINDOW_HOURS, LINK_WATCH_INTERVAL_S and LINK_REMINDER_HOURS', () => {
+    const { events } = loadAppConfig({ ...base, WEBHOOK_PORT: '3001', WEBHOOK_TOKEN: 'hook', WEBHOOK_RATE_PER_MINUTE: '60', WEBHOOK_PAYMENT_WINDOW_HOURS: '1.5', LINK_WATCH_INTERVAL_S: '0.5', LINK_REMINDER_HOURS: '2' });
+    expect(events).toEqual({ webhookPort: 3001, webhookToken: 'hook', webhookRatePerMinute: 60, paymentWindowMs: 1.5 * 3_600_000, linkWatchIntervalMs: 500, linkReminderMs: 2 * 3_600_000 });
   });
 
   it('names each bad value', () => {
-    const problems = problemsOf(() => loadAppConfig({ ...base, WEBHOOK_PORT: '70000', LINK_WATCH_INTERVAL_S: '0', LINK_REMINDER_HOURS: 'soon' }));
-    expect(problems.map((p) => p.split(' ')[0])).toEqual(['WEBHOOK_PORT', 'LINK_WATCH_INTERVAL_S', 'LINK_REMINDER_HOURS']);
+    const problems = problemsOf(() =>
+      loadAppConfig({ ...base, WEBHOOK_PORT: '70000', WEBHOOK_RATE_PER_MINUTE: '0', WEBHOOK_PAYMENT_WINDOW_HOURS: '-1', LINK_WATCH_INTERVAL_S: '0', LINK_REMINDER_HOURS: 'soon' }),
+    );
+    expect(problems.map((p) => p.split(' ')[0])).toEqual(['WEBHOOK_PORT', 'WEBHOOK_RATE_PER_MINUTE', 'WEBHOOK_PAYMENT_WINDOW_HOURS', 'LINK_WATCH_INTERVAL_S', 'LINK_REMINDER_HOURS']);
+  });
+});
+
+describe('the ops listener (/metrics, /healthz)', () => {
+  const base = { UISP_URL: 'https://uisp.example.net', UISP_TOKEN: 't', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' };
+
+  it('defaults to 127.0.0.1:9464, and /healthz not on PORT', () => {
+    expect(loadAppConfig(base).ops).toEqual({ port: 9464, host: '127.0.0.1', healthzOnSlackPort: false });
+  });
+
+  it('reads OPS_PORT (0: a free port), OPS_HOST and HEALTHZ_ON_SLACK_PORT', () => {
+    expect(loadAppConfig({ ...base, OPS_PORT: '9100', OPS_HOST: '0.0.0.0', HEALTHZ_ON_SLACK_PORT: 'true' }).ops).toEqual({ port: 9100, host: '0.0.0.0', healthzOnSlackPort: true });
+    expect(loadAppConfig({ ...base, OPS_PORT: '0', OPS_HOST: '::1', HEALTHZ_ON_SLACK_PORT: 'no' }).ops).toEqual({ port: 0, host: '::1', healthzOnSlackPort: false });
+    expect(loadAppConfig({ ...base, OPS_HOST: 'metrics.internal' }).ops.host).toBe('metrics.internal');
+  });
+
+  it('names each bad value, and a port the Slack app or the webhook listener already uses', () => {
+    expect(problemsOf(() => loadAppConfig({ ...base, OPS_PORT: '65536', OPS_HOST: 'not a host', HEALTHZ_ON_SLACK_PORT: 'maybe' })).map((p) => p.split(' ')[0])).toEqual(['OPS_PORT', 'OPS_HOST', 'HEALTHZ_ON_SLACK_PORT']);
+    expect(problemsOf(() => loadAppConfig({ ...base, PORT: '3000', OPS_PORT: '3000' }))).toEqual(['OPS_PORT must differ from PORT (3000): /metrics and /healthz have a listener of their own']);
+    expect(problemsOf(() => loadAppConfig({ ...base, SLACK_APP_TOKEN: 'xapp-1', WEBHOOK_PORT: '3001', OPS_PORT: '3001' }))).toEqual(['OPS_PORT must differ from WEBHOOK_PORT (3001): /metrics and /healthz have a listener of their own']);
+    // In Socket Mode nothing listens on PORT.
+    expect(problemsOf(() => loadAppConfig({ ...base, SLACK_APP_TOKEN: 'xapp-1', PORT: '3000', OPS_PORT: '3000' }))).toEqual([]);
   });
 });

@@ -8,7 +8,9 @@
  */
 import { afterEach } from 'vitest';
 import type { App } from '@slack/bolt';
-import { createApp, startApp } from '../../src/app.js';
+import { createApp, startApp, startOpsListener } from '../../src/app.js';
+import type { RunningListener } from '../../src/services/events/http-listener.js';
+import { HealthProbe, type HealthProbeOptions } from '../../src/slack/health.js';
 import { loadAppConfig, type Env } from '../../src/config.js';
 import { startFakeSlack, type FakeSlack, type FakeSlackOptions, type RecordedCall } from '../../src/playground/fake-slack.js';
 import { SlackSender, type SlackReply, type ViewStateValues } from '../../src/playground/slack-sender.js';
@@ -28,6 +30,8 @@ export const BOT_TOKEN = 'xoxb-test-bot-token';
 export const CHANNEL = 'C0SUPPORT';
 export const AUDIT_CHANNEL = 'C0AUDIT';
 export const AGENT = 'U0AGENT';
+/** WEBHOOK_TOKEN of a harness with `events` (unless `env` sets another, or '' to leave the endpoint off). */
+export const WEBHOOK_TOKEN = 'test-webhook-token-7f3a';
 
 export interface HarnessOptions {
   /** Extra SLACK_* / access settings, e.g. ALLOWED_USER_IDS. */
@@ -41,14 +45,20 @@ export interface HarnessOptions {
    * on this clock (ms); WEBHOOK_TOKEN and LINK_* settings come from `env`.
    */
   events?: { now?: () => number };
+  /** The /healthz probe's timeout, cache interval and clock. */
+  health?: Pick<HealthProbeOptions, 'timeoutMs' | 'cacheMs' | 'now'>;
 }
 
 export interface Harness {
   uisp: UispFixture;
   fake: FakeSlack;
   sender: SlackSender;
-  /** The app's HTTP origin, e.g. http://127.0.0.1:PORT (events at /slack/events, health at /healthz). */
+  /** The app's HTTP origin, e.g. http://127.0.0.1:PORT (events at /slack/events; /uisp/webhook with events). */
   origin: string;
+  /** The ops listener's origin (GET /healthz, and GET /metrics with `events`), as OPS_HOST:OPS_PORT serves them. */
+  opsOrigin: string;
+  /** The shared /healthz probe. */
+  health: HealthProbe;
   app: App;
   /** The app's work in flight: `work.idle()` resolves when everything it was asked has finished. */
   work: WorkTracker;
@@ -85,13 +95,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       logs.push(JSON.parse(line) as Record<string, unknown>);
     },
   });
-  const { slack, events: eventSettings } = loadAppConfig({
+  const { slack, events: eventSettings, ops } = loadAppConfig({
     UISP_URL: uisp.sim.url,
     UISP_TOKEN: uisp.sim.token,
     SLACK_BOT_TOKEN: BOT_TOKEN,
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: fake.apiUrl,
     AUDIT_CHANNEL_ID: AUDIT_CHANNEL,
+    ...(options.events && { WEBHOOK_TOKEN }),
     ...options.env,
   });
   const gate = options.gateUisp ? new UispGate() : undefined;
@@ -107,9 +118,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const identity = await checkSlack({ slack, logger });
   const now = options.events?.now;
   let work = new WorkTracker();
+  const health = new HealthProbe({ uisp: uisp.config.uisp, slack, logger, ...options.health });
   const launch = async () => {
     events = options.events ? createEventServices({ services, settings: eventSettings, statuses, logger, metrics, work, ...(now && { now }) }) : undefined;
-    const app = createApp({ services, slack, logger, statuses, work, identity, events });
+    const app = createApp({ services, slack, logger, statuses, work, identity, events, health: ops.healthzOnSlackPort ? health : undefined });
     return { app, running: await startApp(app, slack, { port: 0, host: '127.0.0.1' }) };
   };
   let { app, running } = await launch();
@@ -119,6 +131,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     if (events) uisp.sim.setWebhookUrl(`${origin}/uisp/webhook${token ? `?token=${encodeURIComponent(token)}` : ''}`);
   };
   pointWebhooks();
+  // Read at each request: a restart swaps the tracker.
+  const currentWork = {
+    get acceptingWork() {
+      return work.acceptingWork;
+    },
+    get inFlight() {
+      return work.inFlight;
+    },
+  };
+  const opsListener: RunningListener = await startOpsListener({ health, work: currentWork, metrics }, { port: 0, host: '127.0.0.1' });
   const sender = new SlackSender({ url: `${origin}/slack/events`, signingSecret: SIGNING_SECRET, responseUrl: () => fake.responseUrl() });
 
   const harness: Harness = {
@@ -126,6 +148,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     fake,
     sender,
     origin,
+    opsOrigin: `http://127.0.0.1:${opsListener.port}`,
+    health,
     app,
     work,
     gate,
@@ -162,6 +186,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async close() {
       events?.links.stop();
       await running.stop();
+      await opsListener.close();
+      await health.close();
       await ownServices?.close();
       await gate?.close();
       await fake.close();

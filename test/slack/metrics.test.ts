@@ -1,17 +1,19 @@
 /**
  * GET /metrics (Prometheus text, prom-client) after real traffic: operations by kind and outcome, UISP
  * request durations by endpoint and status, Slack API errors by method, webhook events by entity and
- * outcome, and the pending manual links. In Socket Mode the same routes are served on WEBHOOK_PORT.
+ * outcome, and the pending manual links. Served on the ops listener (OPS_HOST:OPS_PORT), never on the Slack
+ * port; in Socket Mode the WEBHOOK_PORT listener serves only the webhook.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startEventListener } from '../../src/app.js';
+import { startEventListener, startOpsListener } from '../../src/app.js';
 import { loadAppConfig } from '../../src/config.js';
 import { createEventServices } from '../../src/services/events/index.js';
 import { Metrics } from '../../src/services/metrics.js';
 import { createLogger } from '../../src/slack/logging.js';
 import { crm } from '../simulator/helpers.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
-import { inputs, startHarness, suspendThroughSlack, type Harness } from './harness.js';
+import { HealthProbe } from '../../src/slack/health.js';
+import { inputs, startHarness, suspendThroughSlack, WEBHOOK_TOKEN, type Harness } from './harness.js';
 
 let h: Harness | undefined;
 let uisp: UispFixture | undefined;
@@ -37,11 +39,11 @@ describe('GET /metrics', () => {
     await crm(h.uisp.sim, 'PATCH', '/clients/services/105/suspend', { suspensionReasonId: 1 });
     await h.uisp.sim.webhooksSettled();
     await h.settled();
-    await fetch(`${h.origin}/uisp/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ uuid: '2c6984d7-03ae-4e48-a212-7b99378837a2' }) });
+    await fetch(`${h.origin}/uisp/webhook?token=${WEBHOOK_TOKEN}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ uuid: '2c6984d7-03ae-4e48-a212-7b99378837a2' }) });
     await h.settled();
     await suspendThroughSlack(h, 101, 2);
 
-    const text = await metricsOf(h.origin);
+    const text = await metricsOf(h.opsOrigin);
     expect(text).toContain('subops_operations_total{kind="suspend",outcome="suspended"} 1');
     expect(text).toContain('subops_webhook_events_total{entity="service",outcome="notified"} 1');
     expect(text).toContain('subops_webhook_events_total{entity="service",outcome="own"} 1');
@@ -61,30 +63,65 @@ describe('GET /metrics', () => {
     await h.submit(id, inputs({ device: '10.20.1.88', firstName: 'jane', lastName: 'doe' }));
     await h.fake.waitFor('chat.postMessage', (call) => String(call.args.text).includes('One manual step left'));
     await h.settled();
-    expect(await metricsOf(h.origin)).toContain('subops_pending_manual_links 1');
-    expect(await metricsOf(h.origin)).toContain('subops_operations_total{kind="activate",outcome="activated"} 1');
+    expect(await metricsOf(h.opsOrigin)).toContain('subops_pending_manual_links 1');
+    expect(await metricsOf(h.opsOrigin)).toContain('subops_operations_total{kind="activate",outcome="activated"} 1');
+  });
+});
+
+describe('not on the Slack port', () => {
+  it('by default GET /metrics and GET /healthz answer 404 on PORT and are served on the ops listener', async () => {
+    h = await startHarness({ events: {} });
+    expect((await fetch(`${h.origin}/metrics`)).status).toBe(404);
+    expect((await fetch(`${h.origin}/healthz`)).status).toBe(404);
+    expect(await metricsOf(h.opsOrigin)).toContain('subops_pending_manual_links 0');
+    expect((await fetch(`${h.opsOrigin}/healthz`)).status).toBe(200);
+    // The ops listener serves nothing else.
+    expect((await fetch(`${h.opsOrigin}/uisp/webhook?token=${WEBHOOK_TOKEN}`, { method: 'POST', body: '{}' })).status).toBe(404);
+    expect((await fetch(`${h.opsOrigin}/slack/events`, { method: 'POST', body: '' })).status).toBe(404);
+  });
+
+  it('HEALTHZ_ON_SLACK_PORT=true answers /healthz on PORT too (the same shared probe), never /metrics', async () => {
+    h = await startHarness({ events: {}, env: { HEALTHZ_ON_SLACK_PORT: 'true' } });
+    expect((await fetch(`${h.origin}/healthz`)).status).toBe(200);
+    expect((await fetch(`${h.opsOrigin}/healthz`)).status).toBe(200);
+    expect(h.health.probes).toBe(1);
+    expect((await fetch(`${h.origin}/metrics`)).status).toBe(404);
   });
 });
 
 describe('Socket Mode: the listener on WEBHOOK_PORT', () => {
-  it('serves POST /uisp/webhook and GET /metrics, and nothing else', async () => {
+  it('serves POST /uisp/webhook only; /metrics is on the ops listener', async () => {
     uisp = await startUisp();
-    const { events: settings } = loadAppConfig({ UISP_URL: uisp.sim.url, UISP_TOKEN: uisp.sim.token, SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', WEBHOOK_PORT: '3999' });
-    const events = createEventServices({ services: uisp.services, settings: { ...settings, webhookPort: 0 }, statuses: uisp.config.activation.statuses, logger: createLogger('silent'), metrics: new Metrics() });
+    const { events: settings, slack } = loadAppConfig({ UISP_URL: uisp.sim.url, UISP_TOKEN: uisp.sim.token, SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', WEBHOOK_PORT: '3999', WEBHOOK_TOKEN: WEBHOOK_TOKEN });
+    const metrics = new Metrics();
+    const logger = createLogger('silent');
+    const events = createEventServices({ services: uisp.services, settings: { ...settings, webhookPort: 0 }, statuses: uisp.config.activation.statuses, logger, metrics });
     const listener = (await startEventListener(events, { host: '127.0.0.1' }))!;
+    const health = new HealthProbe({ uisp: uisp.config.uisp, slack, logger });
+    const ops = await startOpsListener({ health, work: { acceptingWork: true, inFlight: 0 }, metrics }, { port: 0, host: '127.0.0.1' });
     try {
       const origin = `http://127.0.0.1:${listener.port}`;
       await crm(uisp.sim, 'POST', '/payments', { clientId: 1001, amount: 100 });
-      uisp.sim.setWebhookUrl(`${origin}/uisp/webhook`);
+      uisp.sim.setWebhookUrl(`${origin}/uisp/webhook?token=${WEBHOOK_TOKEN}`);
       uisp.sim.resendWebhook(uisp.sim.webhookEvents[0]!.uuid);
       await uisp.sim.webhooksSettled();
       await events.webhooks.idle();
       expect(uisp.sim.webhookDeliveries.map((d) => d.status)).toEqual([200]);
-      expect(await metricsOf(origin)).toContain('subops_webhook_events_total{entity="payment",outcome="notified"} 1');
+      expect(await metricsOf(`http://127.0.0.1:${ops.port}`)).toContain('subops_webhook_events_total{entity="payment",outcome="notified"} 1');
+      expect((await fetch(`${origin}/metrics`)).status).toBe(404);
       expect((await fetch(`${origin}/slack/events`, { method: 'POST' })).status).toBe(404);
       expect((await fetch(`${origin}/uisp/webhook`)).status).toBe(404);
     } finally {
       await listener.close();
+      await ops.close();
+      await health.close();
     }
+  });
+
+  it('without WEBHOOK_TOKEN no listener is started at all', async () => {
+    uisp = await startUisp();
+    const { events: settings } = loadAppConfig({ UISP_URL: uisp.sim.url, UISP_TOKEN: uisp.sim.token, SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', WEBHOOK_PORT: '3999' });
+    const events = createEventServices({ services: uisp.services, settings: { ...settings, webhookPort: 0 }, statuses: uisp.config.activation.statuses, logger: createLogger('silent') });
+    expect(await startEventListener(events, { host: '127.0.0.1' })).toBeUndefined();
   });
 });

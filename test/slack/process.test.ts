@@ -102,7 +102,7 @@ describe('shutting down (SIGTERM)', () => {
 
 describe('GET /healthz', () => {
   async function healthz(): Promise<{ status: number; body: Record<string, any> }> {
-    const response = await fetch(`${h.origin}/healthz`);
+    const response = await fetch(`${h.opsOrigin}/healthz`);
     return { status: response.status, body: (await response.json()) as Record<string, any> };
   }
 

@@ -60,10 +60,11 @@ describe('serve', () => {
     const sim = await startSimulator();
     const fake = await startFakeSlack();
     const port = await freePort();
+    const opsPort = await freePort();
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
     const run = io(
-      { UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), LOG_LEVEL: 'info' },
+      { UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: String(opsPort), LOG_LEVEL: 'info' },
       () => stopped,
     );
     const exit = serve([], run);
@@ -78,7 +79,18 @@ describe('serve', () => {
       }
       expect(reply?.body.text).toBe('SubOps commands');
       expect(run.out()).toContain(`listening on port ${port}`);
+      expect(run.out()).toContain(`/metrics and /healthz on 127.0.0.1:${opsPort}`);
       expect(run.out()).toContain('Neither ALLOWED_USER_IDS nor ALLOWED_USERGROUP_ID is set');
+      // Without WEBHOOK_TOKEN the webhook endpoint is off, and start-up says so in one line.
+      expect(run.out().split('\n').filter((line) => line.includes('WEBHOOK_TOKEN is not set'))).toEqual([expect.stringContaining('the UISP webhook endpoint (/uisp/webhook) is off')]);
+      const webhook = await fetch(`http://127.0.0.1:${port}/uisp/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"uuid":"2c6984d7-03ae-4e48-a212-7b99378837a2"}' });
+      expect(webhook.status).toBe(404);
+      // /metrics and /healthz: not on the Slack port; on the ops listener (loopback by default).
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(404);
+      expect((await fetch(`http://127.0.0.1:${opsPort}/metrics`)).status).toBe(200);
+      expect(await (await fetch(`http://127.0.0.1:${opsPort}/healthz`)).json()).toMatchObject({ status: 'ok', uisp: { ok: true }, slack: { ok: true } });
+      expect(sim.requests.filter((r) => r.path.includes('webhook-events'))).toEqual([]);
     } finally {
       stop();
       expect(await exit).toBe(0);

@@ -82,7 +82,8 @@ beforeEach(async () => {
 });
 
 function env(slackApiUrl: string, extra: Env = {}): Env {
-  return { UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: 'startup-secret', SLACK_API_URL: slackApiUrl, PORT: String(port), ...extra };
+  // OPS_PORT 0: the ops listener (/metrics, /healthz) on a free port, never the default one another run may hold.
+  return { UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: 'startup-secret', SLACK_API_URL: slackApiUrl, PORT: String(port), OPS_PORT: '0', ...extra };
 }
 
 function expectOneCleanLine(run: Run): void {

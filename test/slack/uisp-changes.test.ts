@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/support.js';
 import { crm } from '../simulator/helpers.js';
-import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, shown, startHarness, suspendThroughSlack, type Harness, type HarnessOptions } from './harness.js';
+import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, shown, startHarness, suspendThroughSlack, WEBHOOK_TOKEN, type Harness, type HarnessOptions } from './harness.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -72,7 +72,7 @@ describe('SubOps’ own changes', () => {
     const env = { UISP_URL: h.uisp.sim.url, UISP_TOKEN: h.uisp.sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, AUDIT_CHANNEL_ID: AUDIT_CHANNEL, SLACK_API_URL: h.fake.apiUrl };
     const cli = await runCli(['suspend', '--service-id', '101', '--reason', '1'], env, [BOT_TOKEN]);
     expect(cli.code).toBe(0);
-    h.uisp.sim.setWebhookUrl(`${h.origin}/uisp/webhook`);
+    h.uisp.sim.setWebhookUrl(`${h.origin}/uisp/webhook?token=${WEBHOOK_TOKEN}`);
     h.uisp.sim.resendWebhook(h.uisp.sim.webhookEvents[0]!.uuid);
     await h.uisp.sim.webhooksSettled();
     await h.settled();
@@ -106,7 +106,7 @@ describe('delivery', () => {
   it('a body the CRM does not confirm is ignored: its claims are never read or posted', async () => {
     await start();
     const forged = { uuid: '2c6984d7-03ae-4e48-a212-7b99378837a2', changeType: 'suspend', entity: 'service', entityId: '101', eventName: 'service.suspend' };
-    const response = await fetch(`${h.origin}/uisp/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(forged) });
+    const response = await fetch(`${h.origin}/uisp/webhook?token=${WEBHOOK_TOKEN}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(forged) });
     expect(response.status).toBe(200);
     await h.settled();
     expect(h.uisp.sim.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /crm/api/v1.0/webhook-events/2c6984d7-03ae-4e48-a212-7b99378837a2']);

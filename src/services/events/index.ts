@@ -16,6 +16,8 @@ export interface EventServices {
   links: LinkWatcher;
   settings: EventsConfig;
   metrics: Metrics | undefined;
+  /** For the listener that serves the webhook route (a failing request is logged there). */
+  logger: Logger;
 }
 
 export interface EventServicesOptions {
@@ -36,6 +38,9 @@ export function createEventServices({ services, settings, statuses, logger, metr
     ownChanges: services.ownChanges,
     statuses,
     logger,
+    paymentWindowMs: settings.paymentWindowMs,
+    // A source may have a minute's worth of its deliveries waiting: a flood from one address cannot fill the backlog.
+    maxWaitingPerSource: settings.webhookRatePerMinute,
     ...(work && { track: (operation: () => Promise<void>) => work.run(operation), accepting: () => work.acceptingWork }),
     ...(metrics && { onOutcome: (entity: string, outcome: Parameters<Metrics['webhookEvent']>[1]) => metrics.webhookEvent(entity, outcome) }),
     ...(now && { now }),
@@ -47,5 +52,5 @@ export function createEventServices({ services, settings, statuses, logger, metr
     crmClientUrl: (clientId) => services.activation.crmClientUrl(clientId),
     ...(now && { now }),
   });
-  return { webhooks, links, settings, metrics };
+  return { webhooks, links, settings, metrics, logger };
 }

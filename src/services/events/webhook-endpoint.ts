@@ -1,9 +1,16 @@
 /**
- * POST /uisp/webhook: where UISP delivers its CRM webhooks. In HTTP mode it is a route of the bot's own
- * server; in Socket Mode a small listener of its own (./http-listener.ts). The answer comes at once —
- * 200 once the event is queued (or is a repeat), 400 for a body without an event uuid, 401 for a wrong
- * WEBHOOK_TOKEN, 503 with Retry-After while the queue is full or the process shuts down (UISP sends the
- * event again) — and the event is processed in the background (./webhooks.ts).
+ * POST /uisp/webhook: where UISP delivers its CRM webhooks. Served only with WEBHOOK_TOKEN set (without
+ * it the route does not exist: 404). In HTTP mode it is a route of the bot's own server; in Socket Mode a
+ * small listener of its own (./http-listener.ts). The answer comes at once and the event is processed in
+ * the background (./webhooks.ts):
+ * - 429 with Retry-After when the sender's address has used up its WEBHOOK_RATE_PER_MINUTE (checked
+ *   first, so guessing the token is limited too);
+ * - 401 for a wrong or missing token: `?token=<it>` in the URL (what UISP's webhook settings can send),
+ *   or the `X-Webhook-Token` header, or `Authorization: Bearer <it>`; compared in constant time;
+ * - 413 / 400 for a body too large, not JSON, or without an event uuid;
+ * - 503 with Retry-After while the backlog (or this address's share of it) is full or the process shuts
+ *   down: UISP sends the event again;
+ * - 200 once the event is queued (or is a repeat).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -11,24 +18,41 @@ import type { WebhookProcessor } from './webhooks.js';
 
 export const WEBHOOK_PATH = '/uisp/webhook';
 
+/** Deliveries one address may make per minute when WEBHOOK_RATE_PER_MINUTE is not set. */
+export const DEFAULT_WEBHOOK_RATE_PER_MINUTE = 600;
+
 /** Webhook bodies carry the changed record (extraData); far below this. */
 const MAX_BODY_BYTES = 1_000_000;
 
+/** Retry-After of a 503: the backlog drains at a few events a second, so a minute is plenty. */
+const BUSY_RETRY_AFTER_S = 60;
+
 export interface WebhookRouteOptions {
   processor: WebhookProcessor;
-  /** WEBHOOK_TOKEN: when set, the URL must carry `?token=<it>`. */
-  token?: string | undefined;
+  /** WEBHOOK_TOKEN: every delivery must carry it (URL, X-Webhook-Token or Authorization: Bearer). */
+  token: string;
+  /** Deliveries one remote address may make per minute (a minute's worth at once, then that rate). Default 600. */
+  ratePerMinute?: number;
+  /** Clock (ms), for tests. */
+  now?: () => number;
 }
 
-export function webhookRoute({ processor, token }: WebhookRouteOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
-    void answer(req, res, processor, token);
-  };
+/** The handler's promise goes to the listener (or the gate), which answers 500 and logs if it rejects. */
+export function webhookRoute({ processor, token, ratePerMinute = DEFAULT_WEBHOOK_RATE_PER_MINUTE, now }: WebhookRouteOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const limiter = new RateLimiter(ratePerMinute, now);
+  return (req, res) => answer(req, res, { processor, token, limiter });
 }
 
-async function answer(req: IncomingMessage, res: ServerResponse, processor: WebhookProcessor, token: string | undefined): Promise<void> {
-  // The URL holds the token: it is compared, never logged.
-  if (token !== undefined && !sameSecret(new URL(req.url ?? '/', 'http://webhook').searchParams.get('token') ?? '', token)) {
+async function answer(req: IncomingMessage, res: ServerResponse, { processor, token, limiter }: { processor: WebhookProcessor; token: string; limiter: RateLimiter }): Promise<void> {
+  const source = sourceOf(req);
+  const allowance = limiter.take(source);
+  if (!allowance.ok) {
+    processor.limited(source, allowance.retryAfterS, allowance.first);
+    req.resume();
+    return reply(res, 429, { ok: false, error: 'too many deliveries from this address, send again later' }, { 'retry-after': String(allowance.retryAfterS) });
+  }
+  // The URL and the headers hold the token: it is compared, never logged.
+  if (!carriesToken(req, token)) {
     processor.refuse('wrong or missing WEBHOOK_TOKEN');
     req.resume();
     return reply(res, 401, { ok: false, error: 'unauthorized' });
@@ -45,20 +69,93 @@ async function answer(req: IncomingMessage, res: ServerResponse, processor: Webh
     processor.refuse('the body is not JSON');
     return reply(res, 400, { ok: false, error: 'the body is not JSON' });
   }
-  switch (processor.receive(body)) {
+  switch (processor.receive(body, source)) {
     case 'accepted':
     case 'duplicate':
       return reply(res, 200, { ok: true });
     case 'invalid':
       return reply(res, 400, { ok: false, error: 'no event uuid' });
     case 'busy':
-      return reply(res, 503, { ok: false, error: 'busy, send again later' }, { 'retry-after': '60' });
+      return reply(res, 503, { ok: false, error: 'busy: too many events waiting, or SubOps is restarting; send again later' }, { 'retry-after': String(BUSY_RETRY_AFTER_S) });
   }
+}
+
+/** The remote address (an IPv4 address without its IPv6 mapping prefix). */
+function sourceOf(req: IncomingMessage): string {
+  const address = req.socket.remoteAddress ?? 'unknown';
+  return address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
+}
+
+/** Whether the URL's `token`, the X-Webhook-Token header or an Authorization bearer is the token; each compared in constant time. */
+function carriesToken(req: IncomingMessage, token: string): boolean {
+  const given: string[] = [];
+  const inUrl = new URL(req.url ?? '/', 'http://webhook').searchParams.get('token');
+  if (inUrl !== null) given.push(inUrl);
+  const header = req.headers['x-webhook-token'];
+  if (typeof header === 'string') given.push(header);
+  const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
+  if (bearer) given.push(bearer[1]!.trim());
+  // Every candidate is compared, so the time taken does not tell which one (or how much of one) matched.
+  return given.map((candidate) => sameSecret(candidate, token)).reduce((any, match) => any || match, false);
 }
 
 function sameSecret(given: string, expected: string): boolean {
   const digest = (value: string) => createHash('sha256').update(value).digest();
   return timingSafeEqual(digest(given), digest(expected));
+}
+
+/**
+ * Per-source token buckets: each address may send `perMinute` deliveries at once, then `perMinute` a
+ * minute. At most `maxSources` addresses are remembered; past that, those whose bucket has refilled (as
+ * good as new) are forgotten first, then the oldest.
+ */
+export class RateLimiter {
+  private readonly buckets = new Map<string, { tokens: number; at: number; limited: boolean }>();
+
+  constructor(
+    private readonly perMinute: number,
+    private readonly now: () => number = Date.now,
+    private readonly maxSources = 10_000,
+  ) {}
+
+  /** Spends one delivery of `source`; when none is left, how long until one is, and whether this starts an episode of refusals (for the log). */
+  take(source: string): { ok: true } | { ok: false; retryAfterS: number; first: boolean } {
+    const now = this.now();
+    let bucket = this.buckets.get(source);
+    if (!bucket) {
+      this.makeRoom(now);
+      bucket = { tokens: this.perMinute, at: now, limited: false };
+      this.buckets.set(source, bucket);
+    }
+    this.refill(bucket, now);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return { ok: true };
+    }
+    const first = !bucket.limited;
+    bucket.limited = true;
+    return { ok: false, retryAfterS: Math.max(1, Math.ceil(((1 - bucket.tokens) * 60) / this.perMinute)), first };
+  }
+
+  private refill(bucket: { tokens: number; at: number; limited: boolean }, now: number): void {
+    bucket.tokens = Math.min(this.perMinute, bucket.tokens + (Math.max(0, now - bucket.at) * this.perMinute) / 60_000);
+    bucket.at = now;
+    // A full bucket: the address has been quiet; its next refusal starts a new episode.
+    if (bucket.tokens >= this.perMinute) bucket.limited = false;
+  }
+
+  private makeRoom(now: number): void {
+    if (this.buckets.size < this.maxSources) return;
+    for (const [source, bucket] of this.buckets) {
+      this.refill(bucket, now);
+      if (bucket.tokens >= this.perMinute) this.buckets.delete(source);
+    }
+    const target = Math.floor(this.maxSources * 0.9);
+    for (const source of this.buckets.keys()) {
+      if (this.buckets.size <= target) break;
+      this.buckets.delete(source);
+    }
+  }
 }
 
 function reply(res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {

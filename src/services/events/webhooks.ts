@@ -4,11 +4,19 @@
  * 1. confirms it with GET /webhook-events/{uuid} — the body is never trusted; an unknown uuid is logged
  *    and ignored;
  * 2. skips changes this process made (OwnChanges) and kinds it does not report;
- * 3. reads the entity from the CRM; skips changes another SubOps process recorded (`recognize`: the Slack
- *    side reads the audit trail, which CLI runs and other replicas write to), checked last so their audit
- *    record has had the longest time to arrive; hands a ChangeNotice to every subscriber.
+ * 3. reads the entity from the CRM and acts only when what the CRM says now still matches the event: a
+ *    payment made within `paymentWindowMs` (default 24 h), a suspension whose service is still
+ *    suspended, a lift or an activation whose service is active now, an archive whose client is still
+ *    archived. Anything else — an old event replayed, or one overtaken by a later change — is logged
+ *    and ignored (outcome `stale`): never posted, so never with an action button;
+ * 4. skips changes another SubOps process recorded (`recognize`: the Slack side reads the audit trail,
+ *    which CLI runs and other replicas write to), checked last so their audit record has had the longest
+ *    time to arrive; hands a ChangeNotice to every subscriber.
  * Besides, a confirmed service add, edit or activation not made by this process is handed, with its
  * client, to the `onServiceWrite` listeners (late duplicates are looked for there), once per event.
+ * Events wait in one lane per source (the sender's address), served round-robin, each source holding at
+ * most `maxWaitingPerSource` of them: a flood from one address cannot push UISP's own events out of the
+ * backlog or keep them waiting behind it (./queue.ts).
  * Events are deduplicated by uuid (UISP sends an event again when an answer fails). UISP does not send
  * an event again after our 200, so one whose processing fails on a UISP error is tried again here, with
  * backoff (holding its place in the queue: while UISP is down, nothing else hammers it); after the last
@@ -31,7 +39,7 @@ export interface ChangeNotice {
 }
 
 /** What became of one delivery: a label for metrics and logs. */
-export type WebhookOutcome = 'notified' | 'own' | 'ignored' | 'duplicate' | 'unverified' | 'failed' | 'refused';
+export type WebhookOutcome = 'notified' | 'own' | 'ignored' | 'stale' | 'duplicate' | 'unverified' | 'failed' | 'refused' | 'limited' | 'busy';
 
 /** The answer to UISP: accepted (processed in the background), a duplicate, invalid, or busy (try again later). */
 export type Reception = 'accepted' | 'duplicate' | 'invalid' | 'busy';
@@ -56,6 +64,10 @@ export interface WebhookProcessorOptions {
   concurrency?: number;
   /** Events waiting beyond that before new ones are answered "busy". Default 10000. */
   maxWaiting?: number;
+  /** Events of one source (remote address) waiting beyond that before its new ones are answered "busy". Default `maxWaiting`. */
+  maxWaitingPerSource?: number;
+  /** A payment is reported only when the CRM dates it within this long before now. Default 24 h. */
+  paymentWindowMs?: number;
   /** Counts the background work (the Slack app's WorkTracker), so shutdown and tests can wait for it. */
   track?: (operation: () => Promise<void>) => Promise<void>;
   /** False while the process shuts down: new events are answered "busy". */
@@ -69,6 +81,8 @@ export interface WebhookProcessorOptions {
   rememberMs?: number;
   now?: () => number;
 }
+
+const hours = (ms: number) => Math.round((ms / 3_600_000) * 100) / 100;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_REMEMBERED = 100_000;
@@ -84,7 +98,8 @@ export class WebhookProcessor {
   private readonly log: Logger;
 
   constructor(private readonly options: WebhookProcessorOptions) {
-    this.queue = new TaskQueue(options.concurrency ?? 3, options.maxWaiting ?? 10_000);
+    const maxWaiting = options.maxWaiting ?? 10_000;
+    this.queue = new TaskQueue(options.concurrency ?? 3, maxWaiting, options.maxWaitingPerSource ?? maxWaiting);
     this.log = options.logger.child({ flow: 'uisp-webhook' });
   }
 
@@ -112,8 +127,11 @@ export class WebhookProcessor {
     while (this.pending.size) await Promise.all(this.pending);
   }
 
-  /** Takes a parsed webhook body; only its uuid is used, and only to ask the CRM about it. */
-  receive(body: unknown): Reception {
+  /**
+   * Takes a parsed webhook body; only its uuid is used, and only to ask the CRM about it. `source` (the
+   * sender's address) picks the event's lane in the backlog.
+   */
+  receive(body: unknown, source = 'unknown'): Reception {
     const uuid = (body as { uuid?: unknown } | null)?.uuid;
     if (typeof uuid !== 'string' || !UUID.test(uuid)) {
       this.refuse('the body has no event uuid');
@@ -126,9 +144,10 @@ export class WebhookProcessor {
       this.options.onOutcome?.('unknown', 'duplicate');
       return 'duplicate';
     }
-    const task = this.queue.push(() => this.process(uuid));
+    const task = this.queue.push(() => this.process(uuid), source);
     if (!task) {
-      this.log.warn({ uuid, backlog: this.queue.size }, 'webhook backlog full: answered busy, UISP will send the event again');
+      this.log.warn({ uuid, source, backlog: this.queue.size, fromSource: this.queue.waitingIn(source) }, 'webhook backlog full: answered busy, UISP will send the event again');
+      this.options.onOutcome?.('unknown', 'busy');
       return 'busy';
     }
     this.remember(uuid);
@@ -142,6 +161,12 @@ export class WebhookProcessor {
   refuse(reason: string): void {
     this.log.warn({ reason }, 'refused a webhook delivery');
     this.options.onOutcome?.('unknown', 'refused');
+  }
+
+  /** A delivery turned away because its source sent more than its rate allows: counted; logged once per episode (`first`). */
+  limited(source: string, retryAfterS: number, first: boolean): void {
+    if (first) this.log.warn({ source, retryAfterS }, 'webhook deliveries from this address exceed WEBHOOK_RATE_PER_MINUTE: answered 429 until it slows down');
+    this.options.onOutcome?.('unknown', 'limited');
   }
 
   /** Processes the event, trying again after a UISP error until the attempts are spent. */
@@ -199,6 +224,11 @@ export class WebhookProcessor {
       throw error;
     }
     if (!isReportable(change, event, this.options.statuses)) return this.outcome(event.entity, 'ignored');
+    const stale = this.staleness(change);
+    if (stale) {
+      log.info({ change: change.kind, reason: stale }, 'a webhook event that no longer matches what the CRM says now (old, replayed or overtaken): ignored, nothing posted');
+      return this.outcome(event.entity, 'stale');
+    }
     if (await this.recordedElsewhere({ entity: event.entity, id: event.entityId, changeType: event.changeType }, log)) {
       log.debug('webhook event about a change another SubOps process made and audited');
       return this.outcome(event.entity, 'own');
@@ -249,6 +279,34 @@ export class WebhookProcessor {
         const service = await crm.getService(id);
         return { kind, service, client: await this.client(service.clientId) };
       }
+    }
+  }
+
+  /**
+   * Why the change, as the CRM reports it now, no longer matches its event; undefined when it still does.
+   * A replayed payment.add (its uuid is forgotten after `rememberMs`) would otherwise post the payment again
+   * with a fresh Unsuspend button for a client suspended since; a suspension lifted before its event is
+   * processed is no suspension to report.
+   */
+  private staleness(change: UispChange): string | undefined {
+    const { statuses } = this.options;
+    switch (change.kind) {
+      case 'payment-added': {
+        const windowMs = this.options.paymentWindowMs ?? 24 * 3_600_000;
+        const created = Date.parse(change.payment.createdDate);
+        if (Number.isNaN(created)) return `the payment's date "${change.payment.createdDate}" cannot be read`;
+        const ageMs = (this.options.now ?? Date.now)() - created;
+        return ageMs > windowMs ? `the payment is dated ${change.payment.createdDate}, more than ${hours(windowMs)} h ago (WEBHOOK_PAYMENT_WINDOW_HOURS)` : undefined;
+      }
+      case 'service-suspended':
+        return change.service.status === statuses.suspended ? undefined : `service #${change.service.id} is not suspended now (status ${change.service.status})`;
+      case 'service-unsuspended':
+      case 'service-activated':
+        return change.service.status === statuses.active ? undefined : `service #${change.service.id} is not active now (status ${change.service.status})`;
+      case 'client-archived':
+        return change.client.isArchived === false ? `client #${change.client.id} is not archived now` : undefined;
+      default:
+        return undefined;
     }
   }
 
