@@ -79,7 +79,8 @@ describe('faults', () => {
       () => (settled = true),
       () => (settled = true),
     );
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The request has arrived (a signal, not a quiet period): it is in flight, unanswered.
+    await sim.received(1);
     expect(settled).toBe(false);
     expect(sim.requests[0]).toMatchObject({ path: `${NMS}/sites`, status: 0, endedAt: Number.NaN });
     await sim.close();

@@ -491,10 +491,9 @@ describe('retries', () => {
 
     expect(seen).toHaveLength(4);
     const gaps = seen.slice(1).map((t, i) => t - seen[i]!);
-    // Lower bounds only (timers never fire early by more than clock granularity); 25, 50, 100 ms.
+    // Lower bounds only: timers never fire early (by more than clock granularity), but a busy machine may
+    // fire any of them late, so gaps are not compared with each other. 25, 50, 100 ms.
     gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(backoffMs * 2 ** i - 2));
-    expect(gaps[1]!).toBeGreaterThan(gaps[0]!);
-    expect(gaps[2]!).toBeGreaterThan(gaps[1]!);
   });
 });
 
