@@ -111,10 +111,10 @@ it(`${CUSTOMERS * 2} seeded activations under faults, two processes per customer
   expect(runs.length).toBeGreaterThanOrEqual(CUSTOMERS * 2);
   const unexplained = runs.filter(({ result }) => !isSuccess(result) && !saysWhatChanged(result));
   expect(unexplained.map(({ result }) => result.message)).toEqual([]);
-  // The faults really struck: requests failed, runs failed and were re-run, duplicates were made and removed.
+  // The faults really struck: requests failed, runs failed and were re-run. (Whether two runs raced
+  // depends on the machine's timing; test/services/interleavings.test.ts forces each race with gates.)
   expect(sim.requests.filter((r) => r.status === 0 || r.status >= 500).length).toBeGreaterThan(CUSTOMERS / 2);
   expect(runs.filter(({ result }) => result.outcome === 'failed').length).toBeGreaterThan(CUSTOMERS / 10);
-  expect(runs.some(({ result }) => result.done.some((line) => line.startsWith('Removed duplicate')))).toBe(true);
 
   // Writes UISP completes late land now; one more pass, without faults, finds what they doubled.
   await sim.settled();
