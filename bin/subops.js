@@ -1,10 +1,78 @@
 #!/usr/bin/env node
-// Thin launcher: the TypeScript sources are compiled to dist/ by `npm ci` (the `prepare` script).
-import { main } from '../dist/cli/main.js';
+// Thin launcher: the TypeScript sources are compiled to dist/ by `npm run build` (`npm ci` runs it through
+// the `prepare` script when TypeScript is installed; `npm ci --omit=dev` leaves it out: docs/deployment.md).
+// runProcess reads `.env` (variables already set win), then runs the command.
+import { performance } from 'node:perf_hooks';
+import { clearInterval, setInterval } from 'node:timers';
+import { URL } from 'node:url';
 
-process.exitCode = await main(process.argv.slice(2), {
-  env: process.env,
-  stdout: process.stdout,
-  stderr: process.stderr,
-  stdin: process.stdin,
-});
+const DIST = new URL('../dist/', import.meta.url);
+// npm passes on the SIGINT or SIGTERM it gets; one that arrives this soon after the same signal is that copy.
+const ECHO_MS = 2000;
+const LAUNCHER_CHECK_MS = 1000;
+
+if (process.env.npm_lifecycle_event !== undefined) {
+  ignoreNpmEchoes();
+  stopWhenOrphaned();
+}
+
+try {
+  const [{ main }, { runProcess }] = await Promise.all([import('../dist/cli/main.js'), import('../dist/process/env-file.js')]);
+  process.exitCode = await runProcess(main);
+} catch (error) {
+  const problem = launchProblem(error);
+  if (problem === undefined) throw error;
+  process.stderr.write(`${problem}\n`);
+  process.exitCode = 1;
+}
+
+/**
+ * The package's scripts `exec` node (`npm start`, `npm run demo`, `npm run simulate`), so npm passes SIGINT
+ * and SIGTERM straight to this process. A Ctrl-C (or systemd stopping a unit that runs npm) also signals
+ * this process directly: the same signal then comes twice. The first starts the clean stop (serve drains);
+ * the copy must not end it early as a second signal would, so it is ignored. A signal that no command
+ * handles (a one-shot command) still ends the process as usual.
+ */
+function ignoreNpmEchoes() {
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    let last = -Infinity;
+    const onSignal = () => {
+      const now = performance.now();
+      const echo = now - last < ECHO_MS;
+      last = now;
+      if (echo || process.listenerCount(signal) > 1) return;
+      process.off(signal, onSignal);
+      process.kill(process.pid, signal);
+    };
+    process.on(signal, onSignal);
+  }
+}
+
+/**
+ * npx runs its command through `sh -c`, and a shell that gets SIGTERM dies without passing it on: this
+ * process would go on serving, re-parented, with nobody left to stop it. Losing the launcher is taken as
+ * the SIGTERM it was meant to get, so `serve` drains and `simulate` closes.
+ */
+function stopWhenOrphaned() {
+  const launcher = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === launcher) return;
+    clearInterval(watch);
+    process.kill(process.pid, 'SIGTERM');
+  }, LAUNCHER_CHECK_MS);
+  watch.unref();
+}
+
+/** One line, no stack, for a checkout that was never built or whose dependencies are not installed. */
+function launchProblem(error) {
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND') return undefined;
+  if (typeof error.url === 'string' && error.url.startsWith(DIST.href)) {
+    const missing = error.url.slice(DIST.href.length);
+    return missing === 'cli/main.js'
+      ? 'SubOps is not built: run npm run build (it needs the dev dependencies, which npm ci installs).'
+      : `SubOps' build in dist/ is out of date (no ${missing}): run npm run build.`;
+  }
+  const dependency = /Cannot find package '([^']+)'/.exec(String(error.message))?.[1];
+  if (dependency !== undefined) return `SubOps' dependencies are not installed (no ${dependency}): run npm ci (or npm ci --omit=dev where dist/ is built).`;
+  return undefined;
+}

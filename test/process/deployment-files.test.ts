@@ -1,0 +1,176 @@
+/**
+ * The deployment files, read as Docker and Compose read them (Docker itself is not available to the
+ * tests): the Dockerfile's stages, user, health check and entry point, what its COPY lines need from
+ * the build context, the compose file's bot service, the npm scripts that start processes, and the
+ * README's systemd unit. Running the health check against a bot is in deployment-signals.test.ts.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { loadAppConfig } from '../../src/config.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+interface Instruction {
+  keyword: string;
+  args: string;
+}
+interface Stage {
+  from: string;
+  name: string | undefined;
+  instructions: Instruction[];
+}
+
+/** Instructions per stage, with line continuations joined and comments left out. */
+function dockerfileStages(text: string): Stage[] {
+  const stages: Stage[] = [];
+  const lines = text
+    .split('\n')
+    .filter((line) => !/^\s*#/.test(line))
+    .join('\n')
+    .replace(/\\\n/g, ' ')
+    .split('\n');
+  for (const line of lines) {
+    const match = /^\s*([A-Za-z]+)\s+(.*?)\s*$/.exec(line);
+    if (!match) continue;
+    const keyword = match[1]!.toUpperCase();
+    const args = match[2]!;
+    if (keyword === 'FROM') {
+      const [from, as, name] = args.split(/\s+/);
+      stages.push({ from: from!, name: as?.toUpperCase() === 'AS' ? name : undefined, instructions: [] });
+    } else stages.at(-1)?.instructions.push({ keyword, args });
+  }
+  return stages;
+}
+
+const execForm = (args: string): string[] => JSON.parse(args) as string[];
+const all = (stage: Stage, keyword: string) => stage.instructions.filter((instruction) => instruction.keyword === keyword).map((instruction) => instruction.args);
+const last = (stage: Stage, keyword: string) => all(stage, keyword).at(-1);
+
+/** .dockerignore patterns, matched as Docker does for the simple forms used: a name, a path prefix, `*`. */
+function ignoredByDocker(path: string): boolean {
+  const patterns = read('.dockerignore')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'));
+  return patterns.some((pattern) => {
+    const regex = new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}(/.*)?$`);
+    return regex.test(path);
+  });
+}
+
+describe('Dockerfile', () => {
+  const stages = dockerfileStages(read('Dockerfile'));
+  const build = stages.find((stage) => stage.name === 'build')!;
+  const runtime = stages.at(-1)!;
+
+  it('builds in one stage and runs from another with production dependencies only', () => {
+    expect(stages.map((stage) => stage.name)).toEqual(['build', 'runtime']);
+    for (const stage of stages) expect(stage.from).toMatch(/^node:/);
+    const buildRuns = all(build, 'RUN').join('\n');
+    expect(buildRuns).toMatch(/\bnpm ci\b/);
+    expect(buildRuns).toMatch(/\bnpm run build\b/);
+
+    const runtimeRuns = all(runtime, 'RUN').join('\n');
+    expect(runtimeRuns).toMatch(/\bnpm ci --omit=dev --ignore-scripts\b/);
+    expect(runtimeRuns).not.toMatch(/npm run build|\btsc\b|npm ci(?! --omit=dev)/);
+    expect(all(runtime, 'COPY')).toContain('--from=build /app/dist ./dist');
+    expect(all(runtime, 'COPY').join('\n')).not.toMatch(/\bsrc\b/);
+  });
+
+  it('runs as an unprivileged user', () => {
+    const user = last(runtime, 'USER');
+    expect(user).toBeDefined();
+    expect(user).not.toMatch(/^(root|0)(:|$)/);
+  });
+
+  it('runs node itself under tini, never npm or a shell, so SIGTERM reaches the bot; serve by default', () => {
+    const entrypoint = execForm(last(runtime, 'ENTRYPOINT')!);
+    expect(entrypoint).toEqual(['/usr/bin/tini', '--', 'node', 'bin/subops.js']);
+    expect(execForm(last(runtime, 'CMD')!)).toEqual(['serve']);
+    expect(all(runtime, 'RUN').join('\n')).toMatch(/apt-get install .*\btini\b/);
+    expect(last(runtime, 'STOPSIGNAL') ?? 'SIGTERM').toBe('SIGTERM');
+  });
+
+  it('checks /healthz on the ops listener from inside the container, with node (no curl in the image)', () => {
+    const healthcheck = last(runtime, 'HEALTHCHECK')!;
+    const options = /^(.*?)\bCMD\s+(\[.*\])$/.exec(healthcheck);
+    expect(options).not.toBeNull();
+    const [command, flag, script] = execForm(options![2]!);
+    expect([command, flag]).toEqual(['node', '-e']);
+    expect(script).toContain("'127.0.0.1'");
+    expect(script).toContain('process.env.OPS_PORT || 9464');
+    expect(script).toContain('/healthz');
+    // Longer than the probe's own 3 s cut-off, and a start period covering start-up's Slack retries.
+    expect(options![1]).toMatch(/--timeout=5s/);
+    expect(options![1]).toMatch(/--start-period=30s/);
+  });
+
+  it('copies only what is in the build context and not ignored by .dockerignore', () => {
+    const sources = stages
+      .flatMap((stage) => all(stage, 'COPY'))
+      .filter((args) => !args.startsWith('--from='))
+      .flatMap((args) => args.split(/\s+/).slice(0, -1));
+    expect(sources).toEqual(['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'package.json', 'package-lock.json', 'bin', 'examples']);
+    for (const source of sources) {
+      expect(existsSync(join(ROOT, source)), source).toBe(true);
+      expect(ignoredByDocker(source), source).toBe(false);
+    }
+    for (const path of ['node_modules', 'dist', '.git', '.env', 'subops.env', 'test/fixtures']) expect(ignoredByDocker(path), path).toBe(true);
+  });
+});
+
+describe('compose.yaml', () => {
+  const compose = parse(read('compose.yaml')) as { services: Record<string, Record<string, any>> };
+  const bot = compose.services.subops!;
+
+  it('builds the image and runs `serve --simulator`, a configuration serve accepts once Slack is given', () => {
+    expect(bot.build).toBe('.');
+    expect(bot.command).toEqual(['serve', '--simulator']);
+    // Compose's values with the ${…:-} defaults it applies when .env leaves them out, plus Slack.
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(bot.environment as Record<string, string>)) env[name] = String(value).replace(/^\$\{[A-Z_]+:-(.*)\}$/, '$1');
+    expect(env.UISP_URL).toBe('');
+    const config = loadAppConfig({ ...env, SLACK_BOT_TOKEN: 'xoxb-compose', SLACK_APP_TOKEN: 'xapp-compose' }, { simulator: true });
+    expect(config.core.uisp.url).toBeUndefined();
+    expect(config.ops).toMatchObject({ host: '127.0.0.1', port: 9464 });
+    expect(() => loadAppConfig({ ...env, SLACK_BOT_TOKEN: 'xoxb-compose', SLACK_APP_TOKEN: 'xapp-compose' })).toThrow(/UISP_URL is required/);
+  });
+
+  it('gives the drain more time than SHUTDOWN_GRACE_MS before docker stop kills, and leaves PID 1 to the image’s tini', () => {
+    const grace = Number(bot.environment.SHUTDOWN_GRACE_MS);
+    const [, seconds] = /^(\d+)s$/.exec(bot.stop_grace_period as string)!;
+    expect(Number(seconds) * 1000).toBeGreaterThan(grace);
+    expect(bot.init).toBeUndefined();
+    expect(bot.ports).toEqual(['${PORT:-3000}:3000']);
+  });
+
+  it('has the offline demo behind a profile', () => {
+    expect(compose.services.demo).toMatchObject({ profiles: ['demo'], command: ['demo'], stdin_open: true, tty: true });
+  });
+});
+
+describe('npm scripts and the systemd unit', () => {
+  const { scripts } = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+
+  it('start, demo and simulate replace npm’s shell with node (exec), so the signal npm passes on reaches the bot', () => {
+    expect(scripts.start).toBe('exec node bin/subops.js serve');
+    expect(scripts.demo).toBe('exec node bin/subops.js demo');
+    expect(scripts.simulate).toBe('exec node bin/subops.js simulate');
+  });
+
+  it('the README’s unit runs node directly and waits out the drain', () => {
+    const readme = read('README.md');
+    const section = readme.slice(readme.indexOf('\n## Deployment\n'));
+    expect(section.length).toBeLessThan(readme.length);
+    const unit = /```ini\n([\s\S]*?)```/.exec(section)![1]!;
+    const setting = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(unit)?.[1];
+    expect(setting('ExecStart')).toMatch(/^\/\S*node \S*bin\/subops\.js serve$/);
+    expect(setting('KillSignal') ?? 'SIGTERM').toBe('SIGTERM');
+    expect(Number(setting('TimeoutStopSec')) * 1000).toBeGreaterThan(25_000);
+    expect(setting('User')).toBeDefined();
+  });
+});
