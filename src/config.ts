@@ -146,12 +146,12 @@ class EnvReader {
     return value.replace(/\/+$/, '');
   }
 
-  int(name: string, fallback: number, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}): number {
+  int(name: string, fallback: number, { min = 0, max }: { min?: number; max?: number } = {}): number {
     const raw = this.string(name);
     if (raw === undefined) return fallback;
     const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) {
-      this.problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+    if (!Number.isSafeInteger(value) || value < min || (max !== undefined && value > max)) {
+      this.problems.push(`${name} must be a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`} (got "${raw}")`);
       return fallback;
     }
     return value;

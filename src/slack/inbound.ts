@@ -201,7 +201,7 @@ export function guardInbound(next: RequestListener, { signingSecret, endpoints, 
       return refuse(req, res, 413, 'body too large');
     }
     if (!signatureMatches(signingSecret, signed, raw)) {
-      logger.warn({ problem: 'a signature that does not match' }, 'refused a request without a valid Slack signature (HTTP 401)');
+      logger.warn({ problem: 'a signature that does not match SLACK_SIGNING_SECRET' }, 'refused a request without a valid Slack signature (HTTP 401)');
       return refuse(req, res, 401, 'unauthorized', { bodyRead: true });
     }
     // Signed: only now is the body looked at.

@@ -82,7 +82,7 @@ export async function checkSlack(options: StartupCheckOptions): Promise<BotIdent
       } catch (error) {
         if (error instanceof SlackRefusal) throw error;
         const reason = errorSummary(error).message;
-        if (attempt >= attempts) throw new StartupError(`Slack is not reachable (${method}: ${reason}) after ${attempts} attempts; check the network, any proxy, and SLACK_API_URL.`);
+        if (attempt >= attempts) throw new StartupError(`Slack is not reachable (${method}: ${reason}) after ${attempts} attempt${attempts === 1 ? '' : 's'}; check the network, any proxy, and SLACK_API_URL.`);
         const delay = backoffMs * 2 ** (attempt - 1);
         logger.warn({ attempt, of: attempts, retryInMs: delay, reason }, `Slack is not reachable yet (${method}); retrying in ${Math.round(delay / 100) / 10} s`);
         await sleep(delay);
@@ -160,4 +160,32 @@ async function callSlack(apiUrl: string, token: string, method: string, params: 
   const { ok, error } = (answer ?? {}) as { ok?: unknown; error?: unknown };
   if (ok === true) return answer as Record<string, unknown>;
   throw new SlackRefusal(typeof error === 'string' ? error : 'an unreadable error');
+}
+
+/**
+ * The checks of `subops config check` that start-up does not make, each asked once: AUDIT_CHANNEL_ID
+ * (after checkSlack without it, so the bot token's answer and the channel's are reported apart) and, in
+ * Socket Mode, SLACK_APP_TOKEN (apps.connections.open hands out a socket URL, left unused).
+ */
+export async function checkAuditChannelOnce(slack: Pick<SlackConfig, 'botToken' | 'apiUrl'>, channel: string, logger: Logger): Promise<void> {
+  await checkAuditChannel(channel, () => once(() => callSlack(slack.apiUrl ?? SLACK_API_URL, slack.botToken, 'conversations.info', { channel }), 'conversations.info'), logger);
+}
+
+export async function checkAppToken(slack: Pick<SlackConfig, 'apiUrl'>, appToken: string): Promise<void> {
+  try {
+    await once(() => callSlack(slack.apiUrl ?? SLACK_API_URL, appToken, 'apps.connections.open', {}), 'apps.connections.open');
+  } catch (error) {
+    if (!(error instanceof SlackRefusal)) throw error;
+    throw new StartupError(`Slack refused SLACK_APP_TOKEN (${error.code}); generate an app-level token with connections:write under Basic Information → App-Level Tokens.`);
+  }
+}
+
+/** One call; no usable answer is a StartupError naming SLACK_API_URL, a refusal stays a SlackRefusal. */
+async function once<T>(call: () => Promise<Record<string, unknown>>, method: string): Promise<T> {
+  try {
+    return (await call()) as T;
+  } catch (error) {
+    if (error instanceof SlackRefusal) throw error;
+    throw new StartupError(`Slack is not reachable (${method}: ${errorSummary(error).message}); check the network, any proxy, and SLACK_API_URL.`);
+  }
 }

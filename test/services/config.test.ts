@@ -47,6 +47,17 @@ describe('core configuration', () => {
     ]);
   });
 
+  it('a bound without a maximum reads "of at least N", never the largest safe integer', () => {
+    expect(problemsOf(() => loadCoreConfig({ UISP_TIMEOUT_MS: '0', SERVICE_PLAN_PERIOD_ID: '-3', UISP_DEADLINE_MS: '99999999999999999999' }))).toEqual([
+      'UISP_TIMEOUT_MS must be a whole number of at least 1 (got "0")',
+      'UISP_DEADLINE_MS must be a whole number of at least 1 (got "99999999999999999999")',
+      'SERVICE_PLAN_PERIOD_ID must be a whole number of at least 1 (got "-3")',
+    ]);
+    expect(problemsOf(() => loadAppConfig({ UISP_URL: 'https://uisp.example.net', UISP_TOKEN: 't', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', SHUTDOWN_GRACE_MS: '2.5' }))).toEqual([
+      'SHUTDOWN_GRACE_MS must be a whole number from 0 to 600000 (got "2.5")',
+    ]);
+  });
+
   it('PAYMENT_MAX_AMOUNT defaults to 1,000,000 and must be a positive number', () => {
     expect(loadCoreConfig({}).payments).toEqual({ maxAmount: 1_000_000 });
     expect(loadCoreConfig({ PAYMENT_MAX_AMOUNT: '250000.50' }).payments).toEqual({ maxAmount: 250_000.5 });
@@ -55,6 +66,19 @@ describe('core configuration', () => {
 
   it('requires a token when a real UISP URL is set', () => {
     expect(problemsOf(() => loadCoreConfig({ UISP_URL: 'https://uisp.example.net' }))).toEqual([expect.stringContaining('UISP_TOKEN is required')]);
+  });
+});
+
+describe('every problem names the variable to fix', () => {
+  it('each setting given a bad value yields a problem that starts with its name, and shows no secret', () => {
+    const bad = 'bad value?!';
+    const env = Object.fromEntries(
+      ['UISP_URL', 'UISP_CONNECT_TIMEOUT_MS', 'UISP_TIMEOUT_MS', 'UISP_DEADLINE_MS', 'UISP_RETRIES', 'UISP_RETRY_BACKOFF_MS', 'UISP_WRITE_RETRIES', 'UISP_WRITE_BACKOFF_MS', 'UISP_RETRY_WINDOW_MS', 'UISP_POOL_CONNECTIONS', 'UISP_PAGES_IN_FLIGHT', 'ISP_TIMEZONE', 'SERVICE_PLAN_PERIOD_ID', 'SERVICE_PRICE', 'PAYMENT_MAX_AMOUNT', 'LOG_LEVEL', 'SLACK_API_URL', 'PORT', 'SHUTDOWN_GRACE_MS', 'WEBHOOK_PORT', 'WEBHOOK_RATE_PER_MINUTE', 'WEBHOOK_PAYMENT_WINDOW_HOURS', 'LINK_WATCH_INTERVAL_S', 'LINK_REMINDER_HOURS', 'OPS_PORT', 'OPS_HOST', 'HEALTHZ_ON_SLACK_PORT'].map((name) => [name, bad]),
+    );
+    const secrets = { SLACK_BOT_TOKEN: 'xoxp-secret-1', SLACK_APP_TOKEN: 'secret-2', SERVICE_STATUS_ACTIVE: '6' };
+    const problems = problemsOf(() => loadAppConfig({ ...env, ...secrets }));
+    expect(problems.map((p) => p.split(/[ ,]/)[0]).sort()).toEqual([...Object.keys(env), 'SERVICE_STATUS_ACTIVE', 'SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN'].sort());
+    expect(problems.join('\n')).not.toMatch(/secret|9007199254740991/);
   });
 });
 

@@ -44,10 +44,15 @@ export function changeNotice(error: UispError): string {
   return error.mayHaveApplied ? 'UISP did not confirm the change: it may or may not have been applied. Check the CRM before retrying.' : 'Nothing was changed.';
 }
 
+/** The variable holding each system's token; UISP_TOKEN stands in for both when it is not set. */
+export const UISP_TOKEN_VARIABLES: Record<UispSystem, string> = { crm: 'UISP_CRM_TOKEN', nms: 'UISP_NMS_TOKEN' };
+
+/** 401 or 403: the message names the variables to fix, never the token. */
 export class UispAuthError extends UispError {
   override readonly name = 'UispAuthError';
   constructor(request: UispRequestInfo, status: number) {
-    super('auth', request, `UISP refused the token (HTTP ${status}); check the ${request.system.toUpperCase()} token setting`, status);
+    const variable = UISP_TOKEN_VARIABLES[request.system];
+    super('auth', request, `UISP refused the ${request.system.toUpperCase()} token (HTTP ${status}); check ${variable}, or UISP_TOKEN when ${variable} is not set`, status);
   }
 }
 

@@ -1,0 +1,206 @@
+/**
+ * `subops config check`: the configuration, then UISP and Slack asked once each, never retried: one CRM
+ * read and one NMS read (small lists), auth.test for SLACK_BOT_TOKEN, apps.connections.open for
+ * SLACK_APP_TOKEN (Socket Mode; no socket is opened) and conversations.info for AUDIT_CHANNEL_ID. Nothing
+ * is written. Every result names the variable to fix; no token or secret ever appears in one.
+ */
+import { z } from 'zod';
+import { ConfigError, loadAppConfig, loadAuditChannelConfig, loadCoreConfig, type Env, type UispConfig } from './config.js';
+import { createLogger } from './logging.js';
+import type { EnvFileInfo } from './process/io.js';
+import { UISP_TOKEN_VARIABLES, UispError, type UispSystem } from './services/uisp/errors.js';
+import { createUispDispatcher, UispHttp } from './services/uisp/http.js';
+import { errorSummary } from './slack/errors.js';
+import { checkAppToken, checkAuditChannelOnce, checkSlack, StartupError, type BotIdentity } from './slack/startup.js';
+
+export type CheckName = 'configuration' | 'UISP CRM' | 'UISP NMS' | 'Slack auth' | 'Slack app token' | 'audit channel';
+/** `warning`: works, with something to look at; `skipped`: not asked (the reason is the message). */
+export type CheckStatus = 'ok' | 'warning' | 'failed' | 'skipped';
+
+export interface CheckResult {
+  check: CheckName;
+  status: CheckStatus;
+  message: string;
+  /** How long the request took; null for checks that ask nothing. */
+  ms: number | null;
+}
+
+export interface ConfigCheck {
+  /** What is wrong with the configuration, by variable. When any, nothing was asked: `checks` is the configuration's result alone. */
+  problems: string[];
+  /** Every check in the order to report them (configuration first); they run at once, each resolving when done. */
+  checks: Promise<CheckResult>[];
+}
+
+export interface ConfigCheckOptions {
+  /** `app`: what `subops serve` reads (the default); `cli`: what the CLI reads. */
+  scope?: 'app' | 'cli';
+  /** The `.env` the process read at start, if any. */
+  envFile?: EnvFileInfo | undefined;
+}
+
+const UISP_PATHS: Record<UispSystem, string> = { crm: '/crm/api/v1.0', nms: '/nms/api/v2.1' };
+/**
+ * One small list per system that SubOps reads anyway, as /healthz does (src/slack/health.ts): a 200
+ * proves the system is there and takes its token. The CRM's suspension reasons (a handful), the NMS's
+ * discovered devices (only those waiting to be authorized).
+ */
+const READS: Record<UispSystem, string> = { crm: 'service-suspension-reasons', nms: 'devices/discovered' };
+
+export function checkConfiguration(env: Env, { scope = 'app', envFile }: ConfigCheckOptions = {}): ConfigCheck {
+  let loaded: ScopeSettings;
+  try {
+    loaded = loadScope(env, scope);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const count = error.problems.length;
+    const result: CheckResult = { check: 'configuration', status: 'failed', message: `${count} problem${count === 1 ? '' : 's'}; UISP and Slack were not asked${fromFile(envFile)}`, ms: null };
+    return { problems: error.problems, checks: [Promise.resolve(result)] };
+  }
+  const { uisp, slack, mode } = loaded;
+  const shadowed = envFile?.shadowed ?? [];
+  const configuration: CheckResult = {
+    check: 'configuration',
+    status: shadowed.length ? 'warning' : 'ok',
+    message: `${mode}; ${uisp.url ? `UISP at ${uisp.url}` : 'UISP_URL is not set: the CLI uses the embedded simulator'}${fromFile(envFile)}${
+      shadowed.length ? `; ${shadowed.join(', ')} ${shadowed.length === 1 ? 'is' : 'are'} set in the environment too, whose value is used` : ''
+    }`,
+    ms: null,
+  };
+  const checks: Promise<CheckResult>[] = [Promise.resolve(configuration)];
+  for (const system of ['crm', 'nms'] as const) {
+    checks.push(uisp.url ? checkUisp(system, uisp, env) : Promise.resolve({ check: uispName(system), status: 'skipped', message: 'UISP_URL is not set', ms: null }));
+  }
+  if (slack) {
+    const auth = ask('Slack auth', () => checkSlack({ slack: { ...slack, auditChannelId: undefined }, logger: quietLogger([]), attempts: 1 }), botSentence);
+    checks.push(auth.then(({ result }) => result));
+    const { appToken, auditChannelId } = slack;
+    if (appToken) checks.push(ask('Slack app token', () => checkAppToken(slack, appToken), () => 'SLACK_APP_TOKEN accepted (Socket Mode)').then(({ result }) => result));
+    if (auditChannelId) checks.push(auth.then(({ value }) => checkChannel(slack, auditChannelId, value)));
+  }
+  return { problems: [], checks };
+}
+
+/** What to ask Slack about. */
+interface SlackSettings {
+  botToken: string;
+  apiUrl: string | undefined;
+  appToken: string | undefined;
+  auditChannelId: string | undefined;
+}
+
+interface ScopeSettings {
+  uisp: UispConfig;
+  /** None when Slack is not used (the CLI without an audit channel). */
+  slack: SlackSettings | undefined;
+  /** How SubOps would run, in a few words. */
+  mode: string;
+}
+
+function loadScope(env: Env, scope: 'app' | 'cli'): ScopeSettings {
+  if (scope === 'app') {
+    const { core, slack } = loadAppConfig(env);
+    const mode = slack.appToken ? 'Socket Mode (SLACK_APP_TOKEN)' : `HTTP mode on PORT ${slack.port} (Slack checks SLACK_SIGNING_SECRET on its first request)`;
+    return { uisp: core.uisp, slack, mode };
+  }
+  // Both read, so every problem is reported at once.
+  let core: ReturnType<typeof loadCoreConfig> | undefined;
+  const problems: string[] = [];
+  try {
+    core = loadCoreConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  let audit: ReturnType<typeof loadAuditChannelConfig>;
+  try {
+    audit = loadAuditChannelConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  if (problems.length || !core) throw new ConfigError(problems);
+  return {
+    uisp: core.uisp,
+    slack: audit && { botToken: audit.botToken, apiUrl: audit.apiUrl, appToken: undefined, auditChannelId: audit.channelId },
+    mode: audit ? 'CLI, audit records also to AUDIT_CHANNEL_ID' : 'CLI, audit records to stderr only (SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID are not both set)',
+  };
+}
+
+const fromFile = (envFile: EnvFileInfo | undefined) =>
+  envFile ? `; ${envFile.applied.length} setting${envFile.applied.length === 1 ? '' : 's'} from ${envFile.path}` : '';
+
+const uispName = (system: UispSystem): CheckName => (system === 'crm' ? 'UISP CRM' : 'UISP NMS');
+
+/** The variable the system's token came from: its own, else UISP_TOKEN. */
+function tokenVariable(env: Env, system: UispSystem): string {
+  const own = UISP_TOKEN_VARIABLES[system];
+  return env[own]?.trim() ? own : 'UISP_TOKEN';
+}
+
+/** One read, on a connection of its own, never retried, within the configured timeouts. */
+async function checkUisp(system: UispSystem, uisp: UispConfig, env: Env): Promise<CheckResult> {
+  const check = uispName(system);
+  const variable = tokenVariable(env, system);
+  const base = `${uisp.url}${UISP_PATHS[system]}`;
+  const timeouts = { connectMs: uisp.connectTimeoutMs, requestMs: uisp.requestTimeoutMs, deadlineMs: uisp.deadlineMs };
+  const dispatcher = createUispDispatcher(timeouts, 1);
+  const token = (system === 'crm' ? uisp.crmToken : uisp.nmsToken) ?? '';
+  // Stock UISP CRM reads X-Auth-App-Key, the spec X-Auth-Token: both, as the services layer sends them.
+  const headers: Record<string, string> = system === 'crm' ? { 'X-Auth-Token': token, 'X-Auth-App-Key': token } : { 'X-Auth-Token': token };
+  const http = new UispHttp({ system, baseUrl: base, headers, dispatcher, timeouts, retry: { retries: 0, backoffMs: 0 } });
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
+  try {
+    await http.get(READS[system], z.array(z.unknown()));
+    return { check, status: 'ok', message: `${base} answered in ${ms()} ms and took ${variable}`, ms: ms() };
+  } catch (error) {
+    return { check, status: 'failed', message: uispProblem(error, system, variable, base), ms: ms() };
+  } finally {
+    await dispatcher.destroy();
+  }
+}
+
+function uispProblem(error: unknown, system: UispSystem, variable: string, base: string): string {
+  const name = system.toUpperCase();
+  if (!(error instanceof UispError)) return `${errorSummary(error).message}; check UISP_URL`;
+  if (error.kind === 'auth') {
+    const own = UISP_TOKEN_VARIABLES[system];
+    return `UISP refused ${variable} (HTTP ${error.status}): ${variable === own ? `set ${own} to a valid ${name} token` : `set UISP_TOKEN to a valid token, or ${own} to the ${name}'s own`}`;
+  }
+  if (error.kind === 'not_found') return `no ${name} API at ${base} (HTTP 404): UISP_URL must be the address holding ${UISP_PATHS.crm} and ${UISP_PATHS.nms}, e.g. https://uisp.example.net`;
+  if (error.kind === 'bad_response') return `${base} answered, but not as the UISP ${name} API does (${error.message}): check UISP_URL`;
+  if (error.kind === 'unavailable') {
+    const slow = /time|within/i.test(error.message) ? ', or UISP_CONNECT_TIMEOUT_MS, UISP_TIMEOUT_MS and UISP_DEADLINE_MS for a slow UISP' : '';
+    return `${error.message}: check UISP_URL (${base}) and the network${slow}`;
+  }
+  return error.message;
+}
+
+/** Asks Slack once, timed; a StartupError's message (which names the variable) is the failure. */
+async function ask<T>(check: CheckName, run: () => Promise<T>, describe: (value: T) => string): Promise<{ result: CheckResult; value?: T }> {
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
+  try {
+    const value = await run();
+    return { result: { check, status: 'ok', message: describe(value), ms: ms() }, value };
+  } catch (error) {
+    const message = error instanceof StartupError ? error.message : `Slack could not be asked (${errorSummary(error).message}); check SLACK_API_URL`;
+    return { result: { check, status: 'failed', message, ms: ms() } };
+  }
+}
+
+const botSentence = (identity: BotIdentity) =>
+  `SLACK_BOT_TOKEN accepted: bot user ${identity.botUserId} (bot ${identity.botId})${identity.workspaceUrl ? ` in ${identity.workspaceUrl}` : ''}`;
+
+async function checkChannel(slack: SlackSettings, channel: string, identity: BotIdentity | undefined): Promise<CheckResult> {
+  if (!identity) return { check: 'audit channel', status: 'skipped', message: `AUDIT_CHANNEL_ID ${channel} not asked: Slack did not accept SLACK_BOT_TOKEN`, ms: null };
+  const warnings: string[] = [];
+  const { result } = await ask('audit channel', () => checkAuditChannelOnce(slack, channel, quietLogger(warnings)), () => `AUDIT_CHANNEL_ID ${channel}: the bot is in it and can post the audit trail there`);
+  return result.status === 'ok' && warnings.length ? { ...result, status: 'warning', message: warnings.join(' ') } : result;
+}
+
+/** A logger for the start-up checks that keeps their warnings (the message alone) instead of printing them. */
+function quietLogger(warnings: string[]) {
+  return createLogger('warn', { write: (line: string) => void warnings.push((JSON.parse(line) as { msg: string }).msg) });
+}

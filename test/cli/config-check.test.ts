@@ -1,0 +1,261 @@
+/**
+ * `subops config check`: the configuration, then UISP (the simulator) and Slack (the loopback fake, or a
+ * small stub where the fake cannot answer) asked once each; one line per check, or one JSON object.
+ * Exit 0 all passed, 1 a check failed, 2 bad configuration. Every failure names the variable to fix, and
+ * no token appears in the output.
+ */
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import type { EnvFileInfo } from '../../src/process/io.js';
+import { startFakeSlack, type FakeSlack } from '../../src/playground/fake-slack.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+
+const BOT_TOKEN = 'xoxb-config-check-secret';
+const SIGNING_SECRET = 'signing-secret-never-shown';
+
+let sim: RunningSimulator;
+let slack: FakeSlack;
+const servers: { close(done: () => void): unknown }[] = [];
+beforeAll(async () => {
+  sim = await startSimulator();
+  slack = await startFakeSlack({ channels: { C0AUDIT: { name: 'subops-audit' }, C0OUTSIDE: { name: 'elsewhere', is_member: false } } });
+});
+afterAll(async () => {
+  await slack.close();
+  await sim.close();
+});
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+});
+
+interface Report {
+  ok: boolean;
+  exitCode: number;
+  envFile: EnvFileInfo | null;
+  problems: string[];
+  checks: { check: string; status: string; message: string; ms: number | null }[];
+}
+
+async function check(env: Record<string, string>, args: string[] = [], envFile?: EnvFileInfo) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk) => (out += chunk));
+  stderr.on('data', (chunk) => (err += chunk));
+  const code = await main(['config', 'check', ...args], { env, envFile, stdout, stderr, stdin: new PassThrough() });
+  for (const secret of [BOT_TOKEN, SIGNING_SECRET, sim.token, ...Object.entries(env).filter(([name]) => /TOKEN|SECRET/.test(name)).map(([, value]) => value)]) {
+    expect(out + err).not.toContain(secret);
+  }
+  return { code, out, err, lines: out.trimEnd().split('\n'), json: () => JSON.parse(out) as Report };
+}
+
+const bot = () => ({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.apiUrl.replace(/\/$/, ''), ISP_TIMEZONE: 'America/Guyana' });
+
+/** A loopback HTTP server answering every request with `answer`. */
+async function stub(answer: (path: string, authorization: string) => { status: number; body: string; type?: string }): Promise<string> {
+  const server: Server = createHttpServer((req, res) => {
+    req.resume();
+    const { status, body, type = 'application/json' } = answer(req.url ?? '', req.headers.authorization ?? '');
+    res.writeHead(status, { 'content-type': type }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('subops config check', () => {
+  it('all good: one ✓ line per check, exit 0; UISP asked once per system and Slack once per check', async () => {
+    const before = sim.requests.length;
+    const calls = slack.calls.length;
+    const run = await check({ ...bot(), AUDIT_CHANNEL_ID: 'C0AUDIT' });
+    expect(run.err).toBe('');
+    expect(run.lines.map((line) => line.slice(0, 19))).toEqual(['✓ configuration    ', '✓ UISP CRM         ', '✓ UISP NMS         ', '✓ Slack auth       ', '✓ audit channel    ']);
+    expect(run.lines[0]).toBe(`✓ configuration    HTTP mode on PORT 3000 (Slack checks SLACK_SIGNING_SECRET on its first request); UISP at ${sim.url}`);
+    expect(run.lines[1]).toMatch(new RegExp(`^✓ UISP CRM {9}${sim.url}/crm/api/v1\\.0 answered in \\d+ ms and took UISP_TOKEN$`));
+    expect(run.lines[3]).toBe('✓ Slack auth       SLACK_BOT_TOKEN accepted: bot user UBOT (bot B0001) in https://subops-playground.slack.com/');
+    expect(run.lines[4]).toBe('✓ audit channel    AUDIT_CHANNEL_ID C0AUDIT: the bot is in it and can post the audit trail there');
+    expect(run.code).toBe(0);
+    expect(sim.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(
+      expect.arrayContaining(['GET /crm/api/v1.0/service-suspension-reasons', 'GET /nms/api/v2.1/devices/discovered']),
+    );
+    expect(sim.requests.length - before).toBe(2);
+    expect(slack.calls.slice(calls).map((c) => c.method)).toEqual(['auth.test', 'conversations.info']);
+  });
+
+  it('--json prints one object with every check, and the .env the process read', async () => {
+    const envFile = { path: '/srv/subops/.env', applied: ['UISP_URL'], shadowed: [] };
+    const run = await check(bot(), ['--json'], envFile);
+    expect(run.lines).toHaveLength(1);
+    const report = run.json();
+    expect(report).toMatchObject({ ok: true, exitCode: 0, envFile, problems: [] });
+    expect(report.checks.map((c) => [c.check, c.status])).toEqual([
+      ['configuration', 'ok'],
+      ['UISP CRM', 'ok'],
+      ['UISP NMS', 'ok'],
+      ['Slack auth', 'ok'],
+    ]);
+    expect(report.checks[0]).toEqual({ check: 'configuration', status: 'ok', message: expect.stringContaining('; 1 setting from /srv/subops/.env'), ms: null });
+    for (const c of report.checks.slice(1)) expect(c.ms).toEqual(expect.any(Number));
+  });
+
+  it('a variable set in both the environment and .env is a warning naming it (the environment wins), still exit 0', async () => {
+    const run = await check(bot(), [], { path: '/srv/subops/.env', applied: ['UISP_URL', 'LOG_LEVEL'], shadowed: ['UISP_TOKEN'] });
+    expect(run.lines[0]).toBe(
+      `! configuration    HTTP mode on PORT 3000 (Slack checks SLACK_SIGNING_SECRET on its first request); UISP at ${sim.url}; 2 settings from /srv/subops/.env; UISP_TOKEN is set in the environment too, whose value is used`,
+    );
+    expect(run.code).toBe(0);
+  });
+
+  it('UISP refusing a token names the variable it came from: the system’s own, else UISP_TOKEN; exit 1', async () => {
+    const crmOnly = await check({ ...bot(), UISP_CRM_TOKEN: 'wrong-crm-token' });
+    expect(crmOnly.lines[1]).toBe('✗ UISP CRM         UISP refused UISP_CRM_TOKEN (HTTP 401): set UISP_CRM_TOKEN to a valid CRM token');
+    expect(crmOnly.lines[2]).toMatch(/^✓ UISP NMS .* and took UISP_TOKEN$/);
+    expect(crmOnly.code).toBe(1);
+
+    const shared = await check({ ...bot(), UISP_TOKEN: 'wrong-shared-token' });
+    expect(shared.lines.slice(1, 3)).toEqual([
+      "✗ UISP CRM         UISP refused UISP_TOKEN (HTTP 401): set UISP_TOKEN to a valid token, or UISP_CRM_TOKEN to the CRM's own",
+      "✗ UISP NMS         UISP refused UISP_TOKEN (HTTP 401): set UISP_TOKEN to a valid token, or UISP_NMS_TOKEN to the NMS's own",
+    ]);
+    expect(shared.code).toBe(1);
+  });
+
+  it('UISP_URL pointing at something that is not UISP, or at nothing, is named', async () => {
+    const notUisp = await stub(() => ({ status: 404, body: '<html>Not Found</html>', type: 'text/html' }));
+    const wrong = await check({ ...bot(), UISP_URL: notUisp });
+    expect(wrong.lines.slice(1, 3)).toEqual([
+      `✗ UISP CRM         no CRM API at ${notUisp}/crm/api/v1.0 (HTTP 404): UISP_URL must be the address holding /crm/api/v1.0 and /nms/api/v2.1, e.g. https://uisp.example.net`,
+      `✗ UISP NMS         no NMS API at ${notUisp}/nms/api/v2.1 (HTTP 404): UISP_URL must be the address holding /crm/api/v1.0 and /nms/api/v2.1, e.g. https://uisp.example.net`,
+    ]);
+    expect(wrong.code).toBe(1);
+
+    // A listener that hangs up on every connection: UISP does not answer at all.
+    const hangUp = createNetServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => hangUp.listen(0, '127.0.0.1', resolve));
+    servers.push(hangUp);
+    const dead = `http://127.0.0.1:${(hangUp.address() as AddressInfo).port}`;
+    const down = await check({ ...bot(), UISP_URL: dead });
+    expect(down.lines[1]).toMatch(new RegExp(`^✗ UISP CRM {9}CRM GET /crm/api/v1\\.0/service-suspension-reasons: .*: check UISP_URL \\(${dead}/crm/api/v1\\.0\\) and the network`));
+    expect(down.lines[2]).toMatch(/^✗ UISP NMS .*: check UISP_URL/);
+    expect(down.code).toBe(1);
+  });
+
+  it('Slack refusing SLACK_BOT_TOKEN names it, and the audit channel is then not asked', async () => {
+    slack.failNext('auth.test', { error: 'invalid_auth' });
+    const run = await check({ ...bot(), AUDIT_CHANNEL_ID: 'C0AUDIT' });
+    expect(run.lines.slice(3)).toEqual([
+      "✗ Slack auth       Slack refused SLACK_BOT_TOKEN (invalid_auth); copy the Bot User OAuth Token (xoxb-…) from the app's OAuth & Permissions page.",
+      '↷ audit channel    AUDIT_CHANNEL_ID C0AUDIT not asked: Slack did not accept SLACK_BOT_TOKEN',
+    ]);
+    expect(run.code).toBe(1);
+  });
+
+  it('an audit channel the bot is not in fails naming AUDIT_CHANNEL_ID; one it cannot verify (missing scope) is a warning', async () => {
+    const outside = await check({ ...bot(), AUDIT_CHANNEL_ID: 'C0OUTSIDE' });
+    expect(outside.lines[4]).toBe('✗ audit channel    AUDIT_CHANNEL_ID C0OUTSIDE (#elsewhere): the bot is not a member, so it cannot post the audit trail there. Run /invite @SubOps in that channel.');
+    expect(outside.code).toBe(1);
+
+    slack.failNext('conversations.info', { error: 'missing_scope' });
+    const unverified = await check({ ...bot(), AUDIT_CHANNEL_ID: 'C0AUDIT' });
+    expect(unverified.lines[4]).toMatch(/^! audit channel {4}Could not verify AUDIT_CHANNEL_ID C0AUDIT: the app lacks the channels:read and groups:read scopes/);
+    expect(unverified.code).toBe(0);
+  });
+
+  it('Slack not answering names SLACK_API_URL, after one attempt', async () => {
+    const down = await stub(() => ({ status: 503, body: 'down' }));
+    const run = await check({ ...bot(), SLACK_API_URL: down });
+    expect(run.lines[3]).toBe('✗ Slack auth       Slack is not reachable (auth.test: HTTP 503) after 1 attempt; check the network, any proxy, and SLACK_API_URL.');
+    expect(run.code).toBe(1);
+  });
+
+  it('Socket Mode: SLACK_APP_TOKEN is asked too (apps.connections.open), and a refusal names it', async () => {
+    // The fake Slack refuses every app-level token; this stub takes xapp-good-… and refuses the rest.
+    const api = await stub((path, authorization) => {
+      if (path.endsWith('/auth.test')) return { status: 200, body: JSON.stringify({ ok: true, user_id: 'U1', bot_id: 'B1' }) };
+      if (path.endsWith('/apps.connections.open')) {
+        return { status: 200, body: JSON.stringify(authorization.startsWith('Bearer xapp-good-') ? { ok: true, url: 'wss://example.invalid/link' } : { ok: false, error: 'invalid_auth' }) };
+      }
+      return { status: 200, body: JSON.stringify({ ok: false, error: 'unknown_method' }) };
+    });
+    const { SLACK_SIGNING_SECRET: _, ...socket } = { ...bot(), SLACK_API_URL: api };
+    const good = await check({ ...socket, SLACK_APP_TOKEN: 'xapp-good-app-token' });
+    expect(good.lines[0]).toBe(`✓ configuration    Socket Mode (SLACK_APP_TOKEN); UISP at ${sim.url}`);
+    expect(good.lines.slice(3)).toEqual(['✓ Slack auth       SLACK_BOT_TOKEN accepted: bot user U1 (bot B1)', '✓ Slack app token  SLACK_APP_TOKEN accepted (Socket Mode)']);
+    expect(good.code).toBe(0);
+
+    const revoked = await check({ ...socket, SLACK_APP_TOKEN: 'xapp-revoked-app-token' });
+    expect(revoked.lines[4]).toBe('✗ Slack app token  Slack refused SLACK_APP_TOKEN (invalid_auth); generate an app-level token with connections:write under Basic Information → App-Level Tokens.');
+    expect(revoked.code).toBe(1);
+  });
+
+  it('a bad configuration lists every problem by variable, asks nothing, and exits 2', async () => {
+    const before = sim.requests.length;
+    const calls = slack.calls.length;
+    const run = await check({ ...bot(), UISP_TIMEOUT_MS: '0', SLACK_BOT_TOKEN: 'xoxp-user-token-secret', PORT: '70000' });
+    expect(run.lines).toEqual([
+      '✗ configuration    3 problems; UISP and Slack were not asked',
+      '    - UISP_TIMEOUT_MS must be a whole number of at least 1 (got "0")',
+      '    - PORT must be a whole number from 1 to 65535 (got "70000")',
+      '    - SLACK_BOT_TOKEN must start with "xoxb-"',
+    ]);
+    expect(run.code).toBe(2);
+    expect(sim.requests.length).toBe(before);
+    expect(slack.calls.length).toBe(calls);
+
+    const json = (await check({ UISP_TOKEN: 'uisp-token-secret' }, ['--json'])).json();
+    expect(json).toEqual({
+      ok: false,
+      exitCode: 2,
+      envFile: null,
+      problems: [
+        'UISP_URL is required for the Slack app (to try it on sample data instead: `subops serve --simulator`, or `npm run demo`)',
+        'SLACK_BOT_TOKEN is required (the bot token, xoxb-…, from OAuth & Permissions)',
+        'SLACK_SIGNING_SECRET is required (needed to verify requests in HTTP mode; or set SLACK_APP_TOKEN for Socket Mode)',
+      ],
+      checks: [{ check: 'configuration', status: 'failed', message: '3 problems; UISP and Slack were not asked', ms: null }],
+    });
+  });
+
+  it('--cli checks what the CLI reads: without UISP_URL it would use the simulator, and Slack only with an audit channel', async () => {
+    const bare = await check({}, ['--cli']);
+    expect(bare.lines).toEqual([
+      '✓ configuration    CLI, audit records to stderr only (SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID are not both set); UISP_URL is not set: the CLI uses the embedded simulator',
+      '↷ UISP CRM         UISP_URL is not set',
+      '↷ UISP NMS         UISP_URL is not set',
+    ]);
+    expect(bare.code).toBe(0);
+
+    const audited = await check({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_API_URL: slack.apiUrl.replace(/\/$/, ''), AUDIT_CHANNEL_ID: 'C0AUDIT' }, ['--cli']);
+    expect(audited.lines.map((line) => line.slice(0, 1) + line.slice(1, 18).trim())).toEqual(['✓configuration', '✓UISP CRM', '✓UISP NMS', '✓Slack auth', '✓audit channel']);
+    expect(audited.code).toBe(0);
+  });
+
+  it('a missing or unknown subcommand is a usage error; --help explains the checks and exit codes', async () => {
+    const stdout = new PassThrough();
+    let out = '';
+    stdout.on('data', (chunk) => (out += chunk));
+    const io = { env: {}, stdout, stderr: new PassThrough(), stdin: new PassThrough() };
+    expect(await main(['config'], io)).toBe(2);
+    expect(await main(['config', 'show'], io)).toBe(2);
+    expect(await main(['config', 'check', '--help'], io)).toBe(0);
+    expect(out).toContain('Usage: subops config check [--cli] [--json]');
+    expect(out).toContain('Exit codes: 0 every check passed');
+  });
+});
+
+describe('a refused UISP token in any command names the variable, never the token', () => {
+  it('subops reasons with a wrong CRM token', async () => {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let err = '';
+    stderr.on('data', (chunk) => (err += chunk));
+    const code = await main(['reasons'], { env: { UISP_URL: sim.url, UISP_TOKEN: sim.token, UISP_CRM_TOKEN: 'wrong-crm-token-value' }, stdout, stderr, stdin: new PassThrough() });
+    expect(code).toBe(1);
+    expect(err).toContain('UISP refused the CRM token (HTTP 401); check UISP_CRM_TOKEN, or UISP_TOKEN when UISP_CRM_TOKEN is not set');
+    expect(err).not.toContain('wrong-crm-token-value');
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * .env.example stays true: it lists every variable src/config.ts reads (found in its source, so a new
+ * setting cannot be left out), each once, with the default the code applies, and README's Configuration
+ * table names each one too.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseEnv } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { loadAppConfig, loadCoreConfig, type Env } from '../../src/config.js';
+
+const read = (path: string) => readFileSync(fileURLToPath(new URL(path, import.meta.url)), 'utf8');
+
+/** Every `reader.<kind>('NAME'…)` call in src/config.ts: the variables the configuration reads. */
+const READ = [...new Set([...read('../../src/config.ts').matchAll(/\breader\.\w+\(\s*'([A-Z][A-Z0-9_]*)'/g)].map(([, name]) => name!))];
+
+/** `NAME=value` lines of .env.example, set (`NAME=`) or commented out (`# NAME=default`). */
+const EXAMPLE = read('../../.env.example')
+  .split('\n')
+  .flatMap((line) => {
+    const match = /^(#\s*)?([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
+    return match ? [{ name: match[2]!, value: match[3]!, commented: Boolean(match[1]) }] : [];
+  });
+
+describe('.env.example', () => {
+  it('finds the variables in src/config.ts (the scan itself works)', () => {
+    expect(READ.length).toBeGreaterThan(40);
+    expect(READ).toEqual(expect.arrayContaining(['UISP_URL', 'UISP_TOKEN', 'SLACK_BOT_TOKEN', 'OPS_HOST', 'SERVICE_STATUS_SUSPENDED']));
+  });
+
+  it('lists every variable the configuration reads, once, and nothing else', () => {
+    const listed = EXAMPLE.map((entry) => entry.name);
+    expect(listed.filter((name, i) => listed.indexOf(name) !== i)).toEqual([]);
+    expect([...listed].sort()).toEqual([...READ].sort());
+  });
+
+  it('sets nothing as it is: the lines not commented out are empty, to be filled in', () => {
+    expect(EXAMPLE.filter((entry) => !entry.commented && entry.value !== '')).toEqual([]);
+    // Node's parser (the one SubOps reads .env with) sees only those empty values.
+    expect(Object.values(parseEnv(read('../../.env.example'))).every((value) => value === '')).toBe(true);
+  });
+
+  it('shows each default the code applies: uncommenting them all changes nothing', () => {
+    const defaults: Env = Object.fromEntries(EXAMPLE.filter((entry) => entry.commented && entry.value !== '').map((entry) => [entry.name, entry.value]));
+    expect(Object.keys(defaults).length).toBeGreaterThan(25);
+    const http = { UISP_URL: 'https://uisp.example.net', UISP_TOKEN: 't', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' };
+    const socket = { ...http, SLACK_APP_TOKEN: 'xapp-1', WEBHOOK_PORT: '3001' };
+    for (const base of [http, socket]) expect(loadAppConfig({ ...defaults, ...base })).toEqual(loadAppConfig(base));
+    expect(loadCoreConfig(defaults)).toEqual(loadCoreConfig({}));
+  });
+
+  it("every variable is in README's Configuration table too", () => {
+    const readme = read('../../README.md');
+    const start = readme.indexOf('## Configuration');
+    const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+    // The table writes the status numbers as `SERVICE_STATUS_ACTIVE` / `_QUOTED` / …
+    const missing = READ.filter((name) => !section.includes(`\`${name}\``) && !section.includes(`\`${name.replace(/^SERVICE_STATUS_(?!ACTIVE)/, '_')}\``));
+    expect(missing).toEqual([]);
+  });
+});
