@@ -1,8 +1,11 @@
 /**
  * The one pino setup, for the Slack app and the CLI alike. Secrets are redacted by key, whatever
- * object they appear in, so a token passed along by mistake is never written out.
+ * object they appear in, so a token passed along by mistake is never written out. `err` is an Error
+ * with its real type (UispError, TypeError…), message and stack; anything else logged as `err` (a
+ * summary object, a message) is kept as it is, never dressed up as an error of type "Object".
  */
-import { pino, type DestinationStream, type Logger } from 'pino';
+import { types } from 'node:util';
+import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
 
 const SECRET_KEYS = ['token', 'botToken', 'appToken', 'signingSecret', 'crmToken', 'nmsToken', 'responseUrl', 'response_url', 'authorization'];
 /** Header names are not identifiers, so they take the bracket form, and only ever appear nested. */
@@ -13,6 +16,11 @@ const REDACT_PATHS = [
   ...SECRET_HEADERS.flatMap((header) => [`*["${header}"]`, `*.*["${header}"]`]),
 ];
 
+/** An Error (its causes included) with its type and stack; any other value unchanged. */
+export function serializeErr(value: unknown): unknown {
+  return value instanceof Error || types.isNativeError(value) ? stdSerializers.errWithCause(value) : value;
+}
+
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ level, base: { app: 'subops' }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, destination);
+  return pino({ level, base: { app: 'subops' }, serializers: { err: serializeErr }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, destination);
 }

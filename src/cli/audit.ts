@@ -1,19 +1,21 @@
 /**
  * The CLI's audit trail: the same records as the Slack app's, naming the operating-system user and
- * "CLI". The structured log line goes to stderr (stdout stays the command's output, so `--json` stays
- * parseable); when SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID are set the record is also posted to the audit
- * channel, through the same Slack API base as the bot (SLACK_API_URL). A Slack failure never fails the
- * write: it is said in one line on stderr.
+ * "CLI". The record goes to stderr (stdout stays the command's output, so `--json` stays parseable):
+ * a short human line when stderr is a terminal, else (or with --log-json) one pino JSON line with
+ * `"audit":true`, whatever LOG_LEVEL says. When SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID are set the record
+ * is also posted to the audit channel, through the same Slack API base as the bot (SLACK_API_URL). A
+ * Slack failure never fails the write: it is said in one line on stderr.
  */
 import { userInfo } from 'node:os';
 import { loadAuditChannelConfig, type AuditChannelConfig } from '../config.js';
-import { Auditor, logAuditSink, type AuditActor, type AuditEntry, type AuditSink } from '../services/audit.js';
+import { Auditor, logAuditSink, type AuditActor, type AuditEntry, type AuditRecord, type AuditSink } from '../services/audit.js';
 import type { FailureNote } from '../services/audit-records.js';
 import { InputError } from '../services/errors.js';
 import { changeNotice, UispError } from '../services/uisp/errors.js';
 import { createLogger } from '../logging.js';
 import { errorSummary } from '../slack/errors.js';
-import { writeLine, type CliIo } from './io.js';
+import { isTerminal } from '../process/io.js';
+import { writeLine, writeText, type CliIo } from './io.js';
 
 /**
  * What a failed write tells the audit trail; undefined for bad input, which stops before any write
@@ -45,7 +47,7 @@ export function cliActor(env: CliIo['env']): AuditActor {
 export async function openCliAudit(io: CliIo, logLevel: string): Promise<CliAudit> {
   const channel = loadAuditChannelConfig(io.env);
   const logger = createLogger(logLevel, io.stderr);
-  const sinks: AuditSink[] = [logAuditSink(logger)];
+  const sinks: AuditSink[] = [auditLineSink(io)];
   if (channel) sinks.push(await slackSink(channel, logger));
   const auditor = new Auditor(sinks, (sink, error) => {
     if (sink !== 'slack') return;
@@ -55,6 +57,22 @@ export async function openCliAudit(io: CliIo, logLevel: string): Promise<CliAudi
   });
   const actor = cliActor(io.env);
   return { record: (entry) => auditor.record({ ...entry, actor }) };
+}
+
+/**
+ * The audit record on stderr. A person at a terminal reads one short line; anything else (a file, a
+ * log collector) gets the structured JSON line. Its logger has a level of its own: LOG_LEVEL tunes the
+ * diagnostics, never the audit trail.
+ */
+function auditLineSink(io: CliIo): AuditSink {
+  if (isTerminal(io, 'stderr') && !io.logJson) return { name: 'log', write: (record) => writeText(io.stderr, auditLine(record)) };
+  return logAuditSink(createLogger('info', io.stderr));
+}
+
+/** "Audit: suspend by alice (CLI): suspended", as the audit channel's message says it. */
+export function auditLine(record: AuditRecord): string {
+  const who = record.actor.via === 'cli' ? `${record.actor.username} (CLI)` : record.actor.userId;
+  return `Audit: ${record.action} by ${who}: ${record.result}`;
 }
 
 /** Bolt (and its WebClient) load only when the audit channel is configured: most CLI runs never need them. */

@@ -9,6 +9,7 @@ import type { ActivationPrefill, CardGap, ClientLookup, ClientMatch, DeviceLine,
 import type { SuspensionAction, SuspensionOutcome, SuspensionRefusal } from '../services/suspensions.js';
 import { clientDisplayName } from '../services/uisp/crm-client.js';
 import type { Client, Payment, PaymentMethod, Service, SuspensionReason } from '../services/uisp/schemas.js';
+import { displayNote } from '../services/payments.js';
 
 export interface ClientJson {
   id: number;
@@ -121,7 +122,7 @@ export function serviceJson(service: Service | ServiceRef, label: StatusLabeller
 
 export function paymentJson(payment: Payment, methods: PaymentMethod[]): PaymentJson {
   const method = payment.methodId ? { id: payment.methodId, name: methods.find((m) => m.id === payment.methodId)?.name ?? null } : null;
-  return { id: payment.id, clientId: payment.clientId ?? null, amount: payment.amount, currency: payment.currencyCode, method, createdDate: payment.createdDate, note: payment.note };
+  return { id: payment.id, clientId: payment.clientId ?? null, amount: payment.amount, currency: payment.currencyCode, method, createdDate: payment.createdDate, note: displayNote(payment.note) };
 }
 
 const deviceJson = (d: DeviceRef): DeviceJson => ({ id: d.id, name: d.name, ip: d.ip, mac: d.mac, list: d.list, siteId: d.siteId, authorized: d.authorized });
@@ -275,4 +276,29 @@ export function deviceLookupJson(lookup: DeviceLookup): DeviceLookupJson {
   if (lookup.kind === 'none') return { type: 'none', query: lookup.query };
   const { card } = lookup;
   return { type: 'device', device: deviceStateJson(card.device), site: card.site, client: card.client, gaps: card.gaps, activate: prefillJson(card.activate) };
+}
+
+// ---------- errors (every command) ----------
+
+/** One thing wrong: the flag, argument or setting it is about (null when none), and what is wrong. */
+export interface ProblemJson {
+  field: string | null;
+  message: string;
+}
+
+/**
+ * What `--json` prints when a command stops without its own object: bad input or configuration (exit
+ * 2), a confirmation not given (exit 1), a failure (exit 1). `field` and `message` are the first
+ * problem's; `problems` lists every one (several flags can be wrong at once).
+ */
+export interface ErrorJson {
+  type: 'error';
+  field: string | null;
+  message: string;
+  problems: ProblemJson[];
+}
+
+export function errorJson(problems: [ProblemJson, ...ProblemJson[]]): ErrorJson {
+  const [first] = problems;
+  return { type: 'error', field: first.field, message: first.message, problems };
 }

@@ -4,13 +4,36 @@
  */
 import type { Env } from '../config.js';
 
+export type StreamName = 'stdin' | 'stdout' | 'stderr';
+
+/** The settings file the process entry read into the environment at start (src/process/env-file.ts). */
+export interface EnvFileInfo {
+  /** Absolute path of the file. */
+  path: string;
+  /** Variables taken from it (names only, never values). */
+  applied: string[];
+  /** Variables it sets that the environment already had: the environment's value is the one used. */
+  shadowed: string[];
+}
+
 export interface ProcessIo {
   env: Env;
+  /** Set by the process entry when it read a `.env` file (bin/subops.js); tests pass env objects instead. */
+  envFile?: EnvFileInfo | undefined;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+  /** Where a person's answers come from (a y/N confirmation): read only when it is a terminal. */
   stdin: NodeJS.ReadableStream;
   /** Resolves when the user asks a long-running command (simulate, serve) to stop; defaults to SIGINT/SIGTERM. */
   untilStopped?: () => Promise<void>;
+  /**
+   * Which streams are terminals. Each defaults to the stream's own `isTTY` (process.stdin… on a
+   * terminal); tests set it to run as a person at a terminal would (asked to confirm, the audit as a
+   * human line) without one.
+   */
+  terminal?: Partial<Record<StreamName, boolean>>;
+  /** `--log-json`: log lines (the CLI's audit record included) as JSON even when stderr is a terminal. */
+  logJson?: boolean;
 }
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -18,10 +41,24 @@ export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 /** Bad flags or values: exit code 2, and nothing was sent to UISP. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+  /** The flag, argument or command the problem is about ("--device", "<command>"), when there is one. */
+  readonly field: string | undefined;
+  constructor(message: string, field?: string) {
+    super(message);
+    this.field = field;
+  }
 }
 
 /** Exact output: JSON, CSV, and SubOps' own fixed texts (help, usage). */
 export const writeLine = (stream: NodeJS.WritableStream, line = '') => stream.write(`${line}\n`);
+
+/** Whether that stream is a terminal (a person reads it, or types into it). */
+export function isTerminal(io: Pick<ProcessIo, StreamName | 'terminal'>, stream: StreamName): boolean {
+  return io.terminal?.[stream] ?? (io[stream] as Partial<{ isTTY: boolean }>).isTTY === true;
+}
+
+/** A person can be asked: the answer comes from a terminal and the question is seen on one. */
+export const canAsk = (io: Pick<ProcessIo, StreamName | 'terminal'>): boolean => isTerminal(io, 'stdin') && isTerminal(io, 'stderr');
 
 export function untilSignal(): Promise<void> {
   return new Promise((resolve) => {

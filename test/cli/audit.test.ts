@@ -33,7 +33,7 @@ const writes = () => sim.requests.filter((r) => r.method !== 'GET').map((r) => `
 
 describe('the log line', () => {
   it('goes to stderr with who, what, targets and result; --json stdout stays one parseable object', async () => {
-    const { code, out, err } = await subops(['suspend', '--service-id', '101', '--reason', '2', '--json']);
+    const { code, out, err } = await subops(['suspend', '--service-id', '101', '--reason', '2', '--json', '--yes']);
     expect(code).toBe(0);
     expect(out.trim().split('\n')).toHaveLength(1);
     expect(JSON.parse(out)).toMatchObject({ action: 'suspend', outcome: 'done' });
@@ -44,7 +44,7 @@ describe('the log line', () => {
 
   it('a write UISP failed is audited as failed; bad input and dry runs, which write nothing, are not audited', async () => {
     sim.setFaults([{ method: 'PATCH', path: /\/cancel-suspend$/, kind: 'status', status: 503 }]);
-    const failed = await subops(['unsuspend', '--service-id', '104']);
+    const failed = await subops(['unsuspend', '--service-id', '104', '--yes']);
     expect(failed.code).toBe(1);
     expect(auditLines(failed.err)).toEqual([expect.objectContaining({ action: 'unsuspend', result: 'failed', ok: false, targets: { serviceId: 104 } })]);
 
@@ -59,8 +59,8 @@ describe('the log line', () => {
 describe('the audit channel', () => {
   it.each([
     ['activate', ['activate', '--device', '10.20.1.88', '--first-name', 'ada', '--last-name', 'lovelace'], 'activated'],
-    ['suspend', ['suspend', '--service-id', '105', '--reason', 'relocation'], 'suspended'],
-    ['unsuspend', ['unsuspend', '--service-id', '104'], 'unsuspended'],
+    ['suspend', ['suspend', '--service-id', '105', '--reason', 'relocation', '--yes'], 'suspended'],
+    ['unsuspend', ['unsuspend', '--service-id', '104', '--yes'], 'unsuspended'],
     ['payment', ['payments', 'add', '--client-id', '1001', '--amount', '1500', '--method', 'cash'], 'recorded'],
   ])('%s posts one message naming the OS user and "CLI", with the bot token, to the same API base as the bot', async (action, argv, result) => {
     fake = await startFakeSlack();
@@ -86,7 +86,7 @@ describe('the audit channel', () => {
   it('Slack refusing the post: the write stands, exit 0, one warning on stderr, no stack trace', async () => {
     fake = await startFakeSlack();
     fake.failNext('chat.postMessage', { error: 'not_in_channel' });
-    const { code, out, err } = await subops(['suspend', '--service-id', '101', '--reason', '1'], slackEnv());
+    const { code, out, err } = await subops(['suspend', '--service-id', '101', '--reason', '1', '--yes'], slackEnv());
     expect(code).toBe(0);
     expect(out).toMatch(/^Suspended service #101/);
     expect(writes()).toEqual(['PATCH /crm/api/v1.0/clients/services/101/suspend']);
@@ -100,7 +100,7 @@ describe('the audit channel', () => {
     const env = slackEnv();
     await fake.close();
     fake = undefined;
-    const { code, err } = await subops(['unsuspend', '--service-id', '104'], env);
+    const { code, err } = await subops(['unsuspend', '--service-id', '104', '--yes'], env);
     expect(code).toBe(0);
     expect(err).toMatch(/Warning: the audit record was not posted to Slack channel C0AUDIT \(.+\)\. The change itself stands/);
     expect(err).not.toMatch(/^\s+at /m);

@@ -152,7 +152,7 @@ describe('subops activate', () => {
 
 describe('subops suspend / unsuspend / reasons', () => {
   it('suspends by reason name and shows the status change', async () => {
-    const { code, out } = await subops(['suspend', '--service-id', '101', '--reason', 'non-payment']);
+    const { code, out } = await subops(['suspend', '--service-id', '101', '--reason', 'non-payment', '--yes']);
     expect(code).toBe(0);
     expect(out).toMatch(/Suspended service #101 .*of client #1001 — reason: Non-payment\. Status: Active → Suspended\./);
     expect(sim.requests.find((r) => r.method === 'PATCH')).toMatchObject({ path: '/crm/api/v1.0/clients/services/101/suspend', body: { suspensionReasonId: 1 } });
@@ -169,7 +169,7 @@ describe('subops suspend / unsuspend / reasons', () => {
 
   it('a write UISP keeps refusing with 503 is retried, read back, and reported as not seen yet (it may still land)', async () => {
     sim.setFaults([{ method: 'PATCH', path: /\/suspend$/, kind: 'status', status: 503 }]);
-    const { code, err } = await subops(['suspend', '--service-id', '101', '--reason', '1'], fastRetries());
+    const { code, err } = await subops(['suspend', '--service-id', '101', '--reason', '1', '--yes'], fastRetries());
     expect(code).toBe(1);
     expect(err).toMatch(/HTTP 503.*\(tried 5 times; UISP does not show it yet, it may still appear\)/);
     expect(err).toContain('it may or may not have been applied. Check the CRM before retrying.');
@@ -178,7 +178,7 @@ describe('subops suspend / unsuspend / reasons', () => {
 
   it('a suspension applied but whose answer was lost is not sent again: the service is read first', async () => {
     sim.setFaults([{ method: 'PATCH', path: /\/suspend$/, kind: 'reset', phase: 'after', times: 1 }]);
-    const { code, out } = await subops(['suspend', '--service-id', '101', '--reason', '1'], fastRetries());
+    const { code, out } = await subops(['suspend', '--service-id', '101', '--reason', '1', '--yes'], fastRetries());
     expect(code).toBe(0);
     expect(out).toMatch(/Status: Active → Suspended\./);
     expect(writes()).toEqual(['PATCH /crm/api/v1.0/clients/services/101/suspend']);
@@ -193,7 +193,7 @@ describe('subops suspend / unsuspend / reasons', () => {
   });
 
   it('unsuspend lifts the suspension through cancel-suspend, never /unsuspend', async () => {
-    const { code, out } = await subops(['unsuspend', '--service-id', '104']);
+    const { code, out } = await subops(['unsuspend', '--service-id', '104', '--yes']);
     expect(code).toBe(0);
     expect(out).toMatch(/Lifted the suspension of service #104 .*Status: Suspended → Active\./);
     expect(writes()).toEqual(['PATCH /crm/api/v1.0/clients/services/104/cancel-suspend']);
@@ -226,7 +226,7 @@ describe('subops payments', () => {
     const { code, out } = await subops(['payments', '--client-id', '1001', '--csv']);
     expect(code).toBe(0);
     const lines = out.trim().split('\n');
-    expect(lines[0]).toBe('id,createdDate,clientId,clientName,amount,currencyCode,methodId,note');
+    expect(lines[0]).toBe('id,createdDate,clientId,clientName,amount,currencyCode,methodId,methodName,note');
     expect(lines).toHaveLength(expected + 1);
     expect(lines.slice(1).every((line) => line.split(',').slice(2, 4).join(',') === '1001,Marcus Baptiste')).toBe(true);
     // One read of the client for its name, however many payments it made.
@@ -324,9 +324,9 @@ describe('every flag goes through the input grammar: exit 2 naming the flag, and
     expect((await subops(['payments', '--client-id', '#1001', '--limit', '1'])).out).toMatch(/^Payments for client #1001 Marcus Baptiste/);
     const activated = await subops(['activate', '--device', '10.20.1.21', '--first-name', 'Marcus', '--last-name', 'Baptiste', '--client-id', '#1001', '--json']);
     expect(JSON.parse(activated.out.trim().split('\n').at(-1)!)).toMatchObject({ outcome: 'already-activated', client: { id: 1001 } });
-    expect((await subops(['suspend', '--service-id', '#101', '--reason', '#1'])).code).toBe(0);
+    expect((await subops(['suspend', '--service-id', '#101', '--reason', '#1', '--yes'])).code).toBe(0);
     expect(sim.requests.find((r) => r.method === 'PATCH')).toMatchObject({ path: '/crm/api/v1.0/clients/services/101/suspend', body: { suspensionReasonId: 1 } });
-    expect((await subops(['unsuspend', '--service-id', '#101'])).code).toBe(0);
+    expect((await subops(['unsuspend', '--service-id', '#101', '--yes'])).code).toBe(0);
     expect(sim.requests.filter((r) => r.method === 'PATCH').at(-1)).toMatchObject({ path: '/crm/api/v1.0/clients/services/101/cancel-suspend' });
   });
 });

@@ -37,7 +37,7 @@ describe('--json', () => {
   });
 
   it('suspend / unsuspend: the action, the outcome, the service before and after', async () => {
-    const [done] = lines((await subops(['suspend', '--service-id', '101', '--reason', '2', '--json'])).out);
+    const [done] = lines((await subops(['suspend', '--service-id', '101', '--reason', '2', '--json', '--yes'])).out);
     expect(keys(done)).toEqual(['action', 'after', 'message', 'outcome', 'reason', 'refusal', 'service']);
     expect(done).toMatchObject({
       action: 'suspend',

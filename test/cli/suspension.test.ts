@@ -46,7 +46,7 @@ describe('subops suspend', () => {
   });
 
   it('an Active service is read right before the write, then suspended', async () => {
-    const { code } = await subops(['suspend', '--service-id', '105', '--reason', '2']);
+    const { code } = await subops(['suspend', '--service-id', '105', '--reason', '2', '--yes']);
     expect(code).toBe(0);
     const order = sim.requests.filter((r) => r.path.startsWith('/crm/api/v1.0/clients/services/105')).map((r) => `${r.method} ${r.path}`);
     expect(order).toEqual(['GET /crm/api/v1.0/clients/services/105', 'PATCH /crm/api/v1.0/clients/services/105/suspend', 'GET /crm/api/v1.0/clients/services/105']);

@@ -120,7 +120,7 @@ describe('forged audit records', () => {
     const h = await start({ events: {} });
     // The bot asks the CRM about the webhook only once the CLI has audited, as when processing outlasts the CLI.
     const confirming = h.uisp.sim.gate({ method: 'GET', path: /\/webhook-events\// });
-    const cli = await runCli(['suspend', '--service-id', '101', '--reason', '1'], cliEnv(h), [BOT_TOKEN]);
+    const cli = await runCli(['suspend', '--service-id', '101', '--reason', '1', '--yes'], cliEnv(h), [BOT_TOKEN]);
     expect(cli.code).toBe(0);
     await confirming.arrived(1);
     confirming.open();

@@ -70,7 +70,7 @@ describe('SubOps’ own changes', () => {
     // Webhooks held back until the CLI has audited, as when processing outlasts the CLI's audit post.
     h.uisp.sim.setWebhookUrl(undefined);
     const env = { UISP_URL: h.uisp.sim.url, UISP_TOKEN: h.uisp.sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, AUDIT_CHANNEL_ID: AUDIT_CHANNEL, SLACK_API_URL: h.fake.apiUrl };
-    const cli = await runCli(['suspend', '--service-id', '101', '--reason', '1'], env, [BOT_TOKEN]);
+    const cli = await runCli(['suspend', '--service-id', '101', '--reason', '1', '--yes'], env, [BOT_TOKEN]);
     expect(cli.code).toBe(0);
     h.uisp.sim.setWebhookUrl(`${h.origin}/uisp/webhook?token=${WEBHOOK_TOKEN}`);
     h.uisp.sim.resendWebhook(h.uisp.sim.webhookEvents[0]!.uuid);

@@ -2,13 +2,18 @@ import { validateActivationRequest, type ActivationField } from '../../services/
 import { flagProblems, parseFlags } from '../args.js';
 import { connect } from '../../connect.js';
 import { EXIT, writeLine, writeText, type CliIo } from '../io.js';
-import { renderEvent } from '../render.js';
+import { canAsk } from '../../process/io.js';
+import { YES_FLAG } from '../../process/flags.js';
+import { confirm } from '../../process/prompt.js';
+import { activationQuestion, dryRunQuestionLine, renderEvent, renderPlan } from '../render.js';
+import { terminalSafe } from '../terminal.js';
 import { openCliAudit } from '../audit.js';
-import { activationEventJson } from '../json.js';
-import { resultSentence } from '../../render/activation.js';
+import { activationEventJson, errorJson } from '../json.js';
+import { changeSentence, resultSentence } from '../../render/activation.js';
 import { activationAudit } from '../../services/audit-records.js';
 import { statusLabel } from '../../services/activation/service-status.js';
-import type { ActivationResult } from '../../services/activation/types.js';
+import type { ActivationConfirmation, ActivationRequest, ActivationResult, ShownConfirmation } from '../../services/activation/types.js';
+import type { ActivationService, ReadDecision } from '../../services/activation/workflow.js';
 
 /** 0 done (also already done or planned), 2 an explicit client id of another name (bad input), 1 any other refusal or failure. */
 function exitCode(result: ActivationResult | undefined): number {
@@ -29,13 +34,18 @@ switch...), or whose role NMS does not report; a client with a suspended service
 input (exit 2): a --client-id whose CRM name is not the one typed. A name that matches only an
 archived client, or several clients, is reported with their ids instead of creating a duplicate.
 
+Deleting the client's Quoted or Obsolete services, and moving the device off another client's site
+(or a site of unknown owner), need your confirmation. On a terminal the plan is shown and you are
+asked ("Delete Quoted service #102 and activate? [y/N]"); UISP is read again before anything is
+written, and only what you were shown is deleted or moved. Elsewhere (a script, a pipe) such an
+activation stops before any write (exit 1), naming the services or the site and its client.
+
   --yes       confirm what the activation deletes or moves: deleting the client's Quoted or
               Obsolete services before the Active one is created, and moving the device off
-              another client's site (or a site of unknown owner) onto this client's site.
-              Without it such an activation stops before any write (exit 1) and names the
-              services it would delete, or the site and its client. The other client's records
-              are left alone.
-  --dry-run   read everything and print the plan; write nothing
+              another client's site (or a site of unknown owner) onto this client's site, without
+              being asked (whatever they are when the run reads them). The other client's
+              records are left alone.
+  --dry-run   read everything and print the plan, and what the real run will ask; write nothing
   --json      one JSON object per line per event, the last one the result (README: JSON output)`;
 
 const FLAG_OF: Record<ActivationField, string> = {
@@ -47,6 +57,12 @@ const FLAG_OF: Record<ActivationField, string> = {
   phone: '--phone',
 };
 
+interface RunOptions {
+  dryRun?: boolean;
+  confirm?: ActivationConfirmation;
+  decided?: ReadDecision;
+}
+
 export async function activate(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, {
     device: { type: 'string' },
@@ -55,7 +71,7 @@ export async function activate(argv: string[], io: CliIo): Promise<number> {
     'client-id': { type: 'string' },
     email: { type: 'string' },
     phone: { type: 'string' },
-    yes: { type: 'boolean' },
+    ...YES_FLAG,
     'dry-run': { type: 'boolean' },
     json: { type: 'boolean' },
   });
@@ -69,28 +85,92 @@ export async function activate(argv: string[], io: CliIo): Promise<number> {
     phone: values.phone,
   });
   if (!validation.ok) throw flagProblems(validation.errors, FLAG_OF);
+  const { request } = validation;
+  const json = values.json ?? false;
   const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
   try {
     const audit = await openCliAudit(io, connection.config.logLevel);
     const label = (status: number) => statusLabel(status, connection.config.activation.statuses);
+    let options: RunOptions = {};
+    if (values['dry-run']) options = { dryRun: true };
+    else if (values.yes) options = { confirm: { moveFrom: 'any', deletes: 'any' } };
+    else if (canAsk(io)) {
+      const asked = await askToConfirm(connection.services.activation, request, io);
+      if (asked === 'declined') {
+        writeText(io.stderr, 'Not confirmed: nothing was changed.');
+        if (json) writeLine(io.stdout, JSON.stringify(errorJson([{ field: '--yes', message: 'Not confirmed: nothing was changed.' }])));
+        return EXIT.failed;
+      }
+      options = asked;
+    }
     let result: ActivationResult | undefined;
-    const options = { dryRun: values['dry-run'] ?? false, ...(values.yes && { confirm: { moveFrom: 'any', deletes: 'any' } as const }) };
-    for await (const event of connection.services.activation.run(validation.request, options)) {
-      if (values.json) writeLine(io.stdout, JSON.stringify(activationEventJson(event, label)));
+    for await (const event of connection.services.activation.run(request, options)) {
+      if (json) writeLine(io.stdout, JSON.stringify(activationEventJson(event, label)));
       else writeText(io.stdout, ...renderEvent(event));
       if (event.type === 'result') {
         result = event;
         // A dry run writes nothing, so there is nothing to audit.
-        if (event.outcome !== 'planned') await audit.record(activationAudit(validation.request, event, resultSentence(event)));
+        if (event.outcome !== 'planned') await audit.record(activationAudit(request, event, resultSentence(event)));
       }
     }
-    if (!values.json) {
-      const code = result?.outcome === 'failed' ? result.error.code : undefined;
-      const hint = code === 'device-in-use' ? 'moves the device off that site onto this client\'s site' : code === 'delete-unconfirmed' ? 'confirms deleting those services' : undefined;
-      if (hint) writeLine(io.stdout, `  --yes ${hint}.`);
-    }
+    // Under --json the result object says it all; only a dry run's question is added, on stderr.
+    const note = result && (!json || result.outcome === 'planned') ? notes(result) : undefined;
+    if (note) writeText(json ? io.stderr : io.stdout, note);
     return exitCode(result);
   } finally {
     await connection.close();
+  }
+}
+
+/** What follows the result: what the real run of a dry run will ask, or what --yes would confirm. */
+function notes(result: ActivationResult): string | undefined {
+  if (result.outcome === 'planned') {
+    const line = dryRunQuestionLine(result.plan);
+    return line && `  ${line}`;
+  }
+  const code = result.outcome === 'failed' ? result.error.code : undefined;
+  if (code === 'device-in-use') return "  --yes moves the device off that site onto this client's site.";
+  if (code === 'delete-unconfirmed') return '  --yes confirms deleting those services.';
+  return undefined;
+}
+
+/**
+ * On a terminal, as the Slack confirmation does: a plan that deletes services or moves the device is
+ * shown and asked about; once confirmed, UISP is read again (`recheck`) and compared with what was
+ * shown. Anything different is said and asked again; otherwise the run builds on that fresh read,
+ * with exactly what was shown confirmed (those service ids, that site), never "any".
+ */
+async function askToConfirm(activation: ActivationService, request: ActivationRequest, io: CliIo): Promise<RunOptions | 'declined'> {
+  let decision: ReadDecision;
+  try {
+    decision = await activation.decide(request);
+  } catch {
+    // The run reads again and reports what went wrong, as without a terminal.
+    return {};
+  }
+  let changes: string[] = [];
+  for (;;) {
+    if (decision.kind === 'refused' || (decision.kind === 'plan' && !changes.length)) return { decided: decision };
+    if (changes.length) writeText(io.stderr, `UISP changed since you confirmed, so nothing was written: ${changes.join('; ')}.`);
+    writeText(io.stderr, ...renderPlan(decision.plan));
+    // The question names the device, a site and its client: UISP text, escaped like every terminal line.
+    if (!(await confirm(io, terminalSafe(activationQuestion(decision.plan))))) return 'declined';
+    const { plan } = decision;
+    const shown: ShownConfirmation = {
+      deletes: plan.service.action === 'create' ? plan.service.delete.map((s) => ({ id: s.id, status: s.status })) : [],
+      ...(plan.move && { moveFrom: plan.move.site.id }),
+      ...(plan.client.action === 'reuse' && { clientId: plan.client.client.id }),
+    };
+    const confirmed: ActivationConfirmation = { deletes: shown.deletes.map((s) => s.id), ...(shown.moveFrom && { moveFrom: shown.moveFrom }) };
+    let checked: Awaited<ReturnType<ActivationService['recheck']>>;
+    try {
+      checked = await activation.recheck(request, shown);
+    } catch {
+      // The run reads again itself, and lets through only what was confirmed.
+      return { confirm: confirmed };
+    }
+    if (!checked.changes.length || checked.decision.kind === 'refused') return { confirm: confirmed, decided: checked.decision };
+    changes = checked.changes.map(changeSentence);
+    decision = checked.decision;
   }
 }
