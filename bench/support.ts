@@ -52,6 +52,9 @@ export async function appEnv(stage: Stage, slackApiUrl = stage.fake.apiUrl): Pro
     UISP_TOKEN: stage.sim.token,
     ISP_TIMEZONE: 'America/Guyana',
     PORT: String(await freePort()),
+    // The ops listener (/metrics, /healthz) on a free port; no developer's .env in a measured process.
+    OPS_PORT: '0',
+    SUBOPS_ENV_FILE: '',
   };
 }
 
@@ -145,7 +148,7 @@ export interface ChildRun {
 export function timeChild(args: string[], { env = {}, until }: { env?: Record<string, string>; until?: RegExp } = {}): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', SUBOPS_ENV_FILE: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let ms: number | undefined;
     let lines = 0;
     let partial = '';

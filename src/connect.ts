@@ -1,10 +1,21 @@
 /**
- * Turns configuration into running services. Without UISP_URL the CLI starts the bundled simulator
- * with its sample data, so anyone can try SubOps offline, and says so on stderr.
+ * Turns configuration into running services. Without UISP_URL the CLI starts the bundled simulator, so
+ * anyone can try SubOps offline, and says so on stderr.
+ *
+ * The embedded simulator keeps its state between CLI commands in a state file (`simulatorStatePath`):
+ * loaded when a command starts (the sample data when there is none), saved when a command that changed
+ * something ends. Saving is atomic (a temporary file renamed over the state), so concurrent commands never
+ * leave a broken file; but each works on the state it loaded, so when two commands that change something
+ * overlap, the one that ends last wins and the other's changes are lost (it says so on stderr).
+ * `subops simulate --reset` forgets the state. `subops serve --simulator` keeps nothing: it starts from the
+ * sample data each time and never touches the state file (nor does `subops demo`, which does not come here).
  */
+import { stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
 import { loadCoreConfig, type CoreConfig, type Env } from './config.js';
 import { createServices, type ServiceOverrides, type Services } from './services/container.js';
-import type { RunningSimulator } from './simulator/index.js';
+import type { RunningSimulator, SimulatorData } from './simulator/index.js';
 
 export interface Connection {
   services: Services;
@@ -14,15 +25,36 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-export async function connect(env: Env, notice: (line: string) => void, overrides: Pick<ServiceOverrides, 'observer'> = {}): Promise<Connection> {
+export interface ConnectOptions extends Pick<ServiceOverrides, 'observer'> {
+  /**
+   * Whether the embedded simulator (no UISP_URL) keeps its state in the state file between runs: true
+   * (the default) for CLI commands, false for the bot (`subops serve --simulator`).
+   */
+  keepSimulatorState?: boolean;
+}
+
+/**
+ * Where the embedded simulator keeps its state: SUBOPS_SIMULATOR_STATE (a file path) when set, else
+ * `subops/simulator.json` in the user's state directory: XDG_STATE_HOME (when absolute), else
+ * ~/.local/state (HOME, else the account's home directory).
+ */
+export function simulatorStatePath(env: Env): string {
+  const explicit = env.SUBOPS_SIMULATOR_STATE?.trim();
+  if (explicit) return explicit;
+  const xdg = env.XDG_STATE_HOME?.trim();
+  const stateHome = xdg && isAbsolute(xdg) ? xdg : join(env.HOME?.trim() || homedir(), '.local', 'state');
+  return join(stateHome, 'subops', 'simulator.json');
+}
+
+export async function connect(env: Env, notice: (line: string) => void, { keepSimulatorState = true, ...overrides }: ConnectOptions = {}): Promise<Connection> {
   const config = loadCoreConfig(env);
   let simulator: RunningSimulator | undefined;
+  let saveState: (() => Promise<void>) | undefined;
   if (!config.uisp.url) {
-    // Loaded only here: with a real UISP the simulator's code and sample data are never read.
-    const { startSimulator } = await import('./simulator/index.js');
-    simulator = await startSimulator();
+    const embedded = await startEmbedded(keepSimulatorState ? simulatorStatePath(env) : undefined, notice);
+    simulator = embedded.simulator;
+    saveState = embedded.save;
     config.uisp = { ...config.uisp, url: simulator.url, crmToken: simulator.token, nmsToken: simulator.token };
-    notice(`UISP_URL is not set: using the embedded UISP simulator with sample data at ${simulator.url} (no real UISP is touched).`);
   }
   const services = createServices(config, overrides);
   return {
@@ -32,6 +64,51 @@ export async function connect(env: Env, notice: (line: string) => void, override
     close: async () => {
       await services.close();
       await simulator?.close();
+      await saveState?.();
     },
   };
+}
+
+async function startEmbedded(statePath: string | undefined, notice: (line: string) => void): Promise<{ simulator: RunningSimulator; save?: () => Promise<void> }> {
+  // Loaded only here: with a real UISP the simulator's code and sample data are never read.
+  const { loadStateFile, saveStateFile, SimulatorDataError, startSimulator } = await import('./simulator/index.js');
+  if (!statePath) {
+    const simulator = await startSimulator();
+    notice(`${INTRO} at ${simulator.url} (no real UISP is touched), with sample data; nothing is kept after it stops.`);
+    return { simulator };
+  }
+  let data: SimulatorData | undefined;
+  let problem: string | undefined;
+  try {
+    data = await loadStateFile(statePath);
+  } catch (error) {
+    problem = error instanceof SimulatorDataError ? `${error.field}: ${error.problem}` : String(error);
+  }
+  const loaded = await fileIdentity(statePath);
+  const simulator = await startSimulator(data ? { data } : {});
+  const using = `${INTRO} at ${simulator.url} (no real UISP is touched)`;
+  if (data) notice(`${using}, with the state earlier commands left in ${statePath} (\`subops simulate --reset\` starts over from the sample data).`);
+  else if (problem) notice(`${using}, with sample data: the state in ${statePath} could not be read (${problem}); the next command that changes something replaces it (\`subops simulate --reset\` removes it).`);
+  else notice(`${using}, with sample data; its state is kept between commands in ${statePath} (\`subops simulate --reset\` starts over).`);
+  return {
+    simulator,
+    save: async () => {
+      // Only a command that may have changed something saves: a read never overwrites another command's changes.
+      if (!simulator.requests.some((request) => request.method !== 'GET' && !(request.status >= 300))) return;
+      if (loaded !== (await fileIdentity(statePath))) notice(`Another subops command saved the embedded simulator's state while this one ran: its changes are replaced by this command's (${statePath}).`);
+      try {
+        await saveStateFile(statePath, simulator.data);
+      } catch (error) {
+        notice(`Could not save the embedded simulator's state to ${statePath} (${error instanceof Error ? error.message : String(error)}): the next command will not see this one's changes.`);
+      }
+    },
+  };
+}
+
+const INTRO = 'UISP_URL is not set: using the embedded UISP simulator';
+
+/** What tells one saved state from the next (each save renames a new file over the path); undefined when there is none. */
+async function fileIdentity(path: string): Promise<string | undefined> {
+  const found = await stat(path).catch(() => undefined);
+  return found && `${found.dev}:${found.ino}:${found.size}:${found.mtimeMs}`;
 }

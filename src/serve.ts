@@ -67,7 +67,7 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
   const onUnhandled = (reason: unknown) => logger.error({ err: errorSummary(reason) }, 'unhandled promise rejection; SubOps keeps running');
   let events: EventServices | undefined;
   const metrics = new Metrics(() => events?.links.pending().length ?? 0);
-  const connection = await connect(io.env, (line) => logger.warn(line), { observer: metrics.uispObserver });
+  const connection = await connect(io.env, (line) => logger.warn(line), { observer: metrics.uispObserver, keepSimulatorState: false });
   process.on('unhandledRejection', onUnhandled);
   let health: HealthProbeType | undefined;
   try {
@@ -102,6 +102,8 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
       await running.stop();
       return EXIT.failed;
     }
+    // Listen for the stop signal before saying it is listening: a SIGTERM right after that line still drains.
+    const stopped = (io.untilStopped ?? untilSignal)();
     const opsAt = `/metrics and /healthz on ${opsConfig.host.includes(':') ? `[${opsConfig.host}]` : opsConfig.host}:${ops.port}`;
     const webhooksOn = config.events.webhookToken ? ` and ${WEBHOOK_PATH}` : '';
     logger.info(
@@ -110,7 +112,7 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
         : `SubOps is listening on port ${running.port} at ${EVENTS_PATH}${webhooksOn}${opsConfig.healthzOnSlackPort ? ' and /healthz' : ''}; ${opsAt}`,
     );
     void linkWatch.resume(app.client, { events, auditChannelId: slack.auditChannelId, logger, identity });
-    await (io.untilStopped ?? untilSignal)();
+    await stopped;
 
     logger.info({ inFlight: work.inFlight, graceMs: slack.shutdownGraceMs }, 'stopping: new requests are turned away while the operations in flight finish');
     events.links.stop();

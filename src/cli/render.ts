@@ -1,6 +1,7 @@
 /** Human-readable terminal lines for workflow events and payment listings. */
-import type { ActivationEvent, StepStatus } from '../services/activation/types.js';
-import { candidateLines, lateDuplicateSentence, resultLists, resultSentence, stepSentence } from '../render/activation.js';
+import type { ActivationEvent, ActivationPlan, StepStatus } from '../services/activation/types.js';
+import { planEvents } from '../services/activation/run-log.js';
+import { candidateLines, describeMove, lateDuplicateSentence, resultLists, resultSentence, stepSentence } from '../render/activation.js';
 import { formatMoney } from '../services/money.js';
 import type { PaymentSummary } from '../services/payments.js';
 
@@ -21,15 +22,59 @@ export function renderEvent(event: ActivationEvent): string[] {
   return lines;
 }
 
-export function renderPaymentSummary(summary: PaymentSummary, clientNames: Map<number, string>): string[] {
+/** A plan as the lines of a dry run: what each step would do. */
+export function renderPlan(plan: ActivationPlan): string[] {
+  return [...planEvents(plan)].flatMap(renderEvent);
+}
+
+/**
+ * What an activation asks before it writes: "Delete Quoted service #102 and activate?", naming every
+ * service it deletes and the site (and client) it moves the device off; "Activate?" for a plan that
+ * does neither (asked again only when UISP changed after a confirmation).
+ */
+export function activationQuestion(plan: ActivationPlan): string {
+  const deletes = plan.service.action === 'create' ? plan.service.delete : [];
+  const parts = [
+    ...(deletes.length ? [`delete ${deletes.map((s) => `${s.statusLabel} service #${s.id}`).join(', ')}`] : []),
+    ...(plan.move ? [`move ${plan.device.name} off site ${describeMove(plan.move)}`] : []),
+  ];
+  if (!parts.length) return 'Activate?';
+  const question = `${parts.join(', ')} and activate?`;
+  return `${question[0]!.toUpperCase()}${question.slice(1)}`;
+}
+
+/** A dry run of a plan that deletes or moves: what the real run will ask, and what it needs instead off a terminal. */
+export function dryRunQuestionLine(plan: ActivationPlan): string | undefined {
+  const deletes = plan.service.action === 'create' ? plan.service.delete : [];
+  if (!deletes.length && !plan.move) return undefined;
+  return `The real run asks "${activationQuestion(plan)} [y/N]" on a terminal; elsewhere it needs --yes.`;
+}
+
+/** Width of the listing's CLIENT column ("#1001 Marcus Baptiste"). */
+const CLIENT_COLUMN_WIDTH = 24;
+
+/**
+ * `text` in at most `width` characters (code points, so no emoji is split): a longer one is cut and ends
+ * with "…".
+ */
+export function fitCell(text: string, width: number): string {
+  const chars = Array.from(text);
+  if (chars.length <= width) return text;
+  return `${chars
+    .slice(0, Math.max(0, width - 1))
+    .join('')
+    .trimEnd()}…`;
+}
+
+export function renderPaymentSummary(summary: PaymentSummary, clientNames: ReadonlyMap<number, string>): string[] {
   const { query, payments, totals, count } = summary;
   const scope = query.clientId !== undefined ? `client #${query.clientId}${clientNames.has(query.clientId) ? ` ${clientNames.get(query.clientId)}` : ''}` : 'all clients';
   const lines = [`Payments for ${scope}, ${query.from} to ${query.to}: ${count} payment${count === 1 ? '' : 's'}`];
   if (payments.length) {
-    lines.push('', `${'ID'.padStart(7)}  ${'DATE'.padEnd(10)}  ${'CLIENT'.padEnd(24)}  ${'AMOUNT'.padStart(14)}  NOTE`);
+    lines.push('', `${'ID'.padStart(7)}  ${'DATE'.padEnd(10)}  ${'CLIENT'.padEnd(CLIENT_COLUMN_WIDTH)}  ${'AMOUNT'.padStart(14)}  NOTE`);
     for (const p of payments) {
       const client = p.clientId == null ? '-' : `#${p.clientId} ${clientNames.get(p.clientId) ?? ''}`.trim();
-      lines.push(`${String(p.id).padStart(7)}  ${p.createdDate.slice(0, 10)}  ${client.slice(0, 24).padEnd(24)}  ${formatMoney(p.amount, p.currencyCode).padStart(14)}  ${p.note ?? ''}`.trimEnd());
+      lines.push(`${String(p.id).padStart(7)}  ${p.createdDate.slice(0, 10)}  ${fitCell(client, CLIENT_COLUMN_WIDTH).padEnd(CLIENT_COLUMN_WIDTH)}  ${formatMoney(p.amount, p.currencyCode).padStart(14)}  ${p.note ?? ''}`.trimEnd());
     }
     if (count > payments.length) lines.push(`  … ${count - payments.length} older payment${count - payments.length === 1 ? '' : 's'} not shown (use --limit, --csv or --json)`);
   }

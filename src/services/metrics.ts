@@ -4,7 +4,9 @@
  * - operations by kind and outcome: an audit sink, so every audited write counts once;
  * - UISP request duration by system, method, endpoint and status: an observer of the HTTP core;
  * - Slack API errors by method and error: reported by the Slack client's fetch (src/slack/api-errors.ts);
- * - webhook events by entity and outcome, and the manual CRM–NMS links still pending.
+ * - webhook events by entity and outcome, and the manual CRM–NMS links still pending;
+ * - prom-client's default metrics of the process (`process_*`: CPU, memory, open files; `nodejs_*`: event
+ *   loop lag, heap, GC, handles), collected at each scrape.
  * `GET /metrics` serves `render()` in the Prometheus text format, on the ops listener (OPS_HOST:OPS_PORT,
  * loopback only by default), never on the Slack port: it is unauthenticated.
  *
@@ -103,8 +105,9 @@ export class Metrics {
   }
 }
 
-function createInstruments({ Counter, Gauge, Histogram, Registry }: typeof import('prom-client'), pendingLinks: () => number): Instruments {
+function createInstruments({ collectDefaultMetrics, Counter, Gauge, Histogram, Registry }: typeof import('prom-client'), pendingLinks: () => number): Instruments {
   const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
   const instruments: Instruments = {
     registry,
     operations: new Counter({

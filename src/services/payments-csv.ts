@@ -1,11 +1,13 @@
 /**
  * The payments CSV, one format for `subops payments --csv` and Slack's "Export CSV": a header, then one
- * line per payment with the client's name beside its id. Cells are quoted when needed, and text that a
- * spreadsheet would run as a formula is prefixed so it is shown instead.
+ * line per payment with the client's name beside its id and the payment method's name beside its id.
+ * The note is the one people see (`displayNote`: SubOps' own marker left out; UISP keeps it). Cells are
+ * quoted when needed, and text that a spreadsheet would run as a formula is prefixed so it is shown instead.
  */
+import { clientNameIn, displayNote, methodNameIn, type PaymentsPage } from './payments.js';
 import type { Payment } from './uisp/schemas.js';
 
-const CSV_COLUMNS = ['id', 'createdDate', 'clientId', 'clientName', 'amount', 'currencyCode', 'methodId', 'note'] as const;
+const CSV_COLUMNS = ['id', 'createdDate', 'clientId', 'clientName', 'amount', 'currencyCode', 'methodId', 'methodName', 'note'] as const;
 
 export type CsvRow = Partial<Record<(typeof CSV_COLUMNS)[number], string | number | null>>;
 
@@ -13,8 +15,24 @@ export const csvHeader = () => CSV_COLUMNS.join(',');
 
 export const csvLine = (row: CsvRow): string => lineOf((column) => row[column]);
 
-/** A payment and its client's name (null when unknown) as a CSV line, without copying the payment (an export makes 100 000 of these). */
-export const paymentCsvLine = (payment: Payment, clientName: string | null): string => lineOf((column) => (column === 'clientName' ? clientName : payment[column]));
+/**
+ * A payment of a page as a CSV line, its client's and method's names from the page (empty when unknown),
+ * without copying the payment (an export makes 100 000 of these).
+ */
+export function paymentCsvLine(payment: Payment, page: Pick<PaymentsPage, 'clientNames' | 'methodNames'>): string {
+  return lineOf((column) => {
+    switch (column) {
+      case 'clientName':
+        return clientNameIn(page, payment);
+      case 'methodName':
+        return methodNameIn(page, payment);
+      case 'note':
+        return displayNote(payment.note);
+      default:
+        return payment[column];
+    }
+  });
+}
 
 function lineOf(cell: (column: (typeof CSV_COLUMNS)[number]) => CsvRow[keyof CsvRow]): string {
   return CSV_COLUMNS.map((column) => csvCell(cell(column))).join(',');

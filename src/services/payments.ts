@@ -61,9 +61,18 @@ export interface RecordedPayment {
  */
 export const paymentMarker = (operationKey: string) => `subops:op=${operationKey}`;
 const OPERATION_KEY = /^[A-Za-z0-9._:-]{1,64}$/;
-/** The note as the agent wrote it, for display (exports keep the note exactly as the CRM has it). */
-function withoutMarkers(note: string | null): string | null {
-  const kept = (note ?? '').split('\n').filter((line) => !/^subops:op=\S+$/.test(line.trim())).join('\n');
+const MARKER_LINE = /^subops:op=\S+$/;
+/**
+ * The note as the agent wrote it: SubOps' own marker line left out. Everything people see (the listings,
+ * the CSV, --json) shows this; UISP keeps the marker, which is how a repeated operation is recognised.
+ */
+export function displayNote(note: string | null | undefined): string | null {
+  if (!note) return null;
+  if (!note.includes('subops:op=')) return note;
+  const kept = note
+    .split('\n')
+    .filter((line) => !MARKER_LINE.test(line.trim()))
+    .join('\n');
   return kept || null;
 }
 
@@ -85,14 +94,29 @@ export interface PaymentLimits {
 export const CLIENT_NAME_TTL_MS = 60_000;
 export const PAYMENT_METHODS_TTL_MS = 300_000;
 
-/** A page of payments and the display names of their clients (a client that could not be read is left out). */
+/**
+ * A page of payments, the display names of their clients (a client that could not be read is left out)
+ * and the names of the CRM's payment methods by id (empty when the methods could not be read).
+ */
 export interface PaymentsPage {
   payments: Payment[];
   clientNames: ReadonlyMap<number, string>;
+  methodNames: ReadonlyMap<string, string>;
+}
+
+/** How far a long read has got: pages of UISP's answer, and the payments in them. */
+export interface PagesRead {
+  pages: number;
+  payments: number;
 }
 
 /** The name a page gives the client of one of its payments; null when it has none or it could not be read. */
-export const clientNameIn = ({ clientNames }: PaymentsPage, payment: Payment): string | null => (payment.clientId == null ? null : (clientNames.get(payment.clientId) ?? null));
+export const clientNameIn = ({ clientNames }: Pick<PaymentsPage, 'clientNames'>, payment: Payment): string | null =>
+  payment.clientId == null ? null : (clientNames.get(payment.clientId) ?? null);
+
+/** The name of a payment's method; null when it has none or the methods could not be read. */
+export const methodNameIn = ({ methodNames }: Pick<PaymentsPage, 'methodNames'>, payment: Payment): string | null =>
+  payment.methodId == null ? null : (methodNames.get(payment.methodId) ?? null);
 
 /** Client reads an export has in flight at once while naming a page's clients. */
 export const CLIENT_READS_IN_FLIGHT = 8;
@@ -117,17 +141,22 @@ export class PaymentService {
     return readPaymentInput(fields, this.writes.limits);
   }
 
-  async summarize(query: PaymentQuery): Promise<PaymentSummary> {
+  /** `onPage` hears of each page of UISP's answer as it is counted (a long range reads hundreds: the CLI shows progress). */
+  async summarize(query: PaymentQuery, { onPage }: { onPage?: (read: PagesRead) => void } = {}): Promise<PaymentSummary> {
     const ranged = this.range(query);
     const show = query.show ?? 20;
     const skip = query.skip ?? 0;
     const payments: Payment[] = [];
     const totals = new CurrencyTotals();
     let count = 0;
-    for await (const payment of this.crm.payments(this.filters(ranged))) {
-      if (count >= skip && payments.length < show) payments.push({ ...payment, note: withoutMarkers(payment.note) });
-      count++;
-      totals.add(payment);
+    let pages = 0;
+    for await (const page of this.crm.paymentPages(this.filters(ranged))) {
+      for (const payment of page) {
+        if (count >= skip && payments.length < show) payments.push({ ...payment, note: displayNote(payment.note) });
+        count++;
+        totals.add(payment);
+      }
+      onPage?.({ pages: ++pages, payments: count });
     }
     const pageTotals = new CurrencyTotals();
     for (const payment of payments) pageTotals.add(payment);
@@ -135,13 +164,21 @@ export class PaymentService {
   }
 
   /**
-   * The payments of the range for the CSV export, newest first, a page at a time with its clients' names;
-   * `show` stops after that many (no further page is read). Names are kept as id → name for the whole
-   * export (one read per distinct client, through the listing's cache), never whole client records; the
-   * clients a page brings that are not named yet are read together, at most CLIENT_READS_IN_FLIGHT at a
-   * time, before the page is handed over. Nothing per payment is made here: a page is handed over as read.
+   * The payments of the range for the CSV export, newest first, a page at a time with its clients' and
+   * payment methods' names; `show` stops after that many (no further page is read). Names are kept as
+   * id → name for the whole export (one read per distinct client, through the listing's cache), never
+   * whole client records; the clients a page brings that are not named yet are read together, at most
+   * CLIENT_READS_IN_FLIGHT at a time, before the page is handed over. The payment methods are read once
+   * (cached), alongside the first page. Nothing per payment is made here: a page is handed over as read
+   * (its notes as the CRM has them; the CSV and --json show them with `displayNote`).
    */
   async *pagesWithClientNames(query: PaymentQuery): AsyncGenerator<PaymentsPage> {
+    // Method names are a nicety: without them each payment still carries its method id.
+    const methodsRead = this.listMethods().then(
+      (methods) => new Map(methods.map((method) => [method.id, method.name] as const)),
+      () => new Map<string, string>(),
+    );
+    let methodNames: ReadonlyMap<string, string> | undefined;
     const clientNames = new Map<number, string>();
     const tried = new Set<number>();
     const readName = async (id: number) => {
@@ -155,7 +192,8 @@ export class PaymentService {
       const unnamed = new Set<number>();
       for (const { clientId } of payments) if (clientId != null && !tried.has(clientId)) unnamed.add(clientId);
       await eachAtMost(CLIENT_READS_IN_FLIGHT, [...unnamed], readName);
-      yield { payments, clientNames };
+      methodNames ??= await methodsRead;
+      yield { payments, clientNames, methodNames };
       left -= payments.length;
       if (left <= 0) return;
     }
@@ -224,7 +262,7 @@ export class PaymentService {
         },
         this.writes.retry,
       );
-      return { payment: { ...record, note: withoutMarkers(record.note) }, client, ...(method ? { method } : {}), alreadyRecorded: !created };
+      return { payment: { ...record, note: displayNote(record.note) }, client, ...(method ? { method } : {}), alreadyRecorded: !created };
     } finally {
       release();
     }

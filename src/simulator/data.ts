@@ -1,9 +1,12 @@
 /**
- * The simulator's state: UISP records in their real shapes, the sample data set, and loading a data set
- * from a JSON file. A data file has the shape of SimulatorData (every collection optional, every record
- * field with a UISP default optional) plus an optional `paymentHistory` spec (payment-history.ts).
+ * The simulator's state: UISP records in their real shapes, the sample data set, loading a data set
+ * from a JSON file, and saving and loading the state the CLI's embedded simulator keeps between commands.
+ * A data file has the shape of SimulatorData (every collection optional, every record field with a UISP
+ * default optional) plus an optional `paymentHistory` spec (payment-history.ts).
  */
-import { readFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import sample from './sample-data.json' with { type: 'json' };
 import { generatePayments, PaymentHistorySchema } from './payment-history.js';
@@ -106,6 +109,70 @@ export async function loadDataFile(path: string, now: Date = new Date()): Promis
     if (error instanceof SimulatorDataError) throw new SimulatorDataError(error.field, error.problem, path);
     throw error;
   }
+}
+
+// ---------- the embedded simulator's state between CLI commands ----------
+
+/**
+ * A saved state is the data set as JSON plus `$state` (which version wrote it, and when): SimulatorData
+ * itself, so `subops simulate --data <state file>` serves it too. Its records are checked field by field
+ * when loaded (they were complete when saved), without the data file's derived fields or references.
+ */
+const STATE_VERSION = 1;
+const StateFileSchema = DataFileSchema.omit({ paymentHistory: true }).extend({
+  $state: z.object({ version: z.literal(STATE_VERSION), savedAt: z.string() }),
+});
+
+/** The state saved at `path`; undefined when there is none. Throws SimulatorDataError when it cannot be read or is not a state. */
+export async function loadStateFile(path: string): Promise<SimulatorData | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new SimulatorDataError('(file)', `cannot be read (${(error as Error).message})`, path);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new SimulatorDataError('(file)', `not valid JSON (${(error as Error).message})`, path);
+  }
+  const parsed = StateFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new SimulatorDataError(issue.path.join('.') || '(root)', issue.message, path);
+  }
+  const { $state: _saved, ...data } = parsed.data;
+  return data;
+}
+
+/**
+ * Saves the state at `path` (its folder made if needed) atomically: written to a temporary file beside
+ * it, flushed, then renamed over it. A reader (another CLI process) sees the old state or the new one,
+ * never a part; when two processes save, the last rename wins.
+ */
+export async function saveStateFile(path: string, data: SimulatorData, now: Date = new Date()): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temporary = `${path}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
+  try {
+    const file = await open(temporary, 'w');
+    try {
+      await file.writeFile(JSON.stringify({ $state: { version: STATE_VERSION, savedAt: now.toISOString() }, ...data }));
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+}
+
+/** Forgets the saved state (nothing to do when there is none). */
+export async function removeStateFile(path: string): Promise<void> {
+  await rm(path, { force: true });
 }
 
 /** Validates a data set, generates its payment history, checks references and fills derived fields. */

@@ -85,4 +85,4 @@
  */
 export { sequentialRoundTrips } from './round-trips.js';
 export { startSimulator, type FaultRule, type GateMatch, type RecordedRequest, type SimulatorGate, type RunningSimulator, type SimulatorOptions, type WebhookDelivery, type WebhookEventRecord } from './server.js';
-export { buildData, loadDataFile, sampleData, SimulatorDataError, type SimulatorData } from './data.js';
+export { buildData, loadDataFile, loadStateFile, removeStateFile, sampleData, saveStateFile, SimulatorDataError, type SimulatorData } from './data.js';

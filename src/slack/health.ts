@@ -6,7 +6,7 @@
  *
  * Cheap whatever the traffic: every request is answered from one shared probe result, refreshed at most
  * once per `cacheMs` (HEALTH_CACHE_MS); requests that come while a probe runs wait for that one. A burst of
- * any size therefore makes at most one probe per interval. A probe is one CRM read, one NMS read and one
+ * any size therefore makes at most one probe per interval. A probe is one CRM read, one NMS read (PROBE_READS) and one
  * Slack auth.test, on connections of its own (never the UISP pool that agents' work uses), never
  * retried, each cut off at `timeoutMs` (HEALTH_TIMEOUT_MS) by aborting its request: the connection is
  * closed, nothing of it keeps running after the answer.
@@ -15,7 +15,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { SlackConfig, UispConfig } from '../config.js';
-import { UispError } from '../services/uisp/errors.js';
 import { createUispDispatcher, UispHttp } from '../services/uisp/http.js';
 import { webApi } from './bolt.js';
 import { errorSummary } from './errors.js';
@@ -27,8 +26,13 @@ export const HEALTH_TIMEOUT_MS = 3_000;
 /** How long a probe result answers /healthz before the next request probes again. */
 export const HEALTH_CACHE_MS = 5_000;
 
-// No device has this id: the NMS answers 404 quickly, which proves it is there and takes the token.
-const NO_SUCH_DEVICE = '00000000-0000-0000-0000-000000000000';
+/**
+ * What a probe reads: small lists SubOps itself reads, on endpoints that exist, so a healthy UISP answers
+ * 200 (never a 404 in UISP's logs or SubOps' metrics) and the answer proves each system takes its token:
+ * the CRM's suspension reasons (a handful) and the NMS's discovered devices (only those waiting to be
+ * authorized; the activation reads the same list). Any error answer, 404 included, is a failed probe.
+ */
+export const PROBE_READS = { crm: 'service-suspension-reasons', nms: 'devices/discovered' } as const;
 
 export interface ProbeResult {
   ok: boolean;
@@ -123,7 +127,7 @@ export class HealthProbe {
 
   private async probe(startedAt: number): Promise<ProbeResults> {
     const [uisp, slack] = await Promise.all([
-      timed(() => Promise.all([uispAnswers(() => this.crm.get('service-suspension-reasons', z.unknown())), uispAnswers(() => this.nms.get(`devices/${NO_SUCH_DEVICE}`, z.unknown()))]), this.timeoutMs),
+      timed(() => Promise.all([this.crm.get(PROBE_READS.crm, z.unknown()), this.nms.get(PROBE_READS.nms, z.unknown())]), this.timeoutMs),
       timed(() => this.slackClient.auth.test(), this.timeoutMs),
     ]);
     return { uisp, slack, checkedAt: new Date(startedAt).toISOString() };
@@ -147,16 +151,6 @@ async function timed(check: () => Promise<unknown>, timeoutMs: number): Promise<
     return { ok: false, ms: Math.round(performance.now() - started), error: summary.slackError ?? summary.message };
   } finally {
     clearTimeout(timer);
-  }
-}
-
-/** A UISP answer that refuses only this request (404 and the like) still shows the system is up. */
-async function uispAnswers(read: () => Promise<unknown>): Promise<void> {
-  try {
-    await read();
-  } catch (error) {
-    if (error instanceof UispError && (error.kind === 'not_found' || error.kind === 'rejected')) return;
-    throw error;
   }
 }
 

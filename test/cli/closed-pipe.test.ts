@@ -45,7 +45,7 @@ describe('a closed pipe, in-process', () => {
     expect(all).toBeGreaterThan(1_000); // several pages of 500
     const { code, out, err } = await runWithClosingReader(['payments', '--csv', '--from', '2000-01-01'], closedPipe());
     expect(code).toBe(0);
-    expect(out.split('\n')[0]).toBe('id,createdDate,clientId,clientName,amount,currencyCode,methodId,note');
+    expect(out.split('\n')[0]).toBe('id,createdDate,clientId,clientName,amount,currencyCode,methodId,methodName,note');
     expect(err).toBe('');
     expect(paymentPages()).toBeLessThan(Math.ceil(all / 500));
   });
@@ -80,14 +80,14 @@ function ensureBuilt(): void {
 describe('a closed pipe, for real', () => {
   it('`subops payments --csv | head -1` prints the header and exits 0 without a word on stderr', { timeout: 120_000 }, async () => {
     ensureBuilt();
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', UISP_URL: sim.url, UISP_TOKEN: sim.token };
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SUBOPS_ENV_FILE: '', UISP_URL: sim.url, UISP_TOKEN: sim.token };
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       execFile('bash', ['-o', 'pipefail', '-c', `"${process.execPath}" bin/subops.js payments --csv --from 2000-01-01 | head -1`], { cwd: ROOT, env }, (error, stdout, stderr) =>
         resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
       );
     });
     expect(result.stderr).toBe('');
-    expect(result.stdout).toBe('id,createdDate,clientId,clientName,amount,currencyCode,methodId,note\n');
+    expect(result.stdout).toBe('id,createdDate,clientId,clientName,amount,currencyCode,methodId,methodName,note\n');
     expect(result.code).toBe(0);
     expect(paymentPages()).toBeLessThan(Math.ceil(sim.data.payments.length / 500));
   });

@@ -22,7 +22,7 @@ afterAll(async () => sim?.close());
 function subops(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH, UISP_URL: sim.url, UISP_TOKEN: sim.token, ISP_TIMEZONE: 'America/Guyana', UISP_WRITE_BACKOFF_MS: '5', NO_COLOR: '1' },
+      env: { PATH: process.env.PATH, SUBOPS_ENV_FILE: '', UISP_URL: sim.url, UISP_TOKEN: sim.token, ISP_TIMEZONE: 'America/Guyana', UISP_WRITE_BACKOFF_MS: '5', NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -4,11 +4,11 @@ import { csvHeader, csvLine } from '../../src/services/payments-csv.js';
 import { terminalSafe } from '../../src/cli/terminal.js';
 
 describe('csvLine', () => {
-  const line = (note: string | null | undefined) => csvLine({ id: 7, createdDate: '2024-05-01T10:00:00+0000', clientId: 1001, clientName: 'Marcus Baptiste', amount: 1500.5, currencyCode: 'GYD', methodId: null, note });
+  const line = (note: string | null | undefined) => csvLine({ id: 7, createdDate: '2024-05-01T10:00:00+0000', clientId: 1001, clientName: 'Marcus Baptiste', amount: 1500.5, currencyCode: 'GYD', methodId: null, methodName: null, note });
 
   it('keeps the column order of the header, empty cells for missing values', () => {
-    expect(csvHeader()).toBe('id,createdDate,clientId,clientName,amount,currencyCode,methodId,note');
-    expect(line(undefined)).toBe('7,2024-05-01T10:00:00+0000,1001,Marcus Baptiste,1500.5,GYD,,');
+    expect(csvHeader()).toBe('id,createdDate,clientId,clientName,amount,currencyCode,methodId,methodName,note');
+    expect(line(undefined)).toBe('7,2024-05-01T10:00:00+0000,1001,Marcus Baptiste,1500.5,GYD,,,');
   });
 
   it.each([
@@ -18,7 +18,7 @@ describe('csvLine', () => {
     ['two\nlines', '"two\nlines"'],
     ['cr\rlf\r\n', '"cr\rlf\r\n"'],
     ['\u001b[31mred', '\u001b[31mred'],
-  ])('quotes only when needed and keeps the text exact: %j', (note, cell) => expect(line(note).split(',').slice(7).join(',')).toBe(cell));
+  ])('quotes only when needed and keeps the text exact: %j', (note, cell) => expect(line(note).split(',').slice(8).join(',')).toBe(cell));
 
   it.each([
     ['=HYPERLINK("http://evil.example","x")', `"'=HYPERLINK(""http://evil.example"",""x"")"`],
@@ -27,10 +27,10 @@ describe('csvLine', () => {
     ['@SUM(A1:A9)', "'@SUM(A1:A9)"],
     ['\t=1', "'\t=1"],
     ['\r=1', `"'\r=1"`],
-  ])('prefixes formula-looking text so spreadsheets show it as text: %j', (note, cell) => expect(line(note).split(',').slice(7).join(',')).toBe(cell));
+  ])('prefixes formula-looking text so spreadsheets show it as text: %j', (note, cell) => expect(line(note).split(',').slice(8).join(',')).toBe(cell));
 
   it('leaves numbers alone, negative ones too', () => {
-    expect(csvLine({ id: 1, amount: -5 })).toBe('1,,,,-5,,,');
+    expect(csvLine({ id: 1, amount: -5 })).toBe('1,,,,-5,,,,');
   });
 });
 

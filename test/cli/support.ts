@@ -1,6 +1,9 @@
 /** Runs the `subops` CLI in-process with captured output, and checks no secret reached either stream. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { main } from '../../src/cli/main.js';
 
 export interface CliRun {
@@ -9,6 +12,25 @@ export interface CliRun {
   err: string;
 }
 
+/** This test file's folder for embedded-simulator state files, removed after its tests. */
+let stateFolder: string | undefined;
+let stateFiles = 0;
+afterAll(() => {
+  if (stateFolder) rmSync(stateFolder, { recursive: true, force: true });
+  stateFolder = undefined;
+});
+
+/**
+ * A state file of its own for the embedded simulator (SUBOPS_SIMULATOR_STATE): a run without UISP_URL
+ * starts from the sample data, as a fresh simulator, and never reads or writes the real home folder.
+ * Give the same path to several runs to have them share one embedded simulator's state.
+ */
+export function freshSimulatorState(): string {
+  stateFolder ??= mkdtempSync(join(tmpdir(), 'subops-cli-state-'));
+  return join(stateFolder, `simulator-${++stateFiles}.json`);
+}
+
+/** Without SUBOPS_SIMULATOR_STATE in `env`, each run has a fresh embedded simulator (`freshSimulatorState`). */
 export async function runCli(argv: string[], env: Record<string, string>, secrets: string[]): Promise<CliRun> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -16,7 +38,7 @@ export async function runCli(argv: string[], env: Record<string, string>, secret
   let err = '';
   stdout.on('data', (chunk) => (out += chunk));
   stderr.on('data', (chunk) => (err += chunk));
-  const code = await main(argv, { env: { ISP_TIMEZONE: 'America/Guyana', ...env }, stdout, stderr, stdin: new PassThrough() });
+  const code = await main(argv, { env: { ISP_TIMEZONE: 'America/Guyana', SUBOPS_SIMULATOR_STATE: freshSimulatorState(), ...env }, stdout, stderr, stdin: new PassThrough() });
   for (const secret of secrets) expect(out + err).not.toContain(secret);
   return { code, out, err };
 }

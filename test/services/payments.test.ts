@@ -1,7 +1,7 @@
 /** Payment rules of the services layer: amounts, date ranges and totals, against the simulator. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/services/errors.js';
-import { CLIENT_READS_IN_FLIGHT, clientNameIn, paymentInputProblems, readPaymentInput, readPaymentQuery } from '../../src/services/payments.js';
+import { CLIENT_READS_IN_FLIGHT, clientNameIn, displayNote, methodNameIn, paymentInputProblems, readPaymentInput, readPaymentQuery, type PaymentsPage } from '../../src/services/payments.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
 
 let uisp: UispFixture | undefined;
@@ -168,5 +168,41 @@ describe('PaymentService.pagesWithClientNames (the CSV export)', () => {
     for await (const page of uisp.services.payments.pagesWithClientNames({ from: '2000-01-01', show: 3 })) pages.push(page.payments.length);
     expect(pages).toEqual([3]);
     expect(uisp.sim.requests.slice(before).filter((r) => r.path === '/crm/api/v1.0/payments')).toHaveLength(1);
+  });
+
+  it('names each payment method once per export; when the methods cannot be read, pages still come, unnamed', async () => {
+    uisp = await startUisp();
+    const before = uisp.sim.requests.length;
+    const named: (string | null)[] = [];
+    for await (const page of uisp.services.payments.pagesWithClientNames({ from: '2000-01-01', to: '2099-12-31' })) for (const payment of page.payments) named.push(methodNameIn(page, payment));
+    const methods = new Set(uisp.sim.data.paymentMethods.map((m) => m.name));
+    expect(named).toHaveLength(uisp.sim.data.payments.length);
+    expect(named.every((name) => name !== null && methods.has(name))).toBe(true);
+    expect(uisp.sim.requests.slice(before).filter((r) => r.path === '/crm/api/v1.0/payment-methods')).toHaveLength(1);
+
+    // A fresh service (the first one has the methods cached).
+    const fresh = await startUisp();
+    try {
+      fresh.services.crm.listPaymentMethods = () => Promise.reject(new Error('down'));
+      const pages: PaymentsPage[] = [];
+      for await (const page of fresh.services.payments.pagesWithClientNames({ from: '2000-01-01', show: 3 })) pages.push(page);
+      expect(pages).toHaveLength(1);
+      const [page] = pages;
+      expect(page!.payments.map((p) => methodNameIn(page!, p))).toEqual([null, null, null]);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+describe('displayNote', () => {
+  it('leaves out SubOps’ own marker line, whatever surrounds it, and nothing else', () => {
+    expect(displayNote('counter\nsubops:op=cli-0123456789abcdef')).toBe('counter');
+    expect(displayNote('subops:op=V123')).toBeNull();
+    expect(displayNote('line one\nline two\n  subops:op=k  ')).toBe('line one\nline two');
+    expect(displayNote('paid; see subops:op=x in the log')).toBe('paid; see subops:op=x in the log');
+    expect(displayNote('plain')).toBe('plain');
+    expect(displayNote('')).toBeNull();
+    expect(displayNote(null)).toBeNull();
   });
 });

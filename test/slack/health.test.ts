@@ -12,7 +12,7 @@ afterEach(async () => {
   await h?.close();
 });
 
-const PROBE_PATHS = ['/crm/api/v1.0/service-suspension-reasons', '/nms/api/v2.1/devices/00000000-0000-0000-0000-000000000000'];
+const PROBE_PATHS = ['/crm/api/v1.0/service-suspension-reasons', '/nms/api/v2.1/devices/discovered'];
 const probeRequests = () => h.uisp.sim.requests.filter((r) => PROBE_PATHS.includes(r.path));
 /** auth.test calls beyond the one of the start-up check. */
 const slackProbes = () => h.fake.callsTo('auth.test').length - 1;
@@ -47,6 +47,21 @@ describe('GET /healthz: one shared probe', () => {
     expect(slackProbes()).toBe(2);
     expect(h.health.probes).toBe(2);
     expect(later[0]!.body.checkedAt).not.toBe(first[0]!.body.checkedAt);
+  });
+
+  it('reads endpoints that exist: UISP answers every probe read with 200, never a 404', async () => {
+    h = await startHarness();
+    const [answer] = await burst(1);
+    expect(answer).toMatchObject({ status: 200, body: { status: 'ok', uisp: { ok: true } } });
+    expect(probeRequests().map((r) => [r.method, r.path, r.status]).sort()).toEqual(PROBE_PATHS.map((path) => ['GET', path, 200]));
+    expect(h.uisp.sim.requests.filter((r) => r.status === 404)).toEqual([]);
+  });
+
+  it('a 404 from UISP (UISP_URL pointing at something else) is a failed probe: 503', async () => {
+    h = await startHarness();
+    h.uisp.sim.setFaults([{ path: PROBE_PATHS[1]!, kind: 'status', status: 404 }]);
+    const [answer] = await burst(1);
+    expect(answer).toMatchObject({ status: 503, body: { status: 'degraded', uisp: { ok: false }, slack: { ok: true } } });
   });
 
   it('requests that come while a probe runs wait for that probe rather than starting another', async () => {

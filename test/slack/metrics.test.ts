@@ -56,6 +56,27 @@ describe('GET /metrics', () => {
     expect(text).toContain('subops_pending_manual_links 0');
   });
 
+  it('carries prom-client’s default process metrics (process_*, nodejs_*)', async () => {
+    h = await startHarness({ events: {} });
+    const text = await metricsOf(h.opsOrigin);
+    expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(text).toMatch(/^process_resident_memory_bytes \d/m);
+    expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+    // In the app's own registry, beside SubOps' series.
+    expect(text).toContain('subops_pending_manual_links 0');
+  });
+
+  it('health probes add no 404 to the UISP request durations: they read endpoints that exist', async () => {
+    h = await startHarness({ events: {} });
+    await suspendThroughSlack(h, 101, 2);
+    expect((await fetch(`${h.opsOrigin}/healthz`)).status).toBe(200);
+    const text = await metricsOf(h.opsOrigin);
+    expect(text).toContain('subops_uisp_request_duration_seconds_count{system="crm",method="PATCH",endpoint="/crm/api/v1.0/clients/services/{id}/suspend",status="2xx"} 1');
+    expect(text).not.toMatch(/subops_uisp_request_duration_seconds_count\{[^}]*status="404"\}/);
+    expect(h.uisp.sim.requests.filter((r) => r.status === 404)).toEqual([]);
+  });
+
   it('pending manual links: one per activation until it is linked', async () => {
     h = await startHarness({ events: {} });
     await h.command('/activate', '10.20.1.88 jane doe');

@@ -18,6 +18,9 @@ function paymentsOf(harness: Harness, clientId: number, from = '0000', to = '999
     .sort((a, b) => b.createdDate.localeCompare(a.createdDate) || b.id - a.id);
 }
 
+/** The name of a payment method, as the CSV shows it beside its id. */
+const methodName = (harness: Harness, id: string | null) => harness.uisp.sim.data.paymentMethods.find((m) => m.id === id)?.name ?? '';
+
 const sum = (payments: PaymentRecord[]) => formatMoney(payments.reduce((cents, p) => cents + Math.round(p.amount * 100), 0) / 100, 'GYD');
 
 describe('/payments with a client and a date range', () => {
@@ -125,9 +128,9 @@ describe('Export CSV', () => {
     expect(file!.channel).toBe(`D${AGENT.slice(1)}`);
     expect(file!.filename).toMatch(/^payments-client-1005-2000-01-01-to-\d{4}-\d\d-\d\d\.csv$/);
     const lines = file!.content.trimEnd().split('\n');
-    expect(lines[0]).toBe('id,createdDate,clientId,clientName,amount,currencyCode,methodId,note');
+    expect(lines[0]).toBe('id,createdDate,clientId,clientName,amount,currencyCode,methodId,methodName,note');
     expect(lines).toHaveLength(expected.length + 1);
-    expect(lines[1]).toBe(`${expected[0]!.id},${expected[0]!.createdDate},1005,Ravi Persaud,${expected[0]!.amount},GYD,${expected[0]!.methodId ?? ''},${expected[0]!.note ?? ''}`);
+    expect(lines[1]).toBe(`${expected[0]!.id},${expected[0]!.createdDate},1005,Ravi Persaud,${expected[0]!.amount},GYD,${expected[0]!.methodId ?? ''},${methodName(harness, expected[0]!.methodId)},${expected[0]!.note ?? ''}`);
     expect(done.text).toContain(`(${expected.length} payments from 2000-01-01 to`);
     expect(done.text).toContain('to your DM with SubOps.');
     expect(harness.fake.callsTo('files.completeUploadExternal')[0]!.args.initial_comment).toContain(`${expected.length} payments`);

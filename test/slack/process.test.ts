@@ -111,7 +111,7 @@ describe('GET /healthz', () => {
     const { status, body } = await healthz();
     expect(status).toBe(200);
     expect(body).toMatchObject({ status: 'ok', uisp: { ok: true }, slack: { ok: true }, inFlight: 0 });
-    expect(h.uisp.sim.requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual(['GET /crm/api/v1.0/service-suspension-reasons', 'GET /nms/api/v2.1/devices/00000000-0000-0000-0000-000000000000']);
+    expect(h.uisp.sim.requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual(['GET /crm/api/v1.0/service-suspension-reasons', 'GET /nms/api/v2.1/devices/discovered']);
   });
 
   it('says which one is not, with 503', async () => {

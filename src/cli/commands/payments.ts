@@ -7,7 +7,9 @@ import { renderPaymentSummary } from '../render.js';
 import { csvHeader, paymentCsvLine } from '../../services/payments-csv.js';
 import { optional, readWholeNumber } from '../../services/input/grammar.js';
 import { formatMoney } from '../../services/money.js';
-import { clientNameIn, readPaymentInput, readPaymentQuery } from '../../services/payments.js';
+import { readPaymentInput, readPaymentQuery, type PagesRead, type PaymentQuery, type PaymentService, type PaymentSummary } from '../../services/payments.js';
+import type { PaymentMethod } from '../../services/uisp/schemas.js';
+import { progressFor, type ClockedIo } from '../progress.js';
 import { clientDisplayName } from '../../services/uisp/crm-client.js';
 import { paymentAudit, paymentFailureAudit } from '../../services/audit-records.js';
 import { auditedFailure, openCliAudit } from '../audit.js';
@@ -21,9 +23,12 @@ export const paymentsHelp = `Usage: subops payments [--client-id <id>] [--from Y
 
 Lists payments newest first with totals per currency. Without dates: the last 30 days for all
 clients, or a client's whole history. --limit (1-${MAX_SHOWN}, default 20) is how many are listed.
---csv prints a header line then one line per payment; --json one payment object per line (README:
-JSON output); both stream every payment of the range, or the newest --limit when given. Ids may be written 1001 or #1001; amounts as 1500, 1,500 or 1500.50 (greater than 0,
-at most PAYMENT_MAX_AMOUNT).
+--csv prints a header line then one line per payment (the client's and the payment method's names
+beside their ids); --json one payment object per line (README: JSON output); both stream every payment
+of the range, or the newest --limit when given. Notes are shown without SubOps' own operation marker
+(UISP keeps it). On a terminal, a long read shows its progress on stderr (pages read, rows written,
+elapsed). Ids may be written 1001 or #1001; amounts as 1500, 1,500 or 1500.50 (greater than 0, at
+most PAYMENT_MAX_AMOUNT).
 
 \`payments add\` records a payment once (--json: one object with the payment and its client): the
 same client, amount, method and note on the same day is one operation, so running it again (say
@@ -48,27 +53,68 @@ export async function payments(argv: string[], io: CliIo): Promise<number> {
   const limit = flagValue('--limit', optional(readWholeNumber({ min: 1, max: MAX_SHOWN }))(values.limit, 'Limit'));
   const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
   try {
-    const { payments: service } = connection.services;
-    if (values.csv || values.json) {
-      // Method names are a nicety: without them each payment still carries its method id.
-      const methods = values.json ? await service.listMethods().catch(() => []) : [];
-      if (values.csv) writeLine(io.stdout, csvHeader());
-      // Leaving the loop (a closed pipe) stops the paging: no further page is requested; --limit stops it in the service.
-      for await (const page of service.pagesWithClientNames({ ...query, ...(limit !== undefined && { show: limit }) })) {
-        // The reader went away (`| head -1`): stop paging through UISP for output nobody reads.
-        if (outputClosed(io.stdout)) break;
-        const lines = page.payments.map((payment) => (values.csv ? paymentCsvLine(payment, clientNameIn(page, payment)) : JSON.stringify(paymentJson(payment, methods))));
-        if (!writeLines(io.stdout, lines)) await whenWritable(io.stdout);
-      }
-      return EXIT.ok;
-    }
-    const summary = await service.summarize({ ...query, show: limit ?? 20 });
-    writeText(io.stdout, ...renderPaymentSummary(summary, await service.clientNames(summary.payments)));
-    return EXIT.ok;
+    if (values.csv || values.json) return await exportPayments(connection.services.payments, { ...query, ...(limit !== undefined && { show: limit }) }, values.csv ? 'csv' : 'json', io);
+    return await listPayments(connection.services.payments, { ...query, show: limit ?? 20 }, io);
   } finally {
     await connection.close();
   }
 }
+
+/**
+ * --csv and --json: every payment of the range (or the newest --limit), streamed page by page. Progress
+ * (pages read, rows written, elapsed) on a terminal's stderr while stdout goes to a file or a pipe.
+ */
+async function exportPayments(service: PaymentService, query: PaymentQuery, format: 'csv' | 'json', io: ClockedIo): Promise<number> {
+  const progress = progressFor(io, { streamsToStdout: true });
+  let pages = 0;
+  let rows = 0;
+  const status = () => `Exporting payments: ${plural(pages, 'page')} read, ${plural(rows, 'row')} written, ${progress.elapsed()}`;
+  try {
+    if (format === 'csv') writeLine(io.stdout, csvHeader());
+    // Leaving the loop (a closed pipe) stops the paging: no further page is requested; --limit stops it in the service.
+    for await (const page of service.pagesWithClientNames(query)) {
+      // The reader went away (`| head -1`): stop paging through UISP for output nobody reads.
+      if (outputClosed(io.stdout)) break;
+      const methods = format === 'json' ? methodsOf(page.methodNames) : [];
+      const lines = page.payments.map((payment) => (format === 'csv' ? paymentCsvLine(payment, page) : JSON.stringify(paymentJson(payment, methods))));
+      if (!writeLines(io.stdout, lines)) await whenWritable(io.stdout);
+      pages++;
+      rows += lines.length;
+      progress.update(status);
+    }
+  } finally {
+    progress.done(status);
+  }
+  return EXIT.ok;
+}
+
+/** The listing with totals: every payment of the range is counted; progress (pages read, payments counted, elapsed) on a terminal's stderr. */
+async function listPayments(service: PaymentService, query: PaymentQuery, io: ClockedIo): Promise<number> {
+  const progress = progressFor(io, { streamsToStdout: false });
+  let read: PagesRead = { pages: 0, payments: 0 };
+  const status = () => `Reading payments: ${plural(read.pages, 'page')} read, ${plural(read.payments, 'payment')} counted, ${progress.elapsed()}`;
+  let summary: PaymentSummary;
+  try {
+    summary = await service.summarize(query, {
+      onPage: (now) => {
+        read = now;
+        progress.update(status);
+      },
+    });
+  } finally {
+    progress.done(status);
+  }
+  const names = await service.clientNames(summary.payments);
+  // The header names the client in full; the table's client column ends a cut name with "…".
+  const [header = ''] = renderPaymentSummary({ ...summary, payments: [] }, names);
+  const [, ...table] = renderPaymentSummary(summary, names);
+  writeText(io.stdout, header, ...table);
+  return EXIT.ok;
+}
+
+const methodsOf = (names: ReadonlyMap<string, string>): PaymentMethod[] => Array.from(names, ([id, name]) => ({ id, name }));
+
+const plural = (count: number, noun: string) => `${count.toLocaleString('en-US')} ${noun}${count === 1 ? '' : 's'}`;
 
 async function addPayment(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, {

@@ -1,16 +1,25 @@
-import { loadDataFile, startSimulator } from '../../simulator/index.js';
+import { simulatorStatePath } from '../../connect.js';
+import { loadDataFile, removeStateFile, saveStateFile, startSimulator } from '../../simulator/index.js';
 import { optional, readWholeNumber } from '../../services/input/grammar.js';
 import { flagValue, parseFlags } from '../args.js';
-import { EXIT, untilSignal, writeLine, type CliIo } from '../io.js';
+import { EXIT, untilSignal, UsageError, writeLine, type CliIo } from '../io.js';
 
 export const simulateHelp = `Usage: subops simulate [--port <n>] [--data <file.json>] [--token <token>] [--latency <ms>]
+       subops simulate --reset [--data <file.json>]
 
 Runs the UISP simulator (CRM /crm/api/v1.0 and NMS /nms/api/v2.1 on one base URL) until Ctrl-C.
-Point SubOps at it with UISP_URL and UISP_TOKEN. --data loads a JSON data set instead of the sample.`;
+Point SubOps at it with UISP_URL and UISP_TOKEN. --data loads a JSON data set instead of the sample.
+This server keeps nothing after it stops.
+
+Without UISP_URL, every other command runs against an embedded simulator whose state is kept between
+commands in SUBOPS_SIMULATOR_STATE, else $XDG_STATE_HOME/subops/simulator.json, else
+~/.local/state/subops/simulator.json. --reset forgets that state, so the next command starts from the
+sample data again (or, with --data, from that data set), and exits.`;
 
 export async function simulate(argv: string[], io: CliIo): Promise<number> {
-  const { values } = parseFlags(argv, { port: { type: 'string' }, data: { type: 'string' }, token: { type: 'string' }, latency: { type: 'string' } });
+  const { values } = parseFlags(argv, { port: { type: 'string' }, data: { type: 'string' }, token: { type: 'string' }, latency: { type: 'string' }, reset: { type: 'boolean' } });
   if (values.help) return writeLine(io.stdout, simulateHelp), EXIT.ok;
+  if (values.reset) return reset(io, values);
   const port = flagValue('--port', optional(readWholeNumber({ min: 0, max: 65_535 }))(values.port, 'Port')) ?? 0;
   const latencyMs = flagValue('--latency', optional(readWholeNumber({ min: 0, max: 60_000 }))(values.latency, 'Latency in milliseconds')) ?? 0;
   const data = values.data ? await loadDataFile(values.data) : undefined;
@@ -20,5 +29,20 @@ export async function simulate(argv: string[], io: CliIo): Promise<number> {
   writeLine(io.stdout, 'Press Ctrl-C to stop.');
   await (io.untilStopped ?? untilSignal)();
   await simulator.close();
+  return EXIT.ok;
+}
+
+/** `--reset`: the embedded simulator's saved state removed, or replaced by a data set. */
+async function reset(io: CliIo, values: { port?: string | undefined; token?: string | undefined; latency?: string | undefined; data?: string | undefined }): Promise<number> {
+  const serving = (['port', 'token', 'latency'] as const).filter((flag) => values[flag] !== undefined);
+  if (serving.length) throw new UsageError(`--reset cannot be combined with ${serving.map((flag) => `--${flag}`).join(', ')}: it resets the embedded simulator's state and exits.`);
+  const path = simulatorStatePath(io.env);
+  if (values.data) {
+    await saveStateFile(path, await loadDataFile(values.data));
+    writeLine(io.stdout, `The embedded simulator's state is now the data set ${values.data} (${path}).`);
+  } else {
+    await removeStateFile(path);
+    writeLine(io.stdout, `The embedded simulator's state is reset (${path} removed): the next command without UISP_URL starts from the sample data.`);
+  }
   return EXIT.ok;
 }

@@ -4,7 +4,6 @@
  */
 import type { webApi } from '@slack/bolt';
 import { csvHeader, paymentCsvLine } from '../../services/payments-csv.js';
-import { clientNameIn } from '../../services/payments.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure, errorSummary } from '../../slack/errors.js';
 import { escapeMrkdwn } from '../../slack/escape.js';
@@ -22,7 +21,7 @@ export async function exportPayments(deps: ListenerDeps, client: webApi.WebClien
   try {
     resolved = payments.range(query);
     if (range.clientId !== undefined) await payments.getClient(range.clientId);
-    for await (const page of payments.pagesWithClientNames(query)) for (const payment of page.payments) lines.push(paymentCsvLine(payment, clientNameIn(page, payment)));
+    for await (const page of payments.pagesWithClientNames(query)) for (const payment of page.payments) lines.push(paymentCsvLine(payment, page));
   } catch (error) {
     const failure = describeFailure(error);
     if (!failure.expected) logger.error({ err: error }, 'reading payments for the export failed');
