@@ -60,6 +60,8 @@ export interface CoreConfig {
   activation: ActivationConfig;
   payments: PaymentConfig;
   logLevel: string;
+  /** LOG_FORMAT: `json` (one object a line, for log collectors) or `pretty` (readable, for development). */
+  logFormat: 'json' | 'pretty';
 }
 
 export interface SlackConfig {
@@ -233,6 +235,8 @@ function readCore(reader: EnvReader): CoreConfig {
   }
   const logLevel = reader.string('LOG_LEVEL') ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) reader.problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const logFormat = reader.string('LOG_FORMAT') ?? 'json';
+  if (logFormat !== 'json' && logFormat !== 'pretty') reader.problems.push('LOG_FORMAT must be json or pretty');
   const config: CoreConfig = {
     uisp: {
       url,
@@ -258,6 +262,7 @@ function readCore(reader: EnvReader): CoreConfig {
     },
     payments: { maxAmount: reader.positiveNumber('PAYMENT_MAX_AMOUNT', DEFAULT_PAYMENT_MAX_AMOUNT) },
     logLevel,
+    logFormat: logFormat === 'pretty' ? 'pretty' : 'json',
   };
   return config;
 }

@@ -24,3 +24,17 @@ export function serializeErr(value: unknown): unknown {
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino({ level, base: { app: 'subops' }, serializers: { err: serializeErr }, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, destination);
 }
+
+/**
+ * LOG_FORMAT=pretty: the log written as readable lines to `out` (development). pino-pretty is a dev
+ * dependency, loaded only then: an install without it says which setting to change.
+ */
+export async function prettyDestination(out: NodeJS.WritableStream): Promise<DestinationStream> {
+  let build: typeof import('pino-pretty').build;
+  try {
+    ({ build } = await import('pino-pretty'));
+  } catch {
+    throw new Error('LOG_FORMAT=pretty needs pino-pretty, a dev dependency (npm ci installs it); use LOG_FORMAT=json in production');
+  }
+  return build({ destination: out, colorize: false, sync: true });
+}

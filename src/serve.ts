@@ -10,7 +10,7 @@ import type { EventServices } from './services/events/index.js';
 import type { RunningListener } from './services/events/http-listener.js';
 import type { HealthProbe as HealthProbeType } from './slack/health.js';
 import { errorSummary } from './slack/errors.js';
-import { createLogger } from './logging.js';
+import { createLogger, prettyDestination } from './logging.js';
 import { checkSlack, StartupError } from './slack/startup.js';
 
 const SERVE_HELP = `Usage: subops serve [--simulator]
@@ -51,7 +51,16 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
     return EXIT.usage;
   }
   const { slack } = config;
-  const logger = createLogger(config.core.logLevel, io.stdout);
+  let destination: Parameters<typeof createLogger>[1] = io.stdout;
+  if (config.core.logFormat === 'pretty') {
+    try {
+      destination = await prettyDestination(io.stdout);
+    } catch (error) {
+      writeLine(io.stderr, (error as Error).message);
+      return EXIT.usage;
+    }
+  }
+  const logger = createLogger(config.core.logLevel, destination);
   // Slack is asked while the app's modules load (the checks need none of them: src/slack/startup.ts);
   // nothing listens, and nothing is connected, before they pass.
   const [checked, loaded] = await Promise.allSettled([checkSlack({ slack, logger, ...(options.sleep && { sleep: options.sleep }) }), loadServing()]);
@@ -84,7 +93,7 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
     try {
       running = await startApp(app, slack);
     } catch (error) {
-      writeLine(io.stderr, startFailure(error));
+      writeLine(io.stderr, startFailure(error, slack));
       return EXIT.failed;
     }
     try {
@@ -146,8 +155,13 @@ async function loadServing() {
 }
 
 /** One line for a receiver that would not start: a port in use, or Socket Mode refused. */
-function startFailure(error: unknown): string {
+function startFailure(error: unknown, slack: { appToken?: string | undefined; port: number }): string {
   const { slackError, message } = errorSummary(error);
+  // HTTP mode listens on PORT: a port taken or not allowed is that setting's problem.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (!slack.appToken && (code === 'EADDRINUSE' || code === 'EACCES')) {
+    return `Could not listen on PORT ${slack.port}: ${code === 'EADDRINUSE' ? 'another process is using it' : 'not allowed for this user'}; set PORT to a free port.`;
+  }
   if (slackError === 'invalid_auth' || slackError === 'not_authed' || slackError === 'token_revoked') {
     return `Slack refused SLACK_APP_TOKEN (${slackError}); generate an app-level token with connections:write under Basic Information → App-Level Tokens.`;
   }

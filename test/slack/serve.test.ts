@@ -9,13 +9,18 @@ import { startFakeSlack } from '../../src/playground/fake-slack.js';
 import { SlackSender } from '../../src/playground/slack-sender.js';
 import { startSimulator } from '../../src/simulator/index.js';
 
-function io(env: Env, untilStopped?: () => Promise<void>): ProcessIo & { out: () => string; err: () => string } {
+function io(env: Env, untilStopped?: () => Promise<void>): ProcessIo & { out: () => string; err: () => string; printed: (text: string) => Promise<void> } {
   let out = '';
   let err = '';
+  const waiters: { text: string; resolve: () => void }[] = [];
   const sink = (append: (text: string) => void) =>
     new Writable({
       write(chunk, _encoding, done) {
         append(String(chunk));
+        for (const waiter of waiters.filter((w) => out.includes(w.text))) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve();
+        }
         done();
       },
     });
@@ -27,6 +32,8 @@ function io(env: Env, untilStopped?: () => Promise<void>): ProcessIo & { out: ()
     ...(untilStopped && { untilStopped }),
     out: () => out,
     err: () => err,
+    /** Resolves once stdout holds `text` (a signal to wait on, not a quiet period). */
+    printed: (text) => (out.includes(text) ? Promise.resolve() : new Promise((resolve) => waiters.push({ text, resolve }))),
   };
 }
 
@@ -109,6 +116,44 @@ describe('serve', () => {
       expect(run.err()).toBe('Slack refused SLACK_APP_TOKEN (invalid_auth); generate an app-level token with connections:write under Basic Information → App-Level Tokens.\n');
       expect(fake.callsTo('apps.connections.open').map((c) => c.token)).toEqual(['xapp-1-revoked']);
     } finally {
+      await fake.close();
+      await sim.close();
+    }
+  });
+
+  it('a PORT another process holds is named, with what to do, and serve exits 1', async () => {
+    const sim = await startSimulator();
+    const fake = await startFakeSlack();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0' });
+      expect(await serve([], run)).toBe(1);
+      expect(run.err()).toBe(`Could not listen on PORT ${port}: another process is using it; set PORT to a free port.\n`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+      await fake.close();
+      await sim.close();
+    }
+  });
+
+  it('LOG_FORMAT=pretty writes readable lines instead of JSON objects', async () => {
+    const sim = await startSimulator();
+    const fake = await startFakeSlack();
+    const port = await freePort();
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', LOG_FORMAT: 'pretty' }, () => stopped);
+    const exit = serve([], run);
+    try {
+      await run.printed('SubOps is listening');
+      const listening = run.out().split('\n').find((line) => line.includes('SubOps is listening'));
+      expect(listening).toMatch(/INFO.*SubOps is listening on port/);
+      expect(listening).not.toMatch(/^\{/);
+    } finally {
+      stop();
+      expect(await exit).toBe(0);
       await fake.close();
       await sim.close();
     }
