@@ -3,12 +3,11 @@
  * EPIPE stack trace, and no more pages read from UISP for output nobody reads. In-process with a stream
  * that fails like a closed pipe, and for real: bin/subops.js piped into `head -1`.
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../support/subops-process.js';
 import { main } from '../../src/cli/main.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 
@@ -64,18 +63,6 @@ describe('a closed pipe, in-process', () => {
   });
 });
 
-/** bin/subops.js runs dist/, which `npm ci` builds; rebuilt here only when a source file is newer. */
-function ensureBuilt(): void {
-  const newest = (dir: string): number =>
-    Math.max(...readdirSync(dir, { withFileTypes: true }).map((entry) => (entry.isDirectory() ? newest(join(dir, entry.name)) : statSync(join(dir, entry.name)).mtimeMs)));
-  let built = 0;
-  try {
-    built = statSync(join(ROOT, 'dist/cli/main.js')).mtimeMs;
-  } catch {
-    // not built yet
-  }
-  if (built < newest(join(ROOT, 'src'))) execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT });
-}
 
 describe('a closed pipe, for real', () => {
   it('`subops payments --csv | head -1` prints the header and exits 0 without a word on stderr', { timeout: 120_000 }, async () => {

@@ -3,14 +3,13 @@
  * customer, the device typed four ways, against one UISP (the simulator, in this test process). Nothing
  * is shared between them but UISP. Runs the built CLI (bin/subops.js → dist/), as `npm ci` builds it.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { fleetCustomer, fleetData, holdings } from '../support/fleet.js';
+import { runSubops } from '../support/subops-process.js';
 
-const BIN = fileURLToPath(new URL('../../bin/subops.js', import.meta.url));
 const BUILT = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
 let sim: RunningSimulator;
@@ -19,20 +18,8 @@ beforeAll(async () => {
 });
 afterAll(async () => sim?.close());
 
-function subops(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH, SUBOPS_ENV_FILE: '', UISP_URL: sim.url, UISP_TOKEN: sim.token, ISP_TIMEZONE: 'America/Guyana', UISP_WRITE_BACKOFF_MS: '5', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const subops = (args: string[]) =>
+  runSubops(args, { SUBOPS_ENV_FILE: '', UISP_URL: sim.url, UISP_TOKEN: sim.token, ISP_TIMEZONE: 'America/Guyana', UISP_WRITE_BACKOFF_MS: '5', NO_COLOR: '1' });
 
 it('four `subops activate` processes for the same new customer end with one client, one Active service, one site', async () => {
   expect(existsSync(BUILT), 'dist/ is missing: run `npm run build` (npm ci does it)').toBe(true);

@@ -5,13 +5,14 @@
  * TypeScript. Every wait is on an event (a line of output, an exit, the pipes closing), never a pause.
  * Runs the built CLI (bin/subops.js → dist/), rebuilt here when a source file is newer.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../support/subops-process.js';
 import { startFakeSlack, type FakeSlack } from '../../src/playground/fake-slack.js';
 import { SlackSender } from '../../src/playground/slack-sender.js';
 
@@ -276,19 +277,3 @@ function freePort(): Promise<number> {
   });
 }
 
-/**
- * bin/subops.js runs dist/, which `npm ci` builds; rebuilt here only when a source file is newer. Type
- * errors are `npm run typecheck`'s to report: tsc writes dist/ all the same.
- */
-function ensureBuilt(): void {
-  const newest = (dir: string): number =>
-    Math.max(...readdirSync(dir, { withFileTypes: true }).map((entry) => (entry.isDirectory() ? newest(join(dir, entry.name)) : statSync(join(dir, entry.name)).mtimeMs)));
-  let built = 0;
-  try {
-    built = statSync(join(ROOT, 'dist/cli/main.js')).mtimeMs;
-  } catch {
-    // not built yet
-  }
-  if (built < newest(join(ROOT, 'src'))) spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'ignore' });
-  expect(existsSync(join(ROOT, 'dist/cli/main.js')), 'dist/ could not be built: run npm run build').toBe(true);
-}

@@ -3,13 +3,13 @@
  * lives, saving and loading it (atomically, so concurrent processes never leave a broken file), what the
  * commands say on stderr, `subops simulate --reset`, and `serve --simulator` keeping nothing.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runSubops } from '../support/subops-process.js';
 import { connect, simulatorStatePath } from '../../src/connect.js';
 import { loadStateFile, sampleData, saveStateFile, SimulatorDataError } from '../../src/simulator/index.js';
 import { runCli } from '../cli/support.js';
@@ -163,21 +163,10 @@ describe('CLI commands without UISP_URL', () => {
 });
 
 describe('real processes sharing one state file', () => {
-  const BIN = fileURLToPath(new URL('../../bin/subops.js', import.meta.url));
   const BUILT = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
-  function spawnSubops(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      // HOME points into the test's folder too: nothing reads or writes the real home.
-      const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, HOME: folder, SUBOPS_SIMULATOR_STATE: state, ISP_TIMEZONE: 'America/Guyana', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  }
+  // HOME points into the test's folder too: nothing reads or writes the real home.
+  const spawnSubops = (args: string[]) => runSubops(args, { HOME: folder, SUBOPS_SIMULATOR_STATE: state, ISP_TIMEZONE: 'America/Guyana', NO_COLOR: '1' });
 
   it('four `subops payments add` at once leave a whole state with at least one of them, and no temporary file', { timeout: 60_000 }, async () => {
     expect(existsSync(BUILT), 'dist/ is missing: run `npm run build` (npm ci does it)').toBe(true);
