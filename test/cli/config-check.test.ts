@@ -8,6 +8,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './support.js';
 import { main } from '../../src/cli/main.js';
 import type { EnvFileInfo } from '../../src/process/io.js';
 import { startFakeSlack, type FakeSlack } from '../../src/playground/fake-slack.js';
@@ -40,16 +41,8 @@ interface Report {
 }
 
 async function check(env: Record<string, string>, args: string[] = [], envFile?: EnvFileInfo) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk) => (out += chunk));
-  stderr.on('data', (chunk) => (err += chunk));
-  const code = await main(['config', 'check', ...args], { env, envFile, stdout, stderr, stdin: new PassThrough() });
-  for (const secret of [BOT_TOKEN, SIGNING_SECRET, sim.token, ...Object.entries(env).filter(([name]) => /TOKEN|SECRET/.test(name)).map(([, value]) => value)]) {
-    expect(out + err).not.toContain(secret);
-  }
+  const secrets = [BOT_TOKEN, SIGNING_SECRET, sim.token, ...Object.entries(env).filter(([name]) => /TOKEN|SECRET/.test(name)).map(([, value]) => value)];
+  const { code, out, err } = await runCli(['config', 'check', ...args], env, secrets, envFile && { envFile });
   return { code, out, err, lines: out.trimEnd().split('\n'), json: () => JSON.parse(out) as Report };
 }
 

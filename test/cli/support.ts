@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import type { ProcessIo } from '../../src/process/io.js';
 import { afterAll, expect } from 'vitest';
 import { main } from '../../src/cli/main.js';
 
@@ -31,14 +32,14 @@ export function freshSimulatorState(): string {
 }
 
 /** Without SUBOPS_SIMULATOR_STATE in `env`, each run has a fresh embedded simulator (`freshSimulatorState`). */
-export async function runCli(argv: string[], env: Record<string, string>, secrets: string[]): Promise<CliRun> {
+export async function runCli(argv: string[], env: Record<string, string>, secrets: string[], io: Partial<Pick<ProcessIo, 'envFile'>> = {}): Promise<CliRun> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
   let err = '';
   stdout.on('data', (chunk) => (out += chunk));
   stderr.on('data', (chunk) => (err += chunk));
-  const code = await main(argv, { env: { ISP_TIMEZONE: 'America/Guyana', SUBOPS_SIMULATOR_STATE: freshSimulatorState(), ...env }, stdout, stderr, stdin: new PassThrough() });
+  const code = await main(argv, { env: { ISP_TIMEZONE: 'America/Guyana', SUBOPS_SIMULATOR_STATE: freshSimulatorState(), ...env }, stdout, stderr, stdin: new PassThrough(), ...io });
   for (const secret of secrets) expect(out + err).not.toContain(secret);
   return { code, out, err };
 }
