@@ -6,7 +6,7 @@
  * the Web API for the demo and every test. `settled()` waits for the app's own work counter, never a
  * quiet period.
  */
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import type { App } from '@slack/bolt';
 import { createApp, startApp, startOpsListener } from '../../src/app.js';
 import type { RunningListener } from '../../src/services/events/http-listener.js';
@@ -24,6 +24,7 @@ import { checkSlack } from '../../src/slack/startup.js';
 import { WorkTracker } from '../../src/slack/work.js';
 import { UispGate } from '../support/uisp-gate.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
+import { crm } from '../simulator/helpers.js';
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789abcdef';
 export const BOT_TOKEN = 'xoxb-test-bot-token';
@@ -264,4 +265,12 @@ export async function suspendThroughSlack(h: Harness, serviceId: number, reasonI
   await h.settled();
   await h.uisp.sim.webhooksSettled();
   await h.settled();
+}
+
+/** A change made in the UISP web interface (a CRM request), and everything it sets off, finished. */
+export async function changeInUisp(harness: Harness, method: string, path: string, body?: unknown): Promise<void> {
+  const answer = await crm(harness.uisp.sim, method, path, body);
+  expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
+  await harness.uisp.sim.webhooksSettled();
+  await harness.settled();
 }

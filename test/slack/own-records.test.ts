@@ -16,10 +16,9 @@ import type { BotIdentity } from '../../src/slack/startup.js';
 import { auditMessage, auditMetadata } from '../../src/views/audit.js';
 import { linkReminder } from '../../src/views/link-watch.js';
 import { runCli } from '../cli/support.js';
-import { crm } from '../simulator/helpers.js';
 import { expectValidHome } from './block-kit.js';
 import { startForgingSlack, type Forger, type ForgingSlack } from './forger.js';
-import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, CHANNEL, inputs, shown, startHarness, type Harness, type HarnessOptions } from './harness.js';
+import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, CHANNEL, inputs, shown, startHarness, type Harness, type HarnessOptions, changeInUisp } from './harness.js';
 
 const HOUR = 3_600_000;
 const FORGERS: Forger[] = ['another app', 'a person'];
@@ -61,13 +60,7 @@ const suspendRecord = (actor: AuditRecord['actor'] = { via: 'cli', username: 'ro
 
 const cliEnv = (harness: Harness) => ({ UISP_URL: harness.uisp.sim.url, UISP_TOKEN: harness.uisp.sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, AUDIT_CHANNEL_ID: AUDIT_CHANNEL, SLACK_API_URL: harness.fake.apiUrl });
 
-/** A change made in the UISP web interface, and everything it sets off, finished. */
-async function inUisp(harness: Harness, method: string, path: string, body?: unknown): Promise<void> {
-  const answer = await crm(harness.uisp.sim, method, path, body);
-  expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
-  await harness.uisp.sim.webhooksSettled();
-  await harness.settled();
-}
+const inUisp = changeInUisp;
 
 const outsideNotices = (harness: Harness) => harness.fake.messages(AUDIT_CHANNEL).map((m) => m.text).filter((text) => text.includes('outside SubOps'));
 

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/support.js';
 import { crm } from '../simulator/helpers.js';
-import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, shown, startHarness, suspendThroughSlack, WEBHOOK_TOKEN, type Harness, type HarnessOptions } from './harness.js';
+import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, shown, startHarness, suspendThroughSlack, WEBHOOK_TOKEN, type Harness, type HarnessOptions, changeInUisp } from './harness.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -18,12 +18,7 @@ const start = async (options: HarnessOptions = {}) => {
 };
 
 /** A change made in UISP outside SubOps, and everything it sets off, finished. */
-async function inUisp(method: string, path: string, body?: unknown): Promise<void> {
-  const answer = await crm(h.uisp.sim, method, path, body);
-  expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
-  await h.uisp.sim.webhooksSettled();
-  await h.settled();
-}
+const inUisp = (method: string, path: string, body?: unknown) => changeInUisp(h, method, path, body);
 
 const auditLines = () => h.fake.messages(AUDIT_CHANNEL).map((m) => m.text);
 const confirmations = () => h.uisp.sim.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/crm/api/v1.0/webhook-events/'));

@@ -8,8 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { crm } from '../simulator/helpers.js';
-import { AUDIT_CHANNEL, shown, startHarness, WEBHOOK_TOKEN, type Harness, type HarnessOptions } from './harness.js';
+import { AUDIT_CHANNEL, shown, startHarness, WEBHOOK_TOKEN, type Harness, type HarnessOptions, changeInUisp } from './harness.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -23,12 +22,7 @@ const start = async (options: HarnessOptions = {}) => {
 const DAY = 24 * 3_600_000;
 
 /** A change made in UISP outside SubOps, and everything it sets off, finished. */
-async function inUisp(method: string, path: string, body?: unknown): Promise<void> {
-  const answer = await crm(h.uisp.sim, method, path, body);
-  expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
-  await h.uisp.sim.webhooksSettled();
-  await h.settled();
-}
+const inUisp = (method: string, path: string, body?: unknown) => changeInUisp(h, method, path, body);
 
 const auditLines = () => h.fake.messages(AUDIT_CHANNEL).map((m) => m.text);
 const confirmations = () => h.uisp.sim.requests.filter((r) => r.path.startsWith('/crm/api/v1.0/webhook-events/'));
