@@ -97,7 +97,7 @@ function emptyWhenNotFound(error: unknown): Service[] {
   return nullWhenNotFound(error) ?? [];
 }
 
-export function settled<T>(result: PromiseSettledResult<T>): T {
+function settled<T>(result: PromiseSettledResult<T>): T {
   if (result.status === 'rejected') throw result.reason;
   return result.value;
 }
