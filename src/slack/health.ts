@@ -83,7 +83,9 @@ export class HealthProbe {
     this.cacheMs = cacheMs;
     this.now = now;
     // Two connections of its own (one per system): a probe never waits behind, or takes a connection from, agents' work.
-    const timeouts = { connectMs: Math.min(uisp.connectTimeoutMs, timeoutMs), requestMs: timeoutMs, deadlineMs: timeoutMs };
+    // The deadline is the probe's one bound (it aborts the request): the per-attempt timer is set past it,
+    // so the two never race to say the same thing in two wordings.
+    const timeouts = { connectMs: Math.min(uisp.connectTimeoutMs, timeoutMs), requestMs: timeoutMs * 2, deadlineMs: timeoutMs };
     this.dispatcher = createUispDispatcher(timeouts, 2);
     // No retries; the deadline aborts the request (UispHttp's own AbortController), closing its connection.
     const common = { dispatcher: this.dispatcher, timeouts, retry: { retries: 0, backoffMs: 0 } };
@@ -136,13 +138,14 @@ export class HealthProbe {
 
 /**
  * Runs a check, answering by `timeoutMs` at the latest. The check's own request is aborted at the same
- * deadline (UispHttp's deadline, the WebClient's timeout); this bound only keeps the answer on time.
+ * deadline (UispHttp's deadline, the WebClient's timeout); this bound only keeps the answer on time, and
+ * says it in the UISP client's words, so the report reads the same whichever timer fires first.
  */
 async function timed(check: () => Promise<unknown>, timeoutMs: number): Promise<ProbeResult> {
   const started = performance.now();
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), timeoutMs);
-  const timedOut = new Promise<never>((_, reject) => deadline.signal.addEventListener('abort', () => reject(new Error(`no answer within ${timeoutMs} ms`)), { once: true }));
+  const timedOut = new Promise<never>((_, reject) => deadline.signal.addEventListener('abort', () => reject(new Error(`no complete answer within ${timeoutMs} ms`)), { once: true }));
   try {
     await Promise.race([check(), timedOut]);
     return { ok: true, ms: Math.round(performance.now() - started) };
