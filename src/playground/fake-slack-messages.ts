@@ -1,5 +1,5 @@
 /**
- * Channel history of the fake Slack: chat.postMessage, chat.update, chat.postEphemeral and
+ * Channel history of the fake Slack: chat.postMessage, chat.update, chat.delete, chat.postEphemeral and
  * chat.getPermalink, answering with the shapes of the java-slack-sdk samples, and reading it back with
  * conversations.history and conversations.replies (metadata only with include_all_metadata, as Slack).
  */
@@ -59,6 +59,7 @@ export class FakeMessages {
   readonly methods: Record<string, MethodHandler> = {
     'chat.postMessage': (args) => this.post(args),
     'chat.update': (args) => this.update(args),
+    'chat.delete': (args) => this.remove(args),
     'chat.postEphemeral': (args) => this.postEphemeral(args),
     'chat.getPermalink': (args) => this.permalink(args),
     'conversations.history': (args) => this.readHistory(args),
@@ -107,6 +108,18 @@ export class FakeMessages {
     // Slack's chat.update echoes the message without its ts fields; the ts is at the top level.
     const { ts: _ts, thread_ts: _threadTs, parent_user_id: _parent, ...updated } = this.asReturned(message);
     return { ok: true, channel, ts: message.ts, text: message.text, message: updated };
+  }
+
+  /** A bot may delete only its own messages; a thread parent's replies stay, as Slack keeps them. */
+  private remove(args: ApiArgs): ApiResult {
+    const invalid = missingArguments(args, ['channel', 'ts']) ?? conversationProblem(args.channel);
+    if (invalid) return invalid;
+    const channel = String(args.channel);
+    const message = this.find(channel, String(args.ts));
+    if (!message) return apiError('message_not_found');
+    if (message.bot_id !== this.identity.botId) return apiError('cant_delete_message');
+    this.history(channel).splice(this.history(channel).indexOf(message), 1);
+    return { ok: true, channel, ts: message.ts };
   }
 
   private postEphemeral(args: ApiArgs): ApiResult {
