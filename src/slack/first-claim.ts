@@ -62,9 +62,9 @@ export async function readClaims({ client, identity }: Omit<ClaimDeps, 'logger'>
       ? await client.conversations.replies({ channel: place.channel, ts: place.threadTs, include_all_metadata: true, limit: 200, ...(cursor && { cursor }) })
       : await client.conversations.history({ channel: place.channel, include_all_metadata: true, limit: 200, ...(place.oldest && { oldest: place.oldest }), ...(cursor && { cursor }) });
     for (const message of answer.messages ?? []) {
-      const metadata = message.metadata;
-      if (!message.ts || metadata?.event_type !== eventType || metadata.event_payload?.claim !== key || !writtenBySubOps(message, identity)) continue;
-      found.push({ ts: message.ts, payload: metadata.event_payload });
+      const payload = message.metadata?.event_payload as Record<string, unknown> | undefined;
+      if (!message.ts || message.metadata?.event_type !== eventType || payload?.claim !== key || !writtenBySubOps(message, identity)) continue;
+      found.push({ ts: message.ts, payload });
     }
     cursor = answer.response_metadata?.next_cursor || undefined;
     if (!answer.has_more || !cursor) break;
