@@ -25,7 +25,9 @@ import type { EventServices } from './services/events/index.js';
 import { startHttpListener, type RunningListener } from './services/events/http-listener.js';
 import { WEBHOOK_PATH, webhookRoute } from './services/events/webhook-endpoint.js';
 import { countingFetch } from './slack/api-errors.js';
-import { accessGuard, createAccessPolicy } from './slack/access.js';
+import { AccessPolicy } from './services/access.js';
+import { accessGuard } from './slack/access.js';
+import { slackGroupMembers } from './slack/usergroups.js';
 import { errorSummary } from './slack/errors.js';
 import { createAuditor } from './slack/audit.js';
 import { DeliveryLog, dropRedeliveries } from './slack/deliveries.js';
@@ -79,8 +81,8 @@ export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_
       new App({ ...common, appToken: slack.appToken, socketMode: true, installerOptions: { clientOptions } })
     : new App({ ...common, receiver: httpReceiver({ slack, logger, work, events, health }) });
 
-  const access = createAccessPolicy({ allowedUserIds: slack.allowedUserIds, allowedUsergroupId: slack.allowedUsergroupId, client: app.client, logger });
-  if (access.open) logger.warn('Neither ALLOWED_USER_IDS nor ALLOWED_USERGROUP_ID is set: every member of the workspace may run SubOps commands.');
+  const access = new AccessPolicy(slack.access, slackGroupMembers({ client: app.client, logger }));
+  if (!slack.access.everyone) logger.warn('Neither ALLOWED_USER_IDS nor ALLOWED_USERGROUP_ID is set: every member of the workspace may run SubOps commands.');
   if (!slack.auditChannelId) logger.warn('AUDIT_CHANNEL_ID is not set: audit records go to the log only.');
   if (events && !events.settings.webhookToken) logger.warn(`WEBHOOK_TOKEN is not set: the UISP webhook endpoint (${WEBHOOK_PATH}) is off, and changes made in UISP outside SubOps are not reported.`);
   const deliveries = new DeliveryLog();
@@ -102,6 +104,7 @@ export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_
     auditChannelId: slack.auditChannelId,
     events,
     identity,
+    access,
   };
   activation.register(app, deps);
   suspension.register(app, deps);

@@ -4,6 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { ACCESS_ACTIONS, grantOf, type AccessAction, type AccessSettings } from './services/access.js';
 import { DEFAULT_SERVICE_STATUSES, type ServiceStatusTable } from './services/activation/service-status.js';
 import { DEFAULT_PAYMENT_MAX_AMOUNT } from './services/input/grammar.js';
 import { DEFAULT_POOL_CONNECTIONS } from './services/uisp/http.js';
@@ -71,8 +72,8 @@ export interface SlackConfig {
   apiUrl: string | undefined;
   port: number;
   auditChannelId: string | undefined;
-  allowedUserIds: string[];
-  allowedUsergroupId: string | undefined;
+  /** ALLOWED_USER_IDS / ALLOWED_USERGROUP_ID (who may use SubOps at all) and ACCESS_<ACTION> (who may do what). */
+  access: AccessSettings;
   /** On SIGTERM: how long operations in flight may take to finish before the process exits anyway. */
   shutdownGraceMs: number;
 }
@@ -216,6 +217,30 @@ class EnvReader {
   }
 }
 
+function readAccess(reader: EnvReader): AccessSettings {
+  // Literal names: .env.example and README are checked against the variables this file reads.
+  const listed: Record<AccessAction, [string, string[]]> = {
+    lookup: ['ACCESS_LOOKUP', reader.list('ACCESS_LOOKUP')],
+    activate: ['ACCESS_ACTIVATE', reader.list('ACCESS_ACTIVATE')],
+    suspend: ['ACCESS_SUSPEND', reader.list('ACCESS_SUSPEND')],
+    unsuspend: ['ACCESS_UNSUSPEND', reader.list('ACCESS_UNSUSPEND')],
+    'record-payment': ['ACCESS_RECORD_PAYMENT', reader.list('ACCESS_RECORD_PAYMENT')],
+    approve: ['ACCESS_APPROVE', reader.list('ACCESS_APPROVE')],
+  };
+  const actions: AccessSettings['actions'] = {};
+  for (const action of ACCESS_ACTIONS) {
+    const [name, ids] = listed[action];
+    if (!ids.length) continue;
+    const { grant, invalid } = grantOf(ids);
+    if (invalid.length) reader.problems.push(`${name} must list Slack user ids (U…, W…) and user group ids (S…), comma-separated (not: ${invalid.join(', ')})`);
+    actions[action] = grant;
+  }
+  // Read as before per-action grants existed: any id in the user list is a user, the group setting a group.
+  const userIds = reader.list('ALLOWED_USER_IDS');
+  const groupId = reader.string('ALLOWED_USERGROUP_ID');
+  return { everyone: userIds.length || groupId ? { userIds, groupIds: groupId ? [groupId] : [] } : undefined, actions };
+}
+
 function readCore(reader: EnvReader): CoreConfig {
   const url = reader.url('UISP_URL', 'https://uisp.example.net');
   const shared = reader.string('UISP_TOKEN');
@@ -294,8 +319,7 @@ export function loadAppConfig(env: Env, { simulator = false }: { simulator?: boo
     apiUrl: reader.url('SLACK_API_URL', 'https://slack.com/api'),
     port: reader.int('PORT', 3000, { min: 1, max: 65_535 }),
     auditChannelId: reader.string('AUDIT_CHANNEL_ID'),
-    allowedUserIds: reader.list('ALLOWED_USER_IDS'),
-    allowedUsergroupId: reader.string('ALLOWED_USERGROUP_ID'),
+    access: readAccess(reader),
     shutdownGraceMs: reader.int('SHUTDOWN_GRACE_MS', 25_000, { max: 600_000 }),
   };
   if (slack.botToken && !slack.botToken.startsWith('xoxb-')) reader.problems.push('SLACK_BOT_TOKEN must start with "xoxb-"');

@@ -1,80 +1,27 @@
 /**
- * Who may run SubOps: ALLOWED_USER_IDS and/or members of ALLOWED_USERGROUP_ID. With neither set,
- * everyone may (startup warns). Enforced by one global middleware, so no listener can forget it:
- * a refused user gets an ephemeral refusal and nothing else runs.
+ * The access rule (src/services/access.ts) applied to every request Slack sends, by one global
+ * middleware, so no listener can forget it: the request's entry point names the action it needs
+ * (src/slack/entry-points.ts), and a refused user is told, in the place they acted, which action needs
+ * which group; nothing else runs, so nothing is read from UISP or written.
  */
-import type { AnyMiddlewareArgs, Middleware, webApi } from '@slack/bolt';
+import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import type { Logger } from 'pino';
-import { ACCESS_REFUSED, notice } from '../views/help.js';
+import type { AccessDecision, AccessPolicy } from '../services/access.js';
+import { accessRefusalText } from '../views/access.js';
+import { notice } from '../views/help.js';
 import { CALLBACK } from '../views/ids.js';
 import { modal, section } from '../views/kit.js';
-import { errorSummary } from './errors.js';
-
-export interface AccessPolicy {
-  /** True when no list is configured and everyone may act. */
-  readonly open: boolean;
-  isAllowed(userId: string): Promise<boolean>;
-}
-
-export interface AccessOptions {
-  allowedUserIds: string[];
-  allowedUsergroupId: string | undefined;
-  client: webApi.WebClient;
-  logger: Logger;
-  /** How long a user group's member list is fresh; membership changes apply after this. */
-  cacheMs?: number;
-  /** The longest a request waits for the first member list: the check runs before the 3-second ack. */
-  firstLoadWaitMs?: number;
-  now?: () => number;
-}
-
-export function createAccessPolicy(options: AccessOptions): AccessPolicy {
-  const { allowedUserIds, allowedUsergroupId, client, logger, cacheMs = 60_000, firstLoadWaitMs = 1_500, now = Date.now } = options;
-  const users = new Set(allowedUserIds);
-  let group: { members: Set<string>; loadedAt: number } | undefined;
-  let loading: Promise<void> | undefined;
-  // Read through a function: `group` changes while a request awaits the load.
-  const loaded = () => group;
-
-  const load = (usergroup: string): Promise<void> =>
-    (loading ??= client.usergroups.users
-      .list({ usergroup })
-      .then((response) => {
-        group = { members: new Set(response.users ?? []), loadedAt: now() };
-      })
-      .catch((error: unknown) => {
-        // Fail closed: until the group can be read, it grants nothing (a stale list keeps serving).
-        logger.error({ err: errorSummary(error), usergroup }, 'could not read the allowed user group');
-      })
-      .finally(() => {
-        loading = undefined;
-      }));
-
-  async function groupMembers(usergroup: string): Promise<Set<string>> {
-    if (group && now() - group.loadedAt < cacheMs) return group.members;
-    const pending = load(usergroup);
-    // A stale list answers at once while the fresh one loads; only the very first check waits.
-    if (group) return group.members;
-    await Promise.race([pending, new Promise((resolve) => setTimeout(resolve, firstLoadWaitMs).unref())]);
-    return loaded()?.members ?? new Set<string>();
-  }
-
-  return {
-    open: users.size === 0 && !allowedUsergroupId,
-    async isAllowed(userId) {
-      if (users.size === 0 && !allowedUsergroupId) return true;
-      if (users.has(userId)) return true;
-      return allowedUsergroupId ? (await groupMembers(allowedUsergroupId)).has(userId) : false;
-    },
-  };
-}
+import { entryNeeds, type EntryKind } from './entry-points.js';
 
 type Body = Record<string, unknown> & {
   type?: string;
+  command?: string;
+  text?: string;
+  action_id?: string;
+  actions?: { action_id?: string }[];
   user_id?: string;
   user?: { id?: string };
-  response_url?: string;
-  view?: { id?: string; type?: string };
+  view?: { id?: string; type?: string; callback_id?: string; private_metadata?: string };
   container?: { type?: string };
   event?: { type?: string; user?: string };
 };
@@ -85,22 +32,52 @@ function actingUser(body: Body): string | undefined {
   return body.user_id ?? body.user?.id;
 }
 
-const refusalHome = () => ({ type: 'home' as const, blocks: [section(ACCESS_REFUSED)] });
-const refusalModal = () => modal({ callbackId: CALLBACK.info, title: 'SubOps', close: 'Close', blocks: [section(ACCESS_REFUSED)] });
+/** Which entry point a request came through, as the table names them. */
+function entryOf(body: Body): { kind: EntryKind; id: string } | undefined {
+  if (body.command) return { kind: 'command', id: body.command };
+  switch (body.type) {
+    case 'view_submission':
+      return { kind: 'view', id: body.view?.callback_id ?? '' };
+    case 'block_actions':
+      return { kind: 'button', id: body.actions?.[0]?.action_id ?? '' };
+    case 'block_suggestion':
+      return { kind: 'options', id: body.action_id ?? '' };
+    case 'event_callback':
+      return { kind: 'event', id: body.event?.type ?? '' };
+    default:
+      return undefined;
+  }
+}
+
+async function decide(policy: AccessPolicy, userId: string, body: Body, logger: Logger): Promise<AccessDecision> {
+  const entry = entryOf(body);
+  const needs = entry && entryNeeds(entry.kind, entry.id, body);
+  if (needs === undefined) {
+    // Fail closed: an entry point without a row in the table (a test keeps the table complete).
+    if (policy.open) return { allowed: true };
+    logger.error({ entry, type: body.type }, 'no access rule for this entry point; refused');
+    return { allowed: false, action: undefined, needs: { userIds: [], groupIds: [] } };
+  }
+  return policy.check(userId, needs === 'none' ? undefined : needs);
+}
+
+const refusalModal = (text: string) => modal({ callbackId: CALLBACK.info, title: 'SubOps', close: 'Close', blocks: [section(text)] });
 
 /**
  * Global middleware: every command, block action, view submission, options request and Home tab
- * opening passes the policy or is refused: a refusal modal or message, no options, a refusal Home tab.
+ * opening passes the rule or is refused: a refusal modal or message, no options, a refusal Home tab.
  */
 export function accessGuard(policy: AccessPolicy, logger: Logger): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
     const body = args.body as Body;
     const userId = actingUser(body);
-    if (policy.open || !userId || (await policy.isAllowed(userId))) {
+    const decision = policy.open || !userId ? ({ allowed: true } as const) : await decide(policy, userId, body, logger);
+    if (decision.allowed) {
       await args.next();
       return;
     }
-    logger.warn({ userId, kind: body.event?.type ?? body.type ?? 'slash_command', command: body.command }, 'refused a user who is not allowed to run SubOps');
+    logger.warn({ userId, kind: body.event?.type ?? body.type ?? 'slash_command', command: body.command, action: decision.action }, 'refused a user the access settings do not allow this');
+    const text = accessRefusalText(decision);
     const ack = 'ack' in args ? (args.ack as (response?: unknown) => Promise<void>) : undefined;
     if (body.type === 'block_suggestion') {
       // An options request is answered with options only: a refused user is offered none.
@@ -108,21 +85,24 @@ export function accessGuard(policy: AccessPolicy, logger: Logger): Middleware<An
       return;
     }
     if (body.type === 'event_callback') {
-      await args.client.views.publish({ user_id: userId, view: refusalHome() });
+      await args.client.views.publish({ user_id: userId!, view: { type: 'home', blocks: [section(text)] } });
       return;
     }
     if (body.type === 'view_submission') {
-      await ack?.({ response_action: 'update', view: refusalModal() });
+      await ack?.({ response_action: 'update', view: refusalModal(text) });
       return;
     }
     if (body.type === 'block_actions') {
       await ack?.();
-      if (body.view?.type === 'home') await args.client.views.publish({ user_id: userId, view: refusalHome() });
-      else if (body.container?.type === 'view' && body.view?.id) await args.client.views.update({ view_id: body.view.id, view: refusalModal() });
-      else if ('respond' in args) await (args.respond as (m: unknown) => Promise<unknown>)({ response_type: 'ephemeral', replace_original: false, ...notice(ACCESS_REFUSED) });
+      if (body.view?.type === 'home') {
+        // Refused SubOps altogether: the Home tab says so. Refused one action: told in the Messages tab, the Home tab stays.
+        if (decision.action) await args.client.chat.postMessage({ channel: userId!, ...notice(text) });
+        else await args.client.views.publish({ user_id: userId!, view: { type: 'home', blocks: [section(text)] } });
+      } else if (body.container?.type === 'view' && body.view?.id) await args.client.views.update({ view_id: body.view.id, view: refusalModal(text) });
+      else if ('respond' in args) await (args.respond as (m: unknown) => Promise<unknown>)({ response_type: 'ephemeral', replace_original: false, ...notice(text) });
       return;
     }
     // Slash commands: the ack body is the ephemeral answer.
-    await ack?.({ response_type: 'ephemeral', ...notice(ACCESS_REFUSED) });
+    await ack?.({ response_type: 'ephemeral', ...notice(text) });
   };
 }

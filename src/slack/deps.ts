@@ -1,5 +1,6 @@
 /** What every listener receives from the composition root (src/app.ts): no singletons. */
 import type { Logger } from 'pino';
+import type { AccessPolicy } from '../services/access.js';
 import type { Services } from '../services/container.js';
 import type { EventServices } from '../services/events/index.js';
 import type { StatusLabeller } from '../views/suspension.js';
@@ -28,6 +29,8 @@ export interface ListenerDeps {
   auditChannelId?: string | undefined;
   /** UISP webhooks and the manual-link watch, when the bot process runs them. */
   events?: EventServices | undefined;
+  /** Who may do what (ALLOWED_*, ACCESS_*): the middleware enforces it; views ask it which buttons to offer. */
+  access: AccessPolicy;
   /** Who SubOps is in Slack (auth.test at start): what is read back from Slack counts only when SubOps wrote it. */
   identity: BotIdentity;
 }

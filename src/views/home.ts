@@ -3,6 +3,7 @@
  * (read back from the audit channel's message metadata), and the activations whose manual CRM–NMS link
  * is still missing (read from UISP). A part that could not be read says so; the rest is shown.
  */
+import { EVERY_ACTION, type AccessAction } from '../services/access.js';
 import type { types } from '@slack/bolt';
 import type { MissingLink } from '../services/lookups/index.js';
 import { escapeMrkdwn } from '../slack/escape.js';
@@ -39,32 +40,40 @@ export type Part<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 export interface HomeInput {
   userId: string;
-  /** The agent's and the team's recent audit records, newest first. */
-  operations: Part<{ mine: AuditLine[]; team: AuditLine[] }>;
-  missingLinks: Part<MissingLink[]>;
+  /** The agent's and the team's recent audit records, newest first; not shown to a user who may not look things up. */
+  operations?: Part<{ mine: AuditLine[]; team: AuditLine[] }> | undefined;
+  missingLinks?: Part<MissingLink[]> | undefined;
+  /** The actions the user may do: only their buttons are offered. */
+  allowed?: ReadonlySet<AccessAction>;
 }
+
+const HOME_BUTTONS: { action: AccessAction; button: ReturnType<typeof button> }[] = [
+  { action: 'activate', button: button({ actionId: HOME_ACTION.activate, text: 'Activate a customer', style: 'primary' }) },
+  { action: 'suspend', button: button({ actionId: HOME_ACTION.suspend, text: 'Suspend a service' }) },
+  { action: 'unsuspend', button: button({ actionId: HOME_ACTION.unsuspend, text: 'Unsuspend a service' }) },
+  { action: 'record-payment', button: button({ actionId: HOME_ACTION.payment, text: 'Record a payment' }) },
+  { action: 'lookup', button: button({ actionId: HOME_ACTION.lookupClient, text: 'Look up a client' }) },
+];
 
 /** How many lines each list shows: the Home tab is a glance, the audit channel has the rest. */
 export const HOME_LIST_LENGTH = 10;
 // A Home tab holds 100 blocks; the lists are sections of several lines, so this is never reached in practice.
 const HOME_BLOCKS = 100;
 
-export function homeView({ userId, operations, missingLinks }: HomeInput): types.HomeView {
+export function homeView({ userId, operations, missingLinks, allowed = EVERY_ACTION }: HomeInput): types.HomeView {
+  const buttons = HOME_BUTTONS.filter((b) => allowed.has(b.action)).map((b) => b.button);
   const blocks: Block[] = [
     header('SubOps'),
     section(`Hello ${mention(userId)}: start an operation, or see what happened lately.`),
-    actions('home_actions', [
-      button({ actionId: HOME_ACTION.activate, text: 'Activate a customer', style: 'primary' }),
-      button({ actionId: HOME_ACTION.suspend, text: 'Suspend a service' }),
-      button({ actionId: HOME_ACTION.unsuspend, text: 'Unsuspend a service' }),
-      button({ actionId: HOME_ACTION.payment, text: 'Record a payment' }),
-      button({ actionId: HOME_ACTION.lookupClient, text: 'Look up a client' }),
-    ]),
-    divider(),
-    ...operationBlocks('Your recent operations', operations.ok ? { ok: true, value: operations.value.mine } : operations, 'You have no recent operations.'),
-    ...operationBlocks("The team's recent operations", operations.ok ? { ok: true, value: operations.value.team } : operations, 'No recent operations.'),
-    divider(),
-    ...missingLinkBlocks(missingLinks),
+    ...(buttons.length ? [actions('home_actions', buttons)] : []),
+    ...(operations
+      ? [
+          divider(),
+          ...operationBlocks('Your recent operations', operations.ok ? { ok: true, value: operations.value.mine } : operations, 'You have no recent operations.'),
+          ...operationBlocks("The team's recent operations", operations.ok ? { ok: true, value: operations.value.team } : operations, 'No recent operations.'),
+        ]
+      : []),
+    ...(missingLinks ? [divider(), ...missingLinkBlocks(missingLinks)] : []),
   ];
   return { type: 'home', callback_id: 'subops_home', blocks: capBlocks(blocks, HOME_BLOCKS) };
 }

@@ -5,6 +5,7 @@
  */
 import { lateDuplicateSentence } from '../render/activation.js';
 import { describeAccount, describeDeviceLink, describeDeviceState, describePrice, describeServiceState } from '../services/lookups/format.js';
+import { EVERY_ACTION, type AccessAction } from '../services/access.js';
 import type { ActivationPrefill, ClientCard, ClientMatch, DeviceCard, DeviceLine } from '../services/lookups/index.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { ActivatePrefillSchema, encodeMetadata } from '../slack/metadata.js';
@@ -42,7 +43,11 @@ function deviceRow(d: DeviceLine): string {
   return `${dot} *${escapeMrkdwn(clip(d.name, NAME_IN_ROW))}*  ${parts.join('  ·  ')}`;
 }
 
-export function clientCardMessage(card: ClientCard, methodName: (id: string) => string | undefined = () => undefined): SlackMessage {
+/**
+ * `allowed`: the actions the reader may do; a button for any other is not offered (a card is only
+ * ever shown to the agent who asked).
+ */
+export function clientCardMessage(card: ClientCard, methodName: (id: string) => string | undefined = () => undefined, allowed: ReadonlySet<AccessAction> = EVERY_ACTION): SlackMessage {
   const { client } = card;
   const name = escapeMrkdwn(client.name);
   const blocks: Block[] = [header(`${client.name} · client #${client.id}`)];
@@ -71,11 +76,11 @@ export function clientCardMessage(card: ClientCard, methodName: (id: string) => 
   if (!client.archived) {
     const buttons = [
       // Action ids are unique within a block: one per service (`lookup_suspend:101`), routed by prefix.
-      ...card.services.filter((s) => s.action).map((s) => button({ actionId: `${LOOKUP_ACTION[s.action!]}:${s.id}`, text: `${s.action === 'suspend' ? 'Suspend' : 'Unsuspend'} #${s.id}`, value: String(s.id), ...(s.action === 'unsuspend' && { style: 'primary' as const }) })),
-      button({ actionId: LOOKUP_ACTION.recordPayment, text: 'Record payment', value: String(client.id) }),
-      ...(card.activate ? [activateButton(card.activate, 'Activate')] : []),
+      ...card.services.filter((s) => s.action && allowed.has(s.action)).map((s) => button({ actionId: `${LOOKUP_ACTION[s.action!]}:${s.id}`, text: `${s.action === 'suspend' ? 'Suspend' : 'Unsuspend'} #${s.id}`, value: String(s.id), ...(s.action === 'unsuspend' && { style: 'primary' as const }) })),
+      ...(allowed.has('record-payment') ? [button({ actionId: LOOKUP_ACTION.recordPayment, text: 'Record payment', value: String(client.id) })] : []),
+      ...(card.activate && allowed.has('activate') ? [activateButton(card.activate, 'Activate')] : []),
     ];
-    blocks.push(divider(), actions(LOOKUP_BLOCK.clientActions, buttons));
+    if (buttons.length) blocks.push(divider(), actions(LOOKUP_BLOCK.clientActions, buttons));
   }
   return message(`Client #${client.id} ${name}: ${escapeMrkdwn(describeAccount(card.account))}`, blocks);
 }
@@ -100,15 +105,16 @@ export function clientMatchesMessage(query: string, matches: ClientMatch[], pick
   return message(`${matches.length} clients match “${escapeMrkdwn(query)}”`, blocks);
 }
 
-export function noClientMessage(query: string, activate: ActivationPrefill | null): SlackMessage {
+export function noClientMessage(query: string, activate: ActivationPrefill | null, allowed: ReadonlySet<AccessAction> = EVERY_ACTION): SlackMessage {
   const text = `No CRM client matches “${escapeMrkdwn(query)}” (active or archived).`;
   const blocks: Block[] = [section(text)];
+  if (!allowed.has('activate')) return message(text, blocks);
   if (activate) blocks.push(actions(LOOKUP_BLOCK.clientActions, [activateButton(activate, 'Activate a new customer')]));
   else blocks.push(context('To add a customer, use `/activate`.'));
   return message(text, blocks);
 }
 
-export function deviceCardMessage(card: DeviceCard): SlackMessage {
+export function deviceCardMessage(card: DeviceCard, allowed: ReadonlySet<AccessAction> = EVERY_ACTION): SlackMessage {
   const { device, site, client } = card;
   const owner = client ? `#${client.id}${client.name ? ` ${escapeMrkdwn(client.name)}` : ' (not in the CRM)'}${client.archived ? ' (archived)' : ''}` : 'none';
   const blocks: Block[] = [
@@ -126,7 +132,7 @@ export function deviceCardMessage(card: DeviceCard): SlackMessage {
     ...gapBlocks(card.gaps),
   ];
   const buttons = [
-    ...(card.activate ? [activateButton(card.activate, 'Activate for a customer')] : []),
+    ...(card.activate && allowed.has('activate') ? [activateButton(card.activate, 'Activate for a customer')] : []),
     ...(client?.name ? [button({ actionId: LOOKUP_ACTION.openClient, text: `Open client #${client.id}`, value: String(client.id) })] : []),
   ];
   if (buttons.length) blocks.push(actions(LOOKUP_BLOCK.deviceActions, buttons));

@@ -102,7 +102,17 @@ describe('Slack app configuration', () => {
 
   it('reads the access lists', () => {
     const { slack } = loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ALLOWED_USER_IDS: ' U1, U2 ,', ALLOWED_USERGROUP_ID: 'S9' }, { simulator: true });
-    expect(slack).toMatchObject({ allowedUserIds: ['U1', 'U2'], allowedUsergroupId: 'S9', port: 3000 });
+    expect(slack).toMatchObject({ access: { everyone: { userIds: ['U1', 'U2'], groupIds: ['S9'] }, actions: {} }, port: 3000 });
+  });
+
+  it('reads a grant per action, and names the variable of an id that is not a Slack user or group', () => {
+    const { slack } = loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ACCESS_SUSPEND: 'S0BILLING, U0LEAD', ACCESS_RECORD_PAYMENT: 'S0BILLING' }, { simulator: true });
+    expect(slack.access).toEqual({
+      everyone: undefined,
+      actions: { suspend: { userIds: ['U0LEAD'], groupIds: ['S0BILLING'] }, 'record-payment': { userIds: [], groupIds: ['S0BILLING'] } },
+    });
+    const problems = problemsOf(() => loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ACCESS_APPROVE: '@leads' }, { simulator: true }));
+    expect(problems).toEqual(['ACCESS_APPROVE must list Slack user ids (U…, W…) and user group ids (S…), comma-separated (not: @leads)']);
   });
 });
 

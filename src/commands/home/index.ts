@@ -23,13 +23,17 @@ type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & { clien
 /** Reads what the Home tab shows and publishes it for this user. */
 export async function publishHome(client: App['client'], deps: ListenerDeps, userId: string): Promise<void> {
   const { auditChannelId, services, identity } = deps;
-  const [operations, missingLinks] = await Promise.all([
-    auditChannelId
-      ? settle(readAuditTrail(client, auditChannelId, identity, userId, HOME_LIST_LENGTH), 'Could not read the audit channel')
-      : ({ ok: false, problem: 'AUDIT_CHANNEL_ID is not set: SubOps keeps no record of operations to show.' } as const),
-    settle(services.lookups.missingLinks(), 'Could not read the NMS sites'),
-  ]);
-  await client.views.publish({ user_id: userId, view: homeView({ userId, operations, missingLinks }) });
+  const allowed = await deps.access.allowedActions(userId);
+  // What happened lately is a lookup: a user who may not look things up gets the buttons they may use.
+  const [operations, missingLinks] = allowed.has('lookup')
+    ? await Promise.all([
+        auditChannelId
+          ? settle(readAuditTrail(client, auditChannelId, identity, userId, HOME_LIST_LENGTH), 'Could not read the audit channel')
+          : ({ ok: false, problem: 'AUDIT_CHANNEL_ID is not set: SubOps keeps no record of operations to show.' } as const),
+        settle(services.lookups.missingLinks(), 'Could not read the NMS sites'),
+      ])
+    : [undefined, undefined];
+  await client.views.publish({ user_id: userId, view: homeView({ userId, operations, missingLinks, allowed }) });
 }
 
 async function settle<T>(reading: Promise<T>, what: string): Promise<Part<T>> {
@@ -88,7 +92,7 @@ export function register(app: App, deps: ListenerDeps): void {
     }
     await ack();
     const userId = body.user.id;
-    const card = await answer(deps, '/client', userId, async () => clientAnswer(deps, await deps.services.lookups.client(query)));
+    const card = await answer(deps, '/client', userId, async () => clientAnswer(deps, userId, await deps.services.lookups.client(query)));
     try {
       const dm = await client.conversations.open({ users: userId });
       if (!dm.channel?.id) throw new Error('conversations.open returned no channel');

@@ -31,7 +31,7 @@ export const clientCommand: SlashCommand = {
       return;
     }
     await ack();
-    await respond({ response_type: 'ephemeral', ...(await answer(deps, '/client', command.user_id, async () => clientAnswer(deps, await deps.services.lookups.client(text)))) });
+    await respond({ response_type: 'ephemeral', ...(await answer(deps, '/client', command.user_id, async () => clientAnswer(deps, command.user_id, await deps.services.lookups.client(text)))) });
   },
 };
 
@@ -46,7 +46,7 @@ export const deviceCommand: SlashCommand = {
       return;
     }
     await ack();
-    await respond({ response_type: 'ephemeral', ...(await answer(deps, '/device', command.user_id, async () => deviceAnswer(await deps.services.lookups.device(text)))) });
+    await respond({ response_type: 'ephemeral', ...(await answer(deps, '/device', command.user_id, async () => deviceAnswer(deps, command.user_id, await deps.services.lookups.device(text)))) });
   },
 };
 
@@ -63,20 +63,22 @@ export async function answer(deps: ListenerDeps, command: string, userId: string
   }
 }
 
-export async function clientAnswer(deps: ListenerDeps, found: ClientLookup): Promise<SlackMessage> {
+/** `userId`: who the answer is for; only the buttons of actions they may do are offered. */
+export async function clientAnswer(deps: ListenerDeps, userId: string, found: ClientLookup): Promise<SlackMessage> {
   if (found.kind === 'matches') return clientMatchesMessage(found.query, found.matches);
-  if (found.kind === 'none') return noClientMessage(found.query, found.activate);
+  const allowed = await deps.access.allowedActions(userId);
+  if (found.kind === 'none') return noClientMessage(found.query, found.activate, allowed);
   // Late duplicates the card read: the audit-channel notice with Remove duplicate (once), and a line on the card.
   if (found.card.duplicates.length) deps.lateDuplicates.post(found.card.duplicates, 'card');
   const methodId = found.card.lastPayment?.methodId;
   const methods = methodId ? await deps.services.payments.listMethods().catch(() => []) : [];
-  return clientCardMessage(found.card, (id) => methods.find((m) => m.id === id)?.name);
+  return clientCardMessage(found.card, (id) => methods.find((m) => m.id === id)?.name, allowed);
 }
 
-function deviceAnswer(found: DeviceLookup): SlackMessage {
+async function deviceAnswer(deps: ListenerDeps, userId: string, found: DeviceLookup): Promise<SlackMessage> {
   if (found.kind === 'matches') return deviceMatchesMessage(found.query, found.matches, deviceKey);
   if (found.kind === 'none') return noDeviceMessage(found.query);
-  return deviceCardMessage(found.card);
+  return deviceCardMessage(found.card, await deps.access.allowedActions(userId));
 }
 
 type ButtonArgs = SlackActionMiddlewareArgs<BlockAction<ButtonAction>> & { client: App['client'] };
@@ -98,12 +100,12 @@ export function register(app: App, deps: ListenerDeps): void {
   app.action<BlockAction<BlockElementAction>>(LOOKUP_ACTION.openClient, async ({ ack, action, body, respond }) => {
     await ack();
     const id = 'value' in action ? action.value : undefined;
-    await respond({ response_type: 'ephemeral', replace_original: true, ...(await answer(deps, '/client', body.user.id, async () => clientAnswer(deps, await deps.services.lookups.client(`#${id ?? ''}`)))) });
+    await respond({ response_type: 'ephemeral', replace_original: true, ...(await answer(deps, '/client', body.user.id, async () => clientAnswer(deps, body.user.id, await deps.services.lookups.client(`#${id ?? ''}`)))) });
   });
   app.action<BlockAction<BlockElementAction>>(LOOKUP_ACTION.openDevice, async ({ ack, action, body, respond }) => {
     await ack();
     const key = 'value' in action ? action.value : undefined;
-    await respond({ response_type: 'ephemeral', replace_original: true, ...(await answer(deps, '/device', body.user.id, async () => deviceAnswer(await deps.services.lookups.device(key ?? '')))) });
+    await respond({ response_type: 'ephemeral', replace_original: true, ...(await answer(deps, '/device', body.user.id, async () => deviceAnswer(deps, body.user.id, await deps.services.lookups.device(key ?? '')))) });
   });
 
   // Card buttons start the existing flows, pre-filled; the forms re-read UISP when submitted.

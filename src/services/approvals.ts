@@ -1,0 +1,75 @@
+/**
+ * A second pair of eyes (issue #21 §2): which confirmed operations need another person's approval
+ * before anything is written, and what a click on Approve or Reject may do. Pure decisions; the Slack
+ * app keeps the requests (as message metadata) and runs the approved operation as the requester's,
+ * reading UISP again first. The CLI is run by whoever holds the UISP token and asks no approval.
+ */
+import { z } from 'zod';
+
+export const APPROVAL_KINDS = ['delete-service', 'move-device', 'large-payment', 'suspension'] as const;
+export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
+
+export interface ApprovalSettings {
+  /** The kinds of change that need approval; empty: none (the behaviour before approvals existed). */
+  required: ReadonlySet<ApprovalKind>;
+  /** `large-payment`: a payment above this amount (in the payment's own currency). */
+  paymentAbove: number | undefined;
+  /** How long a request waits for a decision; after it, nothing is written. */
+  expiresAfterMs: number;
+}
+
+export const DEFAULT_APPROVAL_EXPIRY_MS = 4 * 3_600_000;
+export const NO_APPROVALS: ApprovalSettings = { required: new Set(), paymentAbove: undefined, expiresAfterMs: DEFAULT_APPROVAL_EXPIRY_MS };
+
+/** A confirmed operation as the approval rule sees it. */
+export type ApprovalSubject =
+  | { kind: 'activation'; deletes: readonly number[]; moveFromSite: string | undefined }
+  | { kind: 'suspension'; action: 'suspend' | 'unsuspend' }
+  | { kind: 'payment'; amount: number };
+
+/** Why an approval is needed: each reason names what will change. */
+export type ApprovalReason =
+  | { kind: 'delete-service'; serviceIds: number[] }
+  | { kind: 'move-device'; fromSite: string }
+  | { kind: 'large-payment'; amount: number; above: number }
+  | { kind: 'suspension' };
+
+/** The reasons this operation needs approval; none: it runs at once, as before. */
+export function approvalReasons(settings: ApprovalSettings, subject: ApprovalSubject): ApprovalReason[] {
+  const { required } = settings;
+  switch (subject.kind) {
+    case 'activation':
+      return [
+        ...(required.has('delete-service') && subject.deletes.length ? [{ kind: 'delete-service' as const, serviceIds: [...subject.deletes] }] : []),
+        ...(required.has('move-device') && subject.moveFromSite ? [{ kind: 'move-device' as const, fromSite: subject.moveFromSite }] : []),
+      ];
+    case 'suspension':
+      return required.has('suspension') && subject.action === 'suspend' ? [{ kind: 'suspension' }] : [];
+    case 'payment':
+      return required.has('large-payment') && settings.paymentAbove !== undefined && subject.amount > settings.paymentAbove
+        ? [{ kind: 'large-payment', amount: subject.amount, above: settings.paymentAbove }]
+        : [];
+  }
+}
+
+export const ApprovalReasonSchema: z.ZodType<ApprovalReason> = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('delete-service'), serviceIds: z.array(z.number().int()) }),
+  z.object({ kind: z.literal('move-device'), fromSite: z.string() }),
+  z.object({ kind: z.literal('large-payment'), amount: z.number(), above: z.number() }),
+  z.object({ kind: z.literal('suspension') }),
+]);
+
+export type Decision = 'approved' | 'rejected' | 'expired';
+
+/** What a click on Approve or Reject may do, given the request and the clock. */
+export type ClickVerdict = { kind: 'decide'; decision: Decision } | { kind: 'own-request' };
+
+/**
+ * A requester may reject (withdraw) their own request but never approve it; a click after the request
+ * expired decides nothing but its expiry, whatever was clicked.
+ */
+export function judgeClick({ requester, expiresAt }: { requester: string; expiresAt: number }, click: { by: string; approve: boolean; at: number }): ClickVerdict {
+  if (click.at >= expiresAt) return { kind: 'decide', decision: 'expired' };
+  if (click.approve && click.by === requester) return { kind: 'own-request' };
+  return { kind: 'decide', decision: click.approve ? 'approved' : 'rejected' };
+}
