@@ -10,6 +10,7 @@ import { App, HTTPReceiver } from './slack/bolt.js';
 import type { Logger } from 'pino';
 import type { SlackConfig } from './config.js';
 import * as activation from './commands/activation/index.js';
+import * as approvals from './commands/approvals/index.js';
 import * as duplicates from './commands/duplicates/index.js';
 import * as help from './commands/help/index.js';
 import * as lookups from './commands/lookups/index.js';
@@ -62,11 +63,18 @@ export interface AppDeps {
    * from Slack counts only when SubOps wrote it.
    */
   identity: BotIdentity;
+  /** The clock approval requests expire on (tests move it); Date.now by default. */
+  now?: () => number;
+  /** How often expired approval requests are looked for (with approvals configured); 0: only when asked (tests). */
+  approvalSweepMs?: number;
 }
+
+/** The Bolt app, and the approval expiry sweep on demand (it also runs on its own timer). */
+export type SubOpsApp = App & { sweepApprovals(): Promise<number> };
 
 export const EVENTS_PATH = '/slack/events';
 
-export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_STATUSES, work = new WorkTracker(), identity, events, health }: AppDeps): App {
+export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_STATUSES, work = new WorkTracker(), identity, events, health, now = Date.now, approvalSweepMs = 60_000 }: AppDeps): SubOpsApp {
   const metrics = events?.metrics;
   const clientOptions = {
     ...(slack.apiUrl && { slackApiUrl: `${slack.apiUrl}/` }),
@@ -105,6 +113,7 @@ export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_
     events,
     identity,
     access,
+    approvals: { ...slack.approvals, now },
   };
   activation.register(app, deps);
   suspension.register(app, deps);
@@ -116,11 +125,21 @@ export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_
   home.register(app, deps);
   typeahead.register(app, deps);
   duplicates.register(app, deps);
+  approvals.register(app, deps);
   app.error(async (error) => {
     const original = (error as { original?: unknown }).original ?? error;
     logger.error({ err: original instanceof Error ? original : errorSummary(original) }, 'unhandled error in a Slack listener');
   });
-  return app;
+  // Expired approval requests are decided by the clock, on a timer stopped with the app.
+  const watch = slack.approvals.settings.required.size && approvalSweepMs > 0 ? approvals.startApprovalWatch(app.client, deps, approvalSweepMs) : undefined;
+  const stop = app.stop.bind(app);
+  return Object.assign(app, {
+    stop: async () => {
+      watch?.stop();
+      return stop();
+    },
+    sweepApprovals: () => approvals.sweepExpired(app.client, deps),
+  });
 }
 
 /** Bolt's HTTP receiver behind the inbound gate (malformed requests get a 400), with POST /uisp/webhook when WEBHOOK_TOKEN is set, and GET /healthz with HEALTHZ_ON_SLACK_PORT. */

@@ -5,6 +5,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ACCESS_ACTIONS, grantOf, type AccessAction, type AccessSettings } from './services/access.js';
+import { APPROVAL_KINDS, DEFAULT_APPROVAL_EXPIRY_MS, type ApprovalKind, type ApprovalSettings } from './services/approvals.js';
 import { DEFAULT_SERVICE_STATUSES, type ServiceStatusTable } from './services/activation/service-status.js';
 import { DEFAULT_PAYMENT_MAX_AMOUNT } from './services/input/grammar.js';
 import { DEFAULT_POOL_CONNECTIONS } from './services/uisp/http.js';
@@ -74,8 +75,16 @@ export interface SlackConfig {
   auditChannelId: string | undefined;
   /** ALLOWED_USER_IDS / ALLOWED_USERGROUP_ID (who may use SubOps at all) and ACCESS_<ACTION> (who may do what). */
   access: AccessSettings;
+  /** APPROVAL_*: which changes wait for a second person, and where the requests are posted. */
+  approvals: ApprovalConfig;
   /** On SIGTERM: how long operations in flight may take to finish before the process exits anyway. */
   shutdownGraceMs: number;
+}
+
+export interface ApprovalConfig {
+  settings: ApprovalSettings;
+  /** APPROVALS_CHANNEL_ID, else AUDIT_CHANNEL_ID: where requests are posted and read back. */
+  channelId: string | undefined;
 }
 
 /** Pages of a long payment listing read ahead: about 4× faster than one after the other, a few pages of memory. */
@@ -241,6 +250,19 @@ function readAccess(reader: EnvReader): AccessSettings {
   return { everyone: userIds.length || groupId ? { userIds, groupIds: groupId ? [groupId] : [] } : undefined, actions };
 }
 
+function readApprovals(reader: EnvReader, auditChannelId: string | undefined): ApprovalConfig {
+  const kinds = reader.list('APPROVAL_REQUIRED_FOR');
+  const unknown = kinds.filter((kind) => !(APPROVAL_KINDS as readonly string[]).includes(kind));
+  if (unknown.length) reader.problems.push(`APPROVAL_REQUIRED_FOR lists ${APPROVAL_KINDS.join(', ')} (not: ${unknown.join(', ')})`);
+  const required = new Set(kinds.filter((kind): kind is ApprovalKind => !unknown.includes(kind)));
+  const paymentAbove = reader.string('APPROVAL_PAYMENT_ABOVE') === undefined ? undefined : reader.positiveNumber('APPROVAL_PAYMENT_ABOVE', 1);
+  if (required.has('large-payment') && paymentAbove === undefined) reader.problems.push('APPROVAL_PAYMENT_ABOVE is required when APPROVAL_REQUIRED_FOR lists large-payment (the amount above which a payment needs approval)');
+  const channelId = reader.string('APPROVALS_CHANNEL_ID') ?? auditChannelId;
+  if (required.size && !channelId) reader.problems.push('APPROVALS_CHANNEL_ID (or AUDIT_CHANNEL_ID) is required when APPROVAL_REQUIRED_FOR is set: approval requests are posted there');
+  const expiresAfterMs = reader.positiveNumber('APPROVAL_EXPIRY_HOURS', DEFAULT_APPROVAL_EXPIRY_MS / 3_600_000) * 3_600_000;
+  return { settings: { required, paymentAbove, expiresAfterMs }, channelId };
+}
+
 function readCore(reader: EnvReader): CoreConfig {
   const url = reader.url('UISP_URL', 'https://uisp.example.net');
   const shared = reader.string('UISP_TOKEN');
@@ -320,6 +342,7 @@ export function loadAppConfig(env: Env, { simulator = false }: { simulator?: boo
     port: reader.int('PORT', 3000, { min: 1, max: 65_535 }),
     auditChannelId: reader.string('AUDIT_CHANNEL_ID'),
     access: readAccess(reader),
+    approvals: readApprovals(reader, reader.string('AUDIT_CHANNEL_ID')),
     shutdownGraceMs: reader.int('SHUTDOWN_GRACE_MS', 25_000, { max: 600_000 }),
   };
   if (slack.botToken && !slack.botToken.startsWith('xoxb-')) reader.problems.push('SLACK_BOT_TOKEN must start with "xoxb-"');

@@ -65,11 +65,11 @@ export type Decision = 'approved' | 'rejected' | 'expired';
 export type ClickVerdict = { kind: 'decide'; decision: Decision } | { kind: 'own-request' };
 
 /**
- * A requester may reject (withdraw) their own request but never approve it; a click after the request
- * expired decides nothing but its expiry, whatever was clicked.
+ * Approve and Reject are for approvers other than the requester; a click after the request expired
+ * decides nothing but its expiry, whoever clicked what.
  */
 export function judgeClick({ requester, expiresAt }: { requester: string; expiresAt: number }, click: { by: string; approve: boolean; at: number }): ClickVerdict {
   if (click.at >= expiresAt) return { kind: 'decide', decision: 'expired' };
-  if (click.approve && click.by === requester) return { kind: 'own-request' };
+  if (click.by === requester) return { kind: 'own-request' };
   return { kind: 'decide', decision: click.approve ? 'approved' : 'rejected' };
 }

@@ -27,6 +27,8 @@ export interface AuditEntry {
 
 export interface AuditRecord extends AuditEntry {
   actor: AuditActor;
+  /** A change that needed a second pair of eyes: the Slack user who approved it (the actor asked for it). */
+  approvedBy?: string | undefined;
   /** Where the operation is shown (a Slack thread), when there is such a place. */
   permalink?: string | undefined;
   /** The same place as the front end names it (a channel and message ts), so the audit record can point back to it. */
@@ -65,9 +67,9 @@ export function logAuditSink(logger: Logger): AuditSink {
   return {
     name: 'log',
     write(record) {
-      const { actor, action, targets, result, ok, permalink, summary } = record;
+      const { actor, action, targets, result, ok, permalink, summary, approvedBy } = record;
       const who = actor.via === 'slack' ? { via: 'slack', actor: actor.userId } : { via: 'cli', actor: actor.username };
-      logger.info({ audit: true, ...who, action, targets, result, ok, ...(permalink && { permalink }) }, summary);
+      logger.info({ audit: true, ...who, action, targets, result, ok, ...(approvedBy && { approvedBy }), ...(permalink && { permalink }) }, summary);
     },
   };
 }

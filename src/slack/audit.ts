@@ -24,6 +24,8 @@ export function slackAuditSink(client: webApi.WebClient, channelId: string): Aud
 
 export interface SlackAuditEntry extends AuditEntry {
   actorId: string;
+  /** Who approved the change, when it needed approval. */
+  approvedBy?: string | undefined;
   /** The message that shows the operation (a thread parent), linked from the audit message. */
   thread?: { channel: string; ts: string } | undefined;
 }
@@ -38,9 +40,9 @@ export function createAuditor({ client, channelId, logger, sinks: extra = [] }: 
     logger.error({ err: errorSummary(error), sink, auditChannel: channelId, action: record.action }, 'could not post to the audit channel (is the bot a member?)');
   });
   return {
-    async record({ actorId, thread, ...entry }) {
+    async record({ actorId, thread, approvedBy, ...entry }) {
       const permalink = thread ? await permalinkOf(client, thread, logger) : undefined;
-      await auditor.record({ ...entry, actor: { via: 'slack', userId: actorId }, ...(permalink && { permalink }), ...(thread && { thread }) });
+      await auditor.record({ ...entry, actor: { via: 'slack', userId: actorId }, ...(approvedBy && { approvedBy }), ...(permalink && { permalink }), ...(thread && { thread }) });
     },
   };
 }

@@ -1,6 +1,7 @@
 /** What every listener receives from the composition root (src/app.ts): no singletons. */
 import type { Logger } from 'pino';
 import type { AccessPolicy } from '../services/access.js';
+import type { ApprovalSettings } from '../services/approvals.js';
 import type { Services } from '../services/container.js';
 import type { EventServices } from '../services/events/index.js';
 import type { StatusLabeller } from '../views/suspension.js';
@@ -10,6 +11,13 @@ import type { LateDuplicateNotices } from './duplicate-notices.js';
 import type { BotIdentity } from './startup.js';
 import type { ThreadReporter } from './thread-reporter.js';
 import type { WorkTracker } from './work.js';
+
+/** Approvals as configured (APPROVAL_*), where requests go, and the clock expiries are read on. */
+export interface ApprovalDeps {
+  settings: ApprovalSettings;
+  channelId: string | undefined;
+  now: () => number;
+}
 
 export interface ListenerDeps {
   services: Pick<Services, 'activation' | 'suspensions' | 'payments' | 'lookups' | 'duplicates'>;
@@ -31,6 +39,8 @@ export interface ListenerDeps {
   events?: EventServices | undefined;
   /** Who may do what (ALLOWED_*, ACCESS_*): the middleware enforces it; views ask it which buttons to offer. */
   access: AccessPolicy;
+  /** Which changes need a second person's approval, where requests go, and the clock (src/commands/approvals). */
+  approvals: ApprovalDeps;
   /** Who SubOps is in Slack (auth.test at start): what is read back from Slack counts only when SubOps wrote it. */
   identity: BotIdentity;
 }

@@ -10,6 +10,7 @@ import { ACTION, CALLBACK, TYPEAHEAD } from '../views/ids.js';
 import { HOME_ACTION, HOME_LOOKUP } from '../views/home.js';
 import { LOOKUP_ACTION } from '../views/lookups.js';
 import { CALLBACK_PAYMENT_FILTER, PAYMENTS_ACTION } from '../views/payments.js';
+import { APPROVAL_ACTION } from '../views/approvals.js';
 import { SuspensionMetaSchema } from './metadata.js';
 
 /** What a rule may read of the request. */
@@ -74,6 +75,8 @@ export const BUTTON_ENTRIES: Record<string, Rule> = {
   [PAYMENTS_ACTION.forClient]: 'lookup',
   [PAYMENTS_ACTION.filter]: 'lookup',
   [PAYMENTS_ACTION.export]: 'lookup',
+  [APPROVAL_ACTION.approve]: 'approve',
+  [APPROVAL_ACTION.reject]: 'approve',
 };
 
 /** Options loads (typeahead): lookups, wherever the field is. */

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { LIMITS } from '../views/limits.js';
 
 /** Where a command ran: progress is posted there; response_url reaches the agent even where the bot is not a member. */
-const OriginSchema = z.object({
+export const OriginSchema = z.object({
   channelId: z.string().min(1),
   userId: z.string().min(1),
   responseUrl: z.string().optional(),
@@ -24,7 +24,7 @@ export function originOfAction(body: { user: { id: string }; channel?: { id?: st
   return { channelId, userId: body.user.id, ...(body.response_url && { responseUrl: body.response_url }) };
 }
 
-const ActivationRequestSchema = z.object({
+export const ActivationRequestSchema = z.object({
   device: z.string(),
   firstName: z.string(),
   lastName: z.string(),
@@ -36,6 +36,9 @@ const ActivationRequestSchema = z.object({
 /** What the agent confirmed before a run: moving the device off that site, deleting those services (ActivationConfirmation). */
 const ConfirmationSchema = z.object({ moveFrom: z.string().min(1).optional(), deletes: z.union([z.array(z.number().int()), z.literal('any')]).optional() });
 
+export const ConfirmedDeletesSchema = z.array(z.object({ id: z.number().int().positive(), status: z.number().int() }));
+export const ConfirmedMoveSchema = z.object({ deviceId: z.string().min(1), siteId: z.string().min(1) });
+
 export const ActivationMetaSchema = z.object({
   origin: OriginSchema,
   /**
@@ -44,8 +47,8 @@ export const ActivationMetaSchema = z.object({
    * different is shown to the agent again before any write.
    */
   request: ActivationRequestSchema.optional(),
-  confirmedDeletes: z.array(z.object({ id: z.number().int().positive(), status: z.number().int() })).optional(),
-  confirmedMove: z.object({ deviceId: z.string().min(1), siteId: z.string().min(1) }).optional(),
+  confirmedDeletes: ConfirmedDeletesSchema.optional(),
+  confirmedMove: ConfirmedMoveSchema.optional(),
   /** The existing client the confirmed plan was for: its services are read again with the name lookup. */
   confirmedClientId: z.number().int().optional(),
 });

@@ -12,7 +12,8 @@ function actorText(actor: AuditActor): string {
 export function auditMessage(record: AuditRecord): SlackMessage {
   const icon = record.ok ? ':white_check_mark:' : ':x:';
   const who = actorText(record.actor);
-  const headline = `${icon} *${record.action}* by ${who}: *${escapeMrkdwn(record.result)}*`;
+  const approval = record.approvedBy ? `, approved by ${mention(record.approvedBy)}` : '';
+  const headline = `${icon} *${record.action}* by ${who}${approval}: *${escapeMrkdwn(record.result)}*`;
   const targets = Object.entries(record.targets).map(([key, value]) => `${escapeMrkdwn(key)} \`${escapeMrkdwn(String(value))}\``);
   const blocks: Block[] = [section(`${headline}\n${escapeMrkdwn(record.summary)}`)];
   const meta = [targets.join('  ·  '), record.permalink ? link(record.permalink, 'thread') : ''].filter(Boolean);
@@ -42,6 +43,7 @@ export function auditMetadata(record: AuditRecord): { event_type: string; event_
       actor_via: record.actor.via,
       actor: record.actor.via === 'slack' ? record.actor.userId : record.actor.username,
       summary: record.summary.slice(0, METADATA_SUMMARY_CHARS),
+      ...(record.approvedBy && { approved_by: record.approvedBy }),
       ...(record.permalink && { permalink: record.permalink }),
       ...(record.thread && { thread_channel: record.thread.channel, thread_ts: record.thread.ts }),
     },

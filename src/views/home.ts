@@ -6,6 +6,8 @@
 import { EVERY_ACTION, type AccessAction } from '../services/access.js';
 import type { types } from '@slack/bolt';
 import type { MissingLink } from '../services/lookups/index.js';
+import type { StoredRequest } from '../slack/approval-requests.js';
+import { pendingApprovalBlocks } from './approvals.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { link, mention } from './format.js';
 import { ACTION } from './ids.js';
@@ -45,6 +47,8 @@ export interface HomeInput {
   missingLinks?: Part<MissingLink[]> | undefined;
   /** The actions the user may do: only their buttons are offered. */
   allowed?: ReadonlySet<AccessAction>;
+  /** With approvals configured: the user's pending requests, and (approvers only) those waiting for them. */
+  approvals?: Part<{ mine: StoredRequest[]; waiting: StoredRequest[] | undefined }> | undefined;
 }
 
 const HOME_BUTTONS: { action: AccessAction; button: ReturnType<typeof button> }[] = [
@@ -60,12 +64,13 @@ export const HOME_LIST_LENGTH = 10;
 // A Home tab holds 100 blocks; the lists are sections of several lines, so this is never reached in practice.
 const HOME_BLOCKS = 100;
 
-export function homeView({ userId, operations, missingLinks, allowed = EVERY_ACTION }: HomeInput): types.HomeView {
+export function homeView({ userId, operations, missingLinks, allowed = EVERY_ACTION, approvals }: HomeInput): types.HomeView {
   const buttons = HOME_BUTTONS.filter((b) => allowed.has(b.action)).map((b) => b.button);
   const blocks: Block[] = [
     header('SubOps'),
     section(`Hello ${mention(userId)}: start an operation, or see what happened lately.`),
     ...(buttons.length ? [actions('home_actions', buttons)] : []),
+    ...(approvals ? [divider(), ...(approvals.ok ? pendingApprovalBlocks(approvals.value.mine, approvals.value.waiting) : [section(`*Approvals*\n:warning: ${escapeMrkdwn(approvals.problem)}`)])] : []),
     ...(operations
       ? [
           divider(),

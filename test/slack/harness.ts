@@ -7,8 +7,7 @@
  * quiet period.
  */
 import { afterEach, expect } from 'vitest';
-import type { App } from '@slack/bolt';
-import { createApp, startApp, startOpsListener } from '../../src/app.js';
+import { createApp, startApp, startOpsListener, type SubOpsApp } from '../../src/app.js';
 import type { RunningListener } from '../../src/services/events/http-listener.js';
 import { HealthProbe, type HealthProbeOptions } from '../../src/slack/health.js';
 import { loadAppConfig, type Env } from '../../src/config.js';
@@ -48,6 +47,16 @@ export interface HarnessOptions {
   events?: { now?: () => number };
   /** The /healthz probe's timeout, cache interval and clock. */
   health?: Pick<HealthProbeOptions, 'timeoutMs' | 'cacheMs' | 'now'>;
+  /** The clock approval requests expire on (ms); expired ones are swept only when a test calls `app.sweepApprovals()`. */
+  now?: () => number;
+}
+
+/** Another SubOps process on the same UISP and Slack (a second replica), with a sender of its own. */
+export interface Replica {
+  app: SubOpsApp;
+  sender: SlackSender;
+  settled(): Promise<void>;
+  stop(): Promise<void>;
 }
 
 export interface Harness {
@@ -60,7 +69,9 @@ export interface Harness {
   opsOrigin: string;
   /** The shared /healthz probe. */
   health: HealthProbe;
-  app: App;
+  app: SubOpsApp;
+  /** Starts another app on the same UISP, Slack and settings: a second replica. */
+  replica(): Promise<Replica>;
   /** The app's work in flight: `work.idle()` resolves when everything it was asked has finished. */
   work: WorkTracker;
   /** Set with `gateUisp`. */
@@ -122,9 +133,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const health = new HealthProbe({ uisp: uisp.config.uisp, slack, logger, ...options.health });
   const launch = async () => {
     events = options.events ? createEventServices({ services, settings: eventSettings, statuses, logger, metrics, work, ...(now && { now }) }) : undefined;
-    const app = createApp({ services, slack, logger, statuses, work, identity, events, health: ops.healthzOnSlackPort ? health : undefined });
+    const app = createApp({ services, slack, logger, statuses, work, identity, events, health: ops.healthzOnSlackPort ? health : undefined, approvalSweepMs: 0, ...(options.now && { now: options.now }) });
     return { app, running: await startApp(app, slack, { port: 0, host: '127.0.0.1' }) };
   };
+  const replicas: Replica[] = [];
   let { app, running } = await launch();
   let origin = `http://127.0.0.1:${running.port}`;
   const pointWebhooks = () => {
@@ -167,6 +179,19 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await linkWatch.resume(app.client, { events, auditChannelId: slack.auditChannelId, logger }, now);
       events?.links.stop();
     },
+    async replica() {
+      const replicaWork = new WorkTracker();
+      const app = createApp({ services, slack, logger, statuses, work: replicaWork, identity, approvalSweepMs: 0, ...(options.now && { now: options.now }) });
+      const replicaRunning = await startApp(app, slack, { port: 0, host: '127.0.0.1' });
+      const replica: Replica = {
+        app,
+        sender: new SlackSender({ url: `http://127.0.0.1:${replicaRunning.port}/slack/events`, signingSecret: SIGNING_SECRET, responseUrl: () => fake.responseUrl() }),
+        settled: () => replicaWork.idle(),
+        stop: () => replicaRunning.stop(),
+      };
+      replicas.push(replica);
+      return replica;
+    },
     settled: () => work.idle(),
     logs,
     rawLog: () => lines.join(''),
@@ -186,6 +211,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     async close() {
       events?.links.stop();
+      for (const replica of replicas) await replica.stop();
       await running.stop();
       await opsListener.close();
       await health.close();

@@ -8,6 +8,7 @@ import type { App } from '@slack/bolt';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as activation from '../../src/commands/activation/index.js';
+import * as approvals from '../../src/commands/approvals/index.js';
 import * as duplicates from '../../src/commands/duplicates/index.js';
 import * as help from '../../src/commands/help/index.js';
 import * as home from '../../src/commands/home/index.js';
@@ -77,6 +78,8 @@ const ROWS: Row[] = [
   { kind: 'button', id: 'payments_for_client', needs: 'lookup' },
   { kind: 'button', id: 'payments_filter', needs: 'lookup' },
   { kind: 'button', id: 'payments_export', needs: 'lookup' },
+  { kind: 'button', id: 'approval_approve', needs: 'approve' },
+  { kind: 'button', id: 'approval_reject', needs: 'approve' },
   { kind: 'options', id: 'typeahead_device', needs: 'lookup' },
   { kind: 'options', id: 'typeahead_client', needs: 'lookup' },
   { kind: 'options', id: 'suspension_client_lookup', needs: 'lookup' },
@@ -111,7 +114,7 @@ describe('every entry point is in the permission table', () => {
     // Events on, so the listeners that exist only with UISP webhooks register too.
     const events = { settings: { linkReminderMs: 1 }, links: { subscribe() {} }, webhooks: { recognize() {}, subscribe() {}, onServiceWrite() {} } };
     const deps = { logger: pino({ level: 'silent' }), events, auditChannelId: AUDIT_CHANNEL, services: { lookups: { typeahead: {} } } } as unknown as ListenerDeps;
-    for (const feature of [activation, suspension, payments, lookups, help, uispChanges, linkWatch, home, typeahead, duplicates]) feature.register(recorder, deps);
+    for (const feature of [activation, suspension, payments, lookups, help, uispChanges, linkWatch, home, typeahead, duplicates, approvals]) feature.register(recorder, deps);
 
     const missing = registered.filter((entry) => !ROWS.some((row) => row.kind === entry.kind && row.id === entry.id));
     expect(missing).toEqual([]);

@@ -7,6 +7,8 @@
  */
 import type { App } from '@slack/bolt';
 import { runActivation } from './run.js';
+import { approvalReasons } from '../../services/approvals.js';
+import { requestApproval } from '../approvals/index.js';
 import { decideOrShowForm } from './plan.js';
 import { changeSentence } from '../../render/activation.js';
 import { onceView } from '../../slack/deliveries.js';
@@ -34,6 +36,13 @@ export function registerConfirm(app: App, deps: ListenerDeps): void {
     if (changes.length) {
       const notice = `UISP changed since you confirmed, so nothing was written: ${changes.join('; ')}. Check the plan below and confirm again.`;
       await updateView(client, { viewId: view.id, view: activationConfirm(origin, request, decision.plan, notice) }, logger);
+      return;
+    }
+    // Deleting a service or moving a device may need a second pair of eyes: then the confirmation becomes a request.
+    const reasons = approvalReasons(deps.approvals.settings, { kind: 'activation', deletes: confirmedDeletes.map((s) => s.id), moveFromSite: confirmedMove?.siteId });
+    if (reasons.length) {
+      const operation = { kind: 'activation' as const, request, confirmedDeletes, ...(confirmedMove && { confirmedMove }), ...(confirmedClientId !== undefined && { confirmedClientId }) };
+      await requestApproval(deps, client, { viewId: view.id, title: 'Activate', origin: actor, reasons, operation, logger });
       return;
     }
     updateViewInBackground(deps.work, client, { viewId: view.id, view: activationStarted(origin, request) }, logger);

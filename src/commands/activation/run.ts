@@ -12,6 +12,7 @@ import { resultLists, resultSentence } from '../../render/activation.js';
 import { activationFailure, activationParent, activationStep, manualLinkReminder, retryStarted } from '../../views/activation-progress.js';
 import { threadNotPosted } from '../../views/thread-not-posted.js';
 import { notice } from '../../views/help.js';
+import { approvedNote } from '../../views/approvals.js';
 import { escapeMrkdwn } from '../../slack/escape.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import type { Origin } from '../../slack/metadata.js';
@@ -28,16 +29,25 @@ export interface ActivationRun {
   confirm?: ActivationConfirmation;
   /** The decision the submission (or the confirmation) has just read: the run builds on it instead of reading UISP again. */
   decided?: ReadDecision;
+  /** The run needed a second pair of eyes: who approved it (named in the thread and the audit record). */
+  approvedBy?: string | undefined;
+}
+
+/** What a run came to, for whoever waits on it elsewhere (an approval's thread). */
+export interface RunOutcome {
+  ok: boolean;
+  sentence: string;
 }
 
 /** Runs on the same device or client take turns inside ActivationService (its lock is on resolved ids). */
-export async function runActivation(deps: ListenerDeps, run: ActivationRun): Promise<void> {
-  const { request, origin, startedBy, confirm, decided } = run;
+export async function runActivation(deps: ListenerDeps, run: ActivationRun): Promise<RunOutcome> {
+  const { request, origin, startedBy, confirm, decided, approvedBy } = run;
   const logger = deps.logger.child({ flow: 'activation', device: request.device, userId: origin.userId });
 
   // The parent is queued, not awaited: the first UISP requests go out while Slack answers.
   const report = deps.reporter.start({ origin, parent: activationParent({ request, startedBy }), parentTs: run.parentTs, logger });
   if (run.parentTs) report.reply(retryStarted(origin.userId));
+  if (approvedBy) report.reply(approvedNote(approvedBy));
 
   let result: ActivationResult | undefined;
   let manualStep: StepEvent | undefined;
@@ -65,11 +75,13 @@ export async function runActivation(deps: ListenerDeps, run: ActivationRun): Pro
     deps.events?.links.watch({ siteId: outcome.site.id, siteName: outcome.site.name, clientId: outcome.client.id, thread });
   }
 
+  const sentence = resultSentence(outcome);
   await report.finish({
-    audit: { actorId: origin.userId, ...activationAudit(request, outcome, resultSentence(outcome)) },
+    audit: { actorId: origin.userId, approvedBy, ...activationAudit(request, outcome, sentence) },
     whenSlackRefused: (problems, threadPosted) =>
       threadPosted ? notice(slackRefusedLines(request, outcome, problems).join('\n')) : threadNotPosted(origin.channelId, problems, notice(slackRefusedLines(request, outcome).join('\n'))),
   });
+  return { ok: outcome.outcome !== 'failed', sentence };
 }
 
 /** `problems`: what Slack refused of a thread that exists; without them, nothing of the thread was posted. */

@@ -14,7 +14,9 @@ import { openPaymentForm } from '../payments/record-form.js';
 import { readInputs } from '../../slack/state.js';
 import { openSuspensionForm } from '../suspension/build-form.js';
 import { activationForm } from '../../views/activation.js';
-import { clientLookupModal, HOME_ACTION, HOME_LIST_LENGTH, HOME_LOOKUP, homeView, type Part } from '../../views/home.js';
+import { clientLookupModal, HOME_ACTION, HOME_LIST_LENGTH, HOME_LOOKUP, homeView, type HomeInput, type Part } from '../../views/home.js';
+import type { AccessAction } from '../../services/access.js';
+import { pendingRequests } from '../approvals/index.js';
 import { answer, clientAnswer } from '../lookups/index.js';
 import { readAuditTrail } from './audit-trail.js';
 
@@ -33,7 +35,18 @@ export async function publishHome(client: App['client'], deps: ListenerDeps, use
         settle(services.lookups.missingLinks(), 'Could not read the NMS sites'),
       ])
     : [undefined, undefined];
-  await client.views.publish({ user_id: userId, view: homeView({ userId, operations, missingLinks, allowed }) });
+  const approvals = await pendingFor(client, deps, userId, allowed);
+  await client.views.publish({ user_id: userId, view: homeView({ userId, operations, missingLinks, allowed, approvals }) });
+}
+
+/** With approvals configured: the user's own pending requests and, for an approver, those waiting for them. */
+async function pendingFor(client: App['client'], deps: ListenerDeps, userId: string, allowed: ReadonlySet<AccessAction>): Promise<HomeInput['approvals']> {
+  if (!deps.approvals.settings.required.size) return undefined;
+  const part = await settle(pendingRequests(deps, client), 'Could not read the approval requests');
+  if (!part.ok) return part;
+  const mine = part.value.filter((stored) => stored.request.requester === userId);
+  const waiting = allowed.has('approve') ? part.value.filter((stored) => stored.request.requester !== userId) : undefined;
+  return { ok: true, value: { mine, waiting } };
 }
 
 async function settle<T>(reading: Promise<T>, what: string): Promise<Part<T>> {

@@ -4,17 +4,18 @@
  * the thread reporter).
  */
 import type { App } from '@slack/bolt';
-import { paymentAudit, paymentFailureAudit } from '../../services/audit-records.js';
-import { InputError } from '../../services/errors.js';
 import { onceView } from '../../slack/deliveries.js';
 import type { ListenerDeps } from '../../slack/deps.js';
-import { describeFailure } from '../../slack/errors.js';
 import { decodeMetadata, PaymentMetaSchema } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
 import { readInputs } from '../../slack/state.js';
 import { BLOCK, CALLBACK } from '../../views/ids.js';
-import { threadNotPosted } from '../../views/thread-not-posted.js';
-import { paymentForm, paymentRecordedMessage, paymentRecordedView, paymentRecording, type PaymentField } from '../../views/payments.js';
+import { paymentForm, paymentRecordedView, paymentRecording, type PaymentField } from '../../views/payments.js';
+import { recordPayment } from './recording.js';
+import { approvalReasons } from '../../services/approvals.js';
+import { clientDisplayName } from '../../services/uisp/client-name.js';
+import { describeFailure } from '../../slack/errors.js';
+import { requestApproval } from '../approvals/index.js';
 
 export function registerRecordForm(app: App, deps: ListenerDeps): void {
   app.view(CALLBACK.paymentForm, onceView(deps, async ({ ack, body, view, client }) => {
@@ -30,31 +31,34 @@ export function registerRecordForm(app: App, deps: ListenerDeps): void {
     }
     await ack({ response_action: 'update', view: paymentRecording() });
     const logger = deps.logger.child({ flow: 'payment', userId: origin.userId, clientId: parsed.input.clientId });
-    const { payments } = deps.services;
-
-    let recorded;
-    try {
-      // The view id names the operation: the same submission received twice records one payment.
-      recorded = await payments.record(parsed.input, { operationKey: view.id });
-    } catch (error) {
-      const failure = describeFailure(error);
-      if (!failure.expected) logger.error({ err: error }, 'recording a payment failed');
-      const methods = await payments.listMethods().catch(() => []);
+    /** The form again, the agent's values kept, with the problem under its field or as a notice. */
+    const backToForm = async (failure: ReturnType<typeof describeFailure>) => {
+      const methods = await deps.services.payments.listMethods().catch(() => []);
       const problem = failure.field ? { problems: { [failure.field]: failure.message } } : { notice: `${failure.message} ${failure.changed}` };
       await updateView(client, { viewId: view.id, view: paymentForm({ origin, methods, values, ...problem }) }, logger);
-      // Input errors stop before the write; anything else reached UISP and belongs in the audit trail.
-      if (!(error instanceof InputError)) {
-        await deps.audit.record({ actorId: origin.userId, ...paymentFailureAudit(parsed.input, failure) });
+    };
+    // A large payment may need a second pair of eyes: then the client is read (the request names it) and a request posted.
+    const reasons = approvalReasons(deps.approvals.settings, { kind: 'payment', amount: parsed.input.amount });
+    if (reasons.length) {
+      let owner;
+      try {
+        owner = await deps.services.payments.getClient(parsed.input.clientId);
+      } catch (error) {
+        await backToForm(describeFailure(error));
+        return;
       }
+      const operation = { kind: 'payment' as const, input: parsed.input, clientName: clientDisplayName(owner), ...(owner.currencyCode && { currency: owner.currencyCode }) };
+      await requestApproval(deps, client, { viewId: view.id, title: 'Record payment', origin, reasons, operation, logger });
       return;
     }
-
-    await updateView(client, { viewId: view.id, view: paymentRecordedView(recorded, origin) }, logger);
-    // A repeated submission: the first one posted the message and the audit record.
-    if (recorded.alreadyRecorded) return;
-    // The message is the operation's whole thread: no replies. When Slack refuses it, the agent gets it privately.
-    const message = paymentRecordedMessage(recorded, origin.userId);
-    const report = deps.reporter.start({ origin, parent: message, logger });
-    await report.finish({ audit: { actorId: origin.userId, ...paymentAudit(recorded) }, whenSlackRefused: (problems) => threadNotPosted(origin.channelId, problems, message) });
+    // The view id names the operation: the same submission received twice records one payment.
+    const recording = await recordPayment(deps, {
+      input: parsed.input,
+      origin,
+      operationKey: view.id,
+      logger,
+      recordedFirst: (recorded) => updateView(client, { viewId: view.id, view: paymentRecordedView(recorded, origin) }, logger),
+    });
+    if (!recording.ok) await backToForm(recording.failure);
   }));
 }

@@ -7,6 +7,9 @@ import { escapeMrkdwn } from '../../slack/escape.js';
 import { decodeMetadata, SuspensionMetaSchema } from '../../slack/metadata.js';
 import { tellAgent } from '../../slack/notify.js';
 import { loadSuspensionTarget, runSuspension } from './run.js';
+import { approvalReasons } from '../../services/approvals.js';
+import { clientDisplayName } from '../../services/uisp/client-name.js';
+import { requestApproval } from '../approvals/index.js';
 import { notice } from '../../views/help.js';
 import { CALLBACK } from '../../views/ids.js';
 import { suspensionSubmitted } from '../../views/suspension.js';
@@ -27,6 +30,14 @@ export function registerConfirm(app: App, deps: ListenerDeps): void {
       const failure = describeFailure(error);
       if (!failure.expected) logger.error({ err: error }, 'suspension lookup failed');
       await tellAgent(client, origin, notice(`:x: Could not read service #${serviceId}: ${escapeMrkdwn(failure.message)} Nothing was changed.`), logger);
+      return;
+    }
+    // Suspensions may need a second pair of eyes (APPROVAL_REQUIRED_FOR=suspension): then this becomes a request.
+    const reasons = approvalReasons(deps.approvals.settings, { kind: 'suspension', action });
+    if (reasons.length) {
+      const { service, client: owner } = target;
+      const operation = { kind: 'suspension' as const, action, serviceId: service.id, ...(reasonId !== undefined && { reasonId }), status: service.status, clientName: clientDisplayName(owner) };
+      await requestApproval(deps, client, { viewId: view.id, title: action === 'suspend' ? 'Suspend service' : 'Lift suspension', origin, reasons, operation, logger });
       return;
     }
     await runSuspension(deps, { action, origin, target });

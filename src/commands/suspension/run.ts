@@ -13,6 +13,8 @@ import { suspensionParent, suspensionResultReply, type SuspensionResult, type Su
 import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure } from '../../slack/errors.js';
 import type { Origin, SuspensionAction } from '../../slack/metadata.js';
+import { approvedNote } from '../../views/approvals.js';
+import type { RunOutcome } from '../activation/run.js';
 
 /** Reads only: the service, its client and (for suspend) the reason, or an InputError naming the field. */
 export async function loadSuspensionTarget(suspensions: SuspensionService, serviceId: number, reasonId?: number): Promise<SuspensionTarget> {
@@ -27,13 +29,16 @@ export interface SuspensionRun {
   action: SuspensionAction;
   origin: Origin;
   target: SuspensionTarget;
+  /** The change needed a second pair of eyes: who approved it. */
+  approvedBy?: string | undefined;
 }
 
-export async function runSuspension(deps: ListenerDeps, { action, origin, target }: SuspensionRun): Promise<void> {
+export async function runSuspension(deps: ListenerDeps, { action, origin, target, approvedBy }: SuspensionRun): Promise<RunOutcome> {
   const { services, statusLabel } = deps;
   const logger = deps.logger.child({ flow: action, serviceId: target.service.id, userId: origin.userId });
   // The parent is queued, not awaited: the CRM call goes out while Slack answers.
   const report = deps.reporter.start({ origin, parent: suspensionParent({ action, actorId: origin.userId, target }), logger });
+  if (approvedBy) report.reply(approvedNote(approvedBy));
 
   let result: SuspensionResult;
   try {
@@ -53,5 +58,6 @@ export async function runSuspension(deps: ListenerDeps, { action, origin, target
     ? suspensionAudit(result.outcome, statusLabel)
     : suspensionFailureAudit(action, { serviceId: target.service.id, clientId: target.client.id, ...(target.reason && { reasonId: target.reason.id }) }, result);
   // When Slack refused part of the thread (or all of it), the agent gets the result privately.
-  await report.finish({ audit: { actorId: origin.userId, ...entry }, whenSlackRefused: (problems, threadPosted) => (threadPosted ? reply : threadNotPosted(origin.channelId, problems, reply)) });
+  await report.finish({ audit: { actorId: origin.userId, approvedBy, ...entry }, whenSlackRefused: (problems, threadPosted) => (threadPosted ? reply : threadNotPosted(origin.channelId, problems, reply)) });
+  return { ok: entry.ok, sentence: entry.summary };
 }

@@ -1,0 +1,182 @@
+/**
+ * A second pair of eyes (issue #21 §2). A confirmation whose change needs approval (services/approvals.ts)
+ * becomes a request in the approvals channel instead of a run; Approve and Reject on it (or on an
+ * approver's Home tab) decide it once, whichever replica or approver acts first; an approved request runs
+ * as the requester's after a fresh read; a rejected or expired one writes nothing. Requester and approver
+ * are named in the request's thread and in the audit record. The requests live in Slack
+ * (src/slack/approval-requests.ts), so a restart or another replica picks them up where they are.
+ */
+import { randomUUID } from 'node:crypto';
+import type { App, BlockButtonAction, webApi } from '@slack/bolt';
+import type { Logger } from 'pino';
+import type { AuditAction, AuditEntry } from '../../services/audit.js';
+import type { ApprovalReason, Decision } from '../../services/approvals.js';
+import { judgeClick } from '../../services/approvals.js';
+import { claimDecision, readDecision, readRequest, readUndecided, requestMetadata, type ApprovalRequest, type ApprovedOperation, type StoredRequest } from '../../slack/approval-requests.js';
+import type { ListenerDeps } from '../../slack/deps.js';
+import { errorSummary } from '../../slack/errors.js';
+import type { Origin } from '../../slack/metadata.js';
+import { updateView } from '../../slack/modals.js';
+import { tellAgent } from '../../slack/notify.js';
+import { approvalNotPostedView, approvalRequestedView, APPROVAL_ACTION, approvalRequestMessage, decidedRequestMessage, decisionReply, outcomeReply, plainPhrase } from '../../views/approvals.js';
+import { mention } from '../../views/format.js';
+import { notice } from '../../views/help.js';
+import { actionsOf } from '../../views/kit.js';
+import { runApproved } from './run-approved.js';
+
+export interface ApprovalAsk {
+  /** The modal the requester confirmed in: it says where the request went. */
+  viewId: string;
+  title: string;
+  origin: Origin;
+  reasons: ApprovalReason[];
+  operation: ApprovedOperation;
+  logger: Logger;
+}
+
+/** Posts the request instead of running the operation; nothing is written to UISP. */
+export async function requestApproval(deps: ListenerDeps, client: webApi.WebClient, ask: ApprovalAsk): Promise<void> {
+  const { settings, channelId, now } = deps.approvals;
+  const { viewId, title, origin, reasons, operation, logger } = ask;
+  const at = now();
+  const request: ApprovalRequest = { id: randomUUID(), requester: origin.userId, origin, requestedAt: at, expiresAt: at + settings.expiresAfterMs, reasons, operation };
+  try {
+    // Config makes sure a channel exists whenever approvals are required.
+    await client.chat.postMessage({ channel: channelId!, ...approvalRequestMessage(request), metadata: requestMetadata(request), unfurl_links: false });
+  } catch (error) {
+    logger.error({ err: errorSummary(error), channelId }, 'could not post the approval request');
+    await updateView(client, { viewId, view: approvalNotPostedView(title, errorSummary(error).message) }, logger);
+    return;
+  }
+  logger.info({ requestId: request.id, reasons: reasons.map((r) => r.kind) }, 'approval requested');
+  await updateView(client, { viewId, view: approvalRequestedView(title, request, channelId!) }, logger);
+}
+
+const AUDIT_ACTION: Record<ApprovedOperation['kind'], (operation: ApprovedOperation) => AuditAction> = {
+  activation: () => 'activate',
+  suspension: (operation) => (operation.kind === 'suspension' ? operation.action : 'suspend'),
+  payment: () => 'payment',
+};
+
+function targetsOf(operation: ApprovedOperation): AuditEntry['targets'] {
+  if (operation.kind === 'activation') return { device: operation.request.device, ...(operation.request.clientId !== undefined && { clientId: operation.request.clientId }) };
+  if (operation.kind === 'suspension') return { serviceId: operation.serviceId };
+  return { clientId: operation.input.clientId };
+}
+
+/** A request that ended without a run: rejected (by whom) or expired. Requester is the actor. */
+function endedAudit(request: ApprovalRequest, decision: Exclude<Decision, 'approved'>, by: string): AuditEntry {
+  const targets = { ...targetsOf(request.operation), ...(decision === 'rejected' && { rejectedBy: by }) };
+  const how = decision === 'rejected' ? `rejected by ${by}` : 'expired without a decision';
+  return { action: AUDIT_ACTION[request.operation.kind](request.operation), targets, result: decision, ok: false, summary: `The request to ${plainPhrase(request.operation)} was ${how}: nothing was changed.` };
+}
+
+/**
+ * Decides the request once: the first decision claimed in its thread stands (another replica's or
+ * approver's later claim is withdrawn and they are told who decided). The winner updates the request,
+ * and runs the operation when approved.
+ */
+async function decide(deps: ListenerDeps, client: webApi.WebClient, stored: StoredRequest, decision: Decision, by: string, logger: Logger): Promise<{ won: true } | { won: false; decision: string; by: string }> {
+  const { request } = stored;
+  const claimed = await claimDecision({ client, identity: deps.identity, logger }, stored, decision, by, decisionReply(request, decision, by));
+  if (!claimed.won) return { won: false, decision: String(claimed.winner.payload.decision), by: String(claimed.winner.payload.by) };
+  logger.info({ requestId: request.id, decision, by }, 'approval request decided');
+  try {
+    await client.chat.update({ channel: stored.channel, ts: stored.ts, ...decidedRequestMessage(request, decision, by) });
+  } catch (error) {
+    logger.warn({ err: errorSummary(error) }, 'could not mark the approval request as decided (its thread says so)');
+  }
+  if (decision !== 'approved') {
+    await deps.audit.record({ actorId: request.requester, ...endedAudit(request, decision, by) });
+    return { won: true };
+  }
+  const outcome = await runApproved(deps, request, by, logger);
+  await deps.work.run(() => client.chat.postMessage({ channel: stored.channel, thread_ts: stored.ts, ...outcomeReply(request, by, outcome), unfurl_links: false })).catch((error: unknown) => {
+    logger.warn({ err: errorSummary(error) }, 'could not post the outcome in the approval thread');
+  });
+  return { won: true };
+}
+
+type ButtonBody = BlockButtonAction & { view?: { type?: string } };
+
+/** The request a button acts on: the message it sits on, or (on the Home tab) the one its value names. */
+function placeOf(body: ButtonBody, value: string | undefined): { channel: string; ts: string } | undefined {
+  if (body.view?.type === 'home') {
+    try {
+      const where = JSON.parse(value ?? 'null') as { channel?: unknown; ts?: unknown } | null;
+      return typeof where?.channel === 'string' && typeof where.ts === 'string' ? { channel: where.channel, ts: where.ts } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  // Bolt types the container loosely: read its two fields as what Slack sends.
+  const container = body.container as { channel_id?: string; message_ts?: string };
+  const channel = body.channel?.id ?? container.channel_id;
+  const ts = body.message?.ts ?? container.message_ts;
+  return channel && ts ? { channel, ts } : undefined;
+}
+
+export function register(app: App, deps: ListenerDeps): void {
+  for (const approve of [true, false]) {
+    app.action<BlockButtonAction>(actionsOf(approve ? APPROVAL_ACTION.approve : APPROVAL_ACTION.reject), async ({ ack, body, action, client }) => {
+      await ack();
+      const by = body.user.id;
+      const logger = deps.logger.child({ flow: 'approval', userId: by });
+      const where = placeOf(body, action.value);
+      const origin = { channelId: where?.channel ?? by, userId: by, ...(body.response_url && { responseUrl: body.response_url }) };
+      const tell = (text: string) => tellAgent(client, body.view?.type === 'home' ? { channelId: by, userId: by } : origin, notice(text), logger);
+      // The request as Slack holds it now, never as the button remembers it.
+      const stored = where && (await readRequest({ client, identity: deps.identity }, where.channel, where.ts).catch(() => undefined));
+      if (!stored) return void (await tell(':x: SubOps could not read this approval request (it may have been deleted). Nothing was changed.'));
+      // Decided already: say by whom, without posting a decision that would only be withdrawn (a race is left to the claim).
+      const standing = await readDecision({ client, identity: deps.identity }, stored);
+      if (standing) return void (await tell(`This request was already ${standing.decision} (by ${mention(standing.by)}). Nothing else was done.`));
+      const verdict = judgeClick(stored.request, { by, approve, at: deps.approvals.now() });
+      if (verdict.kind === 'own-request') return void (await tell('You asked for this change: an approver other than you decides it. Nothing was changed.'));
+      const decided = await decide(deps, client, stored, verdict.decision, by, logger);
+      if (!decided.won) await tell(`This request was already ${decided.decision} (by ${mention(decided.by)}). Nothing else was done.`);
+      else if (verdict.decision === 'expired') await tell('This request had expired: nothing was changed. The requester is told in its thread.');
+    });
+  }
+}
+
+/** How far back undecided requests are looked for: a request is decided or expired well within this. */
+const LOOK_BACK_MS = 24 * 3_600_000;
+
+/** The undecided requests of the approvals channel that have not expired yet (the Home tab's lists). */
+export async function pendingRequests(deps: Pick<ListenerDeps, 'approvals' | 'identity'>, client: webApi.WebClient): Promise<StoredRequest[]> {
+  const { channelId, settings, now } = deps.approvals;
+  if (!channelId || !settings.required.size) return [];
+  const at = now();
+  const undecided = await readUndecided({ client, identity: deps.identity }, channelId, at - settings.expiresAfterMs - LOOK_BACK_MS);
+  return undecided.filter((stored) => stored.request.expiresAt > at);
+}
+
+/** Expires every undecided request past its time (once, whichever replica gets there first); how many it expired. */
+export async function sweepExpired(client: webApi.WebClient, deps: ListenerDeps): Promise<number> {
+  const { channelId, settings, now } = deps.approvals;
+  if (!channelId || !settings.required.size) return 0;
+  const logger = deps.logger.child({ flow: 'approval-expiry' });
+  const at = now();
+  const undecided = await readUndecided({ client, identity: deps.identity }, channelId, at - settings.expiresAfterMs - LOOK_BACK_MS);
+  let expired = 0;
+  for (const stored of undecided.filter((s) => s.request.expiresAt <= at)) {
+    if ((await decide(deps, client, stored, 'expired', deps.identity.botUserId, logger)).won) expired++;
+  }
+  return expired;
+}
+
+/**
+ * Expired requests are decided by the clock: every interval, and once at start (after a restart),
+ * the approvals channel is read and each request past its time is marked expired, its requester told.
+ */
+export function startApprovalWatch(client: webApi.WebClient, deps: ListenerDeps, intervalMs: number): { stop(): void } {
+  const run = () =>
+    void deps.work.run(() => sweepExpired(client, deps)).catch((error: unknown) => {
+      deps.logger.warn({ err: errorSummary(error) }, 'could not read the approvals channel to expire requests; trying again later');
+    });
+  const timer = setInterval(run, intervalMs);
+  timer.unref();
+  run();
+  return { stop: () => clearInterval(timer) };
+}

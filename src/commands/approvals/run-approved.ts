@@ -1,0 +1,65 @@
+/**
+ * An approved operation runs as the requester's, where they asked for it, after reading UISP again:
+ * if anything it was confirmed on changed meanwhile (a service's status, the device's site, a refusal
+ * now), it stops and says so, and nothing is written.
+ */
+import type { Logger } from 'pino';
+import { paymentAudit } from '../../services/audit-records.js';
+import { changeSentence, errorSentence } from '../../render/activation.js';
+import type { ApprovalRequest } from '../../slack/approval-requests.js';
+import type { ListenerDeps } from '../../slack/deps.js';
+import { describeFailure } from '../../slack/errors.js';
+import { runActivation, type RunOutcome } from '../activation/run.js';
+import { recordPayment } from '../payments/recording.js';
+import { loadSuspensionTarget, runSuspension } from '../suspension/run.js';
+
+const unread = (error: unknown): RunOutcome => ({ ok: false, sentence: `Could not read UISP again: ${describeFailure(error).message} Nothing was written.` });
+
+export async function runApproved(deps: ListenerDeps, request: ApprovalRequest, approver: string, logger: Logger): Promise<RunOutcome> {
+  const { operation } = request;
+  const origin = { ...request.origin, userId: request.requester };
+  switch (operation.kind) {
+    case 'activation': {
+      const { request: activation, confirmedDeletes, confirmedMove, confirmedClientId } = operation;
+      const shown = { deletes: confirmedDeletes, ...(confirmedClientId !== undefined && { clientId: confirmedClientId }), ...(confirmedMove && { moveFrom: confirmedMove.siteId }) };
+      let checked;
+      try {
+        checked = await deps.services.activation.recheck(activation, shown);
+      } catch (error) {
+        return unread(error);
+      }
+      if (checked.decision.kind === 'refused') return { ok: false, sentence: `UISP refuses it now: ${errorSentence(checked.decision.refusal)} Nothing was written.` };
+      if (checked.changes.length) {
+        return { ok: false, sentence: `UISP changed since the request, so nothing was written: ${checked.changes.map(changeSentence).join('; ')}. Start the activation again to see the plan as it is now.` };
+      }
+      return runActivation(deps, {
+        request: activation,
+        origin,
+        startedBy: request.requester,
+        confirm: { deletes: confirmedDeletes.map((s) => s.id), ...(confirmedMove && { moveFrom: confirmedMove.siteId }) },
+        decided: checked.decision,
+        approvedBy: approver,
+      });
+    }
+    case 'suspension': {
+      let target;
+      try {
+        target = await loadSuspensionTarget(deps.services.suspensions, operation.serviceId, operation.reasonId);
+      } catch (error) {
+        return unread(error);
+      }
+      if (target.service.status !== operation.status) {
+        return {
+          ok: false,
+          sentence: `Service #${operation.serviceId} is ${deps.statusLabel(target.service.status)} now (it was ${deps.statusLabel(operation.status)} when asked), so nothing was written.`,
+        };
+      }
+      return runSuspension(deps, { action: operation.action, origin, target, approvedBy: approver });
+    }
+    case 'payment': {
+      // The request names the operation: an approval acted on twice records one payment.
+      const recording = await recordPayment(deps, { input: operation.input, origin, operationKey: `approval-${request.id}`, approvedBy: approver, logger });
+      return recording.ok ? { ok: true, sentence: paymentAudit(recording.recorded).summary } : { ok: false, sentence: `${recording.failure.message} ${recording.failure.changed}` };
+    }
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * Approval requests as people see them: the request message in the approvals channel (what will change,
+ * why it needs a second pair of eyes, until when, Approve and Reject), the same message once decided,
+ * the decision and outcome replies in its thread, the requester's modal, and the Home tab's lists.
+ */
+import type { ApprovalReason, Decision } from '../services/approvals.js';
+import type { ApprovalRequest, ApprovedOperation, StoredRequest } from '../slack/approval-requests.js';
+import { escapeMrkdwn } from '../slack/escape.js';
+import { fullName } from './activation.js';
+import { channelLink, formatMoney, mention } from './format.js';
+import { CALLBACK } from './ids.js';
+import { actions, button, context, header, message, modal, section, type Block, type ModalView, type SlackMessage } from './kit.js';
+
+export const APPROVAL_ACTION = { approve: 'approval_approve', reject: 'approval_reject' } as const;
+
+/** What the operation will do, as a phrase after "asks to". */
+export function operationPhrase(operation: ApprovedOperation): string {
+  switch (operation.kind) {
+    case 'activation':
+      return `activate *${escapeMrkdwn(operation.request.device)}* for *${escapeMrkdwn(fullName(operation.request))}*`;
+    case 'suspension':
+      return `${operation.action === 'suspend' ? 'suspend' : 'lift the suspension of'} service *#${operation.serviceId}* of *${escapeMrkdwn(operation.clientName)}*`;
+    case 'payment':
+      return `record a payment of *${formatMoney(operation.input.amount, operation.currency)}* for client *#${operation.input.clientId} ${escapeMrkdwn(operation.clientName)}*`;
+  }
+}
+
+export function reasonLine(reason: ApprovalReason, currency?: string): string {
+  switch (reason.kind) {
+    case 'delete-service':
+      return `Deletes ${reason.serviceIds.length === 1 ? 'service' : 'services'} ${reason.serviceIds.map((id) => `#${id}`).join(', ')} (Quoted or Obsolete)`;
+    case 'move-device':
+      return `Moves the device off NMS site \`${escapeMrkdwn(reason.fromSite)}\`, another client's`;
+    case 'large-payment':
+      return `${formatMoney(reason.amount, currency)} is above the approval limit of ${formatMoney(reason.above, currency)}`;
+    case 'suspension':
+      return 'Every suspension needs approval';
+  }
+}
+
+const currencyOf = (operation: ApprovedOperation) => (operation.kind === 'payment' ? operation.currency : undefined);
+
+/** Slack shows the time in the reader's own zone; the fallback is UTC. */
+function when(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  return `<!date^${seconds}^{date_short_pretty} {time}|${new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC>`;
+}
+
+function requestBlocks(request: ApprovalRequest): Block[] {
+  const reasons = request.reasons.map((r) => `• ${reasonLine(r, currencyOf(request.operation))}`).join('\n');
+  return [header('Approval needed'), section(`${mention(request.requester)} asks to ${operationPhrase(request.operation)}.\n${reasons}`)];
+}
+
+const summaryText = (request: ApprovalRequest) => `Approval needed: ${mention(request.requester)} asks to ${operationPhrase(request.operation)}`;
+
+/** The request as posted: Approve and Reject are for approvers other than the requester. */
+export function approvalRequestMessage(request: ApprovalRequest): SlackMessage {
+  return message(summaryText(request), [
+    ...requestBlocks(request),
+    context(`Expires ${when(request.expiresAt)}. *Approve* runs it as ${mention(request.requester)}'s, after reading UISP again; *Reject* changes nothing.`),
+    actions('approval', [
+      button({ actionId: APPROVAL_ACTION.approve, text: 'Approve', style: 'primary', value: request.id }),
+      button({ actionId: APPROVAL_ACTION.reject, text: 'Reject', style: 'danger', value: request.id }),
+    ]),
+  ]);
+}
+
+const DECIDED: Record<Decision, (by: string) => string> = {
+  approved: (by) => `:white_check_mark: Approved by ${mention(by)}.`,
+  rejected: (by) => `:no_entry_sign: Rejected by ${mention(by)}. Nothing was changed.`,
+  expired: () => ':hourglass: Expired without a decision. Nothing was changed.',
+};
+
+/** The request once decided: no buttons, and who decided. */
+export function decidedRequestMessage(request: ApprovalRequest, decision: Decision, by: string): SlackMessage {
+  return message(`${summaryText(request)} — ${decision}`, [...requestBlocks(request), context(DECIDED[decision](by))]);
+}
+
+/** The decision reply in the request's thread: names the requester and the approver, so both are told. */
+export function decisionReply(request: ApprovalRequest, decision: Decision, by: string): SlackMessage {
+  const requester = mention(request.requester);
+  const text = {
+    approved: `${mention(by)} approved ${requester}'s request. It runs now as ${requester}'s, after reading UISP again; the outcome follows here.`,
+    rejected: `${mention(by)} rejected ${requester}'s request. Nothing was changed.`,
+    expired: `${requester}, your request expired without a decision. Nothing was changed; start again if it is still needed.`,
+  }[decision];
+  return message(text, [section(text)]);
+}
+
+/** The approved operation's outcome, in the request's thread, for the requester and the approver. */
+export function outcomeReply(request: ApprovalRequest, approver: string, outcome: { ok: boolean; sentence: string }): SlackMessage {
+  const text = `${mention(request.requester)} ${mention(approver)} ${outcome.ok ? ':white_check_mark:' : ':x:'} ${outcome.sentence}`;
+  return message(text, [section(text)]);
+}
+
+/** The operation in plain text (audit summaries, logs): no mrkdwn. */
+export function plainPhrase(operation: ApprovedOperation): string {
+  return operationPhrase(operation).replace(/\*/g, '');
+}
+
+/** The requester's modal when the request could not be posted: nothing was written. */
+export function approvalNotPostedView(title: string, problem: string): ModalView {
+  return modal({ callbackId: CALLBACK.info, title, close: 'Close', blocks: [section(`:x: Could not post the approval request (${escapeMrkdwn(problem)}). Nothing was changed; try again.`)] });
+}
+
+/** The first reply of an approved operation's own thread. */
+export function approvedNote(approver: string): SlackMessage {
+  const text = `:white_check_mark: Approved by ${mention(approver)}.`;
+  return message(text, [context(text)]);
+}
+
+/** The requester's modal once the request is posted: nothing is written until someone else approves. */
+export function approvalRequestedView(title: string, request: ApprovalRequest, channelId: string): ModalView {
+  const reasons = request.reasons.map((r) => `• ${reasonLine(r, currencyOf(request.operation))}`).join('\n');
+  return modal({
+    callbackId: CALLBACK.info,
+    title,
+    close: 'Close',
+    blocks: [
+      section(`:raised_hand: *Sent for approval* in ${channelLink(channelId)}:\n${reasons}`),
+      context(`Nothing is changed until an approver other than you approves it. It expires ${when(request.expiresAt)}. You are told the outcome in its thread.`),
+    ],
+  });
+}
+
+/** The Home tab's part: the user's own pending requests, and (for approvers) those waiting for them, with the buttons. */
+export function pendingApprovalBlocks(mine: StoredRequest[], waiting: StoredRequest[] | undefined): Block[] {
+  const line = ({ request }: StoredRequest) => `• ${operationPhrase(request.operation)} — expires ${when(request.expiresAt)}`;
+  const blocks: Block[] = [section(`*Your requests awaiting approval*\n${mine.length ? mine.map(line).join('\n') : 'None.'}`)];
+  if (!waiting) return blocks;
+  blocks.push(section(`*Waiting for your approval*${waiting.length ? '' : '\nNothing.'}`));
+  for (const stored of waiting) {
+    const where = JSON.stringify({ channel: stored.channel, ts: stored.ts });
+    blocks.push(
+      section(`${mention(stored.request.requester)} asks to ${operationPhrase(stored.request.operation)}.\n${stored.request.reasons.map((r) => reasonLine(r, currencyOf(stored.request.operation))).join('; ')}`),
+      actions(`approval_${stored.request.id}`, [
+        button({ actionId: APPROVAL_ACTION.approve, text: 'Approve', style: 'primary', value: where }),
+        button({ actionId: APPROVAL_ACTION.reject, text: 'Reject', style: 'danger', value: where }),
+      ]),
+    );
+  }
+  return blocks;
+}

@@ -1,0 +1,280 @@
+/**
+ * A second pair of eyes (issue #21 §2), end to end: a confirmation that deletes a Quoted service becomes
+ * a request in the approvals channel; Approve runs it as the requester's after a fresh read, Reject and
+ * expiry write nothing; a double click, two replicas and a restart act on it once; the Home tab lists it.
+ * Interleavings are forced with the fake Slack's gates, and expiry with the test's clock.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { AGENT, AUDIT_CHANNEL, buttons, changeInUisp, CHANNEL, inputs, shown, startHarness, suspendThroughSlack, type Harness } from './harness.js';
+
+const APPROVALS = 'C0APPROVALS';
+const LEAD = 'U0LEAD';
+const OTHER_LEAD = 'U0LEAD2';
+const HOUR = 3_600_000;
+
+let h: Harness;
+let clock = { now: Date.now() };
+afterEach(async () => {
+  posted = undefined;
+  await h.close();
+});
+
+async function start(env: Record<string, string> = {}) {
+  clock = { now: Date.now() };
+  h = await startHarness({
+    env: { APPROVAL_REQUIRED_FOR: 'delete-service,large-payment,suspension', APPROVAL_PAYMENT_ABOVE: '100000', APPROVALS_CHANNEL_ID: APPROVALS, ACCESS_APPROVE: 'S0LEADS', ...env },
+    fakeSlack: { usergroups: { S0LEADS: [LEAD, OTHER_LEAD] } },
+    now: () => clock.now,
+  });
+}
+
+/** Priya's activation deletes her Quoted service #102: the agent confirms it, which asks for approval. */
+async function requestPriya(requester = AGENT): Promise<string> {
+  await h.command('/activate', '10.20.1.51 priya ramnarine', requester);
+  const { id } = await h.openedView();
+  await h.submit(id, inputs({ device: '10.20.1.51', firstName: 'priya', lastName: 'ramnarine' }), requester);
+  await h.viewBecomes(id, 'activate_confirm');
+  await h.submit(id, {}, requester);
+  await h.viewBecomes(id, 'subops_info', 'Sent for approval');
+  await h.settled();
+  posted = requestMessage();
+  return id;
+}
+
+const requestMessage = () => h.fake.messages(APPROVALS).find((m) => m.thread_ts === undefined)!;
+const thread = () => h.fake.messages(APPROVALS).filter((m) => m.thread_ts === requestMessage().ts && m.ts !== requestMessage().ts);
+const deletes102 = () => h.uisp.writes().filter((w) => w === 'DELETE /crm/api/v1.0/clients/services/102');
+
+/** Presses a button of the request message (as first posted, by default) as `userId`, through `sender` (the app, or a replica). */
+let posted: ReturnType<typeof requestMessage> | undefined;
+function click(label: 'Approve' | 'Reject', userId: string, sender = h.sender) {
+  // A message as the clicker's Slack client still shows it: the buttons stay until it refreshes.
+  const message = (posted ??= requestMessage());
+  const button = buttons(message).get(label)!;
+  return sender.blockAction({ userId, actionId: button.action_id, value: button.value!, message, channelId: APPROVALS, messageTs: message.ts });
+}
+
+/** What the clicker was told privately (an ephemeral message). */
+const toldPrivately = (userId: string) => h.fake.callsTo('chat.postEphemeral').filter((c) => c.args.user === userId).map((c) => String(c.args.text));
+
+describe('approval requests', () => {
+  it('a confirmed delete becomes a request naming what will change; nothing is written until someone else approves', async () => {
+    await start();
+    await requestPriya();
+    expect(h.uisp.writes()).toEqual([]);
+    const request = requestMessage();
+    expect(shown(request)).toContain(`<@${AGENT}> asks to activate *10.20.1.51* for *Priya Ramnarine*`);
+    expect(shown(request)).toContain('Deletes service #102 (Quoted or Obsolete)');
+    expect([...buttons(request).keys()]).toEqual(['Approve', 'Reject']);
+    expect(h.fake.messages(CHANNEL)).toEqual([]);
+  });
+
+  it('an approver may not approve their own request', async () => {
+    await start();
+    await requestPriya(LEAD);
+    await click('Approve', LEAD);
+    await h.settled();
+    expect(toldPrivately(LEAD)).toEqual(['You asked for this change: an approver other than you decides it. Nothing was changed.']);
+    expect(h.uisp.writes()).toEqual([]);
+    expect(thread()).toEqual([]);
+  });
+
+  it('approved, it runs as the requester\'s after a fresh read; requester and approver are in the thread and the audit record', async () => {
+    await start();
+    await requestPriya();
+    await click('Approve', LEAD);
+    await h.settled();
+    expect(deletes102()).toHaveLength(1);
+    expect(h.uisp.writes()).toContain('POST /crm/api/v1.0/clients/1002/services');
+    // The operation's own thread, where the agent asked, says who approved it.
+    const parent = h.fake.messages(CHANNEL).find((m) => m.thread_ts === undefined)!;
+    expect(shown(parent)).toContain(`<@${AGENT}>`);
+    expect(h.fake.messages(CHANNEL).some((m) => m.text.includes(`Approved by <@${LEAD}>`))).toBe(true);
+    // The request: decided, no buttons; its thread names both and the outcome.
+    expect([...buttons(requestMessage()).keys()]).toEqual([]);
+    expect(thread().map((m) => m.text)).toEqual([
+      `<@${LEAD}> approved <@${AGENT}>'s request. It runs now as <@${AGENT}>'s, after reading UISP again; the outcome follows here.`,
+      expect.stringMatching(new RegExp(`^<@${AGENT}> <@${LEAD}> :white_check_mark: `)),
+    ]);
+    const audit = h.fake.messages(AUDIT_CHANNEL).find((m) => (m.metadata as { event_payload?: { action?: string } }).event_payload?.action === 'activate')!;
+    expect(audit.metadata).toMatchObject({ event_payload: { actor: AGENT, approved_by: LEAD, ok: true } });
+    expect(audit.text).toContain(`activate by <@${AGENT}>`);
+  });
+
+  it('rejected, nothing is written and both are told in the thread; the audit record says so', async () => {
+    await start();
+    await requestPriya();
+    await click('Reject', LEAD);
+    await h.settled();
+    expect(h.uisp.writes()).toEqual([]);
+    expect(thread().map((m) => m.text)).toEqual([`<@${LEAD}> rejected <@${AGENT}>'s request. Nothing was changed.`]);
+    expect(shown(requestMessage())).toContain(`Rejected by <@${LEAD}>`);
+    expect(h.fake.messages(AUDIT_CHANNEL).at(-1)!.metadata).toMatchObject({ event_payload: { action: 'activate', result: 'rejected', rejectedBy: LEAD, actor: AGENT, ok: false } });
+    // A later Approve changes nothing.
+    await click('Approve', OTHER_LEAD);
+    await h.settled();
+    expect(toldPrivately(OTHER_LEAD)).toEqual([`This request was already rejected (by <@${LEAD}>). Nothing else was done.`]);
+    expect(h.uisp.writes()).toEqual([]);
+  });
+
+  it('expires after APPROVAL_EXPIRY_HOURS: nothing is written, the requester is told, and a late Approve does nothing', async () => {
+    await start({ APPROVAL_EXPIRY_HOURS: '2' });
+    await requestPriya();
+    clock.now += HOUR;
+    expect(await h.app.sweepApprovals()).toBe(0);
+    clock.now += HOUR;
+    expect(await h.app.sweepApprovals()).toBe(1);
+    await h.settled();
+    expect(thread().map((m) => m.text)).toEqual([`<@${AGENT}>, your request expired without a decision. Nothing was changed; start again if it is still needed.`]);
+    expect(shown(requestMessage())).toContain('Expired without a decision');
+    expect(await h.app.sweepApprovals()).toBe(0);
+    await click('Approve', LEAD);
+    await h.settled();
+    expect(h.uisp.writes()).toEqual([]);
+    expect(toldPrivately(LEAD)).toEqual(['This request was already expired (by <@UBOT>). Nothing else was done.']);
+  });
+
+  it('an Approve pressed after the expiry, before any sweep, expires it instead of running it', async () => {
+    await start();
+    await requestPriya();
+    clock.now += 4 * HOUR;
+    await click('Approve', LEAD);
+    await h.settled();
+    expect(h.uisp.writes()).toEqual([]);
+    expect(thread().map((m) => m.text)).toEqual([`<@${AGENT}>, your request expired without a decision. Nothing was changed; start again if it is still needed.`]);
+  });
+
+  it('UISP changed before the approval (the Quoted service turned Active): it stops, says so, and deletes nothing', async () => {
+    await start();
+    await requestPriya();
+    h.uisp.sim.data.services.find((s) => s.id === 102)!.status = 1;
+    await click('Approve', LEAD);
+    await h.settled();
+    expect(h.uisp.writes()).toEqual([]);
+    expect(thread().at(-1)!.text).toContain(`<@${AGENT}> <@${LEAD}> :x: UISP changed since the request, so nothing was written: Service #102 is Active now`);
+  });
+});
+
+describe('acted on once', () => {
+  it('two approvers at the same moment: one run, the other is told who decided', async () => {
+    await start();
+    await requestPriya();
+    // Both decisions are posted before either approver's process reads the thread back.
+    const reads = h.fake.hold('conversations.replies');
+    const first = click('Approve', LEAD);
+    const second = click('Approve', OTHER_LEAD);
+    // Both see no decision yet, then both post theirs before either reads the thread back.
+    await reads.arrived(2);
+    reads.release();
+    const claims = h.fake.hold('conversations.replies');
+    await claims.arrived(2);
+    claims.release();
+    await Promise.all([first, second]);
+    await h.settled();
+    expect(deletes102()).toHaveLength(1);
+    expect(h.uisp.writes().filter((w) => w === 'POST /crm/api/v1.0/clients/1002/services')).toHaveLength(1);
+    const decisions = thread().filter((m) => m.text.includes('approved'));
+    expect(decisions).toHaveLength(1);
+    const winner = decisions[0]!.text.startsWith(`<@${LEAD}>`) ? LEAD : OTHER_LEAD;
+    const loser = winner === LEAD ? OTHER_LEAD : LEAD;
+    expect(toldPrivately(loser)).toEqual([`This request was already approved (by <@${winner}>). Nothing else was done.`]);
+  });
+
+  it('approve and reject at the same moment on two replicas: one decision stands, and only it acts', async () => {
+    await start();
+    await requestPriya();
+    const replica = await h.replica();
+    const reads = h.fake.hold('conversations.replies');
+    const approve = click('Approve', LEAD);
+    const reject = click('Reject', OTHER_LEAD, replica.sender);
+    // Both see no decision yet, then both post theirs before either reads the thread back.
+    await reads.arrived(2);
+    reads.release();
+    const claims = h.fake.hold('conversations.replies');
+    await claims.arrived(2);
+    claims.release();
+    await Promise.all([approve, reject]);
+    await h.settled();
+    await replica.settled();
+    const decisions = thread().filter((m) => / (approved|rejected) /.test(m.text));
+    expect(decisions).toHaveLength(1);
+    expect(deletes102()).toHaveLength(decisions[0]!.text.includes('approved') ? 1 : 0);
+  });
+
+  it('a request survives a restart: the new process reads it back from Slack and runs it on approval', async () => {
+    await start();
+    await requestPriya();
+    await h.restart();
+    await click('Approve', LEAD);
+    await h.settled();
+    expect(deletes102()).toHaveLength(1);
+  });
+});
+
+describe('other kinds', () => {
+  it('a suspension waits for approval; a service whose status changed meanwhile is left alone, and the thread says why', async () => {
+    await start();
+    await suspendThroughSlack(h, 101, 1);
+    posted = requestMessage();
+    expect(shown(posted)).toContain('asks to suspend service *#101*');
+    expect(h.uisp.writes()).toEqual([]);
+    await changeInUisp(h, 'PATCH', '/clients/services/101/suspend', { suspensionReasonId: 1 });
+    const writes = h.uisp.writes().length;
+    await click('Approve', LEAD);
+    await h.settled();
+    expect(h.uisp.writes()).toHaveLength(writes);
+    expect(thread().at(-1)!.text).toContain('Service #101 is Suspended now (it was Active when asked), so nothing was written.');
+  });
+
+
+  it('a payment above APPROVAL_PAYMENT_ABOVE waits for approval, then is recorded once', async () => {
+    await start();
+    await h.command('/payments', 'add 1005 150000');
+    const { id } = await h.openedView();
+    await h.fake.waitFor('views.update', (call) => call.args.view_id === id);
+    await h.submit(id, inputs({ client: '1005', amount: '150000' }));
+    await h.viewBecomes(id, 'subops_info', 'Sent for approval');
+    await h.settled();
+    expect(h.uisp.writes()).toEqual([]);
+    expect(shown(requestMessage())).toContain('is above the approval limit of');
+    await click('Approve', LEAD);
+    await h.settled();
+    expect(h.uisp.writes()).toEqual(['POST /crm/api/v1.0/payments']);
+    // A second delivery of the same approval records nothing new.
+    expect(thread().at(-1)!.text).toContain(':white_check_mark: Recorded payment');
+  });
+
+  it('a payment at or below the limit is recorded at once, as before', async () => {
+    await start();
+    await h.command('/payments', 'add 1005 500');
+    const { id } = await h.openedView();
+    await h.fake.waitFor('views.update', (call) => call.args.view_id === id);
+    await h.submit(id, inputs({ client: '1005', amount: '500' }));
+    await h.viewBecomes(id, 'subops_info');
+    await h.settled();
+    expect(h.uisp.writes()).toEqual(['POST /crm/api/v1.0/payments']);
+    expect(h.fake.messages(APPROVALS)).toEqual([]);
+  });
+});
+
+describe('the Home tab', () => {
+  it('shows the requester their pending request, and an approver what waits for them, with Approve that works from there', async () => {
+    await start();
+    await requestPriya();
+    const home = async (userId: string) => {
+      await h.sender.event({ type: 'app_home_opened', user: userId, tab: 'home', channel: 'D0HOME' });
+      await h.settled();
+      return h.fake.homes.get(userId) as { blocks?: unknown[] };
+    };
+    const mine = await home(AGENT);
+    expect(shown(mine)).toContain('*Your requests awaiting approval*\\n• activate *10.20.1.51* for *Priya Ramnarine*');
+    expect(shown(mine)).not.toContain('Waiting for your approval');
+    const lead = await home(LEAD);
+    expect(shown(lead)).toContain('*Waiting for your approval*');
+    const approve = buttons(lead).get('Approve')!;
+    await h.sender.blockAction({ userId: LEAD, actionId: approve.action_id, value: approve.value!, view: { id: 'VHOME', type: 'home', blocks: lead.blocks } });
+    await h.settled();
+    expect(deletes102()).toHaveLength(1);
+    expect(shown(await home(AGENT))).toContain('*Your requests awaiting approval*\\nNone.');
+  });
+});
