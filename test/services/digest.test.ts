@@ -155,7 +155,7 @@ describe('readDigest on a seeded simulator day', () => {
       // SubOps' marker and no CRM binding yet: the manual link is still to be made.
       description: { ...endpoint.description, note: 'Created by SubOps for CRM client 1004 (activation 0a1b2c3d)', ucrmId: null },
       ucrm: { client: null, service: null },
-    } as (typeof data.sites)[number]);
+    });
     const asked: [Date, Date][] = [];
     const trail: AuditSource = async function* (from, to) {
       asked.push([from, to]);

@@ -121,7 +121,7 @@ describe('the digest of a seeded day', () => {
       identification: { ...endpoint.identification, name: 'Ada Lovelace', id: '9f8e7d6c-5b4a-4c3d-8e2f-1a0b9c8d7e6f' },
       description: { ...endpoint.description, note: 'Created by SubOps for CRM client 1010 (activation 0a1b2c3d)', ucrmId: null },
       ucrm: { client: null, service: null },
-    } as (typeof data.sites)[number]);
+    });
     return { done, stuck };
   }
 
