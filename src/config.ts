@@ -115,6 +115,18 @@ export interface OpsConfig {
   healthzOnSlackPort: boolean;
 }
 
+/** The daily digest (DIGEST_CHANNEL_ID, DIGEST_TIME): none unless a channel is set. */
+export interface DigestConfig {
+  channelId: string;
+  /** When the previous day's digest is posted, on the wall clock of ISP_TIMEZONE. */
+  time: LocalTime;
+}
+
+export interface LocalTime {
+  hour: number;
+  minute: number;
+}
+
 /** OPS_PORT's default: the port the OpenTelemetry Prometheus exporter uses, free on most hosts. */
 export const DEFAULT_OPS_PORT = 9464;
 
@@ -215,6 +227,16 @@ class EnvReader {
     if (value === undefined) return fallback;
     if (isIP(value) || /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(value)) return value;
     this.problems.push(`${name} must be an IP address or host name to listen on, e.g. 127.0.0.1 (got "${value}")`);
+    return fallback;
+  }
+
+  /** A wall-clock time, HH:MM (24-hour). */
+  localTime(name: string, fallback: LocalTime): LocalTime {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    const match = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(raw);
+    if (match) return { hour: Number(match[1]), minute: Number(match[2]) };
+    this.problems.push(`${name} must be a time of day as HH:MM, 24-hour, e.g. 08:00 (got "${raw}")`);
     return fallback;
   }
 
@@ -327,7 +349,10 @@ export function loadCoreConfig(env: Env): CoreConfig {
  * required unless the caller opts into the bundled simulator: a bot serving agents must never fall
  * back to sample data because UISP_URL was forgotten.
  */
-export function loadAppConfig(env: Env, { simulator = false }: { simulator?: boolean } = {}): { core: CoreConfig; slack: SlackConfig; events: EventsConfig; ops: OpsConfig } {
+export function loadAppConfig(
+  env: Env,
+  { simulator = false }: { simulator?: boolean } = {},
+): { core: CoreConfig; slack: SlackConfig; events: EventsConfig; ops: OpsConfig; digest: DigestConfig | undefined } {
   const reader = new EnvReader(env);
   const core = readCore(reader);
   if (!core.uisp.url && !simulator && !reader.problems.some((p) => p.startsWith('UISP_URL'))) {
@@ -362,8 +387,12 @@ export function loadAppConfig(env: Env, { simulator = false }: { simulator?: boo
   if (ops.port !== 0 && (ops.port === events.webhookPort || (!appToken && ops.port === slack.port))) {
     reader.problems.push(`OPS_PORT must differ from ${ops.port === events.webhookPort ? 'WEBHOOK_PORT' : 'PORT'} (${ops.port}): /metrics and /healthz have a listener of their own`);
   }
+  // DIGEST_TIME is checked even without a channel: a typo is reported before the channel is added.
+  const digestTime = reader.localTime('DIGEST_TIME', { hour: 8, minute: 0 });
+  const digestChannelId = reader.string('DIGEST_CHANNEL_ID');
+  const digest = digestChannelId ? { channelId: digestChannelId, time: digestTime } : undefined;
   if (reader.problems.length) throw new ConfigError(reader.problems);
-  return { core, slack, events, ops };
+  return { core, slack, events, ops, digest };
 }
 
 /** Where the CLI posts its audit records in Slack: the bot's token, the audit channel and the API base. */

@@ -10,6 +10,7 @@ import type { SuspensionAction, SuspensionOutcome, SuspensionRefusal } from '../
 import { clientDisplayName } from '../services/uisp/crm-client.js';
 import type { Client, Payment, PaymentMethod, Service, SuspensionReason } from '../services/uisp/schemas.js';
 import { displayNote } from '../services/payments.js';
+import { isQuiet, type Digest } from '../services/digest/build.js';
 
 export interface ClientJson {
   id: number;
@@ -276,6 +277,15 @@ export function deviceLookupJson(lookup: DeviceLookup): DeviceLookupJson {
   if (lookup.kind === 'none') return { type: 'none', query: lookup.query };
   const { card } = lookup;
   return { type: 'device', device: deviceStateJson(card.device), site: card.site, client: card.client, gaps: card.gaps, activate: prefillJson(card.activate) };
+}
+
+// ---------- digest ----------
+
+/** `digest --json`: the day's digest as the services build it, and whether it is a quiet day. */
+export type DigestJson = Digest & { quiet: boolean };
+
+export function digestJson(digest: Digest): DigestJson {
+  return { ...digest, quiet: isQuiet(digest) };
 }
 
 // ---------- errors (every command) ----------

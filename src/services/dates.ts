@@ -47,6 +47,23 @@ export function midnightIn(date: string, timeZone: string): string {
 
 const DAY_MS = 86_400_000;
 
+/** The instants a calendar day of `timeZone` spans: from its first instant to the next day's (23 or 25 h across a DST change). */
+export function dayBoundsIn(date: string, timeZone: string): { start: Date; end: Date } {
+  return { start: new Date(Date.parse(midnightIn(date, timeZone))), end: new Date(Date.parse(midnightIn(daysBefore(date, -1), timeZone))) };
+}
+
+/**
+ * The instant a wall-clock time of a calendar day shows in `timeZone`. Offsets are read at that time,
+ * not at midnight, so a DST change overnight does not move it by an hour; a time a change skips comes
+ * out an hour later, as a wall clock reads it.
+ */
+export function instantIn(date: string, { hour, minute }: { hour: number; minute: number }, timeZone: string): Date {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const wallClock = Date.UTC(year, month - 1, day, hour, minute);
+  const guess = wallClock - offsetMinutes(timeZone, wallClock) * 60_000;
+  return new Date(wallClock - offsetMinutes(timeZone, guess) * 60_000);
+}
+
 /** Minutes the zone's wall clock is ahead of UTC at this instant (negative west of Greenwich). */
 function offsetMinutes(timeZone: string, instant: number): number {
   const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' })

@@ -63,13 +63,25 @@ export interface AuditReadOptions {
 }
 
 /** The audit records SubOps wrote to the channel, newest first, a page of 200 messages at a time. */
-export async function* auditRecords(client: webApi.WebClient, channelId: string, self: BotIdentity, { pages, oldest }: AuditReadOptions): AsyncGenerator<AuditMessage> {
+export async function* auditRecords(client: webApi.WebClient, channelId: string, self: BotIdentity, options: AuditReadOptions): AsyncGenerator<AuditMessage> {
+  for await (const { ts, payload } of ownMessages(client, channelId, self, [AUDIT_EVENT_TYPE], options)) yield { ts, payload };
+}
+
+/** SubOps' own messages in the channel whose metadata is one of `eventTypes`, newest first. */
+export async function* ownMessages(
+  client: webApi.WebClient,
+  channelId: string,
+  self: BotIdentity,
+  eventTypes: readonly string[],
+  { pages, oldest, latest }: AuditReadOptions & { latest?: string | undefined },
+): AsyncGenerator<AuditMessage & { eventType: string }> {
   let cursor: string | undefined;
   for (let page = 0; page < pages; page++) {
-    const history = await client.conversations.history({ channel: channelId, include_all_metadata: true, limit: 200, ...(oldest && { oldest }), ...(cursor && { cursor }) });
+    const history = await client.conversations.history({ channel: channelId, include_all_metadata: true, limit: 200, ...(oldest && { oldest }), ...(latest && { latest }), ...(cursor && { cursor }) });
     for (const message of history.messages ?? []) {
-      if (!message.ts || message.metadata?.event_type !== AUDIT_EVENT_TYPE || !writtenBySubOps(message, self)) continue;
-      yield { ts: message.ts, payload: message.metadata.event_payload as Record<string, unknown> };
+      const eventType = message.metadata?.event_type;
+      if (!message.ts || !eventType || !eventTypes.includes(eventType) || !writtenBySubOps(message, self)) continue;
+      yield { ts: message.ts, eventType, payload: message.metadata!.event_payload as Record<string, unknown> };
     }
     cursor = history.response_metadata?.next_cursor || undefined;
     if (!history.has_more || !cursor) return;

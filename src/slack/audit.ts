@@ -8,8 +8,13 @@
 import type { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { Auditor, logAuditSink, type AuditEntry, type AuditSink } from '../services/audit.js';
-import { auditMessage, auditMetadata } from '../views/audit.js';
+import type { TrailMessage } from '../services/digest/build.js';
+import type { AuditSource } from '../services/digest/read.js';
+import { AUDIT_EVENT_TYPE, auditMessage, auditMetadata } from '../views/audit.js';
+import { LATE_DUPLICATE_EVENT_TYPE } from '../views/duplicates.js';
+import { ownMessages, ownPermalink } from './audit-trail.js';
 import { errorSummary } from './errors.js';
+import type { BotIdentity } from './startup.js';
 
 /** Posts each record to the audit channel; throws when Slack refuses (the Auditor reports it). */
 export function slackAuditSink(client: webApi.WebClient, channelId: string): AuditSink {
@@ -54,4 +59,25 @@ async function permalinkOf(client: webApi.WebClient, thread: { channel: string; 
     logger.warn({ err: errorSummary(error) }, 'could not get a permalink for the audit message');
     return undefined;
   }
+}
+
+/** The kinds of SubOps' audit-channel messages the digest reads, by their metadata event type. */
+const TRAIL_KINDS: Record<string, TrailMessage['kind']> = { [AUDIT_EVENT_TYPE]: 'audit', [LATE_DUPLICATE_EVENT_TYPE]: 'late-duplicate' };
+
+/** Pages of 200 messages read for one digest: a day's audit trail and what came after it. */
+const DIGEST_PAGES = 50;
+
+/**
+ * The audit channel as the digest reads it (the bot's and the CLI's): only messages SubOps wrote, and a
+ * thread link only when it is one of this workspace's own permalinks.
+ */
+export function auditTrailSource(client: webApi.WebClient, channelId: string, identity: BotIdentity): AuditSource {
+  return async function* (from, to) {
+    const bounds = { pages: DIGEST_PAGES, oldest: (from.getTime() / 1000).toFixed(6), latest: (to.getTime() / 1000).toFixed(6) };
+    for await (const { ts, eventType, payload } of ownMessages(client, channelId, identity, Object.keys(TRAIL_KINDS), bounds)) {
+      const { permalink, ...facts } = payload;
+      const own = ownPermalink(permalink, identity);
+      yield { ts, kind: TRAIL_KINDS[eventType]!, payload: own ? { ...facts, permalink: own } : facts };
+    }
+  };
 }
