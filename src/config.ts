@@ -103,6 +103,8 @@ export interface EventsConfig {
   linkWatchIntervalMs: number;
   /** How long after an activation an unlinked site gets its one reminder. */
   linkReminderMs: number;
+  /** A webhook event given up on is posted to the audit channel (for the daily digest's "needs a person"): on with DIGEST_CHANNEL_ID. */
+  failureNotices: boolean;
 }
 
 /** Where GET /metrics and GET /healthz are served: a listener of their own, loopback only by default. */
@@ -378,6 +380,7 @@ export function loadAppConfig(
     paymentWindowMs: reader.positiveNumber('WEBHOOK_PAYMENT_WINDOW_HOURS', 24) * 3_600_000,
     linkWatchIntervalMs: reader.positiveNumber('LINK_WATCH_INTERVAL_S', 60) * 1000,
     linkReminderMs: reader.positiveNumber('LINK_REMINDER_HOURS', 24) * 3_600_000,
+    failureNotices: reader.string('DIGEST_CHANNEL_ID') !== undefined,
   };
   const ops: OpsConfig = {
     port: reader.int('OPS_PORT', DEFAULT_OPS_PORT, { max: 65_535 }),

@@ -75,15 +75,22 @@ export function auditLine(record: AuditRecord): string {
   return `Audit: ${record.action} by ${who}: ${record.result}`;
 }
 
-/** Bolt (and its WebClient) load only when the audit channel is configured: most CLI runs never need them. */
-async function slackSink(channel: AuditChannelConfig, logger: ReturnType<typeof createLogger>): Promise<AuditSink> {
-  const [{ webApi }, { boltLogger }, { slackAuditSink }] = await Promise.all([import('@slack/bolt'), import('../slack/logging.js'), import('../slack/audit.js')]);
-  const client = new webApi.WebClient(channel.botToken, {
+/**
+ * The CLI's Slack Web API client for the audit channel. Bolt (and its WebClient) load only when the
+ * audit channel is configured: most CLI runs never need them.
+ */
+export async function auditChannelClient(channel: AuditChannelConfig, logger: ReturnType<typeof createLogger>) {
+  const [{ webApi }, { boltLogger }] = await Promise.all([import('@slack/bolt'), import('../slack/logging.js')]);
+  return new webApi.WebClient(channel.botToken, {
     ...(channel.apiUrl && { slackApiUrl: `${channel.apiUrl}/` }),
     logger: boltLogger(logger),
     // A person is waiting at the terminal: a few quick retries, not the default half hour.
     retryConfig: { retries: 2, factor: 2, minTimeout: 250, maxTimeout: 2_000 },
     timeout: 10_000,
   });
+}
+
+async function slackSink(channel: AuditChannelConfig, logger: ReturnType<typeof createLogger>): Promise<AuditSink> {
+  const [client, { slackAuditSink }] = await Promise.all([auditChannelClient(channel, logger), import('../slack/audit.js')]);
   return slackAuditSink(client, channel.channelId);
 }

@@ -30,7 +30,7 @@ export function quietDayLine(digest: Pick<Digest, 'date'>): string {
 
 /** Said when the digest was built without the audit channel (no AUDIT_CHANNEL_ID, or the CLI without SLACK_BOT_TOKEN). */
 export const AUDIT_PARTS_MISSING =
-  'Not included: activations, suspensions, lifted suspensions and late duplicates, which are read from the audit channel (SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID). Shown: payments and sites awaiting the CRM link, from UISP.';
+  'Not included: activations, suspensions, lifted suspensions, late duplicates and failed UISP events, which are read from the audit channel (SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID). Shown: payments and sites awaiting the CRM link, from UISP.';
 
 /** The parts with something to tell, in the order they are shown; none on a quiet day. */
 export function digestParts(digest: Digest): DigestPart[] {
@@ -56,7 +56,10 @@ export function digestParts(digest: Digest): DigestPart[] {
   if (audit) {
     add(
       'Needs a person',
-      audit.lateDuplicates.map((found) => ({ text: `Late duplicate ${found.record}${found.lateIds.length > 1 ? 's' : ''} ${found.lateIds.map((id) => `#${id}`).join(', ')} of client #${found.clientId} (kept #${found.keptId}): see its notice in the audit channel` })),
+      [
+        ...audit.lateDuplicates.map((found) => ({ text: `Late duplicate ${found.record}${found.lateIds.length > 1 ? 's' : ''} ${found.lateIds.map((id) => `#${id}`).join(', ')} of client #${found.clientId} (kept #${found.keptId}): see its notice in the audit channel` })),
+        ...audit.failedWebhooks.map((failed) => ({ text: `UISP event ${failed.uuid}${failed.event === 'unknown' ? '' : ` (${failed.event})`} could not be processed: check the change in UISP` })),
+      ],
     );
   }
   return parts;

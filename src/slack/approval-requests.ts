@@ -1,5 +1,5 @@
 /**
- * Approval requests kept in Slack, not in a database of SubOps' own: each request is a message SubOps
+ * Approval requests kept in Slack (their shape: ApprovalRequestSchema in ./metadata.ts), not in a database of SubOps' own: each request is a message SubOps
  * posts in the approvals channel, carrying the whole request (who asked, what exactly, until when) in
  * its metadata; each decision is a reply in its thread, claimed with claimFirst so that one decision
  * stands even when two approvers, or two replicas, act at the same moment. After a restart, on any
@@ -9,65 +9,18 @@
 import type { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { ApprovalReasonSchema, type Decision } from '../services/approvals.js';
+import type { Decision } from '../services/approvals.js';
 import { writtenBySubOps } from './audit-trail.js';
 import { claimFirst, readClaims, type ClaimMessage, type ClaimOutcome } from './first-claim.js';
-import { ActivationRequestSchema, ConfirmedDeletesSchema, ConfirmedMoveSchema, OriginSchema } from './metadata.js';
+import { ApprovalRequestSchema, type ApprovalRequest, type StoredRequest } from './metadata.js';
 import type { BotIdentity } from './startup.js';
 
 export const APPROVAL_REQUEST_EVENT = 'subops_approval_request';
 export const APPROVAL_DECISION_EVENT = 'subops_approval_decision';
 
-/** The confirmed operation, exactly as the requester confirmed it: what runs on approval, after a fresh read. */
-export const ApprovedOperationSchema = z.discriminatedUnion('kind', [
-  z.object({
-    kind: z.literal('activation'),
-    request: ActivationRequestSchema,
-    confirmedDeletes: ConfirmedDeletesSchema,
-    confirmedMove: ConfirmedMoveSchema.optional(),
-    confirmedClientId: z.number().int().optional(),
-  }),
-  z.object({
-    kind: z.literal('suspension'),
-    action: z.enum(['suspend', 'unsuspend']),
-    serviceId: z.number().int().positive(),
-    reasonId: z.number().int().optional(),
-    /** The service's CRM status when the request was made: a different one on approval stops the run. */
-    status: z.number().int(),
-    clientName: z.string(),
-  }),
-  z.object({
-    kind: z.literal('payment'),
-    input: z.object({ clientId: z.number().int().positive(), amount: z.number().positive(), method: z.string().optional(), note: z.string().optional() }),
-    clientName: z.string(),
-    currency: z.string().optional(),
-  }),
-]);
-export type ApprovedOperation = z.infer<typeof ApprovedOperationSchema>;
-
-export const ApprovalRequestSchema = z.object({
-  /** Names the request in its decisions' claims. */
-  id: z.string().min(1),
-  requester: z.string().min(1),
-  /** Where the requester acted: the approved operation reports there, as it would have. */
-  origin: OriginSchema,
-  requestedAt: z.number().int(),
-  expiresAt: z.number().int(),
-  reasons: z.array(ApprovalReasonSchema).min(1),
-  operation: ApprovedOperationSchema,
-});
-export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
-
 /** The request message's metadata: the request as one JSON string (Slack keeps metadata values flat). */
 export function requestMetadata(request: ApprovalRequest): { event_type: string; event_payload: Record<string, string> } {
   return { event_type: APPROVAL_REQUEST_EVENT, event_payload: { request: JSON.stringify(ApprovalRequestSchema.parse(request)) } };
-}
-
-/** A request as read back from Slack: where its message is. */
-export interface StoredRequest {
-  channel: string;
-  ts: string;
-  request: ApprovalRequest;
 }
 
 interface SlackMessageLike {

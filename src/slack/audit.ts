@@ -12,6 +12,7 @@ import type { TrailMessage } from '../services/digest/build.js';
 import type { AuditSource } from '../services/digest/read.js';
 import { AUDIT_EVENT_TYPE, auditMessage, auditMetadata } from '../views/audit.js';
 import { LATE_DUPLICATE_EVENT_TYPE } from '../views/duplicates.js';
+import { UISP_CHANGE_EVENT_TYPE, WEBHOOK_FAILED_EVENT_TYPE } from '../views/uisp-changes.js';
 import { ownMessages, ownPermalink } from './audit-trail.js';
 import { errorSummary } from './errors.js';
 import type { BotIdentity } from './startup.js';
@@ -62,7 +63,12 @@ async function permalinkOf(client: webApi.WebClient, thread: { channel: string; 
 }
 
 /** The kinds of SubOps' audit-channel messages the digest reads, by their metadata event type. */
-const TRAIL_KINDS: Record<string, TrailMessage['kind']> = { [AUDIT_EVENT_TYPE]: 'audit', [LATE_DUPLICATE_EVENT_TYPE]: 'late-duplicate' };
+const TRAIL_KINDS: Record<string, TrailMessage['kind']> = {
+  [AUDIT_EVENT_TYPE]: 'audit',
+  [LATE_DUPLICATE_EVENT_TYPE]: 'late-duplicate',
+  [UISP_CHANGE_EVENT_TYPE]: 'uisp-change',
+  [WEBHOOK_FAILED_EVENT_TYPE]: 'webhook-failed',
+};
 
 /** Pages of 200 messages read for one digest: a day's audit trail and what came after it. */
 const DIGEST_PAGES = 50;

@@ -4,6 +4,7 @@
  * command without any server-side session. Parsed with zod because it comes back over the wire.
  */
 import { z } from 'zod';
+import { ApprovalReasonSchema } from '../services/approvals.js';
 import { LIMITS } from '../views/limits.js';
 
 /** Where a command ran: progress is posted there; response_url reaches the agent even where the bot is not a member. */
@@ -103,6 +104,53 @@ export const RemoveDuplicateValueSchema = z.discriminatedUnion('record', [
   z.object({ clientId: z.number().int().positive(), record: z.literal('site'), keptId: z.string().min(1), duplicateId: z.string().min(1) }),
 ]);
 export type RemoveDuplicateValue = z.infer<typeof RemoveDuplicateValueSchema>;
+
+/** The confirmed operation, exactly as the requester confirmed it: what runs on approval, after a fresh read. */
+export const ApprovedOperationSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('activation'),
+    request: ActivationRequestSchema,
+    confirmedDeletes: ConfirmedDeletesSchema,
+    confirmedMove: ConfirmedMoveSchema.optional(),
+    confirmedClientId: z.number().int().optional(),
+  }),
+  z.object({
+    kind: z.literal('suspension'),
+    action: z.enum(['suspend', 'unsuspend']),
+    serviceId: z.number().int().positive(),
+    reasonId: z.number().int().optional(),
+    /** The service's CRM status when the request was made: a different one on approval stops the run. */
+    status: z.number().int(),
+    clientName: z.string(),
+  }),
+  z.object({
+    kind: z.literal('payment'),
+    input: z.object({ clientId: z.number().int().positive(), amount: z.number().positive(), method: z.string().optional(), note: z.string().optional() }),
+    clientName: z.string(),
+    currency: z.string().optional(),
+  }),
+]);
+export type ApprovedOperation = z.infer<typeof ApprovedOperationSchema>;
+
+export const ApprovalRequestSchema = z.object({
+  /** Names the request in its decisions' claims. */
+  id: z.string().min(1),
+  requester: z.string().min(1),
+  /** Where the requester acted: the approved operation reports there, as it would have. */
+  origin: OriginSchema,
+  requestedAt: z.number().int(),
+  expiresAt: z.number().int(),
+  reasons: z.array(ApprovalReasonSchema).min(1),
+  operation: ApprovedOperationSchema,
+});
+export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
+
+/** A request as read back from Slack: where its message is. */
+export interface StoredRequest {
+  channel: string;
+  ts: string;
+  request: ApprovalRequest;
+}
 
 /** Checked against the schema that will read it back, so writer and reader cannot drift apart. */
 export function encodeMetadata<T>(schema: z.ZodType<T>, value: T): string {

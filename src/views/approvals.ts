@@ -4,7 +4,7 @@
  * the decision and outcome replies in its thread, the requester's modal, and the Home tab's lists.
  */
 import type { ApprovalReason, Decision } from '../services/approvals.js';
-import type { ApprovalRequest, ApprovedOperation, StoredRequest } from '../slack/approval-requests.js';
+import type { ApprovalRequest, ApprovedOperation, StoredRequest } from '../slack/metadata.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { fullName } from './activation.js';
 import { channelLink, formatMoney, mention } from './format.js';

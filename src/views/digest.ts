@@ -24,6 +24,6 @@ export function digestMessage(digest: Digest): SlackMessage {
 }
 
 function lineText({ text, by, permalink }: DigestLine): string {
-  const who = by ? ` — ${by.actorVia === 'slack' ? mention(by.actor) : `${escapeMrkdwn(by.actor)} (CLI)`}` : '';
+  const who = !by ? '' : by.actorVia === 'uisp' ? ' — in UISP' : ` — ${by.actorVia === 'slack' ? mention(by.actor) : `${escapeMrkdwn(by.actor)} (CLI)`}`;
   return `• ${escapeMrkdwn(text)}${who}${permalink ? ` · ${link(permalink, 'thread')}` : ''}`;
 }

@@ -6,7 +6,7 @@
 import { EVERY_ACTION, type AccessAction } from '../services/access.js';
 import type { types } from '@slack/bolt';
 import type { MissingLink } from '../services/lookups/index.js';
-import type { StoredRequest } from '../slack/approval-requests.js';
+import type { StoredRequest } from '../slack/metadata.js';
 import { pendingApprovalBlocks } from './approvals.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { link, mention } from './format.js';

@@ -54,6 +54,23 @@ export function changeLine({ change }: ChangeNotice, options: ChangeViewOptions)
 
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
+/** Metadata event types of the notices: what the daily digest reads back (src/services/digest/build.ts). */
+export const UISP_CHANGE_EVENT_TYPE = 'subops_uisp_change';
+export const WEBHOOK_FAILED_EVENT_TYPE = 'subops_webhook_failed';
+
+/** The notice's metadata: which change, of which event, on which service and client. */
+export function changeMetadata({ change, event }: ChangeNotice): { event_type: string; event_payload: Record<string, string | number> } {
+  const clientId = 'service' in change ? change.service.clientId : 'payment' in change ? change.payment.clientId : change.client.id;
+  const ids = { ...('service' in change && { serviceId: change.service.id }), ...(clientId != null && { clientId }) };
+  return { event_type: UISP_CHANGE_EVENT_TYPE, event_payload: { change: change.kind, uuid: event.uuid, ...ids } };
+}
+
+/** A webhook event SubOps gave up on: someone should look at the change in UISP. */
+export function webhookFailedNotice({ uuid, entity }: { uuid: string; entity: string }): SlackMessage & { metadata: { event_type: string; event_payload: Record<string, string> } } {
+  const text = `:warning: SubOps could not process UISP event \`${escapeMrkdwn(uuid)}\`${entity === 'unknown' ? '' : ` (${escapeMrkdwn(entity)})`}: UISP did not answer. It is processed if UISP sends it again; meanwhile check the change in UISP.`;
+  return { ...message(text, [section(text)]), metadata: { event_type: WEBHOOK_FAILED_EVENT_TYPE, event_payload: { uuid, event: entity } } };
+}
+
 /** The message: the line, the event's reference, and for a payment by a suspended client the Unsuspend buttons. */
 export function changeNotice(notice: ChangeNotice, options: ChangeViewOptions): SlackMessage {
   const line = changeLine(notice, options);

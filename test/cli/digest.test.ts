@@ -14,7 +14,7 @@ import { runCli } from './support.js';
 
 const BOT_TOKEN = 'xoxb-cli-digest-SECRET-21';
 const AUDIT_CHANNEL = 'C0AUDIT';
-const MISSING = 'Not included: activations, suspensions, lifted suspensions and late duplicates, which are read from the audit channel (SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID).';
+const MISSING = 'Not included: activations, suspensions, lifted suspensions, late duplicates and failed UISP events, which are read from the audit channel (SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID).';
 
 let sim: RunningSimulator;
 let fake: FakeSlack | undefined;
@@ -126,6 +126,7 @@ describe('subops digest with the audit channel', () => {
       suspensions: [{ serviceId: 101, clientId: 1001, actor: 'alice', actorVia: 'cli', summary: 'suspend service #101: CRM status now Suspended', permalink: null }],
       lifts: [],
       lateDuplicates: [],
+      failedWebhooks: [],
     });
   });
 

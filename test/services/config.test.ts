@@ -127,12 +127,15 @@ describe('webhooks and the link watch', () => {
       paymentWindowMs: 24 * 3_600_000,
       linkWatchIntervalMs: 60_000,
       linkReminderMs: 24 * 3_600_000,
+      failureNotices: false,
     });
+    // Failed webhook events are posted to the audit channel only for the daily digest.
+    expect(loadAppConfig({ ...base, DIGEST_CHANNEL_ID: 'C0DIGEST' }).events.failureNotices).toBe(true);
   });
 
   it('reads WEBHOOK_PORT, WEBHOOK_TOKEN, WEBHOOK_RATE_PER_MINUTE, WEBHOOK_PAYMENT_WINDOW_HOURS, LINK_WATCH_INTERVAL_S and LINK_REMINDER_HOURS', () => {
     const { events } = loadAppConfig({ ...base, WEBHOOK_PORT: '3001', WEBHOOK_TOKEN: 'hook', WEBHOOK_RATE_PER_MINUTE: '60', WEBHOOK_PAYMENT_WINDOW_HOURS: '1.5', LINK_WATCH_INTERVAL_S: '0.5', LINK_REMINDER_HOURS: '2' });
-    expect(events).toEqual({ webhookPort: 3001, webhookToken: 'hook', webhookRatePerMinute: 60, paymentWindowMs: 1.5 * 3_600_000, linkWatchIntervalMs: 500, linkReminderMs: 2 * 3_600_000 });
+    expect(events).toEqual({ webhookPort: 3001, webhookToken: 'hook', webhookRatePerMinute: 60, paymentWindowMs: 1.5 * 3_600_000, linkWatchIntervalMs: 500, linkReminderMs: 2 * 3_600_000, failureNotices: false });
   });
 
   it('names each bad value', () => {

@@ -79,6 +79,29 @@ describe('buildDigest', () => {
     expect(digest.audit!.lateDuplicates).toEqual([{ record: 'service', clientId: 1004, keptId: '2001', lateIds: ['2002', '2003'] }]);
   });
 
+  it('suspensions and lifts made in UISP itself come from the UISP-change notices, marked as such', () => {
+    const uuid = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
+    const digest = build([
+      { ts: tsAt(7), kind: 'uisp-change', payload: { change: 'service-suspended', uuid: uuid(1), serviceId: 103, clientId: 1003 } },
+      { ts: tsAt(7.5), kind: 'uisp-change', payload: { change: 'service-unsuspended', uuid: uuid(2), serviceId: 104, clientId: 1005 } },
+      { ts: tsAt(8), kind: 'uisp-change', payload: { change: 'payment-added', uuid: uuid(3), clientId: 1005 } },
+      { ts: tsAt(-3), kind: 'uisp-change', payload: { change: 'service-suspended', uuid: uuid(4), serviceId: 101, clientId: 1001 } },
+    ]);
+    expect(digest.audit!.suspensions).toEqual([{ serviceId: 103, clientId: 1003, actor: 'UISP', actorVia: 'uisp', summary: '', permalink: null }]);
+    expect(digest.audit!.lifts).toEqual([{ serviceId: 104, clientId: 1005, actor: 'UISP', actorVia: 'uisp', summary: '', permalink: null }]);
+  });
+
+  it('webhook events SubOps gave up on need a person, unless UISP sent them again and they were processed since', () => {
+    const digest = build([
+      { ts: tsAt(5), kind: 'webhook-failed', payload: { uuid: 'aaaaaaaa-0000-4000-8000-000000000001', event: 'service' } },
+      { ts: tsAt(6), kind: 'webhook-failed', payload: { uuid: 'aaaaaaaa-0000-4000-8000-000000000002', event: 'unknown' } },
+      { ts: tsAt(6.5), kind: 'webhook-failed', payload: { uuid: 'aaaaaaaa-0000-4000-8000-000000000002', event: 'unknown' } },
+      { ts: tsAt(9), kind: 'uisp-change', payload: { change: 'service-suspended', uuid: 'aaaaaaaa-0000-4000-8000-000000000001', serviceId: 103 } },
+    ]);
+    expect(digest.audit!.failedWebhooks).toEqual([{ uuid: 'aaaaaaaa-0000-4000-8000-000000000002', event: 'unknown' }]);
+    expect(isQuiet(build([{ ts: tsAt(5), kind: 'webhook-failed', payload: { uuid: 'x', event: 'payment' } }]))).toBe(false);
+  });
+
   it('payments of the local day: count and total per currency and per method (by name), summed to the cent', () => {
     const digest = build(null, [
       payment(1, '2025-03-04T04:00:00+0000', 0.1, 'GYD', 'cash-id'),

@@ -180,11 +180,14 @@ describe('WebhookProcessor: a UISP error while processing', () => {
     expect(outcomes).toEqual(['ignored']);
   });
 
-  it('after the last attempt the event is counted failed and forgotten, so a later delivery is processed', async () => {
+  it('after the last attempt the event is counted failed, told to the failure listeners and forgotten, so a later delivery is processed', async () => {
     const { webhooks, asked, outcomes } = processor(3);
+    const failures: unknown[] = [];
+    webhooks.onFailure((failure) => void failures.push(failure));
     webhooks.receive({ uuid });
     await webhooks.idle();
     expect(outcomes).toEqual(['failed']);
+    expect(failures).toEqual([{ uuid, entity: 'unknown' }]);
     expect(webhooks.receive({ uuid })).toBe('accepted');
     await webhooks.idle();
     expect(asked).toHaveLength(4);

@@ -227,31 +227,30 @@ describe('other kinds', () => {
   });
 
 
-  it('a payment above APPROVAL_PAYMENT_ABOVE waits for approval, then is recorded once', async () => {
-    await start();
-    await h.command('/payments', 'add 1005 150000');
+  /** `/payments add` through the form, until the modal says what became of it. */
+  async function pay(amount: string, outcome: string) {
+    await h.command('/payments', `add 1005 ${amount}`);
     const { id } = await h.openedView();
     await h.fake.waitFor('views.update', (call) => call.args.view_id === id);
-    await h.submit(id, inputs({ client: '1005', amount: '150000' }));
-    await h.viewBecomes(id, 'subops_info', 'Sent for approval');
+    await h.submit(id, inputs({ client: '1005', amount }));
+    await h.viewBecomes(id, 'subops_info', outcome);
     await h.settled();
+  }
+
+  it('a payment above APPROVAL_PAYMENT_ABOVE waits for approval, then is recorded once', async () => {
+    await start();
+    await pay('150000', 'Sent for approval');
     expect(h.uisp.writes()).toEqual([]);
     expect(shown(requestMessage())).toContain('is above the approval limit of');
     await click('Approve', LEAD);
     await h.settled();
     expect(h.uisp.writes()).toEqual(['POST /crm/api/v1.0/payments']);
-    // A second delivery of the same approval records nothing new.
     expect(thread().at(-1)!.text).toContain(':white_check_mark: Recorded payment');
   });
 
   it('a payment at or below the limit is recorded at once, as before', async () => {
     await start();
-    await h.command('/payments', 'add 1005 500');
-    const { id } = await h.openedView();
-    await h.fake.waitFor('views.update', (call) => call.args.view_id === id);
-    await h.submit(id, inputs({ client: '1005', amount: '500' }));
-    await h.viewBecomes(id, 'subops_info');
-    await h.settled();
+    await pay('500', 'Recorded');
     expect(h.uisp.writes()).toEqual(['POST /crm/api/v1.0/payments']);
     expect(h.fake.messages(APPROVALS)).toEqual([]);
   });

@@ -17,6 +17,7 @@ import { createLateDuplicateNotices } from '../../src/slack/duplicate-notices.js
 import type { BotIdentity } from '../../src/slack/startup.js';
 import { WorkTracker } from '../../src/slack/work.js';
 import { DIGEST_EVENT_TYPE } from '../../src/views/digest.js';
+import { changeMetadata, changeNotice, webhookFailedNotice } from '../../src/views/uisp-changes.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
 import { expectValidMessage } from './block-kit.js';
 
@@ -113,6 +114,10 @@ describe('the digest of a seeded day', () => {
       'activation',
     );
     await work.idle();
+    // A suspension made in UISP itself (its change notice), and a webhook event SubOps gave up on.
+    const suspendedInUisp = { change: { kind: 'service-suspended', service: { id: 103, clientId: 1003 }, client: null }, event: { uuid: 'c0ffee00-0000-4000-8000-000000000002' } } as never;
+    await client.chat.postMessage({ channel: AUDIT, ...changeNotice(suspendedInUisp, { crmClientUrl: (id) => `https://uisp.example.net/crm/client/${id}` }), metadata: changeMetadata(suspendedInUisp) });
+    await client.chat.postMessage({ channel: AUDIT, ...webhookFailedNotice({ uuid: 'c0ffee00-0000-4000-8000-000000000001', entity: 'payment' }) });
 
     const endpoint = data.sites.find((site) => site.identification.name === 'Marcus Baptiste')!;
     data.sites.push({
@@ -125,7 +130,7 @@ describe('the digest of a seeded day', () => {
     return { done, stuck };
   }
 
-  it('posts one message with every part: activations (linked to their threads), suspensions, lifts, payments per currency and per method, pending links, late duplicates', async () => {
+  it('posts one message with every part: activations (linked to their threads), suspensions and lifts (in UISP too), payments per currency and per method, pending links, late duplicates, failed UISP events', async () => {
     const { done, stuck } = await seedDay();
     const timer = new HeldTimer();
     const schedule = startDailyDigest({ client, identity, logger, settings: { channelId: DIGEST, time: EIGHT }, timeZone: ZONE, services: uisp!.services, auditChannelId: AUDIT, now: () => tomorrowAtEight, timer });
@@ -143,13 +148,15 @@ describe('the digest of a seeded day', () => {
     expect(text).toContain('*Activations failed and not retried since (1)*');
     expect(text).toContain(`• Activation failed at the site step: UISP answered 503. — <@U0AGENT> · <${stuck.permalink}|thread>`);
     expect(text).not.toContain('Activation failed at the service step');
-    expect(text).toContain('*Suspensions (1)*\\n• Service #101 of client #1001 — <@U0AGENT>');
+    expect(text).toContain('*Suspensions (2)*\\n• Service #101 of client #1001 — <@U0AGENT>\\n• Service #103 of client #1003 — in UISP');
     expect(text).toContain('*Suspensions lifted (1)*\\n• Service #104 of client #1005 — alice (CLI)');
     expect(text).toContain(
       '*Payments (3)*\\n• Total: 2 payments, GYD 30,000.00\\n• Total: 1 payment, USD 150.00\\n• Cash: 2 payments, GYD 30,000.00\\n• Check: 1 payment, USD 150.00',
     );
     expect(text).toContain('*Sites awaiting the manual CRM link (1)*\\n• NMS site \\"Ada Lovelace\\" of client #1010');
-    expect(text).toContain('*Needs a person (1)*\\n• Late duplicate service #2004 of client #1004 (kept #2003): see its notice in the audit channel');
+    expect(text).toContain(
+      '*Needs a person (2)*\\n• Late duplicate service #2004 of client #1004 (kept #2003): see its notice in the audit channel\\n• UISP event c0ffee00-0000-4000-8000-000000000001 (payment) could not be processed: check the change in UISP',
+    );
     // The next one is tomorrow's: due in 24 hours.
     expect(timer.next?.ms).toBe(24 * 3_600_000);
   });

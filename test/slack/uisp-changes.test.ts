@@ -35,6 +35,8 @@ describe('changes made in UISP outside SubOps', () => {
     expect(line!.text).toBe(`:double_vertical_bar: Service #101 (Standard Monthly) of client <${h.uisp.sim.url}/crm/client/1001|#1001 Marcus Baptiste> was *suspended* in UISP, outside SubOps.`);
     expect(shown(line!)).toContain('UISP event service.suspend');
     expect(shown(line!)).not.toContain('uisp_unsuspend');
+    // What the daily digest reads back: a suspension made in UISP itself.
+    expect(line!.metadata).toEqual({ event_type: 'subops_uisp_change', event_payload: { change: 'service-suspended', uuid, serviceId: 101, clientId: 1001 } });
   });
 
   it.each([

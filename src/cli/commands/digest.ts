@@ -10,6 +10,7 @@ import type { Digest } from '../../services/digest/build.js';
 import { readDigest, type AuditSource } from '../../services/digest/read.js';
 import { errorSummary } from '../../slack/errors.js';
 import { parseFlags } from '../args.js';
+import { auditChannelClient } from '../audit.js';
 import { EXIT, UsageError, writeLine, writeText, type CliIo } from '../io.js';
 import { digestJson, errorJson } from '../json.js';
 
@@ -67,7 +68,7 @@ function digestLines(read: Digest): string[] {
 }
 
 function lineText({ text, by, permalink }: DigestLine): string {
-  const who = by ? ` — by ${by.actor}${by.actorVia === 'cli' ? ' (CLI)' : ''}` : '';
+  const who = !by ? '' : by.actorVia === 'uisp' ? ' — in UISP' : ` — by ${by.actor}${by.actorVia === 'cli' ? ' (CLI)' : ''}`;
   return `  ${text}${who}${permalink ? `  ${permalink}` : ''}`;
 }
 
@@ -76,13 +77,7 @@ function lineText({ text, by, permalink }: DigestLine): string {
  * WebClient and the Slack side load only here: most CLI runs never need them.
  */
 async function auditChannel(channel: AuditChannelConfig, logger: ReturnType<typeof createLogger>): Promise<AuditSource> {
-  const [{ webApi }, { auditTrailSource }, { boltLogger }] = await Promise.all([import('@slack/bolt'), import('../../slack/audit.js'), import('../../slack/logging.js')]);
-  const client = new webApi.WebClient(channel.botToken, {
-    ...(channel.apiUrl && { slackApiUrl: `${channel.apiUrl}/` }),
-    logger: boltLogger(logger),
-    retryConfig: { retries: 2, factor: 2, minTimeout: 250, maxTimeout: 2_000 },
-    timeout: 10_000,
-  });
+  const [client, { auditTrailSource }] = await Promise.all([auditChannelClient(channel, logger), import('../../slack/audit.js')]);
   const unreadable = (error: unknown) => {
     const { slackError, message } = errorSummary(error);
     return new AuditChannelUnreadable(`Could not read the audit channel ${channel.channelId} (${slackError ?? message}): check SLACK_BOT_TOKEN and that the bot is a member of AUDIT_CHANNEL_ID.`);

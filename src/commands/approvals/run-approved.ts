@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { paymentAudit } from '../../services/audit-records.js';
 import { changeSentence, errorSentence } from '../../render/activation.js';
-import type { ApprovalRequest } from '../../slack/approval-requests.js';
+import type { ApprovalRequest } from '../../slack/metadata.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure } from '../../slack/errors.js';
 import { runActivation, type RunOutcome } from '../activation/run.js';

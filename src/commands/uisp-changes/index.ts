@@ -16,7 +16,7 @@ import { loadSuspensionTarget, runSuspension } from '../suspension/run.js';
 import { notice } from '../../views/help.js';
 import { ACTION } from '../../views/ids.js';
 import type { Block } from '../../views/kit.js';
-import { changeNotice, UnsuspendValueSchema, unsuspendPressed } from '../../views/uisp-changes.js';
+import { changeMetadata, changeNotice, UnsuspendValueSchema, unsuspendPressed, webhookFailedNotice } from '../../views/uisp-changes.js';
 
 export function register(app: App, deps: ListenerDeps): void {
   const { events, auditChannelId, logger } = deps;
@@ -31,8 +31,14 @@ export function register(app: App, deps: ListenerDeps): void {
       logger.info({ change: change.change.kind, uuid: change.event.uuid }, 'a change was made in UISP (AUDIT_CHANNEL_ID is not set: not posted)');
       return;
     }
-    await app.client.chat.postMessage({ channel: auditChannelId, ...changeNotice(change, { crmClientUrl }), unfurl_links: false });
+    await app.client.chat.postMessage({ channel: auditChannelId, ...changeNotice(change, { crmClientUrl }), metadata: changeMetadata(change), unfurl_links: false });
   });
+  // With the daily digest on, an event given up on is noted where the digest reads ("needs a person").
+  if (auditChannelId && events.settings.failureNotices) {
+    events.webhooks.onFailure(async (failure) => {
+      await app.client.chat.postMessage({ channel: auditChannelId, ...webhookFailedNotice(failure), unfurl_links: false });
+    });
+  }
 
   app.action<BlockButtonAction>(ACTION.uispUnsuspend, onceButton(deps, async ({ ack, body, action, client }) => {
     await ack();

@@ -15,16 +15,16 @@ import type { Payment, PaymentMethod } from '../uisp/schemas.js';
 export interface TrailMessage {
   /** Slack's ts: seconds since the epoch, when the message was posted. */
   ts: string;
-  kind: 'audit' | 'late-duplicate';
+  kind: 'audit' | 'late-duplicate' | 'uisp-change' | 'webhook-failed';
   payload: Record<string, unknown>;
 }
 
 export interface DigestActivity {
   /** Where the operation is shown (its Slack thread), when the record names one SubOps can vouch for. */
   permalink: string | null;
-  /** The Slack user id, or the CLI user's login. */
+  /** The Slack user id, the CLI user's login, or UISP for a change made in UISP itself (its webhook notice). */
   actor: string;
-  actorVia: 'slack' | 'cli';
+  actorVia: 'slack' | 'cli' | 'uisp';
   /** The record's one sentence, as its front end worded it. */
   summary: string;
 }
@@ -71,6 +71,14 @@ export interface AuditParts {
   lifts: DigestSuspension[];
   /** What SubOps found that a person has to look at. */
   lateDuplicates: LateDuplicateItem[];
+  /** UISP webhook events SubOps could not process (UISP did not answer), not processed since. */
+  failedWebhooks: FailedWebhook[];
+}
+
+export interface FailedWebhook {
+  uuid: string;
+  /** e.g. service.suspend, payment.add. */
+  event: string;
 }
 
 export interface Digest {
@@ -115,6 +123,11 @@ const AuditPayload = z.looseObject({
 });
 type AuditPayload = z.output<typeof AuditPayload>;
 
+/** A UISP-change notice's metadata (src/views/uisp-changes.ts): suspensions and lifts made in UISP itself. */
+const UispChangePayload = z.looseObject({ change: z.string(), uuid: z.string(), serviceId: id.optional(), clientId: id.optional() });
+/** A failed webhook event's notice metadata (src/views/uisp-changes.ts). */
+const WebhookFailedPayload = z.looseObject({ uuid: z.string(), event: z.string() });
+
 const LateDuplicatePayload = z.looseObject({ record: z.string(), client_id: id, kept_id: z.union([z.string(), z.number()]).transform(String), late_ids: z.string() });
 
 interface Audited {
@@ -137,23 +150,37 @@ export function buildDigest({ date, timeZone, day, payments, methods, awaitingLi
 /** True when the day has nothing to tell: the digest is one line. */
 export function isQuiet(digest: Digest): boolean {
   const audit = digest.audit;
-  const nothingAudited = !audit || (!audit.activations.done.length && !audit.activations.failed.length && !audit.suspensions.length && !audit.lifts.length && !audit.lateDuplicates.length);
+  const nothingAudited = !audit || (!audit.activations.done.length && !audit.activations.failed.length && !audit.suspensions.length && !audit.lifts.length && !audit.lateDuplicates.length && !audit.failedWebhooks.length);
   return digest.payments.count === 0 && digest.awaitingLink.length === 0 && nothingAudited;
 }
 
 function auditParts(trail: readonly TrailMessage[], inDay: (at: number) => boolean): AuditParts {
   const audited: Audited[] = [];
   const lateDuplicates: LateDuplicateItem[] = [];
+  const inUisp: { change: string; suspension: DigestSuspension }[] = [];
+  const failures: { at: number; failed: FailedWebhook }[] = [];
+  const processed: { at: number; uuid: string }[] = [];
   for (const message of [...trail].sort((a, b) => Number(a.ts) - Number(b.ts))) {
     const at = Number(message.ts) * 1000;
     if (message.kind === 'audit') {
       const record = AuditPayload.safeParse(message.payload);
       if (record.success) audited.push({ at, record: record.data });
+    } else if (message.kind === 'uisp-change') {
+      const notice = UispChangePayload.safeParse(message.payload);
+      if (!notice.success) continue;
+      processed.push({ at, uuid: notice.data.uuid });
+      const { change, serviceId, clientId } = notice.data;
+      if (inDay(at) && serviceId !== undefined) inUisp.push({ change, suspension: { permalink: null, actor: 'UISP', actorVia: 'uisp', summary: '', serviceId, clientId: clientId ?? null } });
+    } else if (message.kind === 'webhook-failed') {
+      const notice = WebhookFailedPayload.safeParse(message.payload);
+      if (notice.success && inDay(at)) failures.push({ at, failed: notice.data });
     } else if (inDay(at)) {
       const notice = LateDuplicatePayload.safeParse(message.payload);
       if (notice.success) lateDuplicates.push({ record: notice.data.record, clientId: notice.data.client_id, keptId: notice.data.kept_id, lateIds: notice.data.late_ids.split(',').filter(Boolean) });
     }
   }
+  // An event UISP sent again and SubOps then processed needs no one; one failed twice is listed once.
+  const failedWebhooks = [...new Map(failures.filter(({ at, failed }) => !processed.some((p) => p.uuid === failed.uuid && p.at > at)).map(({ failed }) => [failed.uuid, failed])).values()];
   const day = audited.filter(({ at }) => inDay(at));
   const activations = day.filter(({ record }) => record.action === 'activate');
   const ofDay = (action: string, result: string) => day.filter(({ record }) => record.action === action && record.result === result).map(({ record }) => suspension(record)).filter((s) => s !== null);
@@ -162,9 +189,10 @@ function auditParts(trail: readonly TrailMessage[], inDay: (at: number) => boole
       done: activations.filter(({ record }) => record.result === 'activated').map(({ record }) => activation(record)),
       failed: activations.filter((failed) => !failed.record.ok && !retriedAfter(failed, audited)).map(({ record }) => activation(record)),
     },
-    suspensions: ofDay('suspend', 'suspended'),
-    lifts: ofDay('unsuspend', 'unsuspended'),
+    suspensions: [...ofDay('suspend', 'suspended'), ...inUisp.filter((c) => c.change === 'service-suspended').map((c) => c.suspension)],
+    lifts: [...ofDay('unsuspend', 'unsuspended'), ...inUisp.filter((c) => c.change === 'service-unsuspended').map((c) => c.suspension)],
     lateDuplicates,
+    failedWebhooks,
   };
 }
 

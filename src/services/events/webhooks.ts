@@ -45,6 +45,8 @@ export type WebhookOutcome = 'notified' | 'own' | 'ignored' | 'stale' | 'duplica
 export type Reception = 'accepted' | 'duplicate' | 'invalid' | 'busy';
 
 export type NoticeListener = (notice: ChangeNotice) => Promise<void> | void;
+/** An event SubOps gave up on (UISP did not answer every attempt): its uuid, and its entity when the CRM named it. */
+export type FailureListener = (failure: { uuid: string; entity: string }) => Promise<void> | void;
 
 /** A client's service was added, edited or activated outside this process (confirmed with the CRM). */
 export interface ServiceWrite {
@@ -91,6 +93,7 @@ export class WebhookProcessor {
   private readonly queue: TaskQueue;
   private readonly listeners: NoticeListener[] = [];
   private readonly serviceListeners: ServiceWriteListener[] = [];
+  private readonly failureListeners: FailureListener[] = [];
   private readonly elsewhere: RecordedElsewhere[] = [];
   /** uuid → when it may be forgotten; insertion order is expiry order. */
   private readonly seen = new Map<string, number>();
@@ -105,6 +108,11 @@ export class WebhookProcessor {
 
   subscribe(listener: NoticeListener): void {
     this.listeners.push(listener);
+  }
+
+  /** Told of each event given up on; a listener's failure is logged. */
+  onFailure(listener: FailureListener): void {
+    this.failureListeners.push(listener);
   }
 
   /** Told of each confirmed service add, edit or activation of a client, once per event; its failures are logged, never retried. */
@@ -330,11 +338,18 @@ export class WebhookProcessor {
     }
   }
 
-  private failed(uuid: string, entity: string, error: unknown): void {
+  private async failed(uuid: string, entity: string, error: unknown): Promise<void> {
     // Forgotten, so a later delivery of this event is processed.
     this.seen.delete(uuid);
     this.log.error({ uuid, err: error instanceof Error ? error.message : String(error) }, 'could not process a webhook event (UISP did not answer, every attempt); it is processed if UISP sends it again');
     this.outcome(entity, 'failed');
+    for (const listener of this.failureListeners) {
+      try {
+        await listener({ uuid, entity });
+      } catch (listenerError) {
+        this.log.error({ uuid, err: listenerError instanceof Error ? listenerError.message : String(listenerError) }, 'could not report a failed webhook event');
+      }
+    }
   }
 
   private outcome(entity: string, outcome: WebhookOutcome): void {
