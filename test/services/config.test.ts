@@ -105,6 +105,18 @@ describe('Slack app configuration', () => {
     expect(slack).toMatchObject({ access: { everyone: { userIds: ['U1', 'U2'], groupIds: ['S9'] }, actions: {} }, port: 3000 });
   });
 
+  it('reads the approval settings: none by default; each problem named by its variable', () => {
+    const base = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' };
+    expect(loadAppConfig(base, { simulator: true }).slack.approvals).toEqual({ settings: { required: new Set(), paymentAbove: undefined, expiresAfterMs: 4 * 3_600_000 }, channelId: undefined });
+    const on = loadAppConfig({ ...base, AUDIT_CHANNEL_ID: 'C0AUDIT', APPROVAL_REQUIRED_FOR: 'delete-service, large-payment', APPROVAL_PAYMENT_ABOVE: '250000', APPROVAL_EXPIRY_HOURS: '1.5' }, { simulator: true });
+    expect(on.slack.approvals).toEqual({ settings: { required: new Set(['delete-service', 'large-payment']), paymentAbove: 250_000, expiresAfterMs: 1.5 * 3_600_000 }, channelId: 'C0AUDIT' });
+    expect(problemsOf(() => loadAppConfig({ ...base, APPROVAL_REQUIRED_FOR: 'deletes,large-payment' }, { simulator: true }))).toEqual([
+      'APPROVAL_REQUIRED_FOR lists delete-service, move-device, large-payment, suspension (not: deletes)',
+      'APPROVAL_PAYMENT_ABOVE is required when APPROVAL_REQUIRED_FOR lists large-payment (the amount above which a payment needs approval)',
+      'APPROVALS_CHANNEL_ID (or AUDIT_CHANNEL_ID) is required when APPROVAL_REQUIRED_FOR is set: approval requests are posted there',
+    ]);
+  });
+
   it('reads a grant per action, and names the variable of an id that is not a Slack user or group', () => {
     const { slack } = loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ACCESS_SUSPEND: 'S0BILLING, U0LEAD', ACCESS_RECORD_PAYMENT: 'S0BILLING' }, { simulator: true });
     expect(slack.access).toEqual({
