@@ -71,7 +71,7 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
   }
   if (loaded.status === 'rejected') throw loaded.reason;
   const identity = checked.value;
-  const { connect, createApp, createEventServices, EVENTS_PATH, HealthProbe, linkWatch, Metrics, startApp, startDailyDigest, startEventListener, startOpsListener, WEBHOOK_PATH, WorkTracker } = loaded.value;
+  const { connect, createApp, createEventServices, EVENTS_PATH, HealthProbe, linkWatch, Metrics, startApp, startEventListener, startOpsListener, WEBHOOK_PATH, WorkTracker } = loaded.value;
   // A promise nobody awaited must not take down a bot serving a whole team: log it and keep serving.
   const onUnhandled = (reason: unknown) => logger.error({ err: errorSummary(reason) }, 'unhandled promise rejection; SubOps keeps running');
   let events: EventServices | undefined;
@@ -121,7 +121,8 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
         : `SubOps is listening on port ${running.port} at ${EVENTS_PATH}${webhooksOn}${opsConfig.healthzOnSlackPort ? ' and /healthz' : ''}; ${opsAt}`,
     );
     void linkWatch.resume(app.client, { events, auditChannelId: slack.auditChannelId, logger, identity });
-    const digest = config.digest && startDailyDigest({ client: app.client, identity, logger, work, settings: config.digest, timeZone: config.core.activation.timeZone, services: connection.services, auditChannelId: slack.auditChannelId });
+    // Loaded only when configured, after the start-up line: start-up time is the same without a digest.
+    const digest = config.digest && (await import('./slack/digest.js')).startDailyDigest({ client: app.client, identity, logger, work, settings: config.digest, timeZone: config.core.activation.timeZone, services: connection.services, auditChannelId: slack.auditChannelId });
     await stopped;
 
     logger.info({ inFlight: work.inFlight, graceMs: slack.shutdownGraceMs }, 'stopping: new requests are turned away while the operations in flight finish');
@@ -143,7 +144,7 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
 
 /** What serving needs beyond configuration and the Slack checks; loaded while Slack answers them. */
 async function loadServing() {
-  const [app, linkWatch, connection, events, webhooks, metrics, work, health, digest] = await Promise.all([
+  const [app, linkWatch, connection, events, webhooks, metrics, work, health] = await Promise.all([
     import('./app.js'),
     import('./commands/link-watch/index.js'),
     import('./connect.js'),
@@ -152,9 +153,8 @@ async function loadServing() {
     import('./services/metrics.js'),
     import('./slack/work.js'),
     import('./slack/health.js'),
-    import('./slack/digest.js'),
   ]);
-  return { ...app, linkWatch, ...connection, ...events, WEBHOOK_PATH: webhooks.WEBHOOK_PATH, ...metrics, ...work, HealthProbe: health.HealthProbe, startDailyDigest: digest.startDailyDigest };
+  return { ...app, linkWatch, ...connection, ...events, WEBHOOK_PATH: webhooks.WEBHOOK_PATH, ...metrics, ...work, HealthProbe: health.HealthProbe };
 }
 
 /** One line for a receiver that would not start: a port in use, or Socket Mode refused. */
