@@ -5,6 +5,7 @@
  * Interleavings are forced with the fake Slack's gates, and expiry with the test's clock.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { expectValidHome, expectValidMessage, expectValidModal } from './block-kit.js';
 import { AGENT, AUDIT_CHANNEL, buttons, changeInUisp, CHANNEL, inputs, shown, startHarness, suspendThroughSlack, type Harness } from './harness.js';
 
 const APPROVALS = 'C0APPROVALS';
@@ -60,13 +61,17 @@ const toldPrivately = (userId: string) => h.fake.callsTo('chat.postEphemeral').f
 describe('approval requests', () => {
   it('a confirmed delete becomes a request naming what will change; nothing is written until someone else approves', async () => {
     await start();
-    await requestPriya();
+    const viewId = requestPriya();
+    await viewId;
     expect(h.uisp.writes()).toEqual([]);
     const request = requestMessage();
     expect(shown(request)).toContain(`<@${AGENT}> asks to activate *10.20.1.51* for *Priya Ramnarine*`);
     expect(shown(request)).toContain('Deletes service #102 (Quoted or Obsolete)');
     expect([...buttons(request).keys()]).toEqual(['Approve', 'Reject']);
     expect(h.fake.messages(CHANNEL)).toEqual([]);
+    expectValidMessage({ text: request.text, blocks: request.blocks! });
+    const id = await viewId;
+    expectValidModal(h.fake.callsTo('views.update').filter((c) => c.args.view_id === id).at(-1)!.args.view);
   });
 
   it('an approver may not approve their own request', async () => {
@@ -92,6 +97,7 @@ describe('approval requests', () => {
     expect(h.fake.messages(CHANNEL).some((m) => m.text.includes(`Approved by <@${LEAD}>`))).toBe(true);
     // The request: decided, no buttons; its thread names both and the outcome.
     expect([...buttons(requestMessage()).keys()]).toEqual([]);
+    expectValidMessage({ text: requestMessage().text, blocks: requestMessage().blocks! });
     expect(thread().map((m) => m.text)).toEqual([
       `<@${LEAD}> approved <@${AGENT}>'s request. It runs now as <@${AGENT}>'s, after reading UISP again; the outcome follows here.`,
       expect.stringMatching(new RegExp(`^<@${AGENT}> <@${LEAD}> :white_check_mark: `)),
@@ -270,6 +276,7 @@ describe('the Home tab', () => {
     expect(shown(mine)).not.toContain('Waiting for your approval');
     const lead = await home(LEAD);
     expect(shown(lead)).toContain('*Waiting for your approval*');
+    expectValidHome(h.fake.callsTo('views.publish').filter((c) => c.args.user_id === LEAD).at(-1)!.args.view);
     const approve = buttons(lead).get('Approve')!;
     await h.sender.blockAction({ userId: LEAD, actionId: approve.action_id, value: approve.value!, view: { id: 'VHOME', type: 'home', blocks: lead.blocks } });
     await h.settled();
