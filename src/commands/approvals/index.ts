@@ -10,13 +10,11 @@ import { randomUUID } from 'node:crypto';
 import type { App, BlockButtonAction, webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { AuditAction, AuditEntry } from '../../services/audit.js';
-import type { ApprovalReason, Decision } from '../../services/approvals.js';
-import { judgeClick } from '../../services/approvals.js';
+import { judgeClick, type ApprovalReason, type Decision } from '../../services/approvals.js';
 import { claimDecision, readDecision, readRequest, readUndecided, requestMetadata } from '../../slack/approval-requests.js';
-import type { ApprovalRequest, ApprovedOperation, StoredRequest } from '../../slack/metadata.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { errorSummary } from '../../slack/errors.js';
-import type { Origin } from '../../slack/metadata.js';
+import type { ApprovalRequest, ApprovedOperation, Origin, StoredRequest } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
 import { tellAgent } from '../../slack/notify.js';
 import { approvalNotPostedView, approvalRequestedView, APPROVAL_ACTION, approvalRequestMessage, decidedRequestMessage, decisionReply, outcomeReply, plainPhrase } from '../../views/approvals.js';
@@ -53,11 +51,7 @@ export async function requestApproval(deps: ListenerDeps, client: webApi.WebClie
   await updateView(client, { viewId, view: approvalRequestedView(title, request, channelId!) }, logger);
 }
 
-const AUDIT_ACTION: Record<ApprovedOperation['kind'], (operation: ApprovedOperation) => AuditAction> = {
-  activation: () => 'activate',
-  suspension: (operation) => (operation.kind === 'suspension' ? operation.action : 'suspend'),
-  payment: () => 'payment',
-};
+const auditActionOf = (operation: ApprovedOperation): AuditAction => (operation.kind === 'activation' ? 'activate' : operation.kind === 'suspension' ? operation.action : 'payment');
 
 function targetsOf(operation: ApprovedOperation): AuditEntry['targets'] {
   if (operation.kind === 'activation') return { device: operation.request.device, ...(operation.request.clientId !== undefined && { clientId: operation.request.clientId }) };
@@ -69,7 +63,7 @@ function targetsOf(operation: ApprovedOperation): AuditEntry['targets'] {
 function endedAudit(request: ApprovalRequest, decision: Exclude<Decision, 'approved'>, by: string): AuditEntry {
   const targets = { ...targetsOf(request.operation), ...(decision === 'rejected' && { rejectedBy: by }) };
   const how = decision === 'rejected' ? `rejected by ${by}` : 'expired without a decision';
-  return { action: AUDIT_ACTION[request.operation.kind](request.operation), targets, result: decision, ok: false, summary: `The request to ${plainPhrase(request.operation)} was ${how}: nothing was changed.` };
+  return { action: auditActionOf(request.operation), targets, result: decision, ok: false, summary: `The request to ${plainPhrase(request.operation)} was ${how}: nothing was changed.` };
 }
 
 /**
