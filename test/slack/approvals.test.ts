@@ -162,20 +162,22 @@ describe('approval requests', () => {
 });
 
 describe('acted on once', () => {
-  it('two approvers at the same moment: one run, the other is told who decided', async () => {
-    await start();
-    await requestPriya();
-    // Both decisions are posted before either approver's process reads the thread back.
+  /** Two clicks whose processes both see no decision yet, then both post theirs before either reads the thread back. */
+  async function atTheSameMoment(...clicks: (() => Promise<unknown>)[]) {
     const reads = h.fake.hold('conversations.replies');
-    const first = click('Approve', LEAD);
-    const second = click('Approve', OTHER_LEAD);
-    // Both see no decision yet, then both post theirs before either reads the thread back.
+    const pressed = clicks.map((press) => press());
     await reads.arrived(2);
     reads.release();
     const claims = h.fake.hold('conversations.replies');
     await claims.arrived(2);
     claims.release();
-    await Promise.all([first, second]);
+    await Promise.all(pressed);
+  }
+
+  it('two approvers at the same moment: one run, the other is told who decided', async () => {
+    await start();
+    await requestPriya();
+    await atTheSameMoment(() => click('Approve', LEAD), () => click('Approve', OTHER_LEAD));
     await h.settled();
     expect(deletes102()).toHaveLength(1);
     expect(h.uisp.writes().filter((w) => w === 'POST /crm/api/v1.0/clients/1002/services')).toHaveLength(1);
@@ -190,16 +192,7 @@ describe('acted on once', () => {
     await start();
     await requestPriya();
     const replica = await h.replica();
-    const reads = h.fake.hold('conversations.replies');
-    const approve = click('Approve', LEAD);
-    const reject = click('Reject', OTHER_LEAD, replica.sender);
-    // Both see no decision yet, then both post theirs before either reads the thread back.
-    await reads.arrived(2);
-    reads.release();
-    const claims = h.fake.hold('conversations.replies');
-    await claims.arrived(2);
-    claims.release();
-    await Promise.all([approve, reject]);
+    await atTheSameMoment(() => click('Approve', LEAD), () => click('Reject', OTHER_LEAD, replica.sender));
     await h.settled();
     await replica.settled();
     const decisions = thread().filter((m) => / (approved|rejected) /.test(m.text));
