@@ -11,9 +11,9 @@ import type { EnvFileInfo } from './process/io.js';
 import { UISP_TOKEN_VARIABLES, UispError, type UispSystem } from './services/uisp/errors.js';
 import { createUispDispatcher, UispHttp } from './services/uisp/http.js';
 import { errorSummary } from './slack/errors.js';
-import { checkAppToken, checkAuditChannelOnce, checkSlack, StartupError, type BotIdentity } from './slack/startup.js';
+import { checkAppToken, checkChannelOnce, checkSlack, StartupError, type BotIdentity, type PostingChannel } from './slack/startup.js';
 
-export type CheckName = 'configuration' | 'UISP CRM' | 'UISP NMS' | 'Slack auth' | 'Slack app token' | 'audit channel';
+export type CheckName = 'configuration' | 'UISP CRM' | 'UISP NMS' | 'Slack auth' | 'Slack app token' | 'audit channel' | 'approvals' | 'digest';
 /** `warning`: works, with something to look at; `skipped`: not asked (the reason is the message). */
 export type CheckStatus = 'ok' | 'warning' | 'failed' | 'skipped';
 
@@ -76,7 +76,11 @@ export function checkConfiguration(env: Env, { scope = 'app', envFile }: ConfigC
     checks.push(auth.then(({ result }) => result));
     const { appToken, auditChannelId } = slack;
     if (appToken) checks.push(ask('Slack app token', () => checkAppToken(slack, appToken), () => 'SLACK_APP_TOKEN accepted (Socket Mode)').then(({ result }) => result));
-    if (auditChannelId) checks.push(auth.then(({ value }) => checkChannel(slack, auditChannelId, value)));
+    if (auditChannelId) checks.push(auth.then(({ value }) => checkChannel(slack, auditChannelId, value, AUDIT)));
+    // The bot process's other channels: approval requests (when they go elsewhere than the audit channel) and the digest.
+    for (const [channel, purpose] of [[slack.approvalsChannelId, APPROVALS], [slack.digestChannelId, DIGEST]] as const) {
+      if (channel && channel !== auditChannelId) checks.push(auth.then(({ value }) => checkChannel(slack, channel, value, purpose)));
+    }
   }
   return { problems: [], checks };
 }
@@ -87,6 +91,9 @@ interface SlackSettings {
   apiUrl: string | undefined;
   appToken: string | undefined;
   auditChannelId: string | undefined;
+  /** The bot process only: APPROVALS_CHANNEL_ID with approvals on, DIGEST_CHANNEL_ID. */
+  approvalsChannelId?: string | undefined;
+  digestChannelId?: string | undefined;
 }
 
 interface ScopeSettings {
@@ -99,9 +106,10 @@ interface ScopeSettings {
 
 function loadScope(env: Env, scope: 'app' | 'cli'): ScopeSettings {
   if (scope === 'app') {
-    const { core, slack } = loadAppConfig(env);
+    const { core, slack, digest } = loadAppConfig(env);
     const mode = slack.appToken ? 'Socket Mode (SLACK_APP_TOKEN)' : `HTTP mode on PORT ${slack.port} (Slack checks SLACK_SIGNING_SECRET on its first request)`;
-    return { uisp: core.uisp, slack, mode };
+    const approvalsChannelId = slack.approvals.settings.required.size ? slack.approvals.channelId : undefined;
+    return { uisp: core.uisp, slack: { ...slack, approvalsChannelId, digestChannelId: digest?.channelId }, mode };
   }
   // Both read, so every problem is reported at once.
   let core: ReturnType<typeof loadCoreConfig> | undefined;
@@ -193,10 +201,15 @@ async function ask<T>(check: CheckName, run: () => Promise<T>, describe: (value:
 const botSentence = (identity: BotIdentity) =>
   `SLACK_BOT_TOKEN accepted: bot user ${identity.botUserId} (bot ${identity.botId})${identity.workspaceUrl ? ` in ${identity.workspaceUrl}` : ''}`;
 
-async function checkChannel(slack: SlackSettings, channel: string, identity: BotIdentity | undefined): Promise<CheckResult> {
-  if (!identity) return { check: 'audit channel', status: 'skipped', message: `AUDIT_CHANNEL_ID ${channel} not asked: Slack did not accept SLACK_BOT_TOKEN`, ms: null };
+const AUDIT = { check: 'audit channel', variable: 'AUDIT_CHANNEL_ID', posts: 'the audit trail' } as const;
+const APPROVALS = { check: 'approvals', variable: 'APPROVALS_CHANNEL_ID', posts: 'approval requests' } as const;
+const DIGEST = { check: 'digest', variable: 'DIGEST_CHANNEL_ID', posts: 'the daily digest' } as const;
+
+async function checkChannel(slack: SlackSettings, channel: string, identity: BotIdentity | undefined, purpose: PostingChannel & { check: CheckName }): Promise<CheckResult> {
+  const { check, variable, posts } = purpose;
+  if (!identity) return { check, status: 'skipped', message: `${variable} ${channel} not asked: Slack did not accept SLACK_BOT_TOKEN`, ms: null };
   const warnings: string[] = [];
-  const { result } = await ask('audit channel', () => checkAuditChannelOnce(slack, channel, quietLogger(warnings)), () => `AUDIT_CHANNEL_ID ${channel}: the bot is in it and can post the audit trail there`);
+  const { result } = await ask(check, () => checkChannelOnce(slack, channel, quietLogger(warnings), purpose), () => `${variable} ${channel}: the bot is in it and can post ${posts} there`);
   return result.status === 'ok' && warnings.length ? { ...result, status: 'warning', message: warnings.join(' ') } : result;
 }
 

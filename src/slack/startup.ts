@@ -105,7 +105,15 @@ export async function checkSlack(options: StartupCheckOptions): Promise<BotIdent
   return identity;
 }
 
-async function checkAuditChannel(channel: string, lookUp: () => Promise<ConversationsInfoAnswer>, logger: Logger): Promise<void> {
+/** A channel SubOps posts to, as its setting names it: the variable, and what the bot posts there. */
+export interface PostingChannel {
+  variable: string;
+  posts: string;
+}
+
+const AUDIT_CHANNEL: PostingChannel = { variable: 'AUDIT_CHANNEL_ID', posts: 'the audit trail' };
+
+async function checkAuditChannel(channel: string, lookUp: () => Promise<ConversationsInfoAnswer>, logger: Logger, { variable, posts }: PostingChannel = AUDIT_CHANNEL): Promise<void> {
   let info: ConversationsInfoAnswer;
   try {
     info = await lookUp();
@@ -114,16 +122,16 @@ async function checkAuditChannel(channel: string, lookUp: () => Promise<Conversa
     const code = error.code;
     if (code === 'missing_scope') {
       // Installs from before the channels:read/groups:read scopes: the first audit post will tell.
-      logger.warn(`Could not verify AUDIT_CHANNEL_ID ${channel}: the app lacks the channels:read and groups:read scopes (see manifest.yml); reinstall the app to add them.`);
+      logger.warn(`Could not verify ${variable} ${channel}: the app lacks the channels:read and groups:read scopes (see manifest.yml); reinstall the app to add them.`);
       return;
     }
-    if (code === 'channel_not_found') throw new StartupError(`AUDIT_CHANNEL_ID ${channel}: no such channel, or a private channel the bot is not in. Set it to the audit channel's id and /invite @SubOps there.`);
-    throw new StartupError(`AUDIT_CHANNEL_ID ${channel}: Slack answered ${code} when SubOps looked it up.`);
+    if (code === 'channel_not_found') throw new StartupError(`${variable} ${channel}: no such channel, or a private channel the bot is not in. Set it to the channel's id and /invite @SubOps there.`);
+    throw new StartupError(`${variable} ${channel}: Slack answered ${code} when SubOps looked it up.`);
   }
   const name = info.channel?.name ? ` (#${info.channel.name})` : '';
-  if (info.channel?.is_archived) throw new StartupError(`AUDIT_CHANNEL_ID ${channel}${name} is archived; the bot cannot post there. Set it to a live channel.`);
+  if (info.channel?.is_archived) throw new StartupError(`${variable} ${channel}${name} is archived; the bot cannot post there. Set it to a live channel.`);
   // Direct messages have no membership to check; channels the bot is not in refuse its posts.
-  if (info.channel?.is_member === false) throw new StartupError(`AUDIT_CHANNEL_ID ${channel}${name}: the bot is not a member, so it cannot post the audit trail there. Run /invite @SubOps in that channel.`);
+  if (info.channel?.is_member === false) throw new StartupError(`${variable} ${channel}${name}: the bot is not a member, so it cannot post ${posts} there. Run /invite @SubOps in that channel.`);
 }
 
 /**
@@ -167,8 +175,9 @@ async function callSlack(apiUrl: string, token: string, method: string, params: 
  * (after checkSlack without it, so the bot token's answer and the channel's are reported apart) and, in
  * Socket Mode, SLACK_APP_TOKEN (apps.connections.open hands out a socket URL, left unused).
  */
-export async function checkAuditChannelOnce(slack: Pick<SlackConfig, 'botToken' | 'apiUrl'>, channel: string, logger: Logger): Promise<void> {
-  await checkAuditChannel(channel, () => once(() => callSlack(slack.apiUrl ?? SLACK_API_URL, slack.botToken, 'conversations.info', { channel }), 'conversations.info'), logger);
+/** One look at a channel the bot posts to (the audit channel unless `purpose` names another): `subops config check`. */
+export async function checkChannelOnce(slack: Pick<SlackConfig, 'botToken' | 'apiUrl'>, channel: string, logger: Logger, purpose: PostingChannel = AUDIT_CHANNEL): Promise<void> {
+  await checkAuditChannel(channel, () => once(() => callSlack(slack.apiUrl ?? SLACK_API_URL, slack.botToken, 'conversations.info', { channel }), 'conversations.info'), logger, purpose);
 }
 
 export async function checkAppToken(slack: Pick<SlackConfig, 'apiUrl'>, appToken: string): Promise<void> {

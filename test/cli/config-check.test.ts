@@ -137,6 +137,17 @@ describe('subops config check', () => {
     expect(down.code).toBe(1);
   });
 
+  it('the approvals and digest channels are checked too, each named by its variable, when their settings are on', async () => {
+    const run = await check({ ...bot(), AUDIT_CHANNEL_ID: 'C0AUDIT', APPROVAL_REQUIRED_FOR: 'suspension', APPROVALS_CHANNEL_ID: 'C0OUTSIDE', DIGEST_CHANNEL_ID: 'C0AUDIT' });
+    expect(run.lines.slice(4)).toEqual([
+      '✓ audit channel    AUDIT_CHANNEL_ID C0AUDIT: the bot is in it and can post the audit trail there',
+      '✗ approvals        APPROVALS_CHANNEL_ID C0OUTSIDE (#elsewhere): the bot is not a member, so it cannot post approval requests there. Run /invite @SubOps in that channel.',
+    ]);
+    expect(run.code).toBe(1);
+    const digest = await check({ ...bot(), DIGEST_CHANNEL_ID: 'C0AUDIT' });
+    expect(digest.lines[4]).toBe('✓ digest           DIGEST_CHANNEL_ID C0AUDIT: the bot is in it and can post the daily digest there');
+  });
+
   it('Slack refusing SLACK_BOT_TOKEN names it, and the audit channel is then not asked', async () => {
     slack.failNext('auth.test', { error: 'invalid_auth' });
     const run = await check({ ...bot(), AUDIT_CHANNEL_ID: 'C0AUDIT' });
