@@ -188,6 +188,16 @@ describe('acted on once', () => {
     expect(toldPrivately(loser)).toEqual([`This request was already approved (by <@${winner}>). Nothing else was done.`]);
   });
 
+  it('one approver double-clicking Approve: one run; the second click is told the request is already approved', async () => {
+    await start();
+    await requestPriya();
+    await atTheSameMoment(() => click('Approve', LEAD), () => click('Approve', LEAD));
+    await h.settled();
+    expect(deletes102()).toHaveLength(1);
+    expect(thread().filter((m) => m.text.includes(' approved '))).toHaveLength(1);
+    expect(toldPrivately(LEAD)).toEqual([`This request was already approved (by <@${LEAD}>). Nothing else was done.`]);
+  });
+
   it('approve and reject at the same moment on two replicas: one decision stands, and only it acts', async () => {
     await start();
     await requestPriya();
