@@ -26,8 +26,6 @@ export interface AccessSettings {
   actions: Partial<Record<AccessAction, Grant>>;
 }
 
-export const OPEN_ACCESS: AccessSettings = { everyone: undefined, actions: {} };
-
 /** The members of a user group (a cached Slack read; an unreadable group has no members: fail closed). */
 export type GroupMembers = (groupId: string) => Promise<ReadonlySet<string>>;
 

@@ -19,7 +19,6 @@ export interface ApprovalSettings {
 }
 
 export const DEFAULT_APPROVAL_EXPIRY_MS = 4 * 3_600_000;
-export const NO_APPROVALS: ApprovalSettings = { required: new Set(), paymentAbove: undefined, expiresAfterMs: DEFAULT_APPROVAL_EXPIRY_MS };
 
 /** A confirmed operation as the approval rule sees it. */
 export type ApprovalSubject =

@@ -15,7 +15,7 @@ import { claimFirst, readClaims, type ClaimMessage, type ClaimOutcome } from './
 import { ApprovalRequestSchema, type ApprovalRequest, type StoredRequest } from './metadata.js';
 import type { BotIdentity } from './startup.js';
 
-export const APPROVAL_REQUEST_EVENT = 'subops_approval_request';
+const APPROVAL_REQUEST_EVENT = 'subops_approval_request';
 export const APPROVAL_DECISION_EVENT = 'subops_approval_decision';
 
 /** The request message's metadata: the request as one JSON string (Slack keeps metadata values flat). */
@@ -43,7 +43,7 @@ function requestOf(message: SlackMessageLike, identity: BotIdentity): ApprovalRe
   }
 }
 
-export const DecisionPayloadSchema = z.object({ decision: z.enum(['approved', 'rejected', 'expired']), by: z.string() });
+const DecisionPayloadSchema = z.object({ decision: z.enum(['approved', 'rejected', 'expired']), by: z.string() });
 
 interface StoreDeps {
   client: webApi.WebClient;

@@ -1,6 +1,8 @@
 /** The approval rule (which confirmed changes wait for a second person) and what a click may decide. */
 import { describe, expect, it } from 'vitest';
-import { approvalReasons, judgeClick, NO_APPROVALS, type ApprovalKind, type ApprovalSettings } from '../../src/services/approvals.js';
+import { approvalReasons, DEFAULT_APPROVAL_EXPIRY_MS, judgeClick, type ApprovalKind, type ApprovalSettings } from '../../src/services/approvals.js';
+
+const NO_APPROVALS: ApprovalSettings = { required: new Set(), paymentAbove: undefined, expiresAfterMs: DEFAULT_APPROVAL_EXPIRY_MS };
 
 const requiring = (...kinds: ApprovalKind[]): ApprovalSettings => ({ ...NO_APPROVALS, required: new Set(kinds), paymentAbove: 100_000 });
 

@@ -2,7 +2,7 @@
 import type { webApi } from '@slack/bolt';
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { AccessPolicy, OPEN_ACCESS, type AccessSettings } from '../../src/services/access.js';
+import { AccessPolicy, type AccessSettings } from '../../src/services/access.js';
 import { slackGroupMembers } from '../../src/slack/usergroups.js';
 
 function membersWith(list: () => Promise<{ users?: string[] }>, clock: { now: number }) {
@@ -56,7 +56,7 @@ describe('the access rule', () => {
   const members = async (groupId: string) => new Set(groups[groupId] ?? []);
 
   it('is open when nothing is configured: everyone may do everything', async () => {
-    const policy = new AccessPolicy(OPEN_ACCESS, members);
+    const policy = new AccessPolicy({ everyone: undefined, actions: {} }, members);
     expect(policy.open).toBe(true);
     expect(await policy.allowedActions('U0ANYONE')).toEqual(new Set(['lookup', 'activate', 'suspend', 'unsuspend', 'record-payment', 'approve']));
   });
