@@ -20,7 +20,6 @@ import * as home from './commands/home/index.js';
 import * as suspension from './commands/suspension/index.js';
 import * as typeahead from './commands/typeahead/index.js';
 import * as uispChanges from './commands/uisp-changes/index.js';
-import { DEFAULT_SERVICE_STATUSES, statusLabel, type ServiceStatusTable } from './services/activation/service-status.js';
 import type { Services } from './services/container.js';
 import type { EventServices } from './services/events/index.js';
 import { startHttpListener, type RunningListener } from './services/events/http-listener.js';
@@ -43,7 +42,7 @@ import { createThreadReporter } from './slack/thread-reporter.js';
 import { trackWork, WorkTracker } from './slack/work.js';
 
 export interface AppDeps {
-  services: Pick<Services, 'activation' | 'suspensions' | 'payments' | 'lookups' | 'duplicates' | 'crm' | 'nms'>;
+  services: Pick<Services, 'activation' | 'suspensions' | 'payments' | 'lookups' | 'duplicates' | 'crm' | 'nms' | 'numbering'>;
   slack: SlackConfig;
   /** UISP webhooks, the manual-link watch and metrics (the bot process; tests that exercise them). */
   events?: EventServices | undefined;
@@ -53,8 +52,6 @@ export interface AppDeps {
    */
   health?: HealthProbe | undefined;
   logger: Logger;
-  /** CRM service status numbers (SERVICE_STATUS_*), for naming statuses in Slack. */
-  statuses?: ServiceStatusTable;
   /** Counts the work in flight: pass one to wait for the app to settle (tests) or to drain it (SIGTERM). */
   work?: WorkTracker;
   /**
@@ -74,7 +71,7 @@ export type SubOpsApp = App & { sweepApprovals(): Promise<number> };
 
 export const EVENTS_PATH = '/slack/events';
 
-export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_STATUSES, work = new WorkTracker(), identity, events, health, now = Date.now, approvalSweepMs = 60_000 }: AppDeps): SubOpsApp {
+export function createApp({ services, slack, logger, work = new WorkTracker(), identity, events, health, now = Date.now, approvalSweepMs = 60_000 }: AppDeps): SubOpsApp {
   const metrics = events?.metrics;
   const clientOptions = {
     ...(slack.apiUrl && { slackApiUrl: `${slack.apiUrl}/` }),
@@ -106,7 +103,7 @@ export function createApp({ services, slack, logger, statuses = DEFAULT_SERVICE_
     reporter: createThreadReporter({ client: app.client, audit, work }),
     logger,
     work,
-    statusLabel: (status) => statusLabel(status, statuses),
+    statusLabel: (status) => services.numbering.label(status),
     deliveries,
     lateDuplicates: createLateDuplicateNotices({ client: app.client, channelId: slack.auditChannelId, logger, work, crmClientUrl: (id) => services.activation.crmClientUrl(id) }),
     auditChannelId: slack.auditChannelId,

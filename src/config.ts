@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ACCESS_ACTIONS, grantOf, type AccessAction, type AccessSettings } from './services/access.js';
 import { APPROVAL_KINDS, DEFAULT_APPROVAL_EXPIRY_MS, type ApprovalKind, type ApprovalSettings } from './services/approvals.js';
-import { DEFAULT_SERVICE_STATUSES, type ServiceStatusTable } from './services/activation/service-status.js';
+import type { NumberingSetting } from './services/activation/numbering.js';
 import { DEFAULT_PAYMENT_MAX_AMOUNT } from './services/input/grammar.js';
 import { DEFAULT_POOL_CONNECTIONS } from './services/uisp/http.js';
 
@@ -49,7 +49,8 @@ export interface ActivationConfig {
   servicePrice: number;
   /** Parent of newly created customer sites; undefined means the primary (root) site. */
   parentSiteId: string | undefined;
-  statuses: ServiceStatusTable;
+  /** SERVICE_STATUS_NUMBERING: stock UISP's, the interface document's, or `auto` (detected from the CRM). */
+  numbering: NumberingSetting;
 }
 
 export interface PaymentConfig {
@@ -287,6 +288,10 @@ function readApprovals(reader: EnvReader, auditChannelId: string | undefined): A
   return { settings: { required, paymentAbove, expiresAfterMs }, channelId };
 }
 
+const NUMBERING_SETTINGS: readonly string[] = ['auto', 'stock', 'interface'];
+/** The four status numbers of earlier versions, replaced by SERVICE_STATUS_NUMBERING: a leftover one is named, not ignored. */
+const LEGACY_STATUS_VARIABLES = ['SERVICE_STATUS_ACTIVE', 'SERVICE_STATUS_QUOTED', 'SERVICE_STATUS_OBSOLETE', 'SERVICE_STATUS_SUSPENDED'] as const;
+
 function readCore(reader: EnvReader): CoreConfig {
   const url = reader.url('UISP_URL', 'https://uisp.example.net');
   const shared = reader.string('UISP_TOKEN');
@@ -295,14 +300,10 @@ function readCore(reader: EnvReader): CoreConfig {
   if (url !== undefined && (crmToken === undefined || nmsToken === undefined)) {
     reader.problems.push('UISP_TOKEN is required when UISP_URL is set (or both UISP_CRM_TOKEN and UISP_NMS_TOKEN)');
   }
-  const statuses: ServiceStatusTable = {
-    active: reader.int('SERVICE_STATUS_ACTIVE', DEFAULT_SERVICE_STATUSES.active, { max: 99 }),
-    quoted: reader.int('SERVICE_STATUS_QUOTED', DEFAULT_SERVICE_STATUSES.quoted, { max: 99 }),
-    obsolete: reader.int('SERVICE_STATUS_OBSOLETE', DEFAULT_SERVICE_STATUSES.obsolete, { max: 99 }),
-    suspended: reader.int('SERVICE_STATUS_SUSPENDED', DEFAULT_SERVICE_STATUSES.suspended, { max: 99 }),
-  };
-  if (new Set(Object.values(statuses)).size !== Object.keys(statuses).length) {
-    reader.problems.push('SERVICE_STATUS_ACTIVE, _QUOTED, _OBSOLETE and _SUSPENDED must be different numbers');
+  const numbering = reader.string('SERVICE_STATUS_NUMBERING') ?? 'auto';
+  if (!NUMBERING_SETTINGS.includes(numbering)) reader.problems.push(`SERVICE_STATUS_NUMBERING must be ${NUMBERING_SETTINGS.join(', ')}`);
+  for (const legacy of LEGACY_STATUS_VARIABLES) {
+    if (reader.string(legacy) !== undefined) reader.problems.push(`${legacy} is no longer read: set SERVICE_STATUS_NUMBERING=stock (7 Quoted, 5 Obsolete) or interface (6 Quoted, 7 Obsolete), or leave it unset to detect it`);
   }
   const logLevel = reader.string('LOG_LEVEL') ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) reader.problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
@@ -329,7 +330,7 @@ function readCore(reader: EnvReader): CoreConfig {
       servicePlanPeriodId: reader.int('SERVICE_PLAN_PERIOD_ID', 37, { min: 1 }),
       servicePrice: reader.positiveNumber('SERVICE_PRICE', 10_000),
       parentSiteId: reader.string('NMS_PARENT_SITE_ID'),
-      statuses,
+      numbering: numbering as NumberingSetting,
     },
     payments: { maxAmount: reader.positiveNumber('PAYMENT_MAX_AMOUNT', DEFAULT_PAYMENT_MAX_AMOUNT) },
     logLevel,

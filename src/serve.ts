@@ -2,6 +2,8 @@
  * `npm start` / `subops serve`: the bot process. Reads the configuration, checks Slack, builds the app
  * (src/app.ts) with the event services, serves until SIGINT/SIGTERM, then drains the work in flight.
  */
+import { describeNumbering } from './services/activation/numbering.js';
+import { SHARED_STATUSES } from './services/activation/service-status.js';
 import type { RunningApp } from './app.js';
 import { ConfigError, loadAppConfig } from './config.js';
 import { parseFlags } from './process/flags.js';
@@ -81,12 +83,11 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
   let health: HealthProbeType | undefined;
   try {
     const work = new WorkTracker();
-    const statuses = config.core.activation.statuses;
     const { ops: opsConfig } = config;
     // /healthz answers from one shared, cached probe with connections of its own (src/slack/health.ts).
     health = new HealthProbe({ uisp: connection.config.uisp, slack, logger });
-    events = createEventServices({ services: connection.services, settings: config.events, statuses, logger, metrics, work });
-    const app = createApp({ services: connection.services, slack, logger, statuses, work, identity, events, health: opsConfig.healthzOnSlackPort ? health : undefined });
+    events = createEventServices({ services: connection.services, settings: config.events, statuses: SHARED_STATUSES, logger, metrics, work });
+    const app = createApp({ services: connection.services, slack, logger, work, identity, events, health: opsConfig.healthzOnSlackPort ? health : undefined });
     let running: RunningApp;
     let listener: RunningListener | undefined;
     let ops: RunningListener;
@@ -120,6 +121,8 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
         ? `SubOps is connected to Slack (Socket Mode)${listener ? `; UISP webhooks at ${WEBHOOK_PATH} on port ${listener.port}` : ''}; ${opsAt}`
         : `SubOps is listening on port ${running.port} at ${EVENTS_PATH}${webhooksOn}${opsConfig.healthzOnSlackPort ? ' and /healthz' : ''}; ${opsAt}`,
     );
+    // Which status numbering an activation replaces services by: set, or asked of the CRM once (off the start-up path).
+    void connection.services.numbering.resolve().then((verdict) => logger.info({ numbering: verdict.numbering?.name ?? null }, `Service status numbering: ${describeNumbering(verdict)}`));
     void linkWatch.resume(app.client, { events, auditChannelId: slack.auditChannelId, logger, identity });
     // Loaded only when configured, after the start-up line: start-up time is the same without a digest.
     const digest = config.digest && (await import('./slack/digest.js')).startDailyDigest({ client: app.client, identity, logger, work, settings: config.digest, timeZone: config.core.activation.timeZone, services: connection.services, auditChannelId: slack.auditChannelId });

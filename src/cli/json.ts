@@ -91,6 +91,8 @@ export type ActivationEventJson =
       error: { code: string; message: string; candidates: string[] } | null;
       /** Late duplicates the run met ([] when none). */
       duplicates: LateDuplicateJson[];
+      /** Quoted or Obsolete services of other plans (cable TV…) the activation did not touch ([] when none). */
+      leftAlone: ServiceJson[];
     };
 
 export interface SuspensionJson {
@@ -152,6 +154,7 @@ export function activationEventJson(event: ActivationEvent, label: StatusLabelle
     ...resultLists(event),
     error: event.outcome === 'failed' ? { code: event.error.code, message: errorSentence(event.error), candidates: candidateLines(event.error) } : null,
     duplicates: (event.duplicates ?? []).map(lateDuplicateJson),
+    leftAlone: (event.leftAlone ?? []).map((s) => serviceJson(s, label, event.client?.id ?? null)),
   };
 }
 

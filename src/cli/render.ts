@@ -1,7 +1,7 @@
 /** Human-readable terminal lines for workflow events and payment listings. */
 import type { ActivationEvent, ActivationPlan, StepStatus } from '../services/activation/types.js';
 import { planEvents } from '../services/activation/run-log.js';
-import { candidateLines, describeMove, lateDuplicateSentence, resultLists, resultSentence, stepSentence } from '../render/activation.js';
+import { candidateLines, describeMove, lateDuplicateSentence, leftAloneSentence, resultLists, resultSentence, stepSentence } from '../render/activation.js';
 import { formatMoney } from '../services/money.js';
 import type { PaymentSummary } from '../services/payments.js';
 
@@ -19,8 +19,11 @@ export function renderEvent(event: ActivationEvent): string[] {
   }
   // Late duplicates the run met: named, never removed (a person decides: the audit notice's Remove duplicate in Slack).
   for (const duplicate of event.duplicates ?? []) lines.push(`  Late duplicate: ${lateDuplicateSentence(duplicate)}`);
+  if (event.leftAlone?.length && event.outcome !== 'planned') lines.push(`  ${capitalized(leftAloneSentence(event.leftAlone))}`);
   return lines;
 }
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** A plan as the lines of a dry run: what each step would do. */
 export function renderPlan(plan: ActivationPlan): string[] {

@@ -7,9 +7,8 @@ import { randomBytes } from 'node:crypto';
 import type { DestinationStream } from 'pino';
 import { createApp, startApp } from '../app.js';
 import { loadAppConfig, type Env } from '../config.js';
-import type { ServiceStatusTable } from '../services/activation/service-status.js';
 import { createServices } from '../services/container.js';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../simulator/index.js';
+import { startSimulator, WORLD_STATUSES, type RunningSimulator, type SimulatorOptions, type WorldStatuses } from '../simulator/index.js';
 import { createLogger } from '../slack/logging.js';
 import { checkSlack } from '../slack/startup.js';
 import { WorkTracker } from '../slack/work.js';
@@ -46,7 +45,8 @@ export interface Playground {
   fake: FakeSlack;
   /** Signs with the app's signing secret, as Slack does. */
   sender: SlackSender;
-  statuses: ServiceStatusTable;
+  /** The simulator world's status numbers (the demo's sample tries name them). */
+  statuses: WorldStatuses;
   /** Resolves when the bot has finished everything it was asked so far (its work in flight is zero). */
   settled: () => Promise<void>;
   close(): Promise<void>;
@@ -86,7 +86,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     const logger = createLogger(options.log ? core.logLevel : 'silent', options.log);
     // The same start-up check as `subops serve`, against the fake.
     const identity = await checkSlack({ slack, logger });
-    const app = createApp({ services, slack, logger, statuses: core.activation.statuses, work, identity });
+    const app = createApp({ services, slack, logger, work, identity });
     const running = await startApp(app, slack, { port: 0, host: '127.0.0.1' });
     closers.push(() => running.stop());
 
@@ -94,7 +94,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
       simulator,
       fake,
       sender: new SlackSender({ url: `http://127.0.0.1:${running.port}/slack/events`, signingSecret, responseUrl: () => fake.responseUrl() }),
-      statuses: core.activation.statuses,
+      statuses: WORLD_STATUSES[simulator.world],
       settled: () => work.idle(),
       close,
     };

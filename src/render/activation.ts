@@ -98,7 +98,8 @@ export function stepSentence(event: StepEvent): string {
         const { plan } = event;
         if (plan.action === 'reuse') return `Would reuse Active service #${plan.service.id} (already activated)`;
         const deletions = plan.delete.map((s) => `delete ${s.statusLabel} service #${s.id}, then `).join('');
-        return `Would ${deletions}create an Active service (plan period ${plan.servicePlanPeriodId}, ${formatMoney(plan.price)}/month from ${plan.activeFrom})`;
+        const leftAlone = plan.leftAlone.length ? `; ${leftAloneSentence(plan.leftAlone)}` : '';
+        return `Would ${deletions}create an Active service (plan period ${plan.servicePlanPeriodId}, ${formatMoney(plan.price)}/month from ${plan.activeFrom})${leftAlone}`;
       }
       if (event.status === 'done') return createdService(event);
       const { service } = event;
@@ -154,6 +155,13 @@ function refusalSentence(refusal: ActivationRefusal): string {
       return `NMS_PARENT_SITE_ID ${refusal.parentSiteId} is not an NMS site; fix the setting. ${NOTHING_CHANGED}`;
     case 'service-plan-unknown':
       return `SERVICE_PLAN_PERIOD_ID ${refusal.servicePlanPeriodId} is no period of the CRM's service plans; fix the setting. ${NOTHING_CHANGED}`;
+    case 'service-status-unknown': {
+      const services = refusal.services.map((s) => `${s.statusLabel} service #${s.id}`).join(', ');
+      const why = refusal.numbering
+        ? `the ${refusal.numbering} status numbering in effect does not name it, so it may not be the numbering this UISP uses (${refusal.why})`
+        : `SubOps cannot tell which status numbering this UISP uses, so it cannot tell a Quoted service from a Deferred one (${refusal.why})`;
+      return `Client #${refusal.client.id} ${refusal.client.name} has ${services}: ${why}. SubOps deletes nothing it cannot name; check SERVICE_STATUS_NUMBERING (subops config check shows the numbering). ${NOTHING_CHANGED}`;
+    }
   }
 }
 
@@ -179,7 +187,7 @@ function stopSentence(error: ActivationStop): string {
     }
     case 'uisp-error': {
       if (error.problem === 'service-not-active') {
-        return `UISP created service #${error.service.id} as ${error.service.statusLabel}, not Active: check it in the CRM (and SERVICE_STATUS_ACTIVE) before retrying`;
+        return `UISP created service #${error.service.id} as ${error.service.statusLabel}, not Active: check it in the CRM before retrying`;
       }
       const applied = error.mayHaveApplied ? '. UISP may or may not have applied this change; re-run the activation: it picks up where it stopped and creates no duplicates' : '';
       return `${error.detail}${applied}${error.beforeWrites ? `. ${NOTHING_CHANGED}` : ''}`;
@@ -220,6 +228,11 @@ export function resultSentence(result: ActivationResult): string {
     case 'failed':
       return result.failedStep ? `Activation failed at the ${result.failedStep} step: ${errorSentence(result.error, result.done.length > 0)}` : errorSentence(result.error);
   }
+}
+
+/** Services of other plans an activation never touches, e.g. "left alone: Quoted service #301 Cable TV (another plan type)". */
+export function leftAloneSentence(services: ServiceRef[]): string {
+  return `left alone: ${services.map((s) => `${s.statusLabel} service #${s.id}${named(s)}`).join(', ')} (not of the plan type this activation creates)`;
 }
 
 /** One write the run made, e.g. "Deleted Quoted service #102". */

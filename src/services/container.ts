@@ -5,6 +5,8 @@
  */
 import type { Dispatcher } from 'undici';
 import type { CoreConfig } from '../config.js';
+import { StatusNumbering } from './activation/numbering.js';
+import { SHARED_STATUSES } from './activation/service-status.js';
 import { ActivationService } from './activation/workflow.js';
 import { KeyedLock } from './converge.js';
 import { DuplicateService } from './duplicates.js';
@@ -29,6 +31,8 @@ export interface Services {
   duplicates: DuplicateService;
   /** SubOps' own recent CRM writes, noted by the HTTP core: webhooks about them are not reported again. */
   ownChanges: OwnChanges;
+  /** Which service status numbering UISP uses: set, or detected once from the CRM. */
+  numbering: StatusNumbering;
   /** The UISP base URL in use, for links to the CRM web interface. */
   uispUrl: string;
   close(): Promise<void>;
@@ -73,16 +77,18 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
   const writeRetry = { retries: uisp.writeRetries, backoffMs: uisp.writeBackoffMs, windowMs: uisp.retryWindowMs };
   // One set of locks per container: the CLI and the Slack app each build one container per process.
   const locks = new KeyedLock();
-  const activation = new ActivationService({ crm, nms, settings: config.activation, crmBaseUrl: `${uisp.url}/crm`, today, writeRetry, locks });
+  const numbering = new StatusNumbering(config.activation.numbering, crm);
+  const activation = new ActivationService({ crm, nms, settings: config.activation, numbering, crmBaseUrl: `${uisp.url}/crm`, today, writeRetry, locks });
   return {
     crm,
     nms,
     activation,
-    suspensions: new SuspensionService(crm, config.activation.statuses, writeRetry),
+    suspensions: new SuspensionService(crm, SHARED_STATUSES, writeRetry, numbering),
     payments: new PaymentService(crm, today, { limits: config.payments, retry: writeRetry, locks }, () => now().getTime()),
-    lookups: new LookupService({ crm, nms, statuses: config.activation.statuses, crmClientUrl: (id) => activation.crmClientUrl(id) }),
-    duplicates: new DuplicateService({ crm, nms, statuses: config.activation.statuses, locks }),
+    lookups: new LookupService({ crm, nms, numbering, crmClientUrl: (id) => activation.crmClientUrl(id) }),
+    duplicates: new DuplicateService({ crm, nms, numbering, locks }),
     ownChanges,
+    numbering,
     uispUrl: uisp.url,
     close: async () => {
       await ownDispatcher?.close();

@@ -13,8 +13,10 @@ import type { KeyedLock } from './converge.js';
 import { lateDuplicates } from './activation/late-duplicates.js';
 import { madeBySubOps, markedClientId } from './activation/markers.js';
 import { sameName } from './activation/names.js';
-import { clientRef, keptSite, ownSites } from './activation/planner.js';
-import { statusLabel, type ServiceStatusTable } from './activation/service-status.js';
+import { clientRef, keptSite } from './activation/planner.js';
+import { ownSites, siteOwnership } from './sites.js';
+import type { StatusNumbering } from './activation/numbering.js';
+import { SHARED_STATUSES } from './activation/service-status.js';
 import type { ClientRef, LateDuplicate } from './activation/types.js';
 import { clientDisplayName, type CrmClient } from './uisp/crm-client.js';
 import { UispError, UispNotFoundError } from './uisp/errors.js';
@@ -80,7 +82,7 @@ export type RemovalDecision = { remove: true } | { remove: false; refusal: Remov
  */
 export type RemovalReads =
   | { record: 'client'; kept: Client | null; duplicate: Client | null; services: Service[]; payments: Payment[]; invoices: Invoice[] }
-  | { record: 'service'; kept: Service | null; duplicate: Service | null; invoices: Invoice[]; statuses: ServiceStatusTable }
+  | { record: 'service'; kept: Service | null; duplicate: Service | null; invoices: Invoice[]; statusLabel: (status: number) => string }
   | { record: 'site'; kept: Site | null; duplicate: Site | null; devices: Device[]; namesake?: NamesakeReads };
 
 /** The client a late site's marker names, when that is not the request's client: what tells a left-out namesake. */
@@ -128,12 +130,12 @@ function decideClient({ kept, duplicate, services, payments, invoices }: Extract
 /** Namesakes as the activation's lookup tells them: the name a person sees, ignoring case and spacing. */
 const sameClientName = (a: Client, b: Client): boolean => sameName(clientDisplayName(a), clientDisplayName(b));
 
-function decideService(clientId: number, { kept, duplicate, invoices, statuses }: Extract<RemovalReads, { record: 'service' }>): RemovalDecision {
+function decideService(clientId: number, { kept, duplicate, invoices, statusLabel }: Extract<RemovalReads, { record: 'service' }>): RemovalDecision {
   if (!duplicate) return refuse({ reason: 'gone' });
   if (duplicate.clientId !== clientId) return refuse({ reason: 'other-client', clientId: duplicate.clientId });
   if (!madeBySubOps(duplicate.note)) return refuse({ reason: 'not-subops' });
   if (!kept || kept.clientId !== clientId) return refuse({ reason: 'kept-gone' });
-  if (kept.status !== statuses.active) return refuse({ reason: 'kept-not-active', status: kept.status, statusLabel: statusLabel(kept.status, statuses) });
+  if (kept.status !== SHARED_STATUSES.active) return refuse({ reason: 'kept-not-active', status: kept.status, statusLabel: statusLabel(kept.status) });
   if (duplicate.id < kept.id) return refuse({ reason: 'not-newer' });
   const billing = invoices.filter((invoice) => invoice.items.some((item) => item.serviceId === duplicate.id)).map((invoice) => invoice.id);
   if (billing.length || duplicate.lastInvoicedDate) return refuse({ reason: 'invoiced', invoiceIds: billing });
@@ -167,18 +169,17 @@ function isLeftOutNamesake(clientId: number, marked: number, namesake: NamesakeR
   return madeBySubOps(client.note) && services.length === 0 && keptClient !== null && sameClientName(client, keptClient);
 }
 
-/** The CRM client a site is linked to (null: linked, id unreadable), or undefined when it is not linked. */
+/** The CRM client a site is linked to (null: linked, to whom this read does not say), or undefined when it is not linked. */
 function boundClientId(site: Site): number | null | undefined {
-  const bound = site.ucrm?.client?.id ?? site.description?.ucrmId;
-  if (bound == null || bound === '') return undefined;
-  return /^\d+$/.test(bound) ? Number(bound) : null;
+  const ownership = siteOwnership(site);
+  return ownership?.by === 'binding' ? ownership.clientId : undefined;
 }
 
 /** Pure: the client's late duplicates among records already read (Active services; own sites, the kept one in use). */
-export function duplicatesOf(client: ClientRef, services: Service[], sites: Site[], devices: Device[], statuses: ServiceStatusTable): LateDuplicate[] {
-  const own = ownSites(sites, client.id);
-  const active = services.filter((s) => s.status === statuses.active);
-  return lateDuplicates(client, active, own, keptSite(own, devices)?.id ?? null);
+export function duplicatesOf(client: ClientRef, services: Service[], sites: Site[], devices: Device[]): LateDuplicate[] {
+  const own = ownSites(sites, client.id, services);
+  const active = services.filter((s) => s.status === SHARED_STATUSES.active);
+  return lateDuplicates(client, active, own, keptSite(own, devices, services)?.id ?? null);
 }
 
 export type RemovalOutcome =
@@ -193,7 +194,7 @@ export type RemovalOutcome =
 export interface DuplicateDeps {
   crm: CrmClient;
   nms: NmsClient;
-  statuses: ServiceStatusTable;
+  numbering: StatusNumbering;
   /** This process's locks on resolved ids (the activation's): a removal and an activation of one client take turns. */
   locks: KeyedLock;
 }
@@ -210,10 +211,10 @@ export class DuplicateService {
    * webhook event's processing promises): the client's late duplicates now.
    */
   async find(clientId: number): Promise<LateDuplicate[]> {
-    const { crm, nms, statuses } = this.deps;
+    const { crm, nms } = this.deps;
     const [client, services] = await Promise.all([crm.getClient(clientId), crm.listServices(clientId)]);
-    const [sites, devices] = await Promise.all([nms.listSitesWithCrmDetails(), nms.listDevices()]);
-    return duplicatesOf(clientRef(client), services, sites, devices, statuses);
+    const [sites, devices] = await Promise.all([nms.listSites(), nms.listDevices()]);
+    return duplicatesOf(clientRef(client), services, sites, devices);
   }
 
   /**
@@ -238,7 +239,7 @@ export class DuplicateService {
   }
 
   private async removeService(request: Extract<RemovalRequest, { record: 'service' }>): Promise<RemovalOutcome> {
-    const { crm, statuses } = this.deps;
+    const { crm, numbering } = this.deps;
     // Both read at once; the invoices count only while the service exists (a failure to read them then stops the removal).
     const invoicesRead = crm.listInvoices(request.clientId);
     invoicesRead.catch(() => undefined);
@@ -247,7 +248,7 @@ export class DuplicateService {
     const kept = byId(request.keptId);
     const duplicate = byId(request.duplicateId);
     const invoices = duplicate ? await invoicesRead : [];
-    const decision = decideRemoval(request, { record: 'service', kept, duplicate, invoices, statuses });
+    const decision = decideRemoval(request, { record: 'service', kept, duplicate, invoices, statusLabel: (status) => numbering.label(status) });
     const refs = { duplicate: duplicate && serviceRef(duplicate), kept: kept && serviceRef(kept) };
     if (!decision.remove) return { kind: 'refused', request, refusal: decision.refusal, ...refs };
     return this.write(request, { duplicate: refs.duplicate!, kept: refs.kept! }, () => crm.deleteService(request.duplicateId), async () =>
@@ -272,7 +273,7 @@ export class DuplicateService {
 
   private async removeSite(request: Extract<RemovalRequest, { record: 'site' }>): Promise<RemovalOutcome> {
     const { nms } = this.deps;
-    const [sites, devices] = await Promise.all([nms.listSitesWithCrmDetails(), nms.listDevices()]);
+    const [sites, devices] = await Promise.all([nms.listSites(), nms.listDevices()]);
     const byId = (id: string) => sites.find((s) => s.id === id) ?? null;
     const kept = byId(request.keptId);
     const duplicate = byId(request.duplicateId);
@@ -283,7 +284,7 @@ export class DuplicateService {
     const refs = { duplicate: duplicate && siteRef(duplicate), kept: kept && siteRef(kept) };
     if (!decision.remove) return { kind: 'refused', request, refusal: decision.refusal, ...refs };
     return this.write(request, { duplicate: refs.duplicate!, kept: refs.kept! }, () => nms.deleteSite(request.duplicateId), async () =>
-      (await nms.listSitesWithCrmDetails()).some((s) => s.id === request.duplicateId),
+      (await nms.listSites()).some((s) => s.id === request.duplicateId),
     );
   }
 

@@ -9,6 +9,7 @@ import type { CrmClient } from './uisp/crm-client.js';
 import { UispError, UispWriteNotAppliedError } from './uisp/errors.js';
 import type { Client, Service, SuspensionReason } from './uisp/schemas.js';
 import { InputError, notFoundAsInputError } from './errors.js';
+import type { StatusNumbering } from './activation/numbering.js';
 import type { ServiceStatusTable } from './activation/service-status.js';
 
 export type SuspensionAction = 'suspend' | 'unsuspend';
@@ -60,6 +61,8 @@ export class SuspensionService {
     private readonly crm: CrmClient,
     private readonly statuses: ServiceStatusTable,
     private readonly retry: WriteRetryPolicy = TRY_ONCE,
+    /** Asked with the first read, so a Quoted (or Deferred) service is named as UISP numbers it. */
+    private readonly numbering?: Pick<StatusNumbering, 'resolve'>,
   ) {}
 
   listReasons(): Promise<SuspensionReason[]> {
@@ -82,8 +85,9 @@ export class SuspensionService {
   }
 
   /** The service, or a clear "no service #id" error. */
-  getService(serviceId: number): Promise<Service> {
-    return notFoundAsInputError(this.crm.getService(serviceId), 'service', `No CRM service #${serviceId}.`);
+  async getService(serviceId: number): Promise<Service> {
+    const [service] = await Promise.all([notFoundAsInputError(this.crm.getService(serviceId), 'service', `No CRM service #${serviceId}.`), this.numbering?.resolve()]);
+    return service;
   }
 
   getClient(clientId: number): Promise<Client> {

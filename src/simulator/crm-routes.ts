@@ -24,9 +24,10 @@ import {
   type ServiceRecord,
 } from './records.js';
 import { ApiError, issuesByField, Router, type Api, type Reply, type RouteRequest } from './router.js';
+import { STOCK_VERSION, WORLD_STATUSES } from './world.js';
 
-/** Service status numbers (spec §3; 3 Suspended is UISP's value, the spec leaves it open). */
-const SERVICE_STATUS = Object.freeze({ active: 1, ended: 2, suspended: 3, quoted: 6, obsolete: 7 });
+/** Active, Ended and Suspended are the same number in both worlds (./world.ts); Quoted is not. */
+const SERVICE_STATUS = WORLD_STATUSES.interface;
 
 const CRM_MESSAGES: Record<number, string> = {
   400: 'Bad request.',
@@ -307,7 +308,7 @@ function planPeriodOr422(data: SimulatorData, periodId: number) {
   return found;
 }
 
-function createService({ data, params, body, emit }: RouteRequest): Reply {
+function createService({ data, world, params, body, emit }: RouteRequest): Reply {
   const client = clientById(data, params.id);
   const { status, ...fields } = parse(ServiceBody, body);
   const { plan, period } = planPeriodOr422(data, fields.servicePlanPeriodId);
@@ -316,7 +317,7 @@ function createService({ data, params, body, emit }: RouteRequest): Reply {
     id: newId(data, 'services'),
     clientId: client.id,
     // Without status 1 a new service comes out Quoted (spec §7).
-    status: status === SERVICE_STATUS.active ? SERVICE_STATUS.active : SERVICE_STATUS.quoted,
+    status: status === SERVICE_STATUS.active ? SERVICE_STATUS.active : WORLD_STATUSES[world].quoted,
   });
   data.services.push(completeService(service, plan, period, client));
   emit({ entity: 'service', entityId: service.id, changeType: 'insert', eventName: 'service.add', record: service });
@@ -501,6 +502,11 @@ const router = new Router()
   .on('PATCH', '/clients/services/:id/end', endService)
   .on('GET', '/service-suspension-reasons', ({ data }) => ok(data.suspensionReasons))
   .on('GET', '/service-plans', ({ data }) => ok(data.servicePlans))
+  // Every stock UISP CRM serves its version; the interface document's UISP does not.
+  .on('GET', '/version', ({ world }) => {
+    if (world !== 'stock') throw notFound();
+    return ok({ version: STOCK_VERSION });
+  })
   .on('GET', '/payment-methods', ({ data }) => ok(data.paymentMethods))
   .on('GET', '/payments', listPayments)
   .on('GET', '/payments/:id', ({ data, params }) => ok(paymentById(data, params.id)))

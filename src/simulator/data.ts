@@ -37,6 +37,7 @@ import {
   type SiteRecord,
   type SuspensionReasonRecord,
 } from './records.js';
+import { renumbered, type SimulatorWorld } from './world.js';
 
 export interface SimulatorData {
   clients: ClientRecord[];
@@ -52,6 +53,8 @@ export interface SimulatorData {
   sites: SiteRecord[];
   /** The CRM organization; its currency is every client's currency. Default GYD. */
   organization?: { currencyCode: string; name?: string | undefined };
+  /** The world whose status numbers the services carry (./world.ts); absent: the interface document's. */
+  numbering?: SimulatorWorld | undefined;
 }
 
 const DEFAULT_ORGANIZATION = { currencyCode: 'GYD' };
@@ -60,6 +63,7 @@ const collection = <S extends z.ZodType>(record: S) => z.array(record).default((
 
 const DataFileSchema = z.object({
   organization: z.object({ currencyCode: z.string().length(3), name: z.string().optional() }).optional(),
+  numbering: z.enum(['interface', 'stock']).optional(),
   clients: collection(ClientRecordSchema),
   services: collection(ServiceRecordSchema),
   suspensionReasons: collection(SuspensionReasonRecordSchema),
@@ -173,6 +177,14 @@ export async function saveStateFile(path: string, data: SimulatorData, now: Date
 /** Forgets the saved state (nothing to do when there is none). */
 export async function removeStateFile(path: string): Promise<void> {
   await rm(path, { force: true });
+}
+
+/** The data in another world's status numbers, in place (a no-op when they are already that world's). */
+export function inWorld(data: SimulatorData, world: SimulatorWorld): SimulatorData {
+  const from = data.numbering ?? 'interface';
+  for (const service of data.services) service.status = renumbered(service.status, from, world);
+  data.numbering = world;
+  return data;
 }
 
 /** Validates a data set, generates its payment history, checks references and fills derived fields. */

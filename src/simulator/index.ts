@@ -3,8 +3,8 @@
  *
  * A loopback HTTP server that answers like UISP: CRM v1.0 at `{url}/crm/api/v1.0`, NMS v2.1 at
  * `{url}/nms/api/v2.1`, one token (`X-Auth-Token`; the CRM also takes `X-Auth-App-Key`). It backs offline
- * CLI runs, demos, training and the tests. Service statuses are the spec's: 1 Active, 6 Quoted,
- * 7 Obsolete, plus UISP's 3 Suspended (and 2 Ended). Knobs: `latencyMs`/`setLatency`, fault rules (`status`, `hang`,
+ * CLI runs, demos, training and the tests. Service statuses are the world's (below): in the default
+ * world the spec's 1 Active, 6 Quoted, 7 Obsolete, plus UISP's 3 Suspended (and 2 Ended). Knobs: `latencyMs`/`setLatency`, fault rules (`status`, `hang`,
  * `reset` — `phase: 'before'` or `'after'` the request is applied —, `trickle` the answer, apply it
  * `late`; by `times` and seeded `rate`), the `requests` log with `sequentialRoundTrips`, and signals to
  * wait on instead of sleeping: `received(n)` (n requests arrived) and `settled()` (all handled, late
@@ -13,9 +13,10 @@
  * suspend/suspend_cancel/end, payment add) is recorded as a webhook event, which
  * `GET /crm/api/v1.0/webhook-events/{uuid}` answers, and POSTed to `webhookUrl` (`setWebhookUrl`) in
  * UISP's body shape once the change is answered; `webhookDeliveries`, `resendWebhook` and
- * `webhooksSettled()` let tests follow them. `GET /nms/api/v2.1/sites?ucrmDetails=true` answers like
- * `/sites` (the simulator always includes the `ucrm` binding); a test links a site "by hand" by setting
- * its `ucrm.client`.
+ * `webhooksSettled()` let tests follow them. Two worlds (`world`, SUBOPS_SIMULATOR_WORLD; ./world.ts): the
+ * interface document's (default) and a stock UISP's (status numbers, `GET /version`, a site bound to a CRM
+ * service and `ucrm` only with `ucrmDetails=true`). A test links a site "by hand" by binding a service to
+ * it (the service's `unmsClientSiteId`, as UISP records it) or by setting the site's `ucrm.client`.
  * Invoices: `GET /crm/api/v1.0/invoices` (`clientId`, `createdDateFrom`/`createdDateTo`, `direction`,
  * `limit`/`offset`) and `GET /invoices/{id}`, read only: the simulator makes none; a data file gives
  * `invoices` (or a test pushes records onto `sim.data.invoices`), each item naming the service it bills
@@ -85,4 +86,5 @@
  */
 export { sequentialRoundTrips } from './round-trips.js';
 export { startSimulator, type FaultRule, type GateMatch, type RecordedRequest, type SimulatorGate, type RunningSimulator, type SimulatorOptions, type WebhookDelivery, type WebhookEventRecord } from './server.js';
+export { SIMULATOR_WORLDS, STOCK_VERSION, WORLD_STATUSES, worldFromEnv, type SimulatorWorld, type WorldStatuses } from './world.js';
 export { buildData, loadDataFile, loadStateFile, removeStateFile, sampleData, saveStateFile, SimulatorDataError, type SimulatorData } from './data.js';

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
-import { findSite, type SimulatorData } from './data.js';
+import { findClient, findPlanPeriod, findSite, type SimulatorData } from './data.js';
 import { completeDevice, completeSite, SiteRecordSchema, type DeviceRecord, type SiteRecord } from './records.js';
 import { ApiError, issuesByField, Router, type Api, type Reply, type RouteRequest } from './router.js';
 
@@ -26,6 +26,36 @@ function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
 }
 
 const ok = (body: unknown): Reply => ({ status: 200, body });
+
+/**
+ * A site as the world's NMS answers it (./world.ts). Its binding: a CRM service whose `unmsClientSiteId`
+ * names it (as UISP records it), else a client set on the stored record by hand. The interface world shows
+ * the client in `ucrm` and `description.ucrmId` always; the stock world shows `ucrm` ({client, service})
+ * only with `ucrmDetails=true`, and `description.ucrmId` is the bound service's id.
+ */
+function presented({ data, world, query }: Pick<RouteRequest, 'data' | 'world' | 'query'>, site: SiteRecord): unknown {
+  const service = data.services.find((s) => s.unmsClientSiteId === site.id);
+  const client = service ? findClient(data, service.clientId) : undefined;
+  const clientRef = client ? { id: String(client.id), name: [client.firstName, client.lastName].filter(Boolean).join(' ') || client.companyName || '', isLead: client.isLead } : (site.ucrm?.client ?? null);
+  // The Swagger's `service` of SiteUcrmDescription.
+  const serviceRef = service
+    ? {
+        id: String(service.id),
+        name: service.name ?? '',
+        status: service.status,
+        activeFrom: new Date(Date.parse(service.activeFrom)).toISOString(),
+        tariffId: String(findPlanPeriod(data, service.servicePlanPeriodId)?.plan.id ?? ''),
+        trafficShapingOverrideEnabled: false,
+        totalPrice: service.price ?? 0,
+        currencyCode: service.currencyCode ?? '',
+      }
+    : null;
+  const ucrm = clientRef ? { client: clientRef, service: serviceRef } : null;
+  if (world === 'interface') return { ...site, description: { ...site.description, ucrmId: clientRef?.id ?? site.description.ucrmId }, ucrm };
+  const { ucrm: _stored, ...rest } = site;
+  const details = ['true', '1'].includes(query.ucrmDetails ?? '');
+  return { ...rest, description: { ...site.description, ucrmId: serviceRef?.id ?? null }, ...(details && { ucrm }) };
+}
 
 const optionalText = z.string().optional();
 
@@ -67,7 +97,8 @@ function referencedSite(data: SimulatorData, id: string, key: string): SiteRecor
   return site;
 }
 
-function createSite({ data, body }: RouteRequest): Reply {
+function createSite(request: RouteRequest): Reply {
+  const { data, body } = request;
   const fields = parse(CreateSiteBody, body);
   const parent = fields.parentSiteId === undefined ? null : referencedSite(data, fields.parentSiteId, 'parentSiteId');
   const site = SiteRecordSchema.parse({
@@ -83,7 +114,7 @@ function createSite({ data, body }: RouteRequest): Reply {
     },
   });
   data.sites.push(completeSite(site, data.sites));
-  return ok(site);
+  return ok(presented(request, site));
 }
 
 /**
@@ -95,12 +126,13 @@ const UpdateSiteBody = z.object({
   description: z.object({ note: z.string().nullish() }).passthrough(),
 });
 
-function updateSite({ data, params, body }: RouteRequest): Reply {
+function updateSite(request: RouteRequest): Reply {
+  const { data, params, body } = request;
   const site = siteById(data, params.id);
   const { identification, description } = parse(UpdateSiteBody, body);
   site.identification.name = identification.name;
   site.description = { ...site.description, note: description.note ?? null };
-  return ok(site);
+  return ok(presented(request, site));
 }
 
 /** Admits a discovered device onto the network under the site; an authorized one moves to the site. */
@@ -144,9 +176,9 @@ const router = new Router()
   .on('POST', '/devices/authorize', authorizeDevices)
   .on('GET', '/devices/:id', ({ data, params }) => ok(deviceById(data, params.id)))
   .on('POST', '/devices/:id/authorize', authorizeDevice)
-  .on('GET', '/sites', ({ data }) => ok(data.sites))
+  .on('GET', '/sites', (request) => ok(request.data.sites.map((site) => presented(request, site))))
   .on('POST', '/sites', createSite)
-  .on('GET', '/sites/:id', ({ data, params }) => ok(siteById(data, params.id)))
+  .on('GET', '/sites/:id', (request) => ok(presented(request, siteById(request.data, request.params.id))))
   .on('PUT', '/sites/:id', updateSite)
   .on('DELETE', '/sites/:id', deleteSite);
 

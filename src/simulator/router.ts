@@ -7,9 +7,12 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
 import type { SimulatorData } from './data.js';
 import type { WebhookChange, WebhookEventRecord } from './webhooks.js';
+import type { SimulatorWorld } from './world.js';
 
 export interface RouteRequest {
   data: SimulatorData;
+  /** Which UISP the simulator plays (./world.ts). */
+  world: SimulatorWorld;
   /** `:name` segments of the matched pattern, URI-decoded. */
   params: Record<string, string>;
   query: Record<string, string>;

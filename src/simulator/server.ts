@@ -7,12 +7,13 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { crmApi } from './crm-routes.js';
-import { sampleData, type SimulatorData } from './data.js';
+import { inWorld, sampleData, type SimulatorData } from './data.js';
 import { FaultInjector, faultPhase, type FaultRule } from './faults.js';
 import { Gate, type GateMatch, type SimulatorGate } from './gates.js';
 import { nmsApi } from './nms-routes.js';
 import { ApiError, type Api, type Reply } from './router.js';
 import { WebhookSender, type WebhookChange, type WebhookDelivery, type WebhookEventRecord } from './webhooks.js';
+import { WORLD_STATUSES, worldFromEnv, type SimulatorWorld, type WorldStatuses } from './world.js';
 
 export type { FaultRule } from './faults.js';
 export type { GateMatch, Release, SimulatorGate } from './gates.js';
@@ -34,6 +35,8 @@ export interface SimulatorOptions {
   seed?: number;
   /** Where the CRM POSTs its webhooks (e.g. SubOps' /uisp/webhook); none by default. */
   webhookUrl?: string;
+  /** Which UISP to play (./world.ts); default SUBOPS_SIMULATOR_WORLD, else the interface document's. */
+  world?: SimulatorWorld;
 }
 
 export interface RecordedRequest {
@@ -57,6 +60,9 @@ export interface RunningSimulator {
   token: string;
   /** The live, mutable state: tests may inspect and arrange it. */
   data: SimulatorData;
+  /** Which UISP it plays, and the status numbers that world uses (for records a test adds). */
+  world: SimulatorWorld;
+  statuses: WorldStatuses;
   /** Every request in arrival order, including refused and faulted ones. */
   requests: RecordedRequest[];
   /** Replaces the fault rules (their `times` counters and the PRNG start over). */
@@ -92,7 +98,8 @@ const fallbackApi = nmsApi;
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const token = options.token ?? 'sim-token';
-  const data = options.data ?? sampleData();
+  const world = options.world ?? worldFromEnv();
+  const data = inWorld(options.data ?? sampleData(), world);
   const host = options.host ?? '127.0.0.1';
   const requests: RecordedRequest[] = [];
   const faults = new FaultInjector(options.faults ?? [], options.seed ?? 1);
@@ -139,7 +146,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const route = api.router.match(record.method, record.path.slice(api.base.length));
     if (!route) return api.error(404);
     const changes: WebhookChange[] = [];
-    const reply = answer(() => route.handler({ data, params: route.params, query: record.query, body: json.value, emit: (change) => changes.push(change), webhookEvents: webhooks.events }), api);
+    const reply = answer(() => route.handler({ data, world, params: route.params, query: record.query, body: json.value, emit: (change) => changes.push(change), webhookEvents: webhooks.events }), api);
     // Like UISP, webhooks go out once the change is made and answered.
     if (reply.status < 300) queueMicrotask(() => changes.forEach((change) => webhooks.record(change)()));
     return reply;
@@ -202,6 +209,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     token,
     data,
+    world,
+    statuses: WORLD_STATUSES[world],
     requests,
     setFaults: (rules) => faults.set(rules),
     setLatency: (ms) => {

@@ -91,6 +91,8 @@ export function activationConfirm(origin: Origin, request: ActivationRequest, pl
       ...sections('*Will delete:*', deletes.map((s) => `• ${escapeMrkdwn(s.statusLabel)} service #${s.id}${s.name ? ` _${escapeMrkdwn(s.name)}_` : ''}`)),
     );
   }
+  const leftAlone = plan.service.action === 'create' ? plan.service.leftAlone : [];
+  if (leftAlone.length) blocks.push(...sections('*Left alone* (another plan type):', leftAlone.map((s) => `• ${escapeMrkdwn(s.statusLabel)} service #${s.id}${s.name ? ` _${escapeMrkdwn(s.name)}_` : ''}`)));
   blocks.push(...sections('*Will create or reuse:*', planLines(plan).map((line) => `• ${line}`)), divider(), context(`Device: ${escapeMrkdwn(describeDevice(plan))}`));
   const submit = move ? (deletes.length ? 'Delete, move, activate' : 'Move and activate') : deletes.length ? 'Delete and activate' : 'Activate';
   return modal({

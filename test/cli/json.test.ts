@@ -27,7 +27,7 @@ describe('--json', () => {
     const events = lines((await subops(['activate', '--device', '10.20.1.88', '--first-name', 'ada', '--last-name', 'lovelace', '--json'])).out);
     const result = events.at(-1)!;
     for (const step of events.slice(0, -1)) expect(keys(step)).toEqual(['ids', 'message', 'status', 'step', 'type']);
-    expect(keys(result)).toEqual(['client', 'crmClientUrl', 'device', 'done', 'duplicates', 'error', 'message', 'movedFrom', 'notDone', 'outcome', 'service', 'site', 'type']);
+    expect(keys(result)).toEqual(['client', 'crmClientUrl', 'device', 'done', 'duplicates', 'error', 'leftAlone', 'message', 'movedFrom', 'notDone', 'outcome', 'service', 'site', 'type']);
     expect(keys(result.client)).toEqual(CLIENT);
     expect(keys(result.service)).toEqual(SERVICE);
     expect(keys(result.device)).toEqual(DEVICE);

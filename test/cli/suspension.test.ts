@@ -38,9 +38,9 @@ describe('subops suspend', () => {
     expect(writes()).toEqual([]);
   });
 
-  it('a status numbered by SERVICE_STATUS_* is read with the configured table', async () => {
+  it('a status is named under the numbering SERVICE_STATUS_NUMBERING sets', async () => {
     // Stock UISP numbering: 7 is Quoted there, so the Obsolete-in-the-spec service 103 is "Quoted".
-    const { code, err } = await runCli(['suspend', '--service-id', '103', '--reason', '1'], { UISP_URL: sim.url, UISP_TOKEN: sim.token, SERVICE_STATUS_QUOTED: '7', SERVICE_STATUS_OBSOLETE: '5' }, []);
+    const { code, err } = await runCli(['suspend', '--service-id', '103', '--reason', '1'], { UISP_URL: sim.url, UISP_TOKEN: sim.token, SERVICE_STATUS_NUMBERING: 'stock' }, []);
     expect(code).toBe(1);
     expect(err).toContain('is Quoted; only an Active service can be suspended');
   });

@@ -1,12 +1,11 @@
 /** The demo's suggestions come from the simulator's data, so they follow it when it changes. */
 import { describe, expect, it } from 'vitest';
 import { sampleTries } from '../../src/playground/intro.js';
-import { DEFAULT_SERVICE_STATUSES } from '../../src/services/activation/service-status.js';
-import { sampleData } from '../../src/simulator/index.js';
+import { sampleData, WORLD_STATUSES } from '../../src/simulator/index.js';
 
 describe('sampleTries', () => {
   it('pairs each customer device with its client and says what that client’s services make the activation do', () => {
-    const tries = sampleTries(sampleData(), DEFAULT_SERVICE_STATUSES);
+    const tries = sampleTries(sampleData(), WORLD_STATUSES.interface);
     expect(tries.map((t) => `${t.command} | ${t.note}`)).toEqual([
       '/activate 10.20.1.21 Marcus Baptiste | cpe-baptiste → Marcus Baptiste (#1001), service 101 Active',
       '/activate 10.20.2.44 Ravi Persaud | cpe-persaud → Ravi Persaud (#1005), service 104 Suspended',
@@ -26,9 +25,9 @@ describe('sampleTries', () => {
 
   it('follows the data: a changed status and a renamed device show up', () => {
     const data = sampleData();
-    data.services.find((s) => s.id === 102)!.status = DEFAULT_SERVICE_STATUSES.obsolete;
+    data.services.find((s) => s.id === 102)!.status = WORLD_STATUSES.interface.obsolete;
     data.devices.find((d) => d.identification.name === 'PowerBeam 5AC')!.identification.name = 'PBE-Lovelace';
-    const notes = sampleTries(data, DEFAULT_SERVICE_STATUSES).map((t) => t.note);
+    const notes = sampleTries(data, WORLD_STATUSES.interface).map((t) => t.note);
     expect(notes).toContain('LBE-Ramnarine → Priya Ramnarine (#1002), service 102 Obsolete');
     expect(notes).toContain("PBE-Lovelace, discovered, nobody's yet: a new customer");
   });

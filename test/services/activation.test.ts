@@ -235,8 +235,8 @@ describe('existing clients, by service state', () => {
     expect(uisp.writes()).toEqual([]);
   });
 
-  it('follows a configured status table: under stock UISP numbers 6 is Deferred, so nothing is deleted', async () => {
-    uisp = await startUisp({ now: NOW, env: { SERVICE_STATUS_QUOTED: '7', SERVICE_STATUS_OBSOLETE: '5' } });
+  it('follows the configured status numbering: under stock UISP numbers 6 is Deferred, so nothing is deleted', async () => {
+    uisp = await startUisp({ now: NOW, env: { SERVICE_STATUS_NUMBERING: 'stock' }, simulator: { world: 'interface' } });
     await run({ device: '10.20.1.51', firstName: 'priya', lastName: 'ramnarine' });
     expect(uisp.writes().some((w) => w.startsWith('DELETE'))).toBe(false);
   });
@@ -343,9 +343,14 @@ describe('failures and convergence', () => {
   });
 
   it('a service UISP creates as Quoted (not Active) fails the run, and the device is not let on', async () => {
-    // A wrong SERVICE_STATUS_ACTIVE sends status 2; the simulator, like UISP, then creates the service Quoted.
-    uisp = await startUisp({ now: NOW, env: { SERVICE_STATUS_ACTIVE: '2' } });
-    const { steps, result } = await run({ device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' });
+    uisp = await startUisp({ now: NOW });
+    // UISP leaves a service Quoted when it is created without status 1 (spec §7): the gate drops the status from the body.
+    const gate = uisp.sim.gate({ method: 'POST', path: /^\/crm\/api\/v1\.0\/clients\/\d+\/services$/ });
+    const running = run({ device: '10.20.1.88', firstName: 'ada', lastName: 'lovelace' });
+    await gate.arrived(1);
+    delete (gate.held[0]!.body as { status?: number }).status;
+    gate.open();
+    const { steps, result } = await running;
     const service = steps.findLast((s) => s.step === 'service')!;
     expect(service).toMatchObject({ status: 'failed', error: { code: 'uisp-error', problem: 'service-not-active' } });
     expect(stepSentence(service)).toMatch(/created service #\d+ as Quoted, not Active/);

@@ -12,10 +12,20 @@ const problemsOf = (fn: () => unknown): string[] => {
 };
 
 describe('core configuration', () => {
-  it('defaults to the spec plan, price and status numbers, and no UISP URL (embedded simulator)', () => {
+  it('defaults to the spec plan and price, a status numbering detected from the CRM, and no UISP URL (embedded simulator)', () => {
     const config = loadCoreConfig({});
     expect(config.uisp.url).toBeUndefined();
-    expect(config.activation).toMatchObject({ servicePlanPeriodId: 37, servicePrice: 10_000, statuses: { active: 1, quoted: 6, obsolete: 7, suspended: 3 } });
+    expect(config.activation).toMatchObject({ servicePlanPeriodId: 37, servicePrice: 10_000, numbering: 'auto' });
+  });
+
+  it('SERVICE_STATUS_NUMBERING is stock, interface or auto; the four status numbers of earlier versions are named, not ignored', () => {
+    expect(loadCoreConfig({ SERVICE_STATUS_NUMBERING: 'stock' }).activation.numbering).toBe('stock');
+    expect(loadCoreConfig({ SERVICE_STATUS_NUMBERING: 'interface' }).activation.numbering).toBe('interface');
+    expect(problemsOf(() => loadCoreConfig({ SERVICE_STATUS_NUMBERING: 'ucrm' }))).toEqual(['SERVICE_STATUS_NUMBERING must be auto, stock, interface']);
+    expect(problemsOf(() => loadCoreConfig({ SERVICE_STATUS_QUOTED: '7', SERVICE_STATUS_OBSOLETE: '5' }))).toEqual([
+      'SERVICE_STATUS_QUOTED is no longer read: set SERVICE_STATUS_NUMBERING=stock (7 Quoted, 5 Obsolete) or interface (6 Quoted, 7 Obsolete), or leave it unset to detect it',
+      'SERVICE_STATUS_OBSOLETE is no longer read: set SERVICE_STATUS_NUMBERING=stock (7 Quoted, 5 Obsolete) or interface (6 Quoted, 7 Obsolete), or leave it unset to detect it',
+    ]);
   });
 
   it('uses UISP_TOKEN for both systems unless a per-system token is given', () => {
@@ -25,10 +35,10 @@ describe('core configuration', () => {
 
   it('reports every problem at once, by variable name, without echoing secrets', () => {
     const problems = problemsOf(() =>
-      loadCoreConfig({ UISP_URL: 'ftp://x', ISP_TIMEZONE: 'Mars/Olympus', SERVICE_PRICE: '-1', SERVICE_PLAN_PERIOD_ID: 'abc', SERVICE_STATUS_QUOTED: '1', LOG_LEVEL: 'loud' }),
+      loadCoreConfig({ UISP_URL: 'ftp://x', ISP_TIMEZONE: 'Mars/Olympus', SERVICE_PRICE: '-1', SERVICE_PLAN_PERIOD_ID: 'abc', SERVICE_STATUS_NUMBERING: 'ucrm', LOG_LEVEL: 'loud' }),
     );
     expect(problems.map((p) => p.split(' ')[0])).toEqual(
-      expect.arrayContaining(['UISP_URL', 'ISP_TIMEZONE', 'SERVICE_PRICE', 'SERVICE_PLAN_PERIOD_ID', 'SERVICE_STATUS_ACTIVE,', 'LOG_LEVEL']),
+      expect.arrayContaining(['UISP_URL', 'ISP_TIMEZONE', 'SERVICE_PRICE', 'SERVICE_PLAN_PERIOD_ID', 'SERVICE_STATUS_NUMBERING', 'LOG_LEVEL']),
     );
   });
 

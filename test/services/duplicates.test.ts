@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordMarker, siteMarker } from '../../src/services/activation/markers.js';
-import { DEFAULT_SERVICE_STATUSES } from '../../src/services/activation/service-status.js';
+import { INTERFACE_NUMBERING, statusLabel } from '../../src/services/activation/service-status.js';
 import { decideRemoval, type NamesakeReads, type RemovalReads, type RemovalRequest } from '../../src/services/duplicates.js';
 import {
   ClientSchema,
@@ -26,7 +26,7 @@ import { crm } from '../simulator/helpers.js';
 import { invoice, seedClientDuplicate, seedServiceDuplicate, seedSiteDuplicate, seedSubOpsSite } from '../support/late-duplicates.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
 
-const statuses = DEFAULT_SERVICE_STATUSES;
+const statuses = INTERFACE_NUMBERING;
 const MARK = recordMarker('3f9a1c2e');
 
 const service = (id: number, changes: Partial<Service> = {}): Service => ServiceSchema.parse({ id, clientId: 1002, status: statuses.active, name: 'Standard Monthly', note: MARK, ...changes });
@@ -43,7 +43,7 @@ const services = (changes: Partial<Extract<RemovalReads, { record: 'service' }>>
   kept: service(5003),
   duplicate: service(5007),
   invoices: [],
-  statuses,
+  statusLabel: (status) => statusLabel(status, statuses),
   ...changes,
 });
 const sites = (changes: Partial<Extract<RemovalReads, { record: 'site' }>> = {}): RemovalReads => ({ record: 'site', kept: site('s-kept'), duplicate: site('s-late'), devices: [deviceOn('s-kept')], ...changes });
@@ -86,7 +86,8 @@ describe('decideRemoval', () => {
     ['the site is gone', siteRequest, sites({ duplicate: null }), { remove: false, refusal: { reason: 'gone' } }],
     ['the site lost its marker', siteRequest, sites({ duplicate: site('s-late', { description: { note: 'ours now', ucrmId: null } }) }), { remove: false, refusal: { reason: 'not-subops' } }],
     ['the site is linked in the CRM to another client', siteRequest, sites({ duplicate: site('s-late', { ucrm: { client: { id: '1003', name: 'Dwayne Fraser' } } }) }), { remove: false, refusal: { reason: 'linked', clientId: 1003 } }],
-    ['the site is linked to this client (by ucrmId)', siteRequest, sites({ duplicate: site('s-late', { description: { note: siteMarker(1002, '7b2d4e6f'), ucrmId: '1002' } }) }), { remove: false, refusal: { reason: 'linked', clientId: 1002 } }],
+    ['the site is linked to this client (ucrm.client)', siteRequest, sites({ duplicate: site('s-late', { description: { note: siteMarker(1002, '7b2d4e6f'), ucrmId: '537' }, ucrm: { client: { id: '1002', name: null }, service: { id: '537' } } }) }), { remove: false, refusal: { reason: 'linked', clientId: 1002 } }],
+    ['the site is bound to a service (ucrmId; a stock UISP read without ucrmDetails)', siteRequest, sites({ duplicate: site('s-late', { description: { note: siteMarker(1002, '7b2d4e6f'), ucrmId: '537' } }) }), { remove: false, refusal: { reason: 'linked', clientId: null } }],
     ['the site was made for another client', siteRequest, sites({ duplicate: site('s-late', { description: { note: siteMarker(1003, '7b2d4e6f'), ucrmId: null } }) }), { remove: false, refusal: { reason: 'other-client', clientId: 1003 } }],
     ['the kept site is gone', siteRequest, sites({ kept: null }), { remove: false, refusal: { reason: 'kept-gone' } }],
     ['a device is on the late site', siteRequest, sites({ devices: [deviceOn('s-late')] }), { remove: false, refusal: { reason: 'in-use', devices: [{ id: 'd-s-late', name: 'cpe-s-late' }] } }],

@@ -8,9 +8,10 @@ import { parseDeviceQuery } from '../../src/services/activation/device-match.js'
 import { confirmationChanges } from '../../src/services/activation/confirmation.js';
 import { lateDuplicates } from '../../src/services/activation/late-duplicates.js';
 import { recordMarker, siteMarker } from '../../src/services/activation/markers.js';
-import { decideActivation, keptSite, ownSites, type ActivationReads, type ClientLookup } from '../../src/services/activation/planner.js';
+import { decideActivation, keptSite, type ActivationReads, type ClientLookup } from '../../src/services/activation/planner.js';
+import { ownSites } from '../../src/services/sites.js';
 import { describeMove, errorSentence } from '../../src/render/activation.js';
-import { DEFAULT_SERVICE_STATUSES } from '../../src/services/activation/service-status.js';
+import { INTERFACE_NUMBERING } from '../../src/services/activation/service-status.js';
 import type { ActivationDecision } from '../../src/services/activation/types.js';
 import { ClientSchema, DeviceSchema, ServicePlanSchema, ServiceSchema, SiteSchema } from '../../src/services/uisp/schemas.js';
 
@@ -23,7 +24,7 @@ const SITES = [
   site(TOWER, 'Tower 1', 'site'),
   site('s-ada', 'Ada Lovelace', 'endpoint', { ucrm: { client: { id: '7', name: 'Ada Lovelace' } } }),
   site('s-ada-marked', 'Ada (SubOps)', 'endpoint', { description: { note: `made by hand\n${siteMarker(7, 'a1b2c3d4')}` } }),
-  site('s-bob', 'Bob Marley', 'endpoint', { description: { ucrmId: 8 } }),
+  site('s-bob', 'Bob Marley', 'endpoint', { description: { ucrmId: 538 }, ucrm: { client: { id: '8', name: null }, service: { id: '538' } } }),
   site('s-orphan', 'Old house', 'endpoint'),
 ];
 
@@ -47,7 +48,8 @@ function reads(overrides: Partial<ActivationReads> & { dev?: ReturnType<typeof d
     services: [],
     sites: SITES,
     servicePlans: [ServicePlanSchema.parse({ id: 1, name: 'Standard Monthly', periods: [{ id: 37, period: 1, price: 10000 }] })],
-    settings: { servicePlanPeriodId: 37, servicePrice: 10000, parentSiteId: undefined, statuses: DEFAULT_SERVICE_STATUSES },
+    numbering: { numbering: INTERFACE_NUMBERING, source: 'setting', why: 'SERVICE_STATUS_NUMBERING=interface' },
+    settings: { servicePlanPeriodId: 37, servicePrice: 10000, parentSiteId: undefined },
     today: '2026-01-02',
     ...overrides,
   };
@@ -108,7 +110,7 @@ describe('devices already in use (§2)', () => {
   });
 
   it('a move and a deletion are confirmed together', () => {
-    const quoted = ServiceSchema.parse({ id: 102, clientId: 8, status: 6 });
+    const quoted = ServiceSchema.parse({ id: 102, clientId: 8, status: 6, servicePlanPeriodId: 37 });
     const bob = person(8, 'Bob', 'Marley');
     const decision = decideActivation(reads({ dev: device('station', 's-ada'), firstName: 'Bob', lastName: 'Marley', lookup: { by: 'name', active: [bob], archived: [] }, services: [quoted] }));
     expect(decision).toMatchObject({ kind: 'needs-confirmation', confirm: { deletes: [{ id: 102 }], move: { client: { id: 7 } } }, plan: { site: { action: 'reuse', site: { id: 's-bob' } } } });
@@ -180,18 +182,18 @@ describe('services, sites and the order of refusals', () => {
   it('a suspended service is refused with the services; a Quoted one is deleted after confirmation', () => {
     const suspended = ServiceSchema.parse({ id: 104, clientId: 7, status: 3 });
     expect(refusal(decideActivation(reads({ services: [suspended] })))).toMatchObject({ code: 'service-suspended', services: [{ id: 104 }] });
-    const quoted = ServiceSchema.parse({ id: 102, clientId: 7, status: 6 });
+    const quoted = ServiceSchema.parse({ id: 102, clientId: 7, status: 6, servicePlanPeriodId: 37 });
     expect(decideActivation(reads({ services: [quoted] }))).toMatchObject({ kind: 'needs-confirmation', confirm: { deletes: [{ id: 102, statusLabel: 'Quoted' }], move: null }, plan: { destructive: true } });
   });
 
   it('a configured parent site that NMS does not have is refused when a site must be created', () => {
-    const settings = { servicePlanPeriodId: 37, servicePrice: 10000, parentSiteId: 'nope', statuses: DEFAULT_SERVICE_STATUSES };
+    const settings = { servicePlanPeriodId: 37, servicePrice: 10000, parentSiteId: 'nope' };
     expect(refusal(decideActivation(reads({ settings, lookup: { by: 'name', active: [], archived: [] } })))).toMatchObject({ code: 'parent-site-not-found', parentSiteId: 'nope' });
     expect(decideActivation(reads({ settings })).kind).toBe('plan');
   });
 
   it('a new service starts today with the configured plan period and price', () => {
-    expect(planOf(decideActivation(reads())).service).toEqual({ action: 'create', delete: [], servicePlanPeriodId: 37, price: 10000, activeFrom: '2026-01-02' });
+    expect(planOf(decideActivation(reads())).service).toEqual({ action: 'create', delete: [], leftAlone: [], servicePlanPeriodId: 37, price: 10000, activeFrom: '2026-01-02' });
   });
 });
 
@@ -212,7 +214,9 @@ describe('the client’s own sites, several records, confirmations and late dupl
       ['the marker, but bound in the CRM to another client', false, endpoint('m', siteMarker(20, 'a1b2c3d4'), { ucrm: { client: { id: '21', name: 'Someone' } } })],
       ['the marker, but linked by ucrmId to another client', false, endpoint('m', siteMarker(20, 'a1b2c3d4'), { description: { ucrmId: 21, note: siteMarker(20, 'a1b2c3d4') } })],
       ['a CRM binding to the client', true, endpoint('b', 'by hand', { ucrm: { client: { id: '20' } } })],
-      ['a ucrmId link to the client', true, endpoint('b', null, { description: { ucrmId: 20, note: null } })],
+      ['a ucrmId of 20 (a bound service’s id on a stock UISP, never a client’s)', false, endpoint('b', null, { description: { ucrmId: 20, note: null } })],
+      ['SubOps’ marker, but a ucrmId: bound to a service this read does not name', false, endpoint('m', null, { description: { ucrmId: 537, note: siteMarker(20, 'a1b2c3d4') } })],
+      ['a binding to a service of the client (ucrm.service, ucrm.client)', true, endpoint('b', null, { description: { ucrmId: 537, note: null }, ucrm: { client: { id: '20' }, service: { id: '537' } } })],
       ['the marker text only as part of a longer line', false, endpoint('m', `see ${siteMarker(20, 'a1b2c3d4')}`)],
     ])('a site with %s: own is %s', (_, own, s) => {
       expect(ownSites([SITES[0]!, s], 20)).toEqual(own ? [s] : []);
@@ -221,8 +225,9 @@ describe('the client’s own sites, several records, confirmations and late dupl
     it('sites bound in the CRM come first, then SubOps’ marked ones, each in NMS order', () => {
       const marked = endpoint('a-marked', siteMarker(20, 'a1b2c3d4'));
       const bound = endpoint('c-bound', 'by hand', { ucrm: { client: { id: '20' } } });
-      const byUcrmId = endpoint('d-ucrm-id', 'by hand', { description: { ucrmId: 20, note: null } });
-      expect(ownSites([marked, SITES[1]!, bound, byUcrmId], 20).map((s) => s.id)).toEqual(['c-bound', 'd-ucrm-id', 'a-marked']);
+      const byService = endpoint('d-service', 'by hand', { description: { ucrmId: 537, note: null } });
+      const services = [ServiceSchema.parse({ id: 537, clientId: 20, status: 1, unmsClientSiteId: 'd-service' })];
+      expect(ownSites([marked, SITES[1]!, bound, byService], 20, services).map((s) => s.id)).toEqual(['c-bound', 'd-service', 'a-marked']);
     });
   });
 
@@ -272,7 +277,7 @@ describe('the client’s own sites, several records, confirmations and late dupl
   });
 
   describe('confirmationChanges: what differs from what the agent confirmed', () => {
-    const quoted = ServiceSchema.parse({ id: 102, clientId: 7, status: 6 });
+    const quoted = ServiceSchema.parse({ id: 102, clientId: 7, status: 6, servicePlanPeriodId: 37 });
     const decideWith = (services: ReturnType<typeof ServiceSchema.parse>[], dev = device('station', null)) => {
       const r = reads({ services, dev });
       return confirmationChanges({ clientId: 7, deletes: [{ id: 102, status: 6 }] }, decideActivation(r), r);
@@ -287,7 +292,7 @@ describe('the client’s own sites, several records, confirmations and late dupl
     });
 
     it('the Quoted service is gone, and another one appeared', () => {
-      const other = ServiceSchema.parse({ id: 103, clientId: 7, status: 7 });
+      const other = ServiceSchema.parse({ id: 103, clientId: 7, status: 7, servicePlanPeriodId: 37 });
       expect(decideWith([other])).toEqual([
         { kind: 'service-changed', id: 102, shown: 6, now: null },
         { kind: 'service-added', service: { id: 103, status: 7, statusLabel: 'Obsolete', name: null } },
@@ -318,7 +323,7 @@ describe('the client’s own sites, several records, confirmations and late dupl
   });
 
   describe('the configured service plan period', () => {
-    const settings = (servicePlanPeriodId: number) => ({ servicePlanPeriodId, servicePrice: 10000, parentSiteId: undefined, statuses: DEFAULT_SERVICE_STATUSES });
+    const settings = (servicePlanPeriodId: number) => ({ servicePlanPeriodId, servicePrice: 10000, parentSiteId: undefined });
 
     it.each([
       ['a period no plan has', 38, undefined],

@@ -4,7 +4,7 @@
  * fails, and a suspension whose read-back fails.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_SERVICE_STATUSES } from '../../src/services/activation/service-status.js';
+import { INTERFACE_NUMBERING, SHARED_STATUSES, STOCK_NUMBERING } from '../../src/services/activation/service-status.js';
 import { InputError } from '../../src/services/errors.js';
 import { applicableAction, decideSuspension, SuspensionService } from '../../src/services/suspensions.js';
 import { UispUnavailableError, UispWriteNotAppliedError } from '../../src/services/uisp/errors.js';
@@ -14,27 +14,26 @@ import { startUisp, type UispFixture } from '../support/uisp.js';
 let uisp: UispFixture;
 afterEach(async () => uisp?.close());
 
-const statuses = DEFAULT_SERVICE_STATUSES;
+const statuses = SHARED_STATUSES;
 const reasonOf = (id: number) => uisp.services.suspensions.resolveReason(String(id));
 
 describe('decisions', () => {
   it('suspend: Active writes, Suspended is already done, anything else is refused', () => {
     expect(decideSuspension('suspend', statuses.active, statuses)).toBe('write');
     expect(decideSuspension('suspend', statuses.suspended, statuses)).toBe('already');
-    for (const status of [statuses.quoted, statuses.obsolete, 2, 5]) expect(decideSuspension('suspend', status, statuses)).toBe('refused');
+    for (const status of [0, 2, 4, 5, 6, 7, 8]) expect(decideSuspension('suspend', status, statuses)).toBe('refused');
   });
 
   it('unsuspend: only a suspended service is written; any other is "not suspended"', () => {
     expect(decideSuspension('unsuspend', statuses.suspended, statuses)).toBe('write');
-    for (const status of [statuses.active, statuses.quoted, statuses.obsolete, 2]) expect(decideSuspension('unsuspend', status, statuses)).toBe('already');
+    for (const status of [statuses.active, 0, 2, 4, 5, 6, 7, 8]) expect(decideSuspension('unsuspend', status, statuses)).toBe('already');
   });
 
-  it('follows the configured status table (stock UISP numbering)', () => {
-    const stock = { ...statuses, quoted: 7, obsolete: 5 };
-    expect(decideSuspension('suspend', 7, stock)).toBe('refused');
-    expect(applicableAction(3, stock)).toBe('unsuspend');
-    expect(applicableAction(1, stock)).toBe('suspend');
-    expect(applicableAction(7, stock)).toBeUndefined();
+  it('needs no numbering: Active and Suspended are 1 and 3 in stock UISP and the interface document alike', () => {
+    expect([STOCK_NUMBERING, INTERFACE_NUMBERING].map(({ active, suspended }) => ({ active, suspended }))).toEqual([statuses, statuses]);
+    expect(applicableAction(3, statuses)).toBe('unsuspend');
+    expect(applicableAction(1, statuses)).toBe('suspend');
+    expect(applicableAction(7, statuses)).toBeUndefined();
   });
 });
 

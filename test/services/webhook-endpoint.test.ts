@@ -9,7 +9,7 @@ import * as crypto from 'node:crypto';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_SERVICE_STATUSES } from '../../src/services/activation/service-status.js';
+import { SHARED_STATUSES } from '../../src/services/activation/service-status.js';
 import { OwnChanges } from '../../src/services/events/own-changes.js';
 import { webhookRoute } from '../../src/services/events/webhook-endpoint.js';
 import { WebhookProcessor, type WebhookOutcome } from '../../src/services/events/webhooks.js';
@@ -60,7 +60,7 @@ async function start(options: { ratePerMinute?: number; maxWaitingPerSource?: nu
   const processor = new WebhookProcessor({
     crm,
     ownChanges: new OwnChanges(),
-    statuses: DEFAULT_SERVICE_STATUSES,
+    statuses: SHARED_STATUSES,
     logger,
     concurrency: 1,
     ...(options.maxWaitingPerSource !== undefined && { maxWaitingPerSource: options.maxWaitingPerSource }),

@@ -5,7 +5,7 @@
  * suspension since lifted is ignored). Clocks are injected; nothing waits for real time.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SERVICE_STATUSES } from '../../src/services/activation/service-status.js';
+import { SHARED_STATUSES } from '../../src/services/activation/service-status.js';
 import { OwnChanges } from '../../src/services/events/own-changes.js';
 import { TaskQueue } from '../../src/services/events/queue.js';
 import { RateLimiter } from '../../src/services/events/webhook-endpoint.js';
@@ -91,7 +91,7 @@ describe('WebhookProcessor: an event is acted on only while the CRM still says w
     const webhooks = new WebhookProcessor({
       crm,
       ownChanges: new OwnChanges(),
-      statuses: DEFAULT_SERVICE_STATUSES,
+      statuses: SHARED_STATUSES,
       logger: createLogger('silent'),
       onOutcome: (_entity, outcome) => outcomes.push(outcome),
       paymentWindowMs: 24 * HOUR,

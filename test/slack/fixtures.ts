@@ -17,6 +17,7 @@ export const plan: ActivationPlan = {
   service: {
     action: 'create',
     delete: Array.from({ length: 40 }, (_, i) => ({ id: 100 + i, status: 6, statusLabel: 'Quoted', name: `${LONG} ${i}` })),
+    leftAlone: [{ id: 300, status: 6, statusLabel: 'Quoted', name: `Cable TV ${HOSTILE}` }],
     servicePlanPeriodId: 37,
     price: 10000,
     activeFrom: '2025-01-15',

@@ -6,6 +6,7 @@
  * the Web API for the demo and every test. `settled()` waits for the app's own work counter, never a
  * quiet period.
  */
+import { SHARED_STATUSES } from '../../src/services/activation/service-status.js';
 import { afterEach, expect } from 'vitest';
 import { createApp, startApp, startOpsListener, type SubOpsApp } from '../../src/app.js';
 import type { RunningListener } from '../../src/services/events/http-listener.js';
@@ -126,14 +127,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       ? createServices(uisp.config, { observer: metrics.uispObserver })
       : undefined;
   const services = ownServices ?? uisp.services;
-  const statuses = uisp.config.activation.statuses;
   const identity = await checkSlack({ slack, logger });
   const now = options.events?.now;
   let work = new WorkTracker();
   const health = new HealthProbe({ uisp: uisp.config.uisp, slack, logger, ...options.health });
   const launch = async () => {
-    events = options.events ? createEventServices({ services, settings: eventSettings, statuses, logger, metrics, work, ...(now && { now }) }) : undefined;
-    const app = createApp({ services, slack, logger, statuses, work, identity, events, health: ops.healthzOnSlackPort ? health : undefined, approvalSweepMs: 0, ...(options.now && { now: options.now }) });
+    events = options.events ? createEventServices({ services, settings: eventSettings, statuses: SHARED_STATUSES, logger, metrics, work, ...(now && { now }) }) : undefined;
+    const app = createApp({ services, slack, logger, work, identity, events, health: ops.healthzOnSlackPort ? health : undefined, approvalSweepMs: 0, ...(options.now && { now: options.now }) });
     return { app, running: await startApp(app, slack, { port: 0, host: '127.0.0.1' }) };
   };
   const replicas: Replica[] = [];
@@ -181,7 +181,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     async replica() {
       const replicaWork = new WorkTracker();
-      const app = createApp({ services, slack, logger, statuses, work: replicaWork, identity, approvalSweepMs: 0, ...(options.now && { now: options.now }) });
+      const app = createApp({ services, slack, logger, work: replicaWork, identity, approvalSweepMs: 0, ...(options.now && { now: options.now }) });
       const replicaRunning = await startApp(app, slack, { port: 0, host: '127.0.0.1' });
       const replica: Replica = {
         app,

@@ -47,6 +47,7 @@ const crmDrives = {
   getPayment: { reply: fixtures.payment(2), run: (c) => c.getPayment(2) },
   listInvoices: { reply: [{ id: 7, clientId: 1, status: 1, items: [{ id: 70, serviceId: 5, type: 'service' }] }], run: (c) => c.listInvoices(1) },
   getWebhookEvent: { reply: fixtures.webhookEvent(), run: (c) => c.getWebhookEvent('2c6984d7-03ae-4e48-a212-7b99378837a2') },
+  getVersion: { reply: { version: '2.4.205' }, run: (c) => c.getVersion() },
 } satisfies Record<Methods<CrmClient>, Drive<CrmClient>>;
 
 const nmsDrives = {
@@ -54,7 +55,6 @@ const nmsDrives = {
   listDiscoveredDevices: { reply: [fixtures.device()], run: (n) => n.listDiscoveredDevices() },
   getDevice: { reply: fixtures.device('d-1'), run: (n) => n.getDevice('d-1') },
   listSites: { reply: [fixtures.site()], run: (n) => n.listSites() },
-  listSitesWithCrmDetails: { reply: [fixtures.site()], run: (n) => n.listSitesWithCrmDetails() },
   createSite: { reply: fixtures.site('s-2'), run: (n) => n.createSite({ name: 'Ada Lovelace', type: 'endpoint', parentSiteId: 's-0' }) },
   deleteSite: { reply: fixtures.nmsStatus(), run: (n) => n.deleteSite('s-2') },
   authorizeDevice: { reply: fixtures.nmsStatus(), run: (n) => n.authorizeDevice('d-1', 's-2') },
@@ -219,7 +219,8 @@ describe('every client request is documented', () => {
       .map(describeCall);
     // Spec §4: "Endpoints for deleting a service, creating a site, linking a device to a site, authorizing a
     // device and listing discovered devices: not shown". Plans, payment methods, a single service, a single
-    // payment, a client's invoices and a webhook event's confirmation come from the CRM blueprint; deleting
+    // payment, a client's invoices, a webhook event's confirmation and the CRM's version (which tells stock UISP's
+    // status numbering) come from the CRM blueprint; deleting
     // SubOps' own duplicate clients and sites, and marking a new client's site with its id (PUT), from the
     // blueprint and Swagger; device authorization is the NMS Swagger's current POST /devices/authorize.
     expect(outsideSpec).toEqual([
@@ -231,6 +232,7 @@ describe('every client request is documented', () => {
       'GET /crm/api/v1.0/payments/2',
       'GET /crm/api/v1.0/invoices',
       'GET /crm/api/v1.0/webhook-events/2c6984d7-03ae-4e48-a212-7b99378837a2',
+      'GET /crm/api/v1.0/version',
       'GET /nms/api/v2.1/devices/discovered',
       'POST /nms/api/v2.1/sites',
       'DELETE /nms/api/v2.1/sites/s-2',

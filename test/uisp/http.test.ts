@@ -139,7 +139,7 @@ describe('what goes over the wire', () => {
       timeouts: { connectMs: 100, requestMs: 100 },
       retry: { retries: 0, backoffMs: 1 },
     });
-    h.pool.intercept({ path: `${NMS_BASE}/sites`, method: 'GET' }).reply(200, [], { headers: JSON_HEADERS });
+    h.pool.intercept({ path: `${NMS_BASE}/sites?ucrmDetails=true`, method: 'GET' }).reply(200, [], { headers: JSON_HEADERS });
 
     await new NmsClient(http).listSites();
 
@@ -511,7 +511,7 @@ describe('timeouts and connection failures (MockAgent)', () => {
     harness({ retry: { retries: 0 } });
     h.pool.intercept({ path: anyPath }).replyWithError(new undiciErrors.SocketError('other side closed'));
     const error = await failure(h.nms.listSites());
-    expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites: connection reset`);
+    expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites?ucrmDetails=true: connection reset`);
   });
 
   it('an unknown network failure → "network error"', async () => {
@@ -578,7 +578,7 @@ describe.concurrent('timeouts and connection failures (loopback server)', () => 
 
     const error = await failure(nms.listSites());
     expect(error).toBeInstanceOf(UispUnavailableError);
-    expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites: no answer within 80 ms`);
+    expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites?ucrmDetails=true: no answer within 80 ms`);
     expect(hits()).toBe(1);
   });
 
@@ -590,7 +590,7 @@ describe.concurrent('timeouts and connection failures (loopback server)', () => 
 
     const error = await failure(nms.listSites());
     expect(error).toBeInstanceOf(UispUnavailableError);
-    expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites: no answer within 80 ms`);
+    expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites?ucrmDetails=true: no answer within 80 ms`);
   });
 
   it('a body trickled a byte at a time ends at the total deadline, though no single chunk is late', async (context) => {
@@ -612,7 +612,7 @@ describe.concurrent('timeouts and connection failures (loopback server)', () => 
     const started = performance.now();
     const error = await failure(nms.listSites());
     expect(error).toBeInstanceOf(UispUnavailableError);
-    expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites: no complete answer within 150 ms`);
+    expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites?ucrmDetails=true: no complete answer within 150 ms`);
     expect(performance.now() - started).toBeLessThan(2_000);
     // The request is really abandoned, not left running in the background.
     await connectionClosed;
@@ -636,7 +636,7 @@ describe.concurrent('timeouts and connection failures (loopback server)', () => 
     const error = await failure(nms.listSites());
     const elapsed = performance.now() - started;
     expect(error).toBeInstanceOf(UispUnavailableError);
-    expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites: no complete answer within 400 ms`);
+    expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites?ucrmDetails=true: no complete answer within 400 ms`);
     expect(elapsed).toBeGreaterThanOrEqual(390);
     expect(elapsed).toBeLessThan(1_000);
     expect(hits()).toBe(1);
@@ -658,7 +658,7 @@ describe.concurrent('timeouts and connection failures (loopback server)', () => 
     const error = await failure(nms.listSites());
     const elapsed = performance.now() - started;
     expect(error).toBeInstanceOf(UispUnavailableError);
-    expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites: no complete answer within 400 ms (2 attempts)`);
+    expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites?ucrmDetails=true: no complete answer within 400 ms (2 attempts)`);
     expect(elapsed).toBeLessThan(1_000);
     expect(hits()).toBe(2);
   });
@@ -692,7 +692,7 @@ describe.concurrent('timeouts and connection failures (loopback server)', () => 
 
     const error = await failure(nms.listSites());
     expect(error).toBeInstanceOf(UispUnavailableError);
-    expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites: connection reset`);
+    expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites?ucrmDetails=true: connection reset`);
   });
 
   it('nothing listening → "connection refused"', async (context) => {
@@ -701,7 +701,7 @@ describe.concurrent('timeouts and connection failures (loopback server)', () => 
 
     const error = await failure(nms.listSites());
     expect(error).toBeInstanceOf(UispUnavailableError);
-    expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites: connection refused`);
+    expect(error.message).toBe(`NMS GET ${NMS_BASE}/sites?ucrmDetails=true: connection refused`);
   });
 });
 

@@ -139,11 +139,11 @@ const READS = [
   'crm.getPayment',
   'crm.getWebhookEvent',
   'crm.listInvoices',
+  'crm.getVersion',
   'nms.listDevices',
   'nms.listDiscoveredDevices',
   'nms.getDevice',
   'nms.listSites',
-  'nms.listSitesWithCrmDetails',
 ];
 
 const publicMethods = (prefix: string, cls: { prototype: object }) =>

@@ -20,7 +20,7 @@ it('CRM requests carry the CRM token as X-Auth-Token and X-Auth-App-Key; NMS req
   agent.disableNetConnect();
   const pool = agent.get(ORIGIN);
   pool.intercept({ path: `${CRM_BASE}/clients/1` }).reply(200, fixtures.client(1), { headers: JSON_HEADERS });
-  pool.intercept({ path: `${NMS_BASE}/sites` }).reply(200, [fixtures.site()], { headers: JSON_HEADERS });
+  pool.intercept({ path: `${NMS_BASE}/sites?ucrmDetails=true` }).reply(200, [fixtures.site()], { headers: JSON_HEADERS });
 
   const config = loadCoreConfig({ UISP_URL: ORIGIN, UISP_CRM_TOKEN: CRM_TOKEN, UISP_NMS_TOKEN: NMS_TOKEN, ISP_TIMEZONE: 'America/Guyana' });
   const services = createServices(config, { dispatcher: agent });

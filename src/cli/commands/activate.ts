@@ -11,7 +11,6 @@ import { openCliAudit } from '../audit.js';
 import { activationEventJson, errorJson } from '../json.js';
 import { changeSentence, resultSentence } from '../../render/activation.js';
 import { activationAudit } from '../../services/audit-records.js';
-import { statusLabel } from '../../services/activation/service-status.js';
 import type { ActivationConfirmation, ActivationRequest, ActivationResult, ShownConfirmation } from '../../services/activation/types.js';
 import type { ActivationService, ReadDecision } from '../../services/activation/workflow.js';
 
@@ -90,7 +89,7 @@ export async function activate(argv: string[], io: CliIo): Promise<number> {
   const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
   try {
     const audit = await openCliAudit(io, connection.config.logLevel);
-    const label = (status: number) => statusLabel(status, connection.config.activation.statuses);
+    const label = (status: number) => connection.services.numbering.label(status);
     let options: RunOptions = {};
     if (values['dry-run']) options = { dryRun: true };
     else if (values.yes) options = { confirm: { moveFrom: 'any', deletes: 'any' } };

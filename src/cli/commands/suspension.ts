@@ -7,7 +7,6 @@
  * is audited. Lifting uses cancel-suspend.
  */
 import { suspensionAudit, suspensionFailureAudit } from '../../services/audit-records.js';
-import { statusLabel } from '../../services/activation/service-status.js';
 import type { SuspensionAction, SuspensionOutcome, SuspensionService } from '../../services/suspensions.js';
 import { clientDisplayName } from '../../services/uisp/client-name.js';
 import type { Service, SuspensionReason } from '../../services/uisp/schemas.js';
@@ -77,7 +76,7 @@ async function run(io: CliIo, { action, serviceId, json, yes, reasonText }: Susp
   try {
     const audit = await openCliAudit(io, connection.config.logLevel);
     const { suspensions } = connection.services;
-    const label: StatusLabeller = (status) => statusLabel(status, connection.config.activation.statuses);
+    const label: StatusLabeller = (status) => connection.services.numbering.label(status);
     const reason = reasonText === undefined ? undefined : await suspensions.resolveReason(reasonText);
     let outcome: SuspensionOutcome;
     try {

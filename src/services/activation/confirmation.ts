@@ -5,11 +5,10 @@
  * (`planToRun`): a delete goes out only for a service this run's own read shows Quoted or Obsolete.
  */
 import { ActivationFailure } from './failure.js';
-import type { ActivationReads } from './planner.js';
-import { statusLabel } from './service-status.js';
+import { serviceRefUnder, type ActivationReads } from './planner.js';
 import type { ActivationConfirmation, ActivationDecision, ActivationPlan, ConfirmationChange, DeviceMove, ServiceRef, ShownConfirmation } from './types.js';
 
-export function confirmationChanges(shown: ShownConfirmation, decision: ActivationDecision, reads: Pick<ActivationReads, 'services' | 'settings'>): ConfirmationChange[] {
+export function confirmationChanges(shown: ShownConfirmation, decision: ActivationDecision, reads: Pick<ActivationReads, 'services' | 'numbering'>): ConfirmationChange[] {
   if (decision.kind === 'refused') return [{ kind: 'refused', refusal: decision.refusal }];
   const { plan } = decision;
   const deletes = plan.service.action === 'create' ? plan.service.delete : [];
@@ -18,7 +17,7 @@ export function confirmationChanges(shown: ShownConfirmation, decision: Activati
     const now = reads.services.find((s) => s.id === id);
     const planned = deletes.some((s) => s.id === id);
     if (!now || now.status !== status || !planned) {
-      const ref: ServiceRef | null = now ? { id: now.id, status: now.status, statusLabel: statusLabel(now.status, reads.settings.statuses), name: now.name } : null;
+      const ref: ServiceRef | null = now ? serviceRefUnder(reads.numbering.numbering)(now) : null;
       changes.push({ kind: 'service-changed', id, shown: status, now: ref });
     }
   }

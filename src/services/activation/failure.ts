@@ -52,5 +52,6 @@ export const FAILED_STEP: Record<ActivationErrorCode, StepName> = {
   'service-suspended': 'service',
   'parent-site-not-found': 'site',
   'service-plan-unknown': 'service',
+  'service-status-unknown': 'service',
   'uisp-error': 'discover',
 };

@@ -17,11 +17,13 @@
  */
 import type { ActivationConfig } from '../../config.js';
 import { clientDisplayName } from '../uisp/crm-client.js';
+import { isBound, ownSites, siteOwnerId } from '../sites.js';
 import type { Client, Device, Service, ServicePlan, Site } from '../uisp/schemas.js';
 import { findDevices } from './device-match.js';
-import { madeBySubOps, markedClientId as noteClientId } from './markers.js';
+import { madeBySubOps } from './markers.js';
 import { sameName } from './names.js';
-import { dispositionOf, statusLabel } from './service-status.js';
+import type { NumberingVerdict } from './numbering.js';
+import { dispositionOf, isKnownStatus, SHARED_STATUSES, statusLabel, type ServiceNumbering } from './service-status.js';
 import type {
   ActivationDecision,
   ActivationPlan,
@@ -38,26 +40,15 @@ import type {
 /** The one role NMS gives a subscriber CPE (the Swagger's enum also has ap, router, switch, gateway, ptp…). */
 const SUBSCRIBER_ROLE = 'station';
 
-/** The CRM client SubOps' marker in a site's note names (./markers.ts), or null. */
-export const markedClientId = (site: Site): number | null => noteClientId(site.description?.note);
-
-/** The CRM client id an NMS site is bound to (CRM binding first, then SubOps' marker), or null. */
-export function siteClientId(site: Site): number | null {
-  const bound = site.ucrm?.client?.id ?? site.description?.ucrmId;
-  if (bound != null && /^\d+$/.test(bound)) return Number(bound);
-  return markedClientId(site);
-}
-
 /** Infrastructure (a tower or POP): type `site`, or no type and no client of its own. */
 function isInfrastructure(site: Site): boolean {
   const type = site.identification.type;
-  return type === 'site' || (type == null && siteClientId(site) === null);
+  return type === 'site' || (type == null && siteOwnerId(site) === null);
 }
 
 export const siteRef = (site: Site): SiteRef => ({ id: site.id, name: site.identification.name });
 export const clientRef = (client: Client): ClientRef => ({ id: client.id, name: clientDisplayName(client) });
 
-/** What the client lookup returned: by explicit id (null when the CRM has no such client) or by name. */
 /**
  * What the client lookup returned: by explicit id (null when the CRM has no such client) or by name.
  * `empty`: for namesakes SubOps made, which of them have no service (read only when the name is ambiguous).
@@ -77,7 +68,9 @@ export interface ActivationReads {
   sites: Site[];
   /** The CRM's service plans: the configured plan period must be one of theirs before anything is written. */
   servicePlans: ServicePlan[];
-  settings: Pick<ActivationConfig, 'servicePlanPeriodId' | 'servicePrice' | 'parentSiteId' | 'statuses'>;
+  /** Which status numbering UISP uses (./numbering.ts): replacing a service needs it. */
+  numbering: NumberingVerdict;
+  settings: Pick<ActivationConfig, 'servicePlanPeriodId' | 'servicePrice' | 'parentSiteId'>;
   /** YYYY-MM-DD in the ISP's time zone. */
   today: string;
 }
@@ -185,23 +178,27 @@ function candidate(client: Client): ClientCandidate {
 
 // ---------- service ----------
 
-function planService({ services, settings, today, servicePlans }: ActivationReads, existing: Client | null): { service: ActivationPlan['service'] } | { refusal: ActivationRefusal } {
-  const { statuses } = settings;
+function planService(reads: ActivationReads, existing: Client | null): { service: ActivationPlan['service'] } | { refusal: ActivationRefusal } {
+  const { services, settings, today } = reads;
+  const numbering = reads.numbering.numbering;
   const client = existing && clientRef(existing);
-  const ref = (s: Service): ServiceRef => ({ id: s.id, status: s.status, statusLabel: statusLabel(s.status, statuses), name: s.name });
+  const ref = serviceRefUnder(numbering);
+  const kind = (s: Service) => serviceKind(s, reads);
   // Several Active services (a late duplicate): the oldest, the one every run keeps (./writes.ts).
-  const active = services.filter((s) => dispositionOf(s.status, statuses) === 'reuse').sort((a, b) => a.id - b.id)[0];
+  const active = services.filter((s) => s.status === SHARED_STATUSES.active && kind(s) !== 'other').sort((a, b) => a.id - b.id)[0];
   if (active) return { service: { action: 'reuse', service: ref(active) } };
-  const suspended = services.filter((s) => dispositionOf(s.status, statuses) === 'block');
+  const suspended = services.filter((s) => s.status === SHARED_STATUSES.suspended && kind(s) !== 'other');
   if (client && suspended.length) return { refusal: { code: 'service-suspended', client, services: suspended.map(ref) } };
   // UISP would refuse a service of an unknown plan period after the client and site are made: refuse first.
-  if (!servicePlans.some((plan) => plan.periods.some((period) => period.id === settings.servicePlanPeriodId))) {
-    return { refusal: { code: 'service-plan-unknown', servicePlanPeriodId: settings.servicePlanPeriodId } };
-  }
+  if (!configuredPlan(reads)) return { refusal: { code: 'service-plan-unknown', servicePlanPeriodId: settings.servicePlanPeriodId } };
+  const unsure = statusesInDoubt(services.filter((s) => kind(s) === 'same'), services, numbering);
+  if (client && unsure.length) return { refusal: { code: 'service-status-unknown', client, services: unsure.map(ref), numbering: numbering?.name ?? null, why: reads.numbering.why } };
+  const replaceable = (s: Service) => numbering !== null && dispositionOf(s.status, numbering) === 'replace';
   return {
     service: {
       action: 'create',
-      delete: services.filter((s) => dispositionOf(s.status, statuses) === 'replace').map(ref),
+      delete: services.filter((s) => replaceable(s) && kind(s) === 'same').map(ref),
+      leftAlone: services.filter((s) => replaceable(s) && kind(s) !== 'same').map(ref),
       servicePlanPeriodId: settings.servicePlanPeriodId,
       price: settings.servicePrice,
       activeFrom: today,
@@ -209,13 +206,49 @@ function planService({ services, settings, today, servicePlans }: ActivationRead
   };
 }
 
+export const serviceRefUnder =
+  (numbering: ServiceNumbering | null) =>
+  (s: Service): ServiceRef => ({ id: s.id, status: s.status, statusLabel: statusLabel(s.status, numbering), name: s.name });
+
+/**
+ * Services whose status stops any replacement rather than be guessed at: with no numbering known, any of
+ * the activation's own kind that is neither Active, Ended nor Suspended (Quoted or Deferred? it cannot tell);
+ * with one, every service of the client when one of them has a status the numbering does not name (UISP
+ * contradicts the numbering) and the plan would replace anything.
+ */
+function statusesInDoubt(same: Service[], all: Service[], numbering: ServiceNumbering | null): Service[] {
+  const shared = (s: Service) => [SHARED_STATUSES.active, SHARED_STATUSES.suspended, 2].includes(s.status);
+  if (!numbering) return same.filter((s) => !shared(s));
+  if (!same.some((s) => dispositionOf(s.status, numbering) === 'replace')) return [];
+  return all.filter((s) => !isKnownStatus(s.status, numbering));
+}
+
+/** The plan the configured period belongs to (the service an activation creates), or undefined. */
+function configuredPlan({ servicePlans, settings }: Pick<ActivationReads, 'servicePlans' | 'settings'>): ServicePlan | undefined {
+  return servicePlans.find((plan) => plan.periods.some((period) => period.id === settings.servicePlanPeriodId));
+}
+
+/**
+ * Whether an existing service is of the kind this activation creates (the configured plan's type,
+ * normally Internet): `same`, `other` (cable TV, VoIP: never touched), or `unknown` when neither the
+ * service nor its plan says. An unknown one still counts as Active or Suspended (never a second service
+ * beside it) but is never replaced.
+ */
+export function serviceKind(service: Service, reads: Pick<ActivationReads, 'servicePlans' | 'settings'>): 'same' | 'other' | 'unknown' {
+  const target = (configuredPlan(reads)?.servicePlanType ?? 'Internet').toLowerCase();
+  const plan = reads.servicePlans.find((p) => p.id === service.servicePlanId || p.periods.some((period) => period.id === service.servicePlanPeriodId));
+  const type = service.servicePlanType ?? plan?.servicePlanType ?? (plan ? 'Internet' : null);
+  if (type === null) return 'unknown';
+  return type.toLowerCase() === target ? 'same' : 'other';
+}
+
 // ---------- site, authorization and the device move ----------
 
 type SitePlan = Pick<ActivationPlan, 'site' | 'authorize' | 'move'>;
 
-function planSite({ sites, settings, firstName, lastName, authorized }: ActivationReads, existing: Client | null, device: DeviceRef): SitePlan | { refusal: ActivationRefusal } {
+function planSite({ sites, settings, firstName, lastName, authorized, services }: ActivationReads, existing: Client | null, device: DeviceRef): SitePlan | { refusal: ActivationRefusal } {
   const client = existing && clientRef(existing);
-  const own = existing ? ownSites(sites, existing.id) : [];
+  const own = existing ? ownSites(sites, existing.id, services) : [];
   const current = device.authorized && device.siteId ? sites.find((s) => s.id === device.siteId) : undefined;
   const onOwn = current !== undefined && own.includes(current);
   if (current && onOwn) {
@@ -223,7 +256,7 @@ function planSite({ sites, settings, firstName, lastName, authorized }: Activati
     return { site: { action: 'reuse', site }, authorize: { action: 'skip', site }, move: null };
   }
   const move = moveOf(device, current, authorized);
-  const chosen = keptSite(own, authorized);
+  const chosen = keptSite(own, authorized, services);
   if (chosen) return { site: { action: 'reuse', site: siteRef(chosen) }, authorize: { action: 'authorize' }, move };
   const parentSiteId = settings.parentSiteId ?? sites.find((s) => !s.identification.parent && (s.identification.type ?? 'site') === 'site')?.id ?? null;
   if (settings.parentSiteId && !sites.some((s) => s.id === parentSiteId)) return { refusal: { code: 'parent-site-not-found', parentSiteId: settings.parentSiteId } };
@@ -231,27 +264,14 @@ function planSite({ sites, settings, firstName, lastName, authorized }: Activati
 }
 
 /**
- * The client's own sites: bound to it in the CRM first, then those SubOps made for it (its marker),
- * unless the CRM binds them to another client.
- */
-export function ownSites(sites: Site[], clientId: number): Site[] {
-  const id = String(clientId);
-  const bound = sites.filter((s) => s.ucrm?.client?.id === id || s.description?.ucrmId === id);
-  const marked = sites.filter((s) => !bound.includes(s) && markedClientId(s) === clientId && [null, id].includes(boundId(s)));
-  return [...bound, ...marked];
-}
-
-const boundId = (site: Site): string | null => site.ucrm?.client?.id ?? site.description?.ucrmId ?? null;
-
-/**
  * Which of a client's sites every run keeps (NMS site ids are random, so there is no oldest): one bound
  * in the CRM, else one in use (a device authorized on it), else the lowest id. A site in use is never
  * given up for another, so a device is never moved off a site a run reported.
  */
-export function keptSite(own: Site[], authorized: Device[]): Site | undefined {
+export function keptSite(own: Site[], authorized: Device[], services: readonly Service[] = []): Site | undefined {
   const inUse = new Set(authorized.filter((d) => d.identification.authorized && d.identification.site?.id).map((d) => d.identification.site!.id));
   const byId = [...own].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return own.find((s) => boundId(s) !== null) ?? byId.find((s) => inUse.has(s.id)) ?? byId[0];
+  return own.find((s) => isBound(s, services)) ?? byId.find((s) => inUse.has(s.id)) ?? byId[0];
 }
 
 /**
@@ -264,7 +284,7 @@ export function moveOf(device: DeviceRef, current: Site | undefined, authorized:
   if (!device.authorized || !device.siteId) return null;
   if (current) {
     if (isInfrastructure(current)) return null;
-    const ownerId = siteClientId(current);
+    const ownerId = siteOwnerId(current);
     return { site: siteRef(current), client: { id: ownerId, name: ownerId === null ? null : (current.ucrm?.client?.name ?? null) } };
   }
   const reference = authorized.find((d) => d.identification.id === device.id)?.identification.site;

@@ -9,6 +9,7 @@ import { UispNotFoundError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import type { Service } from '../uisp/schemas.js';
 import { parseDeviceQuery } from './device-match.js';
+import type { StatusNumbering } from './numbering.js';
 import { madeBySubOps } from './markers.js';
 import { titleCase } from './names.js';
 import { identifyClient, type ActivationReads, type ClientLookup } from './planner.js';
@@ -18,6 +19,7 @@ export interface ReadDeps {
   crm: CrmClient;
   nms: NmsClient;
   settings: ActivationConfig;
+  numbering: StatusNumbering;
   /** Today's date (YYYY-MM-DD) in the ISP's time zone. */
   today: () => string;
 }
@@ -32,12 +34,13 @@ export async function readActivation(deps: ReadDeps, request: ActivationRequest,
   const { nms, crm, settings } = deps;
   const firstName = titleCase(request.firstName);
   const lastName = titleCase(request.lastName);
-  const [authorized, discovered, client, sites, servicePlans] = await Promise.allSettled([
+  const [authorized, discovered, client, sites, servicePlans, numbering] = await Promise.allSettled([
     nms.listDevices(),
     nms.listDiscoveredDevices(),
     request.clientId !== undefined ? lookUpId(crm, request.clientId) : lookUpName(crm, firstName, lastName, expectedClientId),
     nms.listSites(),
     crm.listServicePlans(),
+    deps.numbering.resolve(),
   ]);
   const { lookup, services } = settled(client);
   return {
@@ -50,6 +53,7 @@ export async function readActivation(deps: ReadDeps, request: ActivationRequest,
     services,
     sites: settled(sites),
     servicePlans: settled(servicePlans),
+    numbering: settled(numbering),
     settings,
     today: deps.today(),
   };

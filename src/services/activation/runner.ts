@@ -16,9 +16,10 @@ import type { Client } from '../uisp/schemas.js';
 import { moveConfirmed } from './confirmation.js';
 import { ActivationFailure, errorOf } from './failure.js';
 import { lateDuplicates } from './late-duplicates.js';
-import { clientRef, keptSite, moveOf, ownSites, settlingNamesakes, siteRef, type ActivationReads } from './planner.js';
+import { ownSites } from '../sites.js';
+import { clientRef, keptSite, moveOf, serviceKind, settlingNamesakes, siteRef, type ActivationReads } from './planner.js';
 import { BranchLog, step, type RunLog, type StepLog } from './run-log.js';
-import { statusLabel } from './service-status.js';
+import { SHARED_STATUSES, statusLabel } from './service-status.js';
 import { createClient, createService, createSite, deleteReplaced, deviceState, ensureAuthorized, removeOwnSite, type DeviceState, type SiteOutcome, type WriteDeps } from './writes.js';
 import type { ActivationConfirmation, ActivationEvent, ActivationPlan, ActivationRequest, ClientRef, ServiceRef, SiteRef, StepEvent, StepName } from './types.js';
 import type { Service, Site } from '../uisp/schemas.js';
@@ -169,10 +170,15 @@ export async function* writePlan(ctx: RunContext, plan: ActivationPlan, reads: A
     crmClientUrl,
     ...(plan.move && authorized?.status === 'done' && { movedFrom: plan.move }),
     ...(duplicates.length && { duplicates }),
+    ...leftAloneOf(plan),
     done: log.done,
     notDone: [],
   };
 }
+
+/** The plan's services of other plans, for the result: named as left alone. */
+export const leftAloneOf = (plan: ActivationPlan): { leftAlone?: ServiceRef[] } =>
+  plan.service.action === 'create' && plan.service.leftAlone.length ? { leftAlone: plan.service.leftAlone } : {};
 
 /** A site this run made for a client whose creation then failed: it exists, and the report says so. */
 async function reportEarlySite(early: { siting: Promise<SiteOutcome> } | undefined, log: RunLog, name: string): Promise<void> {
@@ -190,18 +196,20 @@ async function reportEarlySite(early: { siting: Promise<SiteOutcome> } | undefin
  * Active service. `active`: called once an Active service is known to exist (before its read-back ends).
  */
 async function serviceStep(writes: WriteDeps, plan: ActivationPlan, reads: ActivationReads, client: ClientRef, fresh: boolean, log: StepLog, active: () => void): Promise<ServiceStep> {
-  const { statuses } = writes.settings;
+  const { active: activeStatus } = SHARED_STATUSES;
+  // Only services of the kind this activation creates (Internet): a client's cable TV service is not its internet.
+  const isActive = (s: Service) => s.status === activeStatus && serviceKind(s, reads) !== 'other';
   if (plan.service.action === 'reuse') {
     active();
     const service = plan.service.service;
     const event = step({ step: 'service', status: 'skipped', kind: 'already-active', service }, { clientId: client.id, serviceId: service.id });
-    return { service, event, active: reads.services.filter((s) => s.status === statuses.active) };
+    return { service, event, active: reads.services.filter(isActive) };
   }
   const planned = plan.service;
   const deleted = await deleteAll(writes, planned.delete, log);
-  const outcome = await createService(writes, client.id, planned, fresh, (created) => created.status === statuses.active && active());
+  const outcome = await createService(writes, client.id, planned, fresh, isActive, (created) => created.status === activeStatus && active());
   log.duplicates('service', outcome.removed.map((s) => s.id), outcome.refused.map((r) => ({ id: r.record.id, detail: r.detail })));
-  const service: ServiceRef = { id: outcome.record.id, status: outcome.record.status, statusLabel: statusLabel(outcome.record.status, statuses), name: outcome.record.name };
+  const service: ServiceRef = { id: outcome.record.id, status: outcome.record.status, statusLabel: statusLabel(outcome.record.status, reads.numbering.numbering), name: outcome.record.name };
   const seen = outcome.seen.filter((s) => !outcome.removed.includes(s));
   const ids = { clientId: client.id, serviceId: service.id, ...(deleted.length && { deletedServiceIds: deleted.join(',') }) };
   if (!outcome.created) {
@@ -210,7 +218,7 @@ async function serviceStep(writes: WriteDeps, plan: ActivationPlan, reads: Activ
   }
   const created = { step: 'service', status: 'done', kind: 'created', service, price: planned.price, currency: outcome.record.currencyCode, activeFrom: planned.activeFrom, deleted } as const;
   log.did('service', { kind: 'service-created', service, price: created.price, currency: created.currency, activeFrom: created.activeFrom, deleted });
-  if (outcome.record.status !== statuses.active) {
+  if (outcome.record.status !== activeStatus) {
     // UISP can leave a new service Quoted (spec §7); the device must not be let on without an Active one.
     throw new ActivationFailure({ code: 'uisp-error', problem: 'service-not-active', service });
   }
@@ -242,7 +250,7 @@ async function siteStep(writes: WriteDeps, plan: ActivationPlan, reads: Activati
   if (plan.site.action === 'reuse') {
     const site = plan.site.site;
     const device = { authorized: plan.device.authorized, siteId: plan.device.siteId };
-    return { site, device, sites: reads.sites, own: ownSites(reads.sites, client.id), event: step({ step: 'site', status: 'skipped', kind: 'reused', site }, { siteId: site.id }) };
+    return { site, device, sites: reads.sites, own: ownSites(reads.sites, client.id, reads.services), event: step({ step: 'site', status: 'skipped', kind: 'reused', site }, { siteId: site.id }) };
   }
   const outcome = await (started ?? createSite(writes, client.id, plan.site, deviceId, fresh));
   const site = siteRef(outcome.record);

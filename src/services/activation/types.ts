@@ -99,7 +99,15 @@ export interface ActivationPlan {
   client: { action: 'reuse'; client: ClientRef } | { action: 'create'; firstName: string; lastName: string };
   service:
     | { action: 'reuse'; service: ServiceRef }
-    | { action: 'create'; delete: ServiceRef[]; servicePlanPeriodId: number; price: number; activeFrom: string };
+    | {
+        action: 'create';
+        delete: ServiceRef[];
+        /** Quoted or Obsolete services of other plans (cable TV, VoIP) or of a type UISP does not give: never touched. */
+        leftAlone: ServiceRef[];
+        servicePlanPeriodId: number;
+        price: number;
+        activeFrom: string;
+      };
   site: { action: 'reuse'; site: SiteRef } | { action: 'create'; name: string; parentSiteId: string | null };
   /** skip: the device is already authorized on the reused site. */
   authorize: { action: 'skip'; site: SiteRef } | { action: 'authorize' };
@@ -134,7 +142,13 @@ export type ActivationRefusal =
   | { code: 'service-suspended'; client: ClientRef; services: ServiceRef[] }
   | { code: 'parent-site-not-found'; parentSiteId: string }
   /** SERVICE_PLAN_PERIOD_ID is no period of the CRM's service plans: UISP would refuse the service. */
-  | { code: 'service-plan-unknown'; servicePlanPeriodId: number };
+  | { code: 'service-plan-unknown'; servicePlanPeriodId: number }
+  /**
+   * Replacing a service needs the status numbering (../activation/numbering.ts): it is not known (`numbering`
+   * null), or the client has a service whose status it does not name, so it may not be UISP's. `why`: how
+   * the numbering was (or could not be) decided.
+   */
+  | { code: 'service-status-unknown'; client: ClientRef; services: ServiceRef[]; numbering: 'stock' | 'interface' | null; why: string };
 
 /**
  * The planner's answer from reads alone: refused, a plan that needs the agent's confirmation first
@@ -260,6 +274,8 @@ export type ActivationResult = Reached & {
   movedFrom?: DeviceMove;
   /** Late duplicates this run met for the client (an audit notice names them, with Remove duplicate). */
   duplicates?: LateDuplicate[];
+  /** Quoted or Obsolete services of other plans (cable TV…) the run left as they are. */
+  leftAlone?: ServiceRef[];
   /** What was written, and what the plan still expected, for failure reports. */
   done: DoneEntry[];
   notDone: PendingEntry[];

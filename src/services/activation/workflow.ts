@@ -14,10 +14,11 @@ import type { NmsClient } from '../uisp/nms-client.js';
 import { confirmationChanges, planToRun } from './confirmation.js';
 import { ActivationFailure, asFailure, FAILED_STEP } from './failure.js';
 import { newActivationId } from './markers.js';
+import type { StatusNumbering } from './numbering.js';
 import { decideActivation, type ActivationReads } from './planner.js';
 import { readActivation } from './reads.js';
 import { planEvents, RunLog, step } from './run-log.js';
-import { writePlan } from './runner.js';
+import { leftAloneOf, writePlan } from './runner.js';
 import type { ActivationConfirmation, ActivationDecision, ActivationEvent, ActivationPlan, ActivationRequest, ConfirmationChange, ShownConfirmation } from './types.js';
 
 export { ActivationFailure } from './failure.js';
@@ -26,6 +27,7 @@ export interface ActivationDeps {
   crm: CrmClient;
   nms: NmsClient;
   settings: ActivationConfig;
+  numbering: StatusNumbering;
   /** e.g. https://uisp.example.net/crm — the client page is `${crmBaseUrl}/client/${id}`. */
   crmBaseUrl: string;
   /** Today's date (YYYY-MM-DD) in the ISP's time zone. */
@@ -113,7 +115,7 @@ export class ActivationService {
       yield step({ step: 'discover', status: 'done', device }, { deviceId: device.id });
       if (dryRun) {
         yield* planEvents(plan);
-        yield { type: 'result', outcome: 'planned', plan, device, done: [], notDone: [] };
+        yield { type: 'result', outcome: 'planned', plan, device, ...leftAloneOf(plan), done: [], notDone: [] };
         return;
       }
       const writes = { crm: this.deps.crm, nms: this.deps.nms, settings: this.deps.settings, retry: this.deps.writeRetry, activationId: newActivationId() };

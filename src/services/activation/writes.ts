@@ -20,7 +20,9 @@ import type { Client, Device, Service, Site } from '../uisp/schemas.js';
 import { midnightIn } from '../dates.js';
 import { sameName } from './names.js';
 import { madeBy, madeBySubOps, recordMarker, siteMarker } from './markers.js';
-import { keptSite, ownSites } from './planner.js';
+import { ownSites } from '../sites.js';
+import { keptSite } from './planner.js';
+import { SHARED_STATUSES } from './service-status.js';
 import type { ActivationPlan } from './types.js';
 
 export interface WriteDeps {
@@ -111,6 +113,8 @@ export async function createService(
   clientId: number,
   plan: Extract<ActivationPlan['service'], { action: 'create' }>,
   fresh: boolean,
+  /** An Active service of the kind this activation creates (not the client's cable TV, say). */
+  isActive: (service: Service) => boolean,
   created?: (service: Service) => void,
 ): Promise<Settled<Service>> {
   const { crm, settings } = deps;
@@ -118,10 +122,10 @@ export async function createService(
   const converged = await ensureOne(
     {
       freshlyRead: fresh,
-      find: async () => (seen = (await crm.listServices(clientId)).filter((s) => s.status === settings.statuses.active)),
+      find: async () => (seen = (await crm.listServices(clientId)).filter(isActive)),
       create: () =>
         crm.createService(clientId, {
-          status: settings.statuses.active,
+          status: SHARED_STATUSES.active,
           servicePlanPeriodId: plan.servicePlanPeriodId,
           price: plan.price,
           // The plan's date as the start of that day in the ISP's zone: the form the CRM documents.

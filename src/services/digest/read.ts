@@ -4,8 +4,7 @@
  * day's start until now. No Slack here: the audit channel comes through `AuditSource`, which the Slack
  * side implements (src/slack/audit.ts).
  */
-import { awaitsLink } from '../events/link-watch.js';
-import { markedClientId } from '../activation/planner.js';
+import { awaitsLink, markedClientId } from '../sites.js';
 import { dayBoundsIn, daysBefore } from '../dates.js';
 import type { CrmClient } from '../uisp/crm-client.js';
 import type { NmsClient } from '../uisp/nms-client.js';
@@ -17,7 +16,7 @@ export type AuditSource = (from: Date, to: Date) => AsyncIterable<TrailMessage>;
 
 export interface DigestReadDeps {
   crm: Pick<CrmClient, 'payments' | 'listPaymentMethods'>;
-  nms: Pick<NmsClient, 'listSitesWithCrmDetails'>;
+  nms: Pick<NmsClient, 'listSites'>;
   timeZone: string;
   /** Undefined when the audit channel cannot be read: the digest's audit parts are null. */
   audit: AuditSource | undefined;
@@ -31,10 +30,10 @@ export async function readDigest({ crm, nms, timeZone, audit, now = () => new Da
     paymentsAround(crm, date),
     // Without the names, methods are shown by id: not worth failing the digest for.
     crm.listPaymentMethods().catch((): PaymentMethod[] => []),
-    nms.listSitesWithCrmDetails(),
+    nms.listSites(),
     audit ? collect(audit(day.start, now())) : Promise.resolve(null),
   ]);
-  const awaitingLink = sites.filter(awaitsLink).map((site) => ({ siteId: site.id, siteName: site.identification.name, clientId: markedClientId(site)! }));
+  const awaitingLink = sites.filter((site) => awaitsLink(site)).map((site) => ({ siteId: site.id, siteName: site.identification.name, clientId: markedClientId(site)! }));
   return buildDigest({ date, timeZone, day, payments, methods, awaitingLink, trail });
 }
 

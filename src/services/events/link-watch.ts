@@ -9,9 +9,8 @@
  * (the Slack app reads its audit messages' metadata).
  */
 import type { Logger } from 'pino';
-import { markedClientId } from '../activation/planner.js';
+import { awaitsLink, markedClientId, siteOwnership } from '../sites.js';
 import type { NmsClient } from '../uisp/nms-client.js';
-import type { Site } from '../uisp/schemas.js';
 
 /** Where an activation is shown, as the front end names it (a Slack channel and thread). */
 export interface ThreadRef {
@@ -55,16 +54,6 @@ export interface LinkWatcherOptions {
   now?: () => number;
 }
 
-/** The CRM client a site is bound to in the NMS, or null while the manual link is not made. */
-export function boundClientId(site: Site): number | null {
-  const bound = site.ucrm?.client?.id ?? site.description?.ucrmId;
-  return bound != null && /^\d+$/.test(bound) ? Number(bound) : null;
-}
-
-/** A site SubOps activated (it carries the marker) that nobody has linked to its CRM client yet. */
-export function awaitsLink(site: Site): boolean {
-  return markedClientId(site) !== null && boundClientId(site) === null;
-}
 
 export class LinkWatcher {
   private readonly links = new Map<string, PendingLink>();
@@ -96,7 +85,7 @@ export class LinkWatcher {
    * thread, start and reminder as the front end recorded them (else: no thread, from now, not reminded).
    */
   async rebuild(lookup?: ActivationLookup): Promise<number> {
-    const unlinked = (await this.options.nms.listSitesWithCrmDetails()).filter(awaitsLink);
+    const unlinked = (await this.options.nms.listSites()).filter((site) => awaitsLink(site));
     let records = new Map<string, ActivationRecord>();
     try {
       if (lookup && unlinked.length) records = await lookup(unlinked.map((site) => site.id));
@@ -144,7 +133,7 @@ export class LinkWatcher {
 
   private async checkOnce(): Promise<void> {
     if (this.links.size === 0) return;
-    const sites = new Map((await this.options.nms.listSitesWithCrmDetails()).map((site) => [site.id, site]));
+    const sites = new Map((await this.options.nms.listSites()).map((site) => [site.id, site]));
     for (const link of [...this.links.values()]) {
       const site = sites.get(link.siteId);
       if (!site) {
@@ -152,10 +141,10 @@ export class LinkWatcher {
         this.links.delete(link.siteId);
         continue;
       }
-      const bound = boundClientId(site);
-      if (bound !== null) {
+      const ownership = siteOwnership(site);
+      if (ownership?.by === 'binding') {
         this.links.delete(link.siteId);
-        await this.emit({ kind: 'linked', link, boundClientId: bound });
+        await this.emit({ kind: 'linked', link, boundClientId: ownership.clientId });
       } else if (!link.reminded && this.now() - link.since >= this.options.reminderMs) {
         link.reminded = true;
         await this.emit({ kind: 'reminder', link });

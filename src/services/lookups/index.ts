@@ -4,9 +4,9 @@
  * a part that cannot be read is reported as a gap instead of failing the whole card.
  */
 import { findDevices, parseDeviceQuery } from '../activation/device-match.js';
-import { markedClientId, ownSites, siteClientId } from '../activation/planner.js';
-import { awaitsLink } from '../events/link-watch.js';
-import { statusLabel, type ServiceStatusTable } from '../activation/service-status.js';
+import type { StatusNumbering } from '../activation/numbering.js';
+import { SHARED_STATUSES, statusLabel, type ServiceNumbering } from '../activation/service-status.js';
+import { awaitsLink, markedClientId, ownSites, siteOwnerId } from '../sites.js';
 import { readClientKey, readLine, readPersonName, type ClientKey } from '../input/grammar.js';
 import { InputError } from '../errors.js';
 import { duplicatesOf } from '../duplicates.js';
@@ -26,7 +26,8 @@ export type { Suggestion, Suggestions } from './typeahead.js';
 export interface LookupDeps {
   crm: CrmClient;
   nms: NmsClient;
-  statuses: ServiceStatusTable;
+  /** Names service statuses (Quoted, Deferred…) once UISP's numbering is known. */
+  numbering: StatusNumbering;
   /** Builds the CRM web interface's link to a client. */
   crmClientUrl: (clientId: number) => string;
 }
@@ -70,11 +71,12 @@ export class LookupService {
 
   async clientCard(client: Client): Promise<ClientCard> {
     const { crm, nms } = this.deps;
-    const [services, lastPayment, sites, devices] = await Promise.allSettled([
+    const [services, lastPayment, sites, devices, numbering] = await Promise.allSettled([
       crm.listServices(client.id),
       firstOf(crm.payments({ clientId: client.id, direction: 'DESC' }, 1)),
       nms.listSites(),
       nms.listDevices(),
+      this.deps.numbering.resolve(),
     ]);
     const gaps: Gaps = [];
     const gap = (part: CardGap, result: PromiseRejectedResult) => gaps.push({ part, problem: problemOf(result.reason) });
@@ -84,14 +86,14 @@ export class LookupService {
     else if (devices.status === 'rejected') gap('nms', devices);
 
     const serviceList = services.status === 'fulfilled' ? services.value : [];
-    const lines = await this.serviceLines(serviceList);
-    const ownedSites = sites.status === 'fulfilled' ? ownSites(sites.value, client.id) : [];
+    const lines = await this.serviceLines(serviceList, numbering.status === 'fulfilled' ? numbering.value.numbering : null);
+    const ownedSites = sites.status === 'fulfilled' ? ownSites(sites.value, client.id, serviceList) : [];
     const deviceList = devices.status === 'fulfilled' ? devices.value : [];
-    const { active, suspended } = this.deps.statuses;
+    const { active, suspended } = SHARED_STATUSES;
     const hasLiveService = serviceList.some((s) => s.status === active || s.status === suspended);
     // From what the card read: two SubOps-made Active services or sites (a late duplicate); none when a part is missing.
     const readAll = services.status === 'fulfilled' && sites.status === 'fulfilled' && devices.status === 'fulfilled';
-    const duplicates = readAll ? duplicatesOf({ id: client.id, name: clientMatch(client).name }, serviceList, sites.value, deviceList, this.deps.statuses) : [];
+    const duplicates = readAll ? duplicatesOf({ id: client.id, name: clientMatch(client).name }, serviceList, sites.value, deviceList) : [];
     return {
       client: clientMatch(client),
       crmUrl: this.deps.crmClientUrl(client.id),
@@ -101,7 +103,7 @@ export class LookupService {
       sites: ownedSites.map((site) => ({
         id: site.id,
         name: site.identification.name,
-        linkedBy: linkedBy(site, client.id),
+        linkedBy: linkedBy(site, serviceList),
         devices: deviceList.filter((d) => d.identification.site?.id === site.id).map((d) => deviceLine(d, 'authorized')),
       })),
       gaps,
@@ -127,7 +129,7 @@ export class LookupService {
 
   /** Activated sites whose manual CRM–NMS link is still missing (SubOps' marker, no CRM binding), oldest site id first. */
   async missingLinks(): Promise<MissingLink[]> {
-    const sites = (await this.deps.nms.listSitesWithCrmDetails()).filter(awaitsLink);
+    const sites = (await this.deps.nms.listSites()).filter((site) => awaitsLink(site));
     return sites.map((site) => {
       const clientId = markedClientId(site)!;
       return { siteId: site.id, siteName: site.identification.name, clientId, crmUrl: this.deps.crmClientUrl(clientId) };
@@ -145,7 +147,7 @@ export class LookupService {
         gaps.push({ part: 'nms', problem: problemOf(error) });
       }
     }
-    const ownerId = site ? siteClientId(site) : null;
+    const ownerId = site ? siteOwnerId(site) : null;
     const client = ownerId === null ? null : await this.siteOwner(ownerId, gaps);
     return {
       device,
@@ -167,8 +169,9 @@ export class LookupService {
     }
   }
 
-  private async serviceLines(services: Service[]): Promise<ServiceLine[]> {
-    const { crm, statuses } = this.deps;
+  private async serviceLines(services: Service[], numbering: ServiceNumbering | null): Promise<ServiceLine[]> {
+    const { crm } = this.deps;
+    const statuses = SHARED_STATUSES;
     // Reasons are read only when a suspended service names one; a failed read leaves the reason unnamed.
     const needReasons = services.some((s) => s.status === statuses.suspended && s.suspensionReasonId != null);
     const reasons = needReasons ? await crm.listSuspensionReasons().catch(() => []) : [];
@@ -177,7 +180,7 @@ export class LookupService {
       name: service.name,
       plan: service.servicePlanName ?? null,
       status: service.status,
-      statusLabel: statusLabel(service.status, statuses),
+      statusLabel: statusLabel(service.status, numbering),
       suspensionReason: service.status === statuses.suspended ? (reasons.find((r) => r.id === service.suspensionReasonId)?.name ?? null) : null,
       price: service.price ?? null,
       currency: service.currencyCode,

@@ -1,7 +1,8 @@
 /** Pure conversions from UISP records to the lines cards are made of. */
 import { toDeviceRef } from '../activation/device-match.js';
 import { clientDisplayName } from '../uisp/crm-client.js';
-import type { Client, Device, Site } from '../uisp/schemas.js';
+import { isBound } from '../sites.js';
+import type { Client, Device, Service, Site } from '../uisp/schemas.js';
 import type { ActivationPrefill, ClientMatch, DeviceLine } from './types.js';
 
 /** The NMS status of a device that is up. */
@@ -43,10 +44,9 @@ export function deviceLine(device: Device, list: DeviceLine['list']): DeviceLine
   };
 }
 
-/** How one of the client's own sites is known to be theirs: bound in the CRM, or only by SubOps' marker (link still manual). */
-export function linkedBy(site: Site, clientId: number): 'crm' | 'marker' {
-  const id = String(clientId);
-  return site.ucrm?.client?.id === id || site.description?.ucrmId === id ? 'crm' : 'marker';
+/** How one of the client's own sites is known to be theirs: bound in UISP, or only by SubOps' marker (link still manual). */
+export function linkedBy(site: Site, services: readonly Service[]): 'crm' | 'marker' {
+  return isBound(site, services) ? 'crm' : 'marker';
 }
 
 /**

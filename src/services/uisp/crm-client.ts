@@ -22,6 +22,7 @@ import {
   type ServicePlan,
   type SuspensionReason,
   type WebhookEvent,
+  VersionSchema,
   WebhookEventSchema,
 } from './schemas.js';
 
@@ -152,6 +153,11 @@ export class CrmClient {
 
   listSuspensionReasons(): Promise<SuspensionReason[]> {
     return this.http.get('service-suspension-reasons', z.array(SuspensionReasonSchema));
+  }
+
+  /** GET /version: every stock UISP CRM serves it (./activation/numbering.ts); 404 elsewhere. */
+  async getVersion(): Promise<string> {
+    return (await this.http.get('version', VersionSchema)).version ?? '';
   }
 
   listServicePlans(): Promise<ServicePlan[]> {

@@ -38,12 +38,12 @@ export class NmsClient {
     return this.http.get(`devices/${encodeURIComponent(id)}`, DeviceSchema);
   }
 
+  /**
+   * GET /sites?ucrmDetails=true: every site with its CRM binding (`ucrm.client`, `ucrm.service`) where one
+   * exists. Always with the details: without them stock UISP leaves `ucrm` out, and whose site it is cannot
+   * be told (../sites.ts).
+   */
   listSites(): Promise<Site[]> {
-    return this.http.get('sites', z.array(SiteSchema));
-  }
-
-  /** GET /sites?ucrmDetails=true: every site with its CRM binding (`ucrm.client`) filled in where one exists. */
-  listSitesWithCrmDetails(): Promise<Site[]> {
     return this.http.get('sites', z.array(SiteSchema), { ucrmDetails: true });
   }
 

@@ -55,6 +55,11 @@ export const ServiceSchema = z.looseObject({
   servicePlanPeriod: z.number().int().nullish(),
   /** ServiceReadOnly: the end of the last invoiced period (recurring services); null while never invoiced. */
   lastInvoicedDate: z.string().nullish(),
+  servicePlanId: z.number().int().nullish(),
+  /** ServiceReadOnly: `Internet` or `General` (cable TV, VoIP…); an activation touches only its own plan's type. */
+  servicePlanType: z.string().nullish(),
+  /** "Connected UISP Location ID": the NMS site this service is bound to (stock UISP keeps the binding here). */
+  unmsClientSiteId: z.string().nullish(),
 });
 export type Service = z.infer<typeof ServiceSchema>;
 
@@ -67,6 +72,8 @@ export type SuspensionReason = z.infer<typeof SuspensionReasonSchema>;
 export const ServicePlanSchema = z.looseObject({
   id: z.number().int(),
   name: z.string(),
+  /** `Internet` or `General`. */
+  servicePlanType: z.string().nullish(),
   periods: z
     .array(z.looseObject({ id: z.number().int(), period: z.number().int(), price: z.number().nullish(), enabled: z.boolean().nullish() }))
     .nullish()
@@ -179,13 +186,22 @@ export const SiteSchema = z.looseObject({
       note: nullableString,
     })
     .nullish(),
+  /**
+   * The CRM binding, present only when asked with `ucrmDetails=true`. Stock UISP binds a site to a CRM
+   * *service* (`service`), whose client is `client`; `description.ucrmId` is that service's id, never a
+   * client's (./sites.ts reads ownership).
+   */
   ucrm: z
     .looseObject({
       client: z.looseObject({ id: z.union([z.string(), z.number()]).transform(String), name: nullableString }).nullish(),
+      service: z.looseObject({ id: z.union([z.string(), z.number()]).transform(String) }).nullish(),
     })
     .nullish(),
 });
 export type Site = z.infer<typeof SiteSchema>;
+
+/** GET /crm/api/v1.0/version (the Blueprint's `Version`). */
+export const VersionSchema = z.looseObject({ version: z.string().nullish() });
 
 /** NMS answers writes such as authorize with `{result, message}`. */
 export const NmsStatusSchema = z.looseObject({ result: z.boolean(), message: nullableString });
