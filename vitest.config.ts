@@ -1,11 +1,27 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Every activation, lookup, link-watch and duplicate test runs twice: against the simulator playing the
+ * interface document's UISP (the default) and playing a stock UISP (SUBOPS_SIMULATOR_WORLD=stock: stock
+ * status numbers, sites bound to services, `ucrm` only with ucrmDetails). SubOps detects the numbering in
+ * each, as it does against a real UISP.
+ */
+const BOTH_WORLDS = [
+  'test/services/{activation,interleavings,concurrency,round-trips,lookups,duplicates,typeahead,digest}.test.ts',
+  'test/slack/{activate,link-watch,duplicates,lookups,own-records,home,digest,approvals}.test.ts',
+  'test/cli/{lookups,late-duplicates,cli,confirm,json,digest}.test.ts',
+  'test/e2e/activation.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Every test file starts its own loopback servers; two workers fit the 2-core machines.
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: 'interface', include: ['test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'stock', include: BOTH_WORLDS, env: { SUBOPS_SIMULATOR_WORLD: 'stock' } } },
+    ],
   },
 });

@@ -8,12 +8,14 @@ import { z } from 'zod';
 import { ConfigError, loadAppConfig, loadAuditChannelConfig, loadCoreConfig, type Env, type UispConfig } from './config.js';
 import { createLogger } from './logging.js';
 import type { EnvFileInfo } from './process/io.js';
+import { describeNumbering, settingVerdict, StatusNumbering, type NumberingSetting } from './services/activation/numbering.js';
+import { CrmClient } from './services/uisp/crm-client.js';
 import { UISP_TOKEN_VARIABLES, UispError, type UispSystem } from './services/uisp/errors.js';
 import { createUispDispatcher, UispHttp } from './services/uisp/http.js';
 import { errorSummary } from './slack/errors.js';
 import { checkAppToken, checkChannelOnce, checkSlack, StartupError, type BotIdentity, type PostingChannel } from './slack/startup.js';
 
-export type CheckName = 'configuration' | 'UISP CRM' | 'UISP NMS' | 'Slack auth' | 'Slack app token' | 'audit channel' | 'approvals' | 'digest';
+export type CheckName = 'configuration' | 'UISP CRM' | 'UISP NMS' | 'status numbers' | 'Slack auth' | 'Slack app token' | 'audit channel' | 'approvals' | 'digest';
 /** `warning`: works, with something to look at; `skipped`: not asked (the reason is the message). */
 export type CheckStatus = 'ok' | 'warning' | 'failed' | 'skipped';
 
@@ -82,6 +84,7 @@ export function checkConfiguration(env: Env, { scope = 'app', envFile }: ConfigC
       if (channel && channel !== auditChannelId) checks.push(auth.then(({ value }) => checkChannel(slack, channel, value, purpose)));
     }
   }
+  checks.push(checkNumbering(uisp, loaded.numbering));
   return { problems: [], checks };
 }
 
@@ -98,6 +101,7 @@ interface SlackSettings {
 
 interface ScopeSettings {
   uisp: UispConfig;
+  numbering: NumberingSetting;
   /** None when Slack is not used (the CLI without an audit channel). */
   slack: SlackSettings | undefined;
   /** How SubOps would run, in a few words. */
@@ -109,7 +113,7 @@ function loadScope(env: Env, scope: 'app' | 'cli'): ScopeSettings {
     const { core, slack, digest } = loadAppConfig(env);
     const mode = slack.appToken ? 'Socket Mode (SLACK_APP_TOKEN)' : `HTTP mode on PORT ${slack.port} (Slack checks SLACK_SIGNING_SECRET on its first request)`;
     const approvalsChannelId = slack.approvals.settings.required.size ? slack.approvals.channelId : undefined;
-    return { uisp: core.uisp, slack: { ...slack, approvalsChannelId, digestChannelId: digest?.channelId }, mode };
+    return { uisp: core.uisp, numbering: core.activation.numbering, slack: { ...slack, approvalsChannelId, digestChannelId: digest?.channelId }, mode };
   }
   // Both read, so every problem is reported at once.
   let core: ReturnType<typeof loadCoreConfig> | undefined;
@@ -130,6 +134,7 @@ function loadScope(env: Env, scope: 'app' | 'cli'): ScopeSettings {
   if (problems.length || !core) throw new ConfigError(problems);
   return {
     uisp: core.uisp,
+    numbering: core.activation.numbering,
     slack: audit && { botToken: audit.botToken, apiUrl: audit.apiUrl, appToken: undefined, auditChannelId: audit.channelId },
     mode: audit ? 'CLI, audit records also to AUDIT_CHANNEL_ID' : 'CLI, audit records to stderr only (SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID are not both set)',
   };
@@ -147,9 +152,8 @@ function tokenVariable(env: Env, system: UispSystem): string {
 }
 
 /** One read, on a connection of its own, never retried, within the configured timeouts. */
-async function checkUisp(system: UispSystem, uisp: UispConfig, env: Env): Promise<CheckResult> {
-  const check = uispName(system);
-  const variable = tokenVariable(env, system);
+/** A connection of its own to one system, never retried, within the configured timeouts. */
+function oneShotHttp(system: UispSystem, uisp: UispConfig): { http: UispHttp; base: string; close: () => Promise<void> } {
   const base = `${uisp.url}${UISP_PATHS[system]}`;
   const timeouts = { connectMs: uisp.connectTimeoutMs, requestMs: uisp.requestTimeoutMs, deadlineMs: uisp.deadlineMs };
   const dispatcher = createUispDispatcher(timeouts, 1);
@@ -157,6 +161,30 @@ async function checkUisp(system: UispSystem, uisp: UispConfig, env: Env): Promis
   // Stock UISP CRM reads X-Auth-App-Key, the spec X-Auth-Token: both, as the services layer sends them.
   const headers: Record<string, string> = system === 'crm' ? { 'X-Auth-Token': token, 'X-Auth-App-Key': token } : { 'X-Auth-Token': token };
   const http = new UispHttp({ system, baseUrl: base, headers, dispatcher, timeouts, retry: { retries: 0, backoffMs: 0 } });
+  return { http, base, close: () => dispatcher.destroy() };
+}
+
+/** Which service status numbering activations replace services by: the setting, or asked of the CRM once. */
+async function checkNumbering(uisp: UispConfig, setting: NumberingSetting): Promise<CheckResult> {
+  const check = 'status numbers';
+  if (setting !== 'auto') return { check, status: 'ok', message: describeNumbering(settingVerdict(setting)), ms: null };
+  if (!uisp.url) return { check, status: 'skipped', message: 'UISP_URL is not set: the embedded simulator is asked when it runs', ms: null };
+  const crm = oneShotHttp('crm', uisp);
+  const started = performance.now();
+  try {
+    const verdict = await new StatusNumbering(setting, new CrmClient(crm.http)).resolve();
+    const ms = Math.round(performance.now() - started);
+    if (!verdict.numbering) return { check, status: 'warning', message: `${describeNumbering(verdict)}; until then an activation that would replace a service stops and says why`, ms };
+    return { check, status: 'ok', message: describeNumbering(verdict), ms };
+  } finally {
+    await crm.close();
+  }
+}
+
+async function checkUisp(system: UispSystem, uisp: UispConfig, env: Env): Promise<CheckResult> {
+  const check = uispName(system);
+  const variable = tokenVariable(env, system);
+  const { http, base, close } = oneShotHttp(system, uisp);
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
   try {
@@ -165,7 +193,7 @@ async function checkUisp(system: UispSystem, uisp: UispConfig, env: Env): Promis
   } catch (error) {
     return { check, status: 'failed', message: uispProblem(error, system, variable, base), ms: ms() };
   } finally {
-    await dispatcher.destroy();
+    await close();
   }
 }
 

@@ -61,21 +61,21 @@ async function stub(answer: (path: string, authorization: string) => { status: n
 }
 
 describe('subops config check', () => {
-  it('all good: one ✓ line per check, exit 0; UISP asked once per system and Slack once per check', async () => {
+  it('all good: one ✓ line per check, exit 0; UISP asked once per system (and its version, for the status numbering) and Slack once per check', async () => {
     const before = sim.requests.length;
     const calls = slack.calls.length;
     const run = await check({ ...bot(), AUDIT_CHANNEL_ID: 'C0AUDIT' });
     expect(run.err).toBe('');
-    expect(run.lines.map((line) => line.slice(0, 19))).toEqual(['✓ configuration    ', '✓ UISP CRM         ', '✓ UISP NMS         ', '✓ Slack auth       ', '✓ audit channel    ']);
+    expect(run.lines.map((line) => line.slice(0, 19))).toEqual(['✓ configuration    ', '✓ UISP CRM         ', '✓ UISP NMS         ', '✓ Slack auth       ', '✓ audit channel    ', '✓ status numbers   ']);
     expect(run.lines[0]).toBe(`✓ configuration    HTTP mode on PORT 3000 (Slack checks SLACK_SIGNING_SECRET on its first request); UISP at ${sim.url}`);
     expect(run.lines[1]).toMatch(new RegExp(`^✓ UISP CRM {9}${sim.url}/crm/api/v1\\.0 answered in \\d+ ms and took UISP_TOKEN$`));
     expect(run.lines[3]).toBe('✓ Slack auth       SLACK_BOT_TOKEN accepted: bot user UBOT (bot B0001) in https://subops-playground.slack.com/');
     expect(run.lines[4]).toBe('✓ audit channel    AUDIT_CHANNEL_ID C0AUDIT: the bot is in it and can post the audit trail there');
     expect(run.code).toBe(0);
     expect(sim.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(
-      expect.arrayContaining(['GET /crm/api/v1.0/service-suspension-reasons', 'GET /nms/api/v2.1/devices/discovered']),
+      expect.arrayContaining(['GET /crm/api/v1.0/service-suspension-reasons', 'GET /nms/api/v2.1/devices/discovered', 'GET /crm/api/v1.0/version']),
     );
-    expect(sim.requests.length - before).toBe(2);
+    expect(sim.requests.length - before).toBe(3);
     expect(slack.calls.slice(calls).map((c) => c.method)).toEqual(['auth.test', 'conversations.info']);
   });
 
@@ -90,6 +90,7 @@ describe('subops config check', () => {
       ['UISP CRM', 'ok'],
       ['UISP NMS', 'ok'],
       ['Slack auth', 'ok'],
+      ['status numbers', 'ok'],
     ]);
     expect(report.checks[0]).toEqual({ check: 'configuration', status: 'ok', message: expect.stringContaining('; 1 setting from /srv/subops/.env'), ms: null });
     for (const c of report.checks.slice(1)) expect(c.ms).toEqual(expect.any(Number));
@@ -142,6 +143,7 @@ describe('subops config check', () => {
     expect(run.lines.slice(4)).toEqual([
       '✓ audit channel    AUDIT_CHANNEL_ID C0AUDIT: the bot is in it and can post the audit trail there',
       '✗ approvals        APPROVALS_CHANNEL_ID C0OUTSIDE (#elsewhere): the bot is not a member, so it cannot post approval requests there. Run /invite @SubOps in that channel.',
+      "✓ status numbers   interface (6 Quoted, 7 Obsolete; detected: the CRM does not serve GET /version (404), as the interface document's UISP)",
     ]);
     expect(run.code).toBe(1);
     const digest = await check({ ...bot(), DIGEST_CHANNEL_ID: 'C0AUDIT' });
@@ -154,6 +156,7 @@ describe('subops config check', () => {
     expect(run.lines.slice(3)).toEqual([
       "✗ Slack auth       Slack refused SLACK_BOT_TOKEN (invalid_auth); copy the Bot User OAuth Token (xoxb-…) from the app's OAuth & Permissions page.",
       '↷ audit channel    AUDIT_CHANNEL_ID C0AUDIT not asked: Slack did not accept SLACK_BOT_TOKEN',
+      "✓ status numbers   interface (6 Quoted, 7 Obsolete; detected: the CRM does not serve GET /version (404), as the interface document's UISP)",
     ]);
     expect(run.code).toBe(1);
   });
@@ -188,7 +191,7 @@ describe('subops config check', () => {
     const { SLACK_SIGNING_SECRET: _, ...socket } = { ...bot(), SLACK_API_URL: api };
     const good = await check({ ...socket, SLACK_APP_TOKEN: 'xapp-good-app-token' });
     expect(good.lines[0]).toBe(`✓ configuration    Socket Mode (SLACK_APP_TOKEN); UISP at ${sim.url}`);
-    expect(good.lines.slice(3)).toEqual(['✓ Slack auth       SLACK_BOT_TOKEN accepted: bot user U1 (bot B1)', '✓ Slack app token  SLACK_APP_TOKEN accepted (Socket Mode)']);
+    expect(good.lines.slice(3)).toEqual(['✓ Slack auth       SLACK_BOT_TOKEN accepted: bot user U1 (bot B1)', '✓ Slack app token  SLACK_APP_TOKEN accepted (Socket Mode)', "✓ status numbers   interface (6 Quoted, 7 Obsolete; detected: the CRM does not serve GET /version (404), as the interface document's UISP)"]);
     expect(good.code).toBe(0);
 
     const revoked = await check({ ...socket, SLACK_APP_TOKEN: 'xapp-revoked-app-token' });
@@ -230,11 +233,23 @@ describe('subops config check', () => {
       '✓ configuration    CLI, audit records to stderr only (SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID are not both set); UISP_URL is not set: the CLI uses the embedded simulator',
       '↷ UISP CRM         UISP_URL is not set',
       '↷ UISP NMS         UISP_URL is not set',
+      '↷ status numbers   UISP_URL is not set: the embedded simulator is asked when it runs',
     ]);
     expect(bare.code).toBe(0);
 
     const audited = await check({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_API_URL: slack.apiUrl.replace(/\/$/, ''), AUDIT_CHANNEL_ID: 'C0AUDIT' }, ['--cli']);
-    expect(audited.lines.map((line) => line.slice(0, 1) + line.slice(1, 18).trim())).toEqual(['✓configuration', '✓UISP CRM', '✓UISP NMS', '✓Slack auth', '✓audit channel']);
+    expect(audited.lines.map((line) => line.slice(0, 1) + line.slice(1, 18).trim())).toEqual(['✓configuration', '✓UISP CRM', '✓UISP NMS', '✓Slack auth', '✓audit channel', '✓status numbers']);
+
+    // Set, it is named as set and nothing is asked; against a stock UISP it is detected as stock.
+    const set = await check({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SERVICE_STATUS_NUMBERING: 'stock' }, ['--cli']);
+    expect(set.lines.at(-1)).toBe('✓ status numbers   stock (7 Quoted, 5 Obsolete; set by SERVICE_STATUS_NUMBERING=stock)');
+    const stock = await startSimulator({ world: 'stock' });
+    try {
+      const detected = await check({ UISP_URL: stock.url, UISP_TOKEN: stock.token }, ['--cli']);
+      expect(detected.lines.at(-1)).toBe('✓ status numbers   stock (7 Quoted, 5 Obsolete; detected: the CRM answers GET /version (2.4.205), as every stock UISP does)');
+    } finally {
+      await stock.close();
+    }
     expect(audited.code).toBe(0);
   });
 

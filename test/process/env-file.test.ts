@@ -145,6 +145,7 @@ describe('a real process', () => {
       ['configuration', 'warning'],
       ['UISP CRM', 'ok'],
       ['UISP NMS', 'ok'],
+      ['status numbers', 'ok'],
     ]);
     expect(report.checks[0]!.message).toContain('UISP_TOKEN is set in the environment too, whose value is used');
     expect(run.stdout).not.toContain('not-the-token-from-file');
@@ -153,6 +154,6 @@ describe('a real process', () => {
     // SUBOPS_ENV_FILE set to nothing: the file is not read, so there is no UISP_URL.
     const none = await subops(dir, { UISP_TOKEN: sim.token, SUBOPS_ENV_FILE: '' }, 'config', 'check', '--cli', '--json');
     expect((JSON.parse(none.stdout) as { envFile: unknown; checks: { status: string }[] }).envFile).toBeNull();
-    expect((JSON.parse(none.stdout) as { checks: { status: string }[] }).checks.map((c) => c.status)).toEqual(['ok', 'skipped', 'skipped']);
+    expect((JSON.parse(none.stdout) as { checks: { status: string }[] }).checks.map((c) => c.status)).toEqual(['ok', 'skipped', 'skipped', 'skipped']);
   });
 });

@@ -141,12 +141,13 @@ describe('existing clients, by service state', () => {
 
   describe('a confirmation, read again before any write', () => {
     const priya = { device: '10.20.1.51', firstName: 'priya', lastName: 'ramnarine' };
-    const shown = { clientId: 1002, deletes: [{ id: 102, status: 6 }] };
+    // What the agent was shown: #102 as Quoted, in the world's numbers.
+    const shown = () => ({ clientId: 1002, deletes: [{ id: 102, status: uisp.sim.statuses.quoted }] });
     const quoted102 = () => structuredClone(uisp.sim.data.services.find((s) => s.id === 102)!);
 
     it('nothing changed: the run deletes what its own read showed Quoted, after that read, then creates and reads back', async () => {
       uisp = await startUisp({ now: NOW });
-      const { decision, changes } = await uisp.services.activation.recheck(priya, shown);
+      const { decision, changes } = await uisp.services.activation.recheck(priya, shown());
       expect(changes).toEqual([]);
       const { steps, result } = await run(priya, { confirm: { deletes: [102] } });
       expect(decision.kind).toBe('needs-confirmation');
@@ -163,8 +164,8 @@ describe('existing clients, by service state', () => {
     it('a confirmed Quoted service someone turned Active meanwhile: the change is shown, and no run deletes it', async () => {
       uisp = await startUisp({ now: NOW });
       uisp.sim.data.services.find((s) => s.id === 102)!.status = 1;
-      const { changes } = await uisp.services.activation.recheck(priya, shown);
-      expect(changes).toEqual([{ kind: 'service-changed', id: 102, shown: 6, now: { id: 102, status: 1, statusLabel: 'Active', name: expect.anything() } }]);
+      const { changes } = await uisp.services.activation.recheck(priya, shown());
+      expect(changes).toEqual([{ kind: 'service-changed', id: 102, shown: uisp.sim.statuses.quoted, now: { id: 102, status: 1, statusLabel: 'Active', name: expect.anything() } }]);
       expect(uisp.writes()).toEqual([]);
       // A run with the old confirmation (Retry, the CLI's --yes) reads it again too: the Active service is reused, never deleted.
       const { result } = await run(priya, { confirm: { deletes: [102] } });
@@ -175,7 +176,7 @@ describe('existing clients, by service state', () => {
     it('never sends a delete the agent did not confirm, nor any write before it stops', async () => {
       uisp = await startUisp({ now: NOW });
       uisp.sim.data.services.push({ ...quoted102(), id: 151 });
-      const { changes } = await uisp.services.activation.recheck(priya, shown);
+      const { changes } = await uisp.services.activation.recheck(priya, shown());
       expect(changes).toEqual([{ kind: 'service-added', service: expect.objectContaining({ id: 151, statusLabel: 'Quoted' }) }]);
       // 151 was not confirmed; 101 (Marcus's Active service) is confirmed but not Quoted: neither is deleted.
       const { result } = await run(priya, { confirm: { deletes: [102, 101] } });

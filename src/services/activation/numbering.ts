@@ -15,6 +15,9 @@ export type NumberingVerdict =
   | { numbering: ServiceNumbering; source: 'setting' | 'detected'; why: string }
   | { numbering: null; source: 'undetermined'; why: string };
 
+/** The verdict when SERVICE_STATUS_NUMBERING names the numbering: nothing is asked. */
+export const settingVerdict = (name: NumberingName): NumberingVerdict => ({ numbering: NUMBERINGS[name], source: 'setting', why: `SERVICE_STATUS_NUMBERING=${name}` });
+
 export class StatusNumbering {
   private verdict: NumberingVerdict | undefined;
   private asking: Promise<NumberingVerdict> | undefined;
@@ -23,7 +26,7 @@ export class StatusNumbering {
     setting: NumberingSetting,
     private readonly crm: Pick<CrmClient, 'getVersion'>,
   ) {
-    if (setting !== 'auto') this.verdict = { numbering: NUMBERINGS[setting], source: 'setting', why: `SERVICE_STATUS_NUMBERING=${setting}` };
+    if (setting !== 'auto') this.verdict = settingVerdict(setting);
   }
 
   /** The numbering in effect and why; concurrent callers share one question to the CRM. */
