@@ -4,7 +4,8 @@
  * client's services make the activation do, which service can be suspended or unsuspended, whose
  * payments to list.
  */
-import type { SimulatorData, WorldStatuses } from '../simulator/index.js';
+import { statusLabel, type ServiceNumbering } from '../services/activation/service-status.js';
+import type { SimulatorData } from '../simulator/index.js';
 
 export interface SampleTry {
   command: string;
@@ -18,17 +19,12 @@ type Device = SimulatorData['devices'][number];
 // A name for the brand-new customer; any name works.
 const NEW_CUSTOMER = 'Ada Lovelace';
 
-/** A status as the simulator's world names it (the demo's world is the interface document's unless told otherwise). */
-function statusName(status: number, statuses: WorldStatuses): string {
-  const names: [keyof WorldStatuses, string][] = [['active', 'Active'], ['suspended', 'Suspended'], ['quoted', 'Quoted'], ['obsolete', 'Obsolete'], ['ended', 'Ended'], ['deferred', 'Deferred'], ['prepared', 'Prepared'], ['inactive', 'Inactive']];
-  return names.find(([key]) => statuses[key] === status)?.[1] ?? `status ${status}`;
-}
-
-export function sampleTries(data: SimulatorData, statuses: WorldStatuses): SampleTry[] {
+/** `statuses`: the numbering of the simulator's world (the interface document's unless told otherwise). */
+export function sampleTries(data: SimulatorData, statuses: ServiceNumbering): SampleTry[] {
   const people = data.clients.filter((c) => !c.isArchived && c.firstName && c.lastName);
   const servicesOf = (client: Client) => data.services.filter((s) => s.clientId === client.id);
   const describe = (client: Client) => {
-    const services = servicesOf(client).map((s) => `service ${s.id} ${statusName(s.status, statuses)}`);
+    const services = servicesOf(client).map((s) => `service ${s.id} ${statusLabel(s.status, statuses)}`);
     return `${client.firstName} ${client.lastName} (#${client.id}), ${services.length ? services.join(', ') : 'no service yet'}`;
   };
 

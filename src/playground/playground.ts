@@ -8,7 +8,8 @@ import type { DestinationStream } from 'pino';
 import { createApp, startApp } from '../app.js';
 import { loadAppConfig, type Env } from '../config.js';
 import { createServices } from '../services/container.js';
-import { startSimulator, WORLD_STATUSES, type RunningSimulator, type SimulatorOptions, type WorldStatuses } from '../simulator/index.js';
+import { NUMBERINGS, type ServiceNumbering } from '../services/activation/service-status.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../simulator/index.js';
 import { createLogger } from '../slack/logging.js';
 import { checkSlack } from '../slack/startup.js';
 import { WorkTracker } from '../slack/work.js';
@@ -45,8 +46,8 @@ export interface Playground {
   fake: FakeSlack;
   /** Signs with the app's signing secret, as Slack does. */
   sender: SlackSender;
-  /** The simulator world's status numbers (the demo's sample tries name them). */
-  statuses: WorldStatuses;
+  /** The simulator world's status numbering (the demo's sample tries name them). */
+  statuses: ServiceNumbering;
   /** Resolves when the bot has finished everything it was asked so far (its work in flight is zero). */
   settled: () => Promise<void>;
   close(): Promise<void>;
@@ -94,7 +95,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
       simulator,
       fake,
       sender: new SlackSender({ url: `http://127.0.0.1:${running.port}/slack/events`, signingSecret, responseUrl: () => fake.responseUrl() }),
-      statuses: WORLD_STATUSES[simulator.world],
+      statuses: NUMBERINGS[simulator.world],
       settled: () => work.idle(),
       close,
     };

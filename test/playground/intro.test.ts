@@ -1,11 +1,12 @@
 /** The demo's suggestions come from the simulator's data, so they follow it when it changes. */
 import { describe, expect, it } from 'vitest';
 import { sampleTries } from '../../src/playground/intro.js';
-import { sampleData, WORLD_STATUSES } from '../../src/simulator/index.js';
+import { INTERFACE_NUMBERING } from '../../src/services/activation/service-status.js';
+import { sampleData } from '../../src/simulator/index.js';
 
 describe('sampleTries', () => {
   it('pairs each customer device with its client and says what that client’s services make the activation do', () => {
-    const tries = sampleTries(sampleData(), WORLD_STATUSES.interface);
+    const tries = sampleTries(sampleData(), INTERFACE_NUMBERING);
     expect(tries.map((t) => `${t.command} | ${t.note}`)).toEqual([
       '/activate 10.20.1.21 Marcus Baptiste | cpe-baptiste → Marcus Baptiste (#1001), service 101 Active',
       '/activate 10.20.2.44 Ravi Persaud | cpe-persaud → Ravi Persaud (#1005), service 104 Suspended',
@@ -25,9 +26,9 @@ describe('sampleTries', () => {
 
   it('follows the data: a changed status and a renamed device show up', () => {
     const data = sampleData();
-    data.services.find((s) => s.id === 102)!.status = WORLD_STATUSES.interface.obsolete;
+    data.services.find((s) => s.id === 102)!.status = INTERFACE_NUMBERING.obsolete;
     data.devices.find((d) => d.identification.name === 'PowerBeam 5AC')!.identification.name = 'PBE-Lovelace';
-    const notes = sampleTries(data, WORLD_STATUSES.interface).map((t) => t.note);
+    const notes = sampleTries(data, INTERFACE_NUMBERING).map((t) => t.note);
     expect(notes).toContain('LBE-Ramnarine → Priya Ramnarine (#1002), service 102 Obsolete');
     expect(notes).toContain("PBE-Lovelace, discovered, nobody's yet: a new customer");
   });

@@ -23,7 +23,7 @@ import { findDevices } from './device-match.js';
 import { madeBySubOps } from './markers.js';
 import { sameName } from './names.js';
 import type { NumberingVerdict } from './numbering.js';
-import { dispositionOf, isKnownStatus, SHARED_STATUSES, statusLabel, type ServiceNumbering } from './service-status.js';
+import { isKnownStatus, isReplaceable, isSharedStatus, SHARED_STATUSES, statusLabel, type ServiceNumbering } from './service-status.js';
 import type {
   ActivationDecision,
   ActivationPlan,
@@ -193,7 +193,7 @@ function planService(reads: ActivationReads, existing: Client | null): { service
   if (!configuredPlan(reads)) return { refusal: { code: 'service-plan-unknown', servicePlanPeriodId: settings.servicePlanPeriodId } };
   const unsure = statusesInDoubt(services.filter((s) => kind(s) === 'same'), services, numbering);
   if (client && unsure.length) return { refusal: { code: 'service-status-unknown', client, services: unsure.map(ref), numbering: numbering?.name ?? null, why: reads.numbering.why } };
-  const replaceable = (s: Service) => numbering !== null && dispositionOf(s.status, numbering) === 'replace';
+  const replaceable = (s: Service) => numbering !== null && isReplaceable(s.status, numbering);
   return {
     service: {
       action: 'create',
@@ -217,9 +217,8 @@ export const serviceRefUnder =
  * contradicts the numbering) and the plan would replace anything.
  */
 function statusesInDoubt(same: Service[], all: Service[], numbering: ServiceNumbering | null): Service[] {
-  const shared = (s: Service) => [SHARED_STATUSES.active, SHARED_STATUSES.suspended, 2].includes(s.status);
-  if (!numbering) return same.filter((s) => !shared(s));
-  if (!same.some((s) => dispositionOf(s.status, numbering) === 'replace')) return [];
+  if (!numbering) return same.filter((s) => !isSharedStatus(s.status));
+  if (!same.some((s) => isReplaceable(s.status, numbering))) return [];
   return all.filter((s) => !isKnownStatus(s.status, numbering));
 }
 

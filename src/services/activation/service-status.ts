@@ -46,16 +46,11 @@ export const STOCK_NUMBERING: ServiceNumbering = Object.freeze({
 
 export const NUMBERINGS: Readonly<Record<NumberingName, ServiceNumbering>> = Object.freeze({ interface: INTERFACE_NUMBERING, stock: STOCK_NUMBERING });
 
-/** reuse: already active; replace: delete then create; block: stop and tell the agent; ignore: history. */
-export type ServiceDisposition = 'reuse' | 'replace' | 'block' | 'ignore';
+/** Quoted or Obsolete: what an activation deletes (as confirmed) and replaces with an Active service. */
+export const isReplaceable = (status: number, numbering: ServiceNumbering): boolean => status === numbering.quoted || status === numbering.obsolete;
 
-/** What the activation does with an existing service of the client. */
-export function dispositionOf(status: number, numbering: ServiceNumbering): ServiceDisposition {
-  if (status === numbering.active) return 'reuse';
-  if (status === numbering.quoted || status === numbering.obsolete) return 'replace';
-  if (status === numbering.suspended) return 'block';
-  return 'ignore';
-}
+/** Active, Ended or Suspended: the statuses both numberings name alike. */
+export const isSharedStatus = (status: number): boolean => Object.hasOwn(SHARED_LABELS, status);
 
 /** Whether the numbering names this status (a status it does not name contradicts it). */
 export const isKnownStatus = (status: number, numbering: ServiceNumbering): boolean => Object.hasOwn(numbering.labels, status);
