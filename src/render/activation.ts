@@ -185,6 +185,8 @@ function stopSentence(error: ActivationStop): string {
       const of = error.client ? ` of client #${error.client.id} ${error.client.name}` : '';
       return `This activation deletes ${services}${of} before creating the Active one: deleting needs your explicit confirmation. ${NOTHING_CHANGED}`;
     }
+    case 'service-changed':
+      return `Service #${error.confirmed.id} of client #${error.client.id} ${error.client.name} was ${error.confirmed.statusLabel} when the deletion was confirmed and is ${error.now.statusLabel} now: it was not deleted, and no service was created. Check the CRM, then run the activation again`;
     case 'uisp-error': {
       if (error.problem === 'service-not-active') {
         return `UISP created service #${error.service.id} as ${error.service.statusLabel}, not Active: check it in the CRM before retrying`;
@@ -242,6 +244,8 @@ export function doneSentence(entry: DoneEntry): string {
       return `${createdClient(entry.client)}${entry.unconfirmed ? UNCONFIRMED : ''}`;
     case 'service-deleted':
       return `Deleted ${entry.service.statusLabel} service #${entry.service.id}`;
+    case 'service-delete-refused':
+      return `Could not delete ${entry.service.statusLabel} service #${entry.service.id}: ${entry.detail}. It is still there`;
     case 'service-created':
       return createdService(entry);
     case 'service-created-unconfirmed':

@@ -38,6 +38,8 @@ function reasonText(refusal: RemovalRefusal, request: RemovalRequest, late: stri
       return `${kept}, the one the activation reported, is ${refusal.statusLabel} now, not Active: removing ${late} would leave client #${request.clientId} without an Active service, so it is kept`;
     case 'not-newer':
       return `${late} is older than ${kept}: activations keep the oldest, so it is not the late one`;
+    case 'kept':
+      return `${late} is the service activations keep (the oldest SubOps made; one a person made never replaces it), so it is not the late one`;
     case 'invoiced':
       if (request.record === 'client') return `${late} has ${refusal.invoiceIds.length === 1 ? 'an invoice' : 'invoices'} (${ids('invoice', refusal.invoiceIds)}): SubOps never removes an invoiced client; settle it in the CRM`;
       return `${late} has been invoiced${refusal.invoiceIds.length ? ` (invoice ${refusal.invoiceIds.map((id) => `#${id}`).join(', ')})` : ''}: SubOps never removes an invoiced service; settle it in the CRM`;

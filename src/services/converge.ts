@@ -10,13 +10,16 @@
  *   oldest id where ids are in creation order). A call removes only records of its own (`isMine`: made
  *   by this call, or by an attempt of it whose answer was lost), never another process's: that one is
  *   removed by its own process, or, if that process gave up, shown to a person as a late duplicate.
- * - A refused delete is a fact, not a removal (`refused`); a 404 means someone else removed it first,
- *   and is not claimed.
+ * - Every attempt of a delete (the first and each retry) goes out only after a read made for that
+ *   attempt shows the record is still what was decided (`deleteChecked`). A refused delete (400, 409,
+ *   422) is a fact, not a removal (`refused`); a record gone before this call sent anything was removed
+ *   by someone else and is not claimed; one gone after a DELETE of this call whose answer was lost is
+ *   this call's removal.
  * - Within one process, a keyed lock on resolved ids serializes runs on the same device or client, so the
  *   cross-process path is only needed across processes.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { UispError, UispNotFoundError, UispRejectedError, UispWriteNotAppliedError } from './uisp/errors.js';
+import { UispError, UispNotFoundError, UispRejectedError, UispValidationError, UispWriteNotAppliedError } from './uisp/errors.js';
 
 export interface WriteRetryPolicy {
   /** Extra attempts after a transient failure (UISP_WRITE_RETRIES). */
@@ -57,10 +60,11 @@ export interface ReconcileSpec<T> {
   keep(records: T[]): T;
   /** Whether a record is this call's own, made by an attempt whose answer was lost (a marker says so). */
   isMine(record: T): boolean;
-  /** Removes one of this call's own records that another's made redundant; absent: never removed. */
-  remove?(record: T): Promise<void>;
-  /** Why `remove` refused (its own reason, besides UISP's 4xx refusals), or undefined for any other failure. */
-  refusal?(error: unknown): string | undefined;
+  /**
+   * How to remove one of this call's own records that another's made redundant (read for each attempt,
+   * then deleted only while it still is this call's and unused); absent: never removed.
+   */
+  removal?(record: T): CheckedDelete<unknown>;
   id(record: T): string | number;
 }
 
@@ -135,27 +139,75 @@ async function settle<T>(spec: ReconcileSpec<T>, records: T[], mine: T | undefin
   const created = own(record);
   const removed: T[] = [];
   const refused: Converged<T>['refused'] = [];
-  if (!spec.remove) return { record, created, removed, refused };
+  if (!spec.removal) return { record, created, removed, refused };
   for (const duplicate of records.filter((r) => spec.id(r) !== spec.id(record) && own(r))) {
-    try {
-      if (await withRetries(policy, () => ignoreNotFound(spec.remove!(duplicate)))) removed.push(duplicate);
-    } catch (error) {
-      const detail = error instanceof UispRejectedError ? error.message : spec.refusal?.(error);
-      if (detail === undefined) throw error;
-      refused.push({ record: duplicate, detail });
-    }
+    const outcome = await deleteChecked(policy, spec.removal(duplicate));
+    if (outcome.kind === 'deleted') removed.push(duplicate);
+    if (outcome.kind === 'refused') refused.push({ record: duplicate, detail: outcome.detail });
+    if (outcome.kind === 'changed') refused.push({ record: duplicate, detail: outcome.why });
   }
   return { record, created, removed, refused };
 }
 
-/** Runs a delete; false when the record was already gone (404), which is the outcome wanted anyway. */
-export async function ignoreNotFound(write: Promise<void>): Promise<boolean> {
+/** One delete, as `deleteChecked` sends it: each attempt reads first, and deletes only what is unchanged. */
+export interface CheckedDelete<T> {
+  /** The record as UISP has it now (null: gone), read for this attempt. */
+  read(): Promise<T | null>;
+  /**
+   * The record as a read this run made just before this call showed it (the plan's, which the agent's
+   * confirmation was checked against): the first attempt is decided by it instead of reading again.
+   */
+  justRead?: T;
+  /** Why the record as read may not be deleted (it is no longer what was decided), or null when it may. */
+  changed(now: T): string | null;
+  remove(): Promise<void>;
+}
+
+export type DeleteOutcome<T> =
+  /** This call removed it: its DELETE succeeded, or got no answer and the next read found it gone. */
+  | { kind: 'deleted' }
+  /** Gone before this call sent anything: someone else removed it, and the removal is not claimed. */
+  | { kind: 'gone' }
+  /** It is not what was decided any more (`why`): nothing was sent. */
+  | { kind: 'changed'; now: T; why: string }
+  /** UISP refused (400, 404 aside, 409, 422…): it is still there. `detail`: UISP's answer. */
+  | { kind: 'refused'; detail: string };
+
+/**
+ * Deletes one record, each attempt (retries included) only after a read made for it shows the record
+ * is still what was decided. Transient failures are retried as `withRetries` does; a DELETE that got no
+ * answer is settled by the next read (gone: this call's removal; there: tried again, read first).
+ */
+export async function deleteChecked<T>(policy: WriteRetryPolicy, spec: CheckedDelete<T>): Promise<DeleteOutcome<T>> {
+  /** A DELETE of this call went out and got no answer: it may have been applied. */
+  let sent = false;
+  let attempts = 0;
+  const gone = (): DeleteOutcome<T> => (sent ? { kind: 'deleted' } : { kind: 'gone' });
   try {
-    await write;
-    return true;
+    return await withRetries(policy, async (n) => {
+      attempts = n;
+      const now = n === 1 && spec.justRead !== undefined ? spec.justRead : await spec.read();
+      if (now === null) return gone();
+      const why = spec.changed(now);
+      if (why !== null) return { kind: 'changed', now, why };
+      try {
+        await spec.remove();
+        return { kind: 'deleted' };
+      } catch (error) {
+        // Between this read and the DELETE someone removed it (or this call's unanswered DELETE had).
+        if (error instanceof UispNotFoundError) return gone();
+        if (error instanceof UispRejectedError || error instanceof UispValidationError) return { kind: 'refused', detail: error.message };
+        if (error instanceof UispError && error.mayHaveApplied) sent = true;
+        throw error;
+      }
+    });
   } catch (error) {
-    if (!(error instanceof UispNotFoundError)) throw error;
-    return false;
+    if (!sent || !(error instanceof UispError)) throw error;
+    // No attempt is left and the last DELETE got no answer: one more read says whether it landed.
+    const now = await spec.read().catch(() => undefined);
+    if (now === null) return { kind: 'deleted' };
+    if (now === undefined) throw error;
+    throw new UispWriteNotAppliedError(error, attempts);
   }
 }
 

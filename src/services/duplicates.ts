@@ -13,7 +13,8 @@ import type { KeyedLock } from './converge.js';
 import { lateDuplicates } from './activation/late-duplicates.js';
 import { madeBySubOps, markedClientId } from './activation/markers.js';
 import { sameName } from './activation/names.js';
-import { clientRef, keptSite } from './activation/planner.js';
+import { clientRef } from './activation/planner.js';
+import { keptSite, redundantServices } from './activation/keep.js';
 import { ownSites, siteOwnership } from './sites.js';
 import type { StatusNumbering } from './activation/numbering.js';
 import { SHARED_STATUSES } from './activation/service-status.js';
@@ -54,6 +55,8 @@ export type RemovalRefusal =
   | { reason: 'kept-not-active'; status: number; statusLabel: string }
   /** The "duplicate" service (or client) is the older one: activations keep the oldest, so it is not the late one. */
   | { reason: 'not-newer' }
+  /** The "duplicate" service is the one activations keep now (the oldest SubOps made; a person's never replaces it). */
+  | { reason: 'kept' }
   /**
    * The service was invoiced (`invoiceIds`: the invoices billing it; empty when only its lastInvoicedDate
    * says so); a client: it has invoices (`invoiceIds`).
@@ -82,7 +85,7 @@ export type RemovalDecision = { remove: true } | { remove: false; refusal: Remov
  */
 export type RemovalReads =
   | { record: 'client'; kept: Client | null; duplicate: Client | null; services: Service[]; payments: Payment[]; invoices: Invoice[] }
-  | { record: 'service'; kept: Service | null; duplicate: Service | null; invoices: Invoice[]; statusLabel: (status: number) => string }
+  | { record: 'service'; kept: Service | null; duplicate: Service | null; active: Service[]; invoices: Invoice[]; statusLabel: (status: number) => string }
   | { record: 'site'; kept: Site | null; duplicate: Site | null; devices: Device[]; namesake?: NamesakeReads };
 
 /** The client a late site's marker names, when that is not the request's client: what tells a left-out namesake. */
@@ -130,13 +133,18 @@ function decideClient({ kept, duplicate, services, payments, invoices }: Extract
 /** Namesakes as the activation's lookup tells them: the name a person sees, ignoring case and spacing. */
 const sameClientName = (a: Client, b: Client): boolean => sameName(clientDisplayName(a), clientDisplayName(b));
 
-function decideService(clientId: number, { kept, duplicate, invoices, statusLabel }: Extract<RemovalReads, { record: 'service' }>): RemovalDecision {
+/**
+ * A late service goes only while it is a SubOps-made Active service the one rule (./activation/keep.ts)
+ * does not keep, beside a kept one that is still Active, and was never invoiced.
+ */
+function decideService(clientId: number, { kept, duplicate, active, invoices, statusLabel }: Extract<RemovalReads, { record: 'service' }>): RemovalDecision {
   if (!duplicate) return refuse({ reason: 'gone' });
   if (duplicate.clientId !== clientId) return refuse({ reason: 'other-client', clientId: duplicate.clientId });
   if (!madeBySubOps(duplicate.note)) return refuse({ reason: 'not-subops' });
   if (!kept || kept.clientId !== clientId) return refuse({ reason: 'kept-gone' });
   if (kept.status !== SHARED_STATUSES.active) return refuse({ reason: 'kept-not-active', status: kept.status, statusLabel: statusLabel(kept.status) });
   if (duplicate.id < kept.id) return refuse({ reason: 'not-newer' });
+  if (!redundantServices(active).some((s) => s.id === duplicate.id)) return refuse({ reason: 'kept' });
   const billing = invoices.filter((invoice) => invoice.items.some((item) => item.serviceId === duplicate.id)).map((invoice) => invoice.id);
   if (billing.length || duplicate.lastInvoicedDate) return refuse({ reason: 'invoiced', invoiceIds: billing });
   return { remove: true };
@@ -179,7 +187,8 @@ function boundClientId(site: Site): number | null | undefined {
 export function duplicatesOf(client: ClientRef, services: Service[], sites: Site[], devices: Device[]): LateDuplicate[] {
   const own = ownSites(sites, client.id, services);
   const active = services.filter((s) => s.status === SHARED_STATUSES.active);
-  return lateDuplicates(client, active, own, keptSite(own, devices, services)?.id ?? null);
+  const kept = keptSite(own, devices, services);
+  return lateDuplicates(client, active, own, kept ? { id: kept.id, name: kept.identification.name } : null);
 }
 
 export type RemovalOutcome =
@@ -248,7 +257,8 @@ export class DuplicateService {
     const kept = byId(request.keptId);
     const duplicate = byId(request.duplicateId);
     const invoices = duplicate ? await invoicesRead : [];
-    const decision = decideRemoval(request, { record: 'service', kept, duplicate, invoices, statusLabel: (status) => numbering.label(status) });
+    const active = services.filter((s) => s.status === SHARED_STATUSES.active);
+    const decision = decideRemoval(request, { record: 'service', kept, duplicate, active, invoices, statusLabel: (status) => numbering.label(status) });
     const refs = { duplicate: duplicate && serviceRef(duplicate), kept: kept && serviceRef(kept) };
     if (!decision.remove) return { kind: 'refused', request, refusal: decision.refusal, ...refs };
     return this.write(request, { duplicate: refs.duplicate!, kept: refs.kept! }, () => crm.deleteService(request.duplicateId), async () =>

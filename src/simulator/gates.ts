@@ -19,8 +19,11 @@ export interface GateMatch {
   path: string | RegExp;
 }
 
-/** What happens to a released request: applied and answered, or applied with the answer lost. */
-export type Release = 'answer' | 'lose-answer';
+/**
+ * What happens to a released request: applied and answered, applied with the answer lost, or refused
+ * with a 503 and not applied (a write that fails without being applied).
+ */
+export type Release = 'answer' | 'lose-answer' | 'unavailable';
 
 export interface SimulatorGate {
   /** The requests held so far, in arrival order (released ones stay listed). */

@@ -123,6 +123,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     if (parked) {
       try {
         const how = await parked.how;
+        if (how === 'unavailable') return fail(req, res, { kind: 'status', status: 503, path: record.path }, api);
         const reply = dispatch(req, record, json, api);
         if (how === 'lose-answer') return void req.socket.destroy();
         return send(res, reply);

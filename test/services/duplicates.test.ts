@@ -38,14 +38,11 @@ const bill = (id: number, serviceId: number | null): Invoice => InvoiceSchema.pa
 const serviceRequest: RemovalRequest = { clientId: 1002, record: 'service', keptId: 5003, duplicateId: 5007 };
 const siteRequest: RemovalRequest = { clientId: 1002, record: 'site', keptId: 's-kept', duplicateId: 's-late' };
 
-const services = (changes: Partial<Extract<RemovalReads, { record: 'service' }>> = {}): RemovalReads => ({
-  record: 'service',
-  kept: service(5003),
-  duplicate: service(5007),
-  invoices: [],
-  statusLabel: (status) => statusLabel(status, statuses),
-  ...changes,
-});
+/** `active`, unless given: the client's Active services among the two read. */
+const services = (changes: Partial<Extract<RemovalReads, { record: 'service' }>> = {}): RemovalReads => {
+  const reads = { record: 'service' as const, kept: service(5003), duplicate: service(5007), invoices: [], statusLabel: (status: number) => statusLabel(status, statuses), ...changes };
+  return { active: [reads.kept, reads.duplicate].filter((s): s is Service => s?.status === statuses.active), ...reads };
+};
 const sites = (changes: Partial<Extract<RemovalReads, { record: 'site' }>> = {}): RemovalReads => ({ record: 'site', kept: site('s-kept'), duplicate: site('s-late'), devices: [deviceOn('s-kept')], ...changes });
 
 // A customer's client (1010, the one activations use) and its newer SubOps-made namesake 1011, empty.
@@ -71,7 +68,8 @@ const namesakeSites = (changes: Partial<NamesakeReads> = {}, siteChanges: Partia
 describe('decideRemoval', () => {
   it.each<[string, RemovalRequest, RemovalReads, unknown]>([
     ['a late SubOps service, never invoiced, beside an Active kept one: removed', serviceRequest, services(), { remove: true }],
-    ['the kept one need not be SubOps-made', serviceRequest, services({ kept: service(5003, { note: null }) }), { remove: true }],
+    ['a person’s older Active service is never kept instead of SubOps’ one', serviceRequest, services({ kept: service(5003, { note: null }) }), { remove: false, refusal: { reason: 'kept' } }],
+    ['a person’s Active service beside them changes nothing', serviceRequest, services({ active: [service(5001, { note: null }), service(5003), service(5007)] }), { remove: true }],
     ['an invoice of another service does not count', serviceRequest, services({ invoices: [bill(1, 5003), bill(2, null)] }), { remove: true }],
     ['the request names the kept one', { ...serviceRequest, duplicateId: 5003 }, services(), { remove: false, refusal: { reason: 'same-record' } }],
     ['the late one is gone', serviceRequest, services({ duplicate: null }), { remove: false, refusal: { reason: 'gone' } }],

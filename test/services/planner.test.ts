@@ -8,7 +8,8 @@ import { parseDeviceQuery } from '../../src/services/activation/device-match.js'
 import { confirmationChanges } from '../../src/services/activation/confirmation.js';
 import { lateDuplicates } from '../../src/services/activation/late-duplicates.js';
 import { recordMarker, siteMarker } from '../../src/services/activation/markers.js';
-import { decideActivation, keptSite, type ActivationReads, type ClientLookup } from '../../src/services/activation/planner.js';
+import { decideActivation, type ActivationReads, type ClientLookup } from '../../src/services/activation/planner.js';
+import { keptSite } from '../../src/services/activation/keep.js';
 import { ownSites } from '../../src/services/sites.js';
 import { describeMove, errorSentence } from '../../src/render/activation.js';
 import { INTERFACE_NUMBERING } from '../../src/services/activation/service-status.js';
@@ -264,10 +265,12 @@ describe('the client’s own sites, several records, confirmations and late dupl
     });
   });
 
-  it('several Active services: the oldest is reused, SubOps-made or not', () => {
-    const first = ServiceSchema.parse({ id: 101, clientId: 20, status: 1, note: null });
-    const later = ServiceSchema.parse({ id: 105, clientId: 20, status: 1, note: recordMarker('a1b2c3d4') });
-    expect(planOf(decideActivation(forGrace({ services: [later, first] }))).service).toEqual({ action: 'reuse', service: { id: 101, status: 1, statusLabel: 'Active', name: null } });
+  it('several Active services: the oldest SubOps made is reused, never a person’s instead of it; a person’s alone is reused', () => {
+    const persons = ServiceSchema.parse({ id: 101, clientId: 20, status: 1, note: null });
+    const subOps = ServiceSchema.parse({ id: 105, clientId: 20, status: 1, note: recordMarker('a1b2c3d4') });
+    const newer = ServiceSchema.parse({ id: 107, clientId: 20, status: 1, note: recordMarker('b1b2c3d4') });
+    expect(planOf(decideActivation(forGrace({ services: [newer, persons, subOps] }))).service).toEqual({ action: 'reuse', service: { id: 105, status: 1, statusLabel: 'Active', name: null } });
+    expect(planOf(decideActivation(forGrace({ services: [persons] }))).service).toEqual({ action: 'reuse', service: { id: 101, status: 1, statusLabel: 'Active', name: null } });
   });
 
   it('a staff rename made two SubOps clients share a name, each with a service: an ambiguity with every candidate, never a duplicate', () => {
@@ -315,10 +318,15 @@ describe('the client’s own sites, several records, confirmations and late dupl
     it('a person’s second Active service is no late duplicate', () => {
       expect(lateDuplicates(client, [active(105, recordMarker('aaaaaaaa')), active(107, 'by hand')], [], null)).toEqual([]);
     });
+    it('a person’s older Active service is never the kept one nor named: SubOps’ oldest is kept', () => {
+      expect(lateDuplicates(client, [active(109, recordMarker('cccccccc')), active(101, 'by hand'), active(107, recordMarker('bbbbbbbb'))], [], null)).toEqual([
+        { record: 'service', client, kept: { id: 107, name: null }, others: [{ id: 109, name: null }] },
+      ]);
+    });
     it('two SubOps sites: the one not in use is named', () => {
       const a = endpoint('s-1', siteMarker(20, 'aaaaaaaa'));
       const b = endpoint('s-9', siteMarker(20, 'bbbbbbbb'));
-      expect(lateDuplicates(client, [], [a, b], 's-9')).toEqual([{ record: 'site', client, kept: { id: 's-9', name: 'Grace Hopper' }, others: [{ id: 's-1', name: 'Grace Hopper' }] }]);
+      expect(lateDuplicates(client, [], [a, b], { id: 's-9', name: 'Grace Hopper' })).toEqual([{ record: 'site', client, kept: { id: 's-9', name: 'Grace Hopper' }, others: [{ id: 's-1', name: 'Grace Hopper' }] }]);
     });
   });
 

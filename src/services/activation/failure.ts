@@ -45,6 +45,7 @@ export const FAILED_STEP: Record<ActivationErrorCode, StepName> = {
   'device-role-unknown': 'discover',
   'device-in-use': 'authorize',
   'delete-unconfirmed': 'service',
+  'service-changed': 'service',
   'client-not-found': 'client',
   'client-name-mismatch': 'client',
   'client-archived': 'client',

@@ -7,31 +7,31 @@
  */
 import { clientDisplayName } from '../uisp/crm-client.js';
 import type { Client, Service, Site } from '../uisp/schemas.js';
+import { keptService, redundantServices } from './keep.js';
 import { madeBySubOps, markedClientId } from './markers.js';
-import type { ClientRef, LateDuplicate } from './types.js';
+import type { ClientRef, LateDuplicate, SiteRef } from './types.js';
 
 /**
- * SubOps-made records besides the kept one: `active` the client's Active services (the oldest is kept,
- * as every activation keeps it), `sites` the client's own sites and `keptSiteId` the one in use.
+ * SubOps-made records besides the kept one: `active` the client's Active services (the one
+ * ./keep.ts keeps, as every activation keeps it; a person's service is never named), `sites` the
+ * client's own sites and `keptSite` the one in use (reported).
  * `settling`: the client's namesakes the lookup left out (SubOps-made, newer, nothing under them:
  * planner's `withoutSettling`) and every NMS site, so theirs are named too.
  */
-export function lateDuplicates(client: ClientRef, active: Service[], sites: Site[], keptSiteId: string | null, settling?: { clients: Client[]; sites: Site[] }): LateDuplicate[] {
+export function lateDuplicates(client: ClientRef, active: Service[], sites: Site[], keptSite: SiteRef | null, settling?: { clients: Client[]; sites: Site[] }): LateDuplicate[] {
   const found: LateDuplicate[] = [];
   const leftClients = settling?.clients ?? [];
   if (leftClients.length) found.push({ record: 'client', client, kept: { id: client.id, name: client.name }, others: leftClients.map((c) => ({ id: c.id, name: clientDisplayName(c) })) });
   const leftIds = new Set(leftClients.map((c) => c.id));
   const leftSites = (settling?.sites ?? []).filter((s) => leftIds.has(markedClientId(s.description?.note) ?? -1));
-  const services = [...active].sort((a, b) => a.id - b.id);
-  const keptService = services[0];
-  const extraServices = services.slice(1).filter((s) => madeBySubOps(s.note));
-  if (keptService && extraServices.length) {
-    found.push({ record: 'service', client, kept: { id: keptService.id, name: keptService.name }, others: extraServices.map((s) => ({ id: s.id, name: s.name })) });
+  const kept = keptService(active);
+  const extraServices = redundantServices(active);
+  if (kept && extraServices.length) {
+    found.push({ record: 'service', client, kept: { id: kept.id, name: kept.name }, others: extraServices.map((s) => ({ id: s.id, name: s.name })) });
   }
-  const keptSite = sites.find((s) => s.id === keptSiteId);
-  const extraSites = [...sites.filter((s) => s !== keptSite && madeBySubOps(s.description?.note)), ...leftSites];
+  const extraSites = [...sites.filter((s) => s.id !== keptSite?.id && madeBySubOps(s.description?.note)), ...leftSites];
   if (keptSite && extraSites.length) {
-    found.push({ record: 'site', client, kept: { id: keptSite.id, name: keptSite.identification.name }, others: extraSites.map((s) => ({ id: s.id, name: s.identification.name })) });
+    found.push({ record: 'site', client, kept: { id: keptSite.id, name: keptSite.name }, others: extraSites.map((s) => ({ id: s.id, name: s.identification.name })) });
   }
   return found;
 }

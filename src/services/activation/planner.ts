@@ -17,7 +17,8 @@
  */
 import type { ActivationConfig } from '../../config.js';
 import { clientDisplayName } from '../uisp/crm-client.js';
-import { isBound, ownSites, siteOwnerId } from '../sites.js';
+import { ownSites, siteOwnerId } from '../sites.js';
+import { keptClient, keptService, keptSite } from './keep.js';
 import type { Client, Device, Service, ServicePlan, Site } from '../uisp/schemas.js';
 import { findDevices } from './device-match.js';
 import { madeBySubOps } from './markers.js';
@@ -108,9 +109,9 @@ export function withoutSettling(namesakes: Client[], empty: ReadonlySet<number> 
 
 /** The namesakes `withoutSettling` leaves out. */
 export function settlingNamesakes(namesakes: Client[], empty: ReadonlySet<number> | undefined): Client[] {
-  const made = namesakes.filter((c) => madeBySubOps(c.note)).sort((a, b) => a.id - b.id);
-  if (!empty || made.length < 2) return [];
-  return made.slice(1).filter((c) => empty.has(c.id));
+  const kept = keptClient(namesakes);
+  if (!empty || !kept) return [];
+  return namesakes.filter((c) => c !== kept && madeBySubOps(c.note) && empty.has(c.id)).sort((a, b) => a.id - b.id);
 }
 
 /** Every decision of an activation, from the reads alone. Refusals come in the order an agent fixes them. */
@@ -184,8 +185,8 @@ function planService(reads: ActivationReads, existing: Client | null): { service
   const client = existing && clientRef(existing);
   const ref = serviceRefUnder(numbering);
   const kind = (s: Service) => serviceKind(s, reads);
-  // Several Active services (a late duplicate): the oldest, the one every run keeps (./writes.ts).
-  const active = services.filter((s) => s.status === SHARED_STATUSES.active && kind(s) !== 'other').sort((a, b) => a.id - b.id)[0];
+  // Several Active services (a late duplicate, or a person's beside SubOps'): the one every run keeps (./keep.ts).
+  const active = keptService(services.filter((s) => s.status === SHARED_STATUSES.active && kind(s) !== 'other'));
   if (active) return { service: { action: 'reuse', service: ref(active) } };
   const suspended = services.filter((s) => s.status === SHARED_STATUSES.suspended && kind(s) !== 'other');
   if (client && suspended.length) return { refusal: { code: 'service-suspended', client, services: suspended.map(ref) } };
@@ -262,16 +263,6 @@ function planSite({ sites, settings, firstName, lastName, authorized, services }
   return { site: { action: 'create', name: client?.name ?? `${firstName} ${lastName}`, parentSiteId }, authorize: { action: 'authorize' }, move };
 }
 
-/**
- * Which of a client's sites every run keeps (NMS site ids are random, so there is no oldest): one bound
- * in the CRM, else one in use (a device authorized on it), else the lowest id. A site in use is never
- * given up for another, so a device is never moved off a site a run reported.
- */
-export function keptSite(own: Site[], authorized: Device[], services: readonly Service[] = []): Site | undefined {
-  const inUse = new Set(authorized.filter((d) => d.identification.authorized && d.identification.site?.id).map((d) => d.identification.site!.id));
-  const byId = [...own].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return own.find((s) => isBound(s, services)) ?? byId.find((s) => inUse.has(s.id)) ?? byId[0];
-}
 
 /**
  * An authorized station sitting on an endpoint site that is not the target's: authorizing it elsewhere

@@ -67,21 +67,28 @@ async function lookUpId(crm: CrmClient, id: number): Promise<ClientRead> {
 
 /** Active and archived namesakes (persons and companies); then the services of the one it identifies. */
 async function lookUpName(crm: CrmClient, firstName: string, lastName: string, expectedClientId?: number): Promise<ClientRead> {
-  const query = `${firstName} ${lastName}`;
-  const [active, archived, expected] = await Promise.all([
-    crm.listClients({ query }),
-    crm.listClients({ query, isArchived: true }),
+  const [lookup, expected] = await Promise.all([
+    nameLookup(crm, firstName, lastName),
     expectedClientId === undefined ? undefined : crm.listServices(expectedClientId).catch(emptyWhenNotFound),
   ]);
-  const lookup = await withEmptyNamesakes(crm, { by: 'name', active, archived }, firstName, lastName);
   const identity = identifyClient(lookup, firstName, lastName);
   const client = 'client' in identity ? identity.client : null;
   if (!client) return { lookup, services: [] };
   return { lookup, services: expected && client.id === expectedClientId ? expected : await crm.listServices(client.id) };
 }
 
+/**
+ * The name lookup a fresh run makes: active and archived namesakes, and for an ambiguous name among
+ * SubOps' namesakes which have no service. A run's client read-back makes the same one (./writes.ts).
+ */
+export async function nameLookup(crm: CrmClient, firstName: string, lastName: string): Promise<Extract<ClientLookup, { by: 'name' }>> {
+  const query = `${firstName} ${lastName}`;
+  const [active, archived] = await Promise.all([crm.listClients({ query }), crm.listClients({ query, isArchived: true })]);
+  return withEmptyNamesakes(crm, { by: 'name', active, archived }, firstName, lastName);
+}
+
 /** An ambiguous name among namesakes SubOps made: which of those have no service (planner's `withoutSettling`). */
-async function withEmptyNamesakes(crm: CrmClient, lookup: Extract<ClientLookup, { by: 'name' }>, firstName: string, lastName: string): Promise<ClientLookup> {
+async function withEmptyNamesakes(crm: CrmClient, lookup: Extract<ClientLookup, { by: 'name' }>, firstName: string, lastName: string): Promise<Extract<ClientLookup, { by: 'name' }>> {
   const identity = identifyClient(lookup, firstName, lastName);
   const refusal = 'refusal' in identity ? identity.refusal : undefined;
   if (refusal?.code !== 'client-ambiguous') return lookup;

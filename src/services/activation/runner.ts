@@ -1,28 +1,30 @@
 /**
- * Runs a plan's writes step by step, as typed events, each write converging (./writes.ts). Waves:
+ * Runs a plan's writes step by step, as typed events, each write converging (./writes.ts). The order of
+ * UISP requests, as `writePlan` sends them:
  *
- * - new client: the client; then its read-back with the site (the site needs only the client's id);
- *   then the service with the site's read-back; then the service's read-back with the authorization;
- * - existing client: the confirmed deletes with the site; then the service with the site's read-back;
- *   then the service's read-back with the authorization.
+ * 1. a new client: its POST; as soon as UISP answers, the site's POST for it, beside the client's read-back;
+ * 2. the confirmed deletes (each read first), beside the site (its POST, or its read-back);
+ * 3. the Active service's POST, beside the site's read-back;
+ * 4. the service's read-back, beside the authorization (the device needs its site settled and an Active
+ *    service created, not the service's read-back, which only decides which Active service is kept).
  *
- * Nothing is reported before it was read back as the record kept. The device is let on once its site is
- * settled and an Active service is known to exist (created Active): the service's read-back only
- * decides which Active service is kept. A device is never moved off a site unless the agent confirmed
- * that move, as read now.
+ * The service and the site are two chains run side by side; each logs to a log of its own, added to the
+ * run's in step order once both ended, so the report's order never depends on timing. Nothing is reported
+ * before it was read back as the record kept. A device is never moved off a site unless the agent
+ * confirmed that move, as read now, and a retry never moves it anywhere another run or a person put it.
  */
 import { UispRejectedError } from '../uisp/errors.js';
-import type { Client } from '../uisp/schemas.js';
+import type { Client, Service, Site } from '../uisp/schemas.js';
 import { moveConfirmed } from './confirmation.js';
 import { ActivationFailure, errorOf } from './failure.js';
+import { keptSite } from './keep.js';
 import { lateDuplicates } from './late-duplicates.js';
-import { ownSites } from '../sites.js';
-import { clientRef, keptSite, moveOf, serviceKind, settlingNamesakes, siteRef, type ActivationReads } from './planner.js';
+import { ownSites, siteOwnerId } from '../sites.js';
+import { clientRef, moveOf, serviceKind, serviceRefUnder, settlingNamesakes, siteRef, type ActivationReads } from './planner.js';
 import { BranchLog, step, type RunLog, type StepLog } from './run-log.js';
-import { SHARED_STATUSES, statusLabel } from './service-status.js';
+import { SHARED_STATUSES } from './service-status.js';
 import { createClient, createService, createSite, deleteReplaced, deviceState, ensureAuthorized, removeOwnSite, type DeviceState, type SiteOutcome, type WriteDeps } from './writes.js';
-import type { ActivationConfirmation, ActivationEvent, ActivationPlan, ActivationRequest, ClientRef, ServiceRef, SiteRef, StepEvent, StepName } from './types.js';
-import type { Service, Site } from '../uisp/schemas.js';
+import type { ActivationConfirmation, ActivationEvent, DeviceMove, ActivationPlan, ActivationRequest, ClientRef, ServiceRef, SiteRef, StepEvent, StepName } from './types.js';
 
 export interface RunContext {
   writes: WriteDeps;
@@ -34,17 +36,26 @@ export interface RunContext {
 interface ServiceStep {
   service: ServiceRef;
   event: StepEvent;
-  /** The client's Active services as last read. */
-  active: Service[];
 }
 
 interface SiteStep {
   site: SiteRef;
   event: StepEvent;
+  /** The device as read with the site: what decides its authorization. */
   device: DeviceState;
-  /** Every site as last read, and the client's own among them. */
+  /** Every site as last read. */
   sites: Site[];
-  own: Site[];
+  /** The site this run created and kept (removed again if the device turns out to be on another of the client's sites). */
+  created: Site | null;
+}
+
+/** The client the run works under, once settled. */
+interface ClientStep {
+  client: ClientRef;
+  /** Whether the plan's reads of the client's records are current (a client another run created may have some). */
+  fresh: boolean;
+  /** The new client's site, started as soon as UISP answered the client's creation. */
+  siting?: Promise<SiteOutcome>;
 }
 
 export async function* writePlan(ctx: RunContext, plan: ActivationPlan, reads: ActivationReads, log: RunLog): AsyncGenerator<ActivationEvent> {
@@ -52,87 +63,38 @@ export async function* writePlan(ctx: RunContext, plan: ActivationPlan, reads: A
   const { device } = plan;
   log.expect(plan);
 
-  let client: ClientRef;
-  let clientIsNew = false;
-  /** The new client's site, started as soon as UISP answered the client's creation. */
-  let early: { clientId: number; siting: Promise<SiteOutcome> } | undefined;
-  if (plan.client.action === 'reuse') {
-    client = plan.client.client;
-    yield step({ step: 'client', status: 'skipped', kind: 'reused', client }, { clientId: client.id });
-  } else {
-    const { firstName, lastName } = plan.client;
-    const site = plan.site;
-    const startSite =
-      site.action === 'create'
-        ? (created: Client) => {
-            if (early) return;
-            const siting = createSite(writes, created.id, site, device.id, true);
-            siting.catch(() => {}); // awaited below, whatever happens to the client
-            early = { clientId: created.id, siting };
-          }
-        : undefined;
-    let outcome;
-    try {
-      outcome = await createClient(writes, { firstName, lastName }, contactOf(ctx.request), startSite);
-    } catch (error) {
-      log.unconfirmed('client', error, (id) => ({ kind: 'client-created', client: { id: Number(id), name: `${firstName} ${lastName}` }, unconfirmed: true }));
-      yield step({ step: 'client', status: 'failed', error: errorOf(error) });
-      await reportEarlySite(early, log, plan.site.action === 'create' ? plan.site.name : `${firstName} ${lastName}`);
-      yield log.failed('client', error, { device });
-      return;
-    }
-    client = clientRef(outcome.record);
-    clientIsNew = outcome.created;
-    log.duplicates('client', outcome.removed.map((c) => c.id), outcome.refused.map((r) => ({ id: r.record.id, detail: r.detail })));
-    if (early && early.clientId !== client.id) {
-      // Another run's older client is kept: the site started for this run's own client goes too.
-      const made = await early.siting.catch(() => undefined);
-      early = undefined;
-      if (made?.created) {
-        try {
-          if (await removeOwnSite(writes, made.record)) log.duplicates('site', [made.record.id], []);
-        } catch (error) {
-          log.duplicates('site', [], [{ id: made.record.id, detail: error instanceof Error ? error.message : String(error) }]);
-        }
-      }
-    }
-    if (outcome.created) {
-      log.did('client', { kind: 'client-created', client });
-      yield step({ step: 'client', status: 'done', kind: 'created', client }, { clientId: client.id });
-    } else {
-      log.settled('client');
-      yield step({ step: 'client', status: 'skipped', kind: 'created-concurrently', client }, { clientId: client.id });
-    }
-  }
+  // 1. The client: reused, or created (and, from UISP's answer on, its site).
+  const settledClient = yield* clientStep(ctx, plan, log);
+  if (!settledClient) return;
+  const { client, fresh } = settledClient;
 
-  // A reused client's reads are this run's; a client another run created may have records already.
-  const fresh = plan.client.action === 'reuse' || clientIsNew;
+  // 2–4. The service chain and the site chain side by side; the authorization follows the site once an Active service exists.
   let serviceIsActive!: () => void;
   const serviceActive = new Promise<true>((resolve) => (serviceIsActive = () => resolve(true)));
-  // Each branch logs on its own, replayed in step order, so the report's order does not depend on timing.
   const serviceLog = new BranchLog();
   const siteLog = new BranchLog();
   const servicing = serviceStep(writes, plan, reads, client, fresh, serviceLog, () => serviceIsActive());
-  const siting = siteStep(writes, plan, reads, client, fresh, siteLog, early?.siting);
+  const siting = siteStep(writes, plan, reads, client, fresh, siteLog, settledClient.siting);
   const authorizing = (async () => {
     const settledSite = await siting;
     const ready = await Promise.race([serviceActive, servicing.then(() => true, () => false)]);
-    return ready ? authorize(ctx, plan, reads, settledSite, client) : undefined;
+    return ready ? authorize(ctx, plan, reads, settledSite, client, siteLog) : undefined;
   })();
   const [serviceOutcome, siteOutcome, authorizeOutcome] = await Promise.allSettled([servicing, siting, authorizing]);
   serviceLog.replay(log);
   siteLog.replay(log);
+
   const failures: { name: StepName; error: unknown }[] = [];
   for (const [name, outcome] of [['service', serviceOutcome], ['site', siteOutcome]] as const) {
     if (outcome.status === 'fulfilled') {
       yield outcome.value.event;
-    } else {
-      failures.push({ name, error: outcome.reason });
-      log.unconfirmed(name, outcome.reason, (id) =>
-        name === 'service' ? { kind: 'service-created-unconfirmed', serviceId: Number(id) } : { kind: 'site-created', site: { name: client.name }, unconfirmed: true },
-      );
-      yield step({ step: name, status: 'failed', error: errorOf(outcome.reason), ...(log.done.length > 0 && { afterWrites: true as const }) });
+      continue;
     }
+    failures.push({ name, error: outcome.reason });
+    log.unconfirmed(name, outcome.reason, (id) =>
+      name === 'service' ? { kind: 'service-created-unconfirmed', serviceId: Number(id) } : { kind: 'site-created', site: { name: client.name }, unconfirmed: true },
+    );
+    yield step({ step: name, status: 'failed', error: errorOf(outcome.reason), ...afterWrites(log) });
   }
   const service = serviceOutcome.status === 'fulfilled' ? serviceOutcome.value : undefined;
   const site = siteOutcome.status === 'fulfilled' ? siteOutcome.value : undefined;
@@ -145,7 +107,7 @@ export async function* writePlan(ctx: RunContext, plan: ActivationPlan, reads: A
     return;
   }
   if (authorizeOutcome.status === 'rejected') {
-    yield step({ step: 'authorize', status: 'failed', error: errorOf(authorizeOutcome.reason), ...(log.done.length > 0 && { afterWrites: true as const }) });
+    yield step({ step: 'authorize', status: 'failed', error: errorOf(authorizeOutcome.reason), ...afterWrites(log) });
     const reason: unknown = authorizeOutcome.reason;
     yield log.failed('authorize', reason, { ...reached, ...(reason instanceof ActivationFailure && reason.plan && { plan: reason.plan }) });
     return;
@@ -153,12 +115,10 @@ export async function* writePlan(ctx: RunContext, plan: ActivationPlan, reads: A
   if (authorized?.status === 'skipped') log.settled('authorize');
   if (authorized) yield authorized;
 
-  // Where the device went: the settled site, or the one every run keeps if that was removed meanwhile.
+  // Where the device is: the settled site, or the client's site the device was found on.
   const reportedSite = authorized && 'site' in authorized ? authorized.site : site.site;
   const crmClientUrl = ctx.crmClientUrl(client.id);
-  const { lookup } = reads;
-  const settling = lookup.by === 'name' && plan.client.action === 'reuse' ? { clients: settlingNamesakes(lookup.active, lookup.empty), sites: site.sites } : undefined;
-  const duplicates = lateDuplicates(client, service.active, site.own, reportedSite.id, settling);
+  const duplicates = lateDuplicatesSeen(plan, reads, client, reportedSite);
   yield step({ step: 'manual-link', status: 'manual', client, crmClientUrl, site: reportedSite, device }, { clientId: client.id, siteId: reportedSite.id, deviceId: device.id });
   yield {
     type: 'result',
@@ -176,9 +136,99 @@ export async function* writePlan(ctx: RunContext, plan: ActivationPlan, reads: A
   };
 }
 
+const afterWrites = (log: RunLog) => (log.done.length > 0 ? { afterWrites: true as const } : {});
+
 /** The plan's services of other plans, for the result: named as left alone. */
 export const leftAloneOf = (plan: ActivationPlan): { leftAlone?: ServiceRef[] } =>
   plan.service.action === 'create' && plan.service.leftAlone.length ? { leftAlone: plan.service.leftAlone } : {};
+
+/**
+ * Late duplicates among what the plan's read saw, never among records that appeared while this run was in
+ * flight: those are another run's, in flight too, which removes its own (or, if it gives up, the next
+ * reader names them). Only a reused client has records the plan read.
+ */
+function lateDuplicatesSeen(plan: ActivationPlan, reads: ActivationReads, client: ClientRef, reportedSite: SiteRef) {
+  if (plan.client.action !== 'reuse') return [];
+  const { lookup } = reads;
+  const active = reads.services.filter((s) => s.status === SHARED_STATUSES.active && serviceKind(s, reads) !== 'other');
+  const settling = lookup.by === 'name' ? { clients: settlingNamesakes(lookup.active, lookup.empty), sites: reads.sites } : undefined;
+  return lateDuplicates(client, active, ownSites(reads.sites, client.id, reads.services), reportedSite, settling);
+}
+
+/**
+ * The client: the plan's, or a new one created now. A new client's read-back looks the name up as a fresh
+ * run would: another run's older namesake is kept (this run's own client and its early site removed), and
+ * a name that became several customers' meanwhile stops the run before anything is adopted.
+ */
+async function* clientStep(ctx: RunContext, plan: ActivationPlan, log: RunLog): AsyncGenerator<ActivationEvent, ClientStep | null> {
+  const { writes } = ctx;
+  const { device } = plan;
+  if (plan.client.action === 'reuse') {
+    const client = plan.client.client;
+    yield step({ step: 'client', status: 'skipped', kind: 'reused', client }, { clientId: client.id });
+    return { client, fresh: true };
+  }
+  const { firstName, lastName } = plan.client;
+  const site = plan.site;
+  let early: { clientId: number; siting: Promise<SiteOutcome> } | undefined;
+  const startSite =
+    site.action === 'create'
+      ? (created: Client) => {
+          if (early) return;
+          const siting = createSite(writes, created.id, site, device.id, true);
+          siting.catch(() => {}); // awaited below, whatever happens to the client
+          early = { clientId: created.id, siting };
+        }
+      : undefined;
+  let outcome;
+  try {
+    outcome = await createClient(writes, { firstName, lastName }, contactOf(ctx.request), startSite);
+  } catch (error) {
+    log.unconfirmed('client', error, (id) => ({ kind: 'client-created', client: { id: Number(id), name: `${firstName} ${lastName}` }, unconfirmed: true }));
+    yield step({ step: 'client', status: 'failed', error: errorOf(error) });
+    await reportEarlySite(early, log, site.action === 'create' ? site.name : `${firstName} ${lastName}`);
+    yield log.failed('client', error, { device });
+    return null;
+  }
+  const client = clientRef(outcome.record);
+  log.duplicates('client', outcome.removed.map((c) => c.id), outcome.refused.map((r) => ({ id: r.record.id, detail: r.detail })));
+  if (early && (outcome.refusal || early.clientId !== client.id)) {
+    // The site started for this run's own client, which is not the one kept: it goes too.
+    await removeEarlySite(writes, early.siting, log);
+    early = undefined;
+  }
+  if (outcome.refusal) {
+    const refusal = new ActivationFailure(outcome.refusal);
+    yield step({ step: 'client', status: 'failed', error: refusal.error });
+    yield log.failed('client', refusal, { device });
+    return null;
+  }
+  if (outcome.created) {
+    log.did('client', { kind: 'client-created', client });
+    yield step({ step: 'client', status: 'done', kind: 'created', client }, { clientId: client.id });
+  } else {
+    log.settled('client');
+    yield step({ step: 'client', status: 'skipped', kind: 'created-concurrently', client }, { clientId: client.id });
+  }
+  return { client, fresh: outcome.created, ...(early && { siting: early.siting }) };
+}
+
+async function removeEarlySite(writes: WriteDeps, siting: Promise<SiteOutcome>, log: StepLog): Promise<void> {
+  const made = await siting.catch(() => undefined);
+  if (made?.created) await removeRunSite(writes, made.record, log);
+}
+
+/** Removes a site this run made that is not the one kept, read first; the outcome goes in the log. */
+async function removeRunSite(writes: WriteDeps, site: Site, log: StepLog): Promise<void> {
+  try {
+    const outcome = await removeOwnSite(writes, site);
+    if (outcome.kind === 'deleted') log.duplicates('site', [site.id], []);
+    if (outcome.kind === 'refused') log.duplicates('site', [], [{ id: site.id, detail: outcome.detail }]);
+    if (outcome.kind === 'changed') log.duplicates('site', [], [{ id: site.id, detail: outcome.why }]);
+  } catch (error) {
+    log.duplicates('site', [], [{ id: site.id, detail: error instanceof Error ? error.message : String(error) }]);
+  }
+}
 
 /** A site this run made for a client whose creation then failed: it exists, and the report says so. */
 async function reportEarlySite(early: { siting: Promise<SiteOutcome> } | undefined, log: RunLog, name: string): Promise<void> {
@@ -192,8 +242,9 @@ async function reportEarlySite(early: { siting: Promise<SiteOutcome> } | undefin
 }
 
 /**
- * The plan's deletes (this run read them as Quoted or Obsolete, and they were confirmed), then the
- * Active service. `active`: called once an Active service is known to exist (before its read-back ends).
+ * The confirmed deletes (each read first: a service no longer as confirmed stops the step, nothing of it
+ * deleted and no service created), then the Active service. `active`: called once an Active service is
+ * known to exist (before its read-back ends).
  */
 async function serviceStep(writes: WriteDeps, plan: ActivationPlan, reads: ActivationReads, client: ClientRef, fresh: boolean, log: StepLog, active: () => void): Promise<ServiceStep> {
   const { active: activeStatus } = SHARED_STATUSES;
@@ -202,19 +253,17 @@ async function serviceStep(writes: WriteDeps, plan: ActivationPlan, reads: Activ
   if (plan.service.action === 'reuse') {
     active();
     const service = plan.service.service;
-    const event = step({ step: 'service', status: 'skipped', kind: 'already-active', service }, { clientId: client.id, serviceId: service.id });
-    return { service, event, active: reads.services.filter(isActive) };
+    return { service, event: step({ step: 'service', status: 'skipped', kind: 'already-active', service }, { clientId: client.id, serviceId: service.id }) };
   }
   const planned = plan.service;
-  const deleted = await deleteAll(writes, planned.delete, log);
+  const deleted = await deleteAll(writes, client, planned.delete, reads, log);
   const outcome = await createService(writes, client.id, planned, fresh, isActive, (created) => created.status === activeStatus && active());
   log.duplicates('service', outcome.removed.map((s) => s.id), outcome.refused.map((r) => ({ id: r.record.id, detail: r.detail })));
-  const service: ServiceRef = { id: outcome.record.id, status: outcome.record.status, statusLabel: statusLabel(outcome.record.status, reads.numbering.numbering), name: outcome.record.name };
-  const seen = outcome.seen.filter((s) => !outcome.removed.includes(s));
+  const service = serviceRefUnder(reads.numbering.numbering)(outcome.record);
   const ids = { clientId: client.id, serviceId: service.id, ...(deleted.length && { deletedServiceIds: deleted.join(',') }) };
   if (!outcome.created) {
     log.settled('service');
-    return { service, active: seen, event: step({ step: 'service', status: 'skipped', kind: 'created-concurrently', service, deleted }, ids) };
+    return { service, event: step({ step: 'service', status: 'skipped', kind: 'created-concurrently', service, deleted }, ids) };
   }
   const created = { step: 'service', status: 'done', kind: 'created', service, price: planned.price, currency: outcome.record.currencyCode, activeFrom: planned.activeFrom, deleted } as const;
   log.did('service', { kind: 'service-created', service, price: created.price, currency: created.currency, activeFrom: created.activeFrom, deleted });
@@ -222,41 +271,52 @@ async function serviceStep(writes: WriteDeps, plan: ActivationPlan, reads: Activ
     // UISP can leave a new service Quoted (spec §7); the device must not be let on without an Active one.
     throw new ActivationFailure({ code: 'uisp-error', problem: 'service-not-active', service });
   }
-  return { service, active: seen, event: step(created, ids) };
+  return { service, event: step(created, ids) };
 }
 
-/** Deletes the confirmed services; the ids this run deleted (a 404 is another run's deletion, not claimed). */
-async function deleteAll(writes: WriteDeps, services: ServiceRef[], log: StepLog): Promise<number[]> {
-  const outcomes = await Promise.allSettled(services.map((old) => deleteReplaced(writes, old.id)));
+/**
+ * Deletes the confirmed services, each only while a read made for that attempt shows it as confirmed.
+ * The ids this run deleted (one gone before this run sent anything is another's deletion, not claimed).
+ * UISP's refusal is reported and the run goes on; a service no longer as confirmed stops the step.
+ */
+async function deleteAll(writes: WriteDeps, client: ClientRef, services: ServiceRef[], reads: ActivationReads, log: StepLog): Promise<number[]> {
+  const numbering = reads.numbering.numbering;
+  const outcomes = await Promise.allSettled(services.map((old) => deleteReplaced(writes, client.id, old, numbering, reads.services.find((s) => s.id === old.id))));
   const deleted: number[] = [];
+  let changed: ActivationFailure | undefined;
   outcomes.forEach((outcome, i) => {
     const old = services[i]!;
     if (outcome.status === 'rejected') return;
-    if (outcome.value) {
-      deleted.push(old.id);
-      log.did(`delete:${old.id}`, { kind: 'service-deleted', service: old });
-    } else {
-      log.settled(`delete:${old.id}`);
+    const key = `delete:${old.id}`;
+    switch (outcome.value.kind) {
+      case 'deleted':
+        deleted.push(old.id);
+        return log.did(key, { kind: 'service-deleted', service: old });
+      case 'gone':
+        return log.settled(key);
+      case 'refused':
+        return log.did(key, { kind: 'service-delete-refused', service: old, detail: outcome.value.detail });
+      case 'changed':
+        changed ??= new ActivationFailure({ code: 'service-changed', client, confirmed: old, now: serviceRefUnder(numbering)(outcome.value.now) });
     }
   });
   const failed = outcomes.find((o) => o.status === 'rejected');
   if (failed) throw failed.reason;
+  if (changed) throw changed;
   return deleted;
 }
 
 /** `started`: the site's creation, already under way for a new client. */
 async function siteStep(writes: WriteDeps, plan: ActivationPlan, reads: ActivationReads, client: ClientRef, fresh: boolean, log: StepLog, started?: Promise<SiteOutcome>): Promise<SiteStep> {
-  const deviceId = plan.device.id;
   if (plan.site.action === 'reuse') {
     const site = plan.site.site;
     const device = { authorized: plan.device.authorized, siteId: plan.device.siteId };
-    return { site, device, sites: reads.sites, own: ownSites(reads.sites, client.id, reads.services), event: step({ step: 'site', status: 'skipped', kind: 'reused', site }, { siteId: site.id }) };
+    return { site, device, sites: reads.sites, created: null, event: step({ step: 'site', status: 'skipped', kind: 'reused', site }, { siteId: site.id }) };
   }
-  const outcome = await (started ?? createSite(writes, client.id, plan.site, deviceId, fresh));
+  const outcome = await (started ?? createSite(writes, client.id, plan.site, plan.device.id, fresh));
   const site = siteRef(outcome.record);
   log.duplicates('site', outcome.removed.map((s) => s.id), outcome.refused.map((r) => ({ id: r.record.id, detail: r.detail })));
-  const own = outcome.seen.filter((s) => !outcome.removed.includes(s));
-  const settled = { site, device: outcome.device, sites: outcome.sites, own };
+  const settled = { site, device: outcome.device, sites: outcome.sites, created: outcome.created ? outcome.record : null };
   if (!outcome.created) {
     log.settled('site');
     return { ...settled, event: step({ step: 'site', status: 'skipped', kind: 'created-concurrently', site }, { siteId: site.id }) };
@@ -267,33 +327,56 @@ async function siteStep(writes: WriteDeps, plan: ActivationPlan, reads: Activati
 
 /**
  * Authorizes the device onto the settled site, unless it is there already. Where the device is now
- * (read with the site) decides: a move off another client's site goes ahead only as confirmed. A site
- * removed meanwhile (another run kept another one and removed its own) is read again once: the device
- * then goes where every run keeps it.
+ * decides (as read with the site; on a retry, read again): on another of the client's own sites it stays
+ * there, and that site is reported (this run's own new site, then unused, is removed); a move off another
+ * client's site goes ahead only as confirmed. A site removed meanwhile (another run kept another and
+ * removed its own) is read again once: the device then goes where every run keeps it.
  */
-async function authorize(ctx: RunContext, plan: ActivationPlan, reads: ActivationReads, settled: SiteStep, client: ClientRef): Promise<StepEvent> {
+async function authorize(ctx: RunContext, plan: ActivationPlan, reads: ActivationReads, settled: SiteStep, client: ClientRef, log: StepLog): Promise<StepEvent> {
   const { device } = plan;
+  const { nms } = ctx.writes;
   let { site, device: now, sites } = settled;
-  for (let again = 0; ; again++) {
-    const ids = { deviceId: device.id, siteId: site.id };
-    if (now.authorized && now.siteId === site.id) return step({ step: 'authorize', status: 'skipped', device, site }, ids);
+  const skipped = (on: SiteRef) => step({ step: 'authorize', status: 'skipped', device, site: on }, { deviceId: device.id, siteId: on.id });
+  /** The device is on another of the client's sites: it stays there, and this run's own new site goes. */
+  const stays = async (on: Site) => {
+    if (settled.created && settled.created.id !== on.id) await removeRunSite(ctx.writes, settled.created, log);
+    return skipped(siteRef(on));
+  };
+  for (let again = 0; again < 3; again++) {
+    if (now.authorized && now.siteId === site.id) return skipped(site);
+    const on = now.authorized ? ownSites(sites, client.id).find((s) => s.id === now.siteId) : undefined;
+    if (on) return stays(on);
     const current = now.authorized && now.siteId ? sites.find((s) => s.id === now.siteId) : undefined;
     const move = moveOf({ ...device, authorized: now.authorized, siteId: now.siteId }, current, reads.authorized);
     if (move && !moveConfirmed(ctx.confirm, move)) throw new ActivationFailure({ code: 'device-in-use', device, move }, { ...plan, move });
     try {
-      await ensureAuthorized(ctx.writes, device.id, site.id);
-      return step({ step: 'authorize', status: 'done', device, site }, ids);
+      const outcome = await ensureAuthorized(ctx.writes, device.id, site.id, now);
+      if (outcome.kind === 'authorized') return step({ step: 'authorize', status: 'done', device, site }, { deviceId: device.id, siteId: site.id });
+      // Changed while this run tried (another run, or a person): judged on a fresh read, and never moved by a retry.
+      ({ now, sites } = { now: outcome.now, sites: await nms.listSites() });
+      if (!now.authorized || !now.siteId) continue;
+      const there = ownSites(sites, client.id).find((s) => s.id === now.siteId);
+      if (there) return stays(there);
+      throw new ActivationFailure({ code: 'device-in-use', device, move: placedElsewhere(now.siteId, sites) });
     } catch (error) {
+      if (error instanceof ActivationFailure) throw error;
       if (again > 0 || !(error instanceof UispRejectedError)) throw error;
-      const [fresh, found] = await Promise.all([ctx.writes.nms.listSites(), ctx.writes.nms.getDevice(device.id)]);
+      const [fresh, found, devices] = await Promise.all([nms.listSites(), nms.getDevice(device.id), nms.listDevices()]);
       if (fresh.some((s) => s.id === site.id)) throw error;
-      const own = ownSites(fresh, client.id);
       now = deviceState(found);
-      const kept = own.find((s) => now.authorized && s.id === now.siteId) ?? keptSite(own, []);
+      const kept = keptSite(ownSites(fresh, client.id), devices);
       if (!kept) throw error;
       ({ site, sites } = { site: siteRef(kept), sites: fresh });
     }
   }
+  throw new ActivationFailure({ code: 'uisp-error', problem: 'request', detail: `${device.name}'s authorization kept changing while this run authorized it; it was not moved`, mayHaveApplied: true, beforeWrites: false });
+}
+
+/** Where someone else put the device while this run tried: a move only the agent can confirm (the site's owner, if NMS says). */
+function placedElsewhere(siteId: string, sites: Site[]): DeviceMove {
+  const site = sites.find((s) => s.id === siteId);
+  const ownerId = site ? siteOwnerId(site) : null;
+  return { site: site ? siteRef(site) : { id: siteId, name: siteId }, client: { id: ownerId, name: ownerId === null ? null : (site?.ucrm?.client?.name ?? null) } };
 }
 
 function contactOf(request: ActivationRequest): { email?: string; phone?: string } {

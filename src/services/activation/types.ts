@@ -199,6 +199,8 @@ export type DoneEntry =
   /** `unconfirmed`: UISP created it but the run could not read it back as the one kept (a re-run checks). */
   | { kind: 'client-created'; client: ClientRef; unconfirmed?: true }
   | { kind: 'service-deleted'; service: ServiceRef }
+  /** UISP refused to delete a confirmed service (`detail`: its answer): it is still there; the run went on. */
+  | { kind: 'service-delete-refused'; service: ServiceRef; detail: string }
   | { kind: 'service-created'; service: ServiceRef; price: number; currency: string | null; activeFrom: string; deleted: number[] }
   | { kind: 'service-created-unconfirmed'; serviceId: number }
   | { kind: 'site-created'; site: { name: string }; unconfirmed?: true }
@@ -249,6 +251,11 @@ export type ActivationError =
   | { code: 'device-in-use'; device: DeviceRef; move: DeviceMove }
   /** The plan deletes services the run was not confirmed to delete (`client`: null for a new client). */
   | { code: 'delete-unconfirmed'; services: ServiceRef[]; client: ClientRef | null }
+  /**
+   * A service the agent confirmed deleting is not what they confirmed any more (`now`: as read just
+   * before its DELETE would have gone out; a person made it Active, say): not deleted, no service created.
+   */
+  | { code: 'service-changed'; client: ClientRef; confirmed: ServiceRef; now: ServiceRef }
   | UispFailure;
 
 export type ActivationErrorCode = ActivationError['code'];

@@ -1,29 +1,29 @@
 /**
  * The activation's writes, each converging on UISP by the one rule of ../converge.ts: read before
- * creating, read back after creating, every process keeps the same record, and a run removes only its
- * own records (this activation's id in the note, ./markers.ts) that another run's made redundant.
- *
- * What is kept among several records made for the same thing:
- * - clients (SubOps-made namesakes) and Active services: the oldest id (CRM ids are in creation order);
- * - a client's sites (NMS ids are random, so there is no oldest): the one the device is authorized on,
- *   else the planner's `keptSite` (bound in the CRM, else the lowest id).
+ * creating, read back after creating, every process keeps the same record (./keep.ts), and a run removes
+ * only its own records (this activation's id in the note, ./markers.ts) that another run's made redundant.
+ * Every delete and every authorization that could move the device is preceded by a read made for that
+ * attempt: a record that is no longer what was decided is left as it is, and the run says so.
  *
  * What is never removed, whatever the names say: a client with any service or payment, a site with a
- * device on it (NMS refuses), another run's record, anything not created by this activation.
+ * device on it or linked in the CRM, another run's record, a person's record, anything not created by
+ * this activation, and a replaced service that is no longer exactly what the agent confirmed.
  */
 import type { ActivationConfig } from '../../config.js';
-import { ensureOne, ignoreNotFound, withRetries, type Converged, type WriteRetryPolicy } from '../converge.js';
+import { deleteChecked, ensureOne, withRetries, type CheckedDelete, type Converged, type DeleteOutcome, type WriteRetryPolicy } from '../converge.js';
 import type { CrmClient } from '../uisp/crm-client.js';
-import { UispError, UispWriteNotAppliedError } from '../uisp/errors.js';
+import { UispError, UispNotFoundError, UispWriteNotAppliedError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import type { Client, Device, Service, Site } from '../uisp/schemas.js';
 import { midnightIn } from '../dates.js';
 import { sameName } from './names.js';
 import { madeBy, madeBySubOps, recordMarker, siteMarker } from './markers.js';
-import { ownSites } from '../sites.js';
-import { keptSite } from './planner.js';
-import { SHARED_STATUSES } from './service-status.js';
-import type { ActivationPlan } from './types.js';
+import { isBound, ownSites } from '../sites.js';
+import { keptClient, keptService, keptSite } from './keep.js';
+import { identifyClient } from './planner.js';
+import { nameLookup } from './reads.js';
+import { SHARED_STATUSES, statusLabel, type ServiceNumbering } from './service-status.js';
+import type { ActivationPlan, ActivationRefusal, ServiceRef } from './types.js';
 
 export interface WriteDeps {
   crm: CrmClient;
@@ -43,19 +43,14 @@ export interface DeviceState {
 /** A converged write with the records of its last read (late duplicates are found among them). */
 export type Settled<T> = Converged<T> & { seen: T[] };
 
-const oldestById = <T extends { id: number }>(records: T[]) => records.reduce((a, b) => (b.id < a.id ? b : a));
+/** The client's creation settled: and, when the name became ambiguous meanwhile, the refusal a fresh run gets. */
+export type ClientOutcome = Settled<Client> & { refusal?: Extract<ActivationRefusal, { code: 'client-ambiguous' | 'client-archived' }> };
 
 /**
- * A client that has nothing under it, being removed: it must be this run's (checked by the caller) and
- * have no service and no payment now. Anything else is refused, never deleted.
- */
-class ClientInUseError extends Error {
-  override readonly name = 'ClientInUseError';
-}
-
-/**
- * Creates the new client. Its read-back lists SubOps' namesakes: a concurrent activation of the same
- * name made one too, and the older is kept; this run's newer one is removed once it is read as empty.
+ * Creates the new client. Its read-back looks the name up as a fresh run would: a concurrent activation
+ * of the same name made a namesake too, and the older is kept (this run's newer one is removed once it is
+ * read as empty); a name that now belongs to several customers (staff renamed clients meanwhile) stops
+ * the run before it adopts anything, and this run's own client, still empty, is removed.
  * `created`: told as soon as UISP answers (the site needs only the id), before the read-back.
  */
 export async function createClient(
@@ -63,50 +58,89 @@ export async function createClient(
   name: { firstName: string; lastName: string },
   contact: { email?: string; phone?: string },
   created?: (client: Client) => void,
-): Promise<Settled<Client>> {
+): Promise<ClientOutcome> {
   const { crm } = deps;
   let seen: Client[] = [];
+  let lookup: Awaited<ReturnType<typeof nameLookup>> | undefined;
   const converged = await ensureOne(
     {
       freshlyRead: true,
-      find: async () => (seen = (await namesakes(crm, name)).filter((c) => madeBySubOps(c.note))),
+      find: async () => {
+        lookup = await nameLookup(crm, name.firstName, name.lastName);
+        return (seen = lookup.active.filter((c) => madeBySubOps(c.note) && sameName(c.firstName, name.firstName) && sameName(c.lastName, name.lastName)));
+      },
       create: () => crm.createClient({ ...name, ...contact, note: recordMarker(deps.activationId) }),
       isMine: (client) => madeBy(client.note, deps.activationId),
-      keep: oldestById,
-      remove: (client) => removeEmptyClient(crm, client.id),
-      refusal: (error) => (error instanceof ClientInUseError ? error.message : undefined),
+      keep: (clients) => keptClient(clients)!,
+      removal: (client) => ownClientRemoval(deps, client),
       id: (client) => client.id,
       ...(created && { created }),
     },
     deps.retry,
   );
-  return { ...converged, seen };
+  const identity = identifyClient(lookup!, name.firstName, name.lastName);
+  if (!('refusal' in identity) || (identity.refusal.code !== 'client-ambiguous' && identity.refusal.code !== 'client-archived')) return { ...converged, seen };
+  const outcome: ClientOutcome = { ...converged, seen, refusal: identity.refusal };
+  if (converged.created) {
+    const removal = await deleteChecked(deps.retry, ownClientRemoval(deps, converged.record));
+    if (removal.kind === 'deleted') outcome.removed = [...outcome.removed, converged.record];
+    if (removal.kind === 'refused' || removal.kind === 'changed') outcome.refused = [...outcome.refused, { record: converged.record, detail: whyKept(removal) }];
+  }
+  return outcome;
 }
 
-async function namesakes(crm: CrmClient, { firstName, lastName }: { firstName: string; lastName: string }): Promise<Client[]> {
-  const clients = await crm.listClients({ query: `${firstName} ${lastName}` });
-  return clients.filter((c) => sameName(c.firstName, firstName) && sameName(c.lastName, lastName));
-}
+const whyKept = (outcome: Extract<DeleteOutcome<unknown>, { kind: 'refused' | 'changed' }>) => (outcome.kind === 'refused' ? outcome.detail : outcome.why);
 
-async function removeEmptyClient(crm: CrmClient, clientId: number): Promise<void> {
-  const [services, payment] = await Promise.all([crm.listServices(clientId), crm.payments({ clientId }, 1).next()]);
-  if (services.length || !payment.done) throw new ClientInUseError(`client #${clientId} has ${services.length ? 'services' : 'payments'}; it is kept`);
-  await crm.deleteClient(clientId);
+/** This run's own client, removed only while it is still this run's and has no service and no payment. */
+function ownClientRemoval(deps: Pick<WriteDeps, 'crm' | 'activationId'>, client: Client): CheckedDelete<{ client: Client; services: Service[]; paid: boolean }> {
+  const { crm } = deps;
+  return {
+    read: async () => {
+      const [now, services, payment] = await Promise.all([crm.getClient(client.id).catch(nullIfNotFound), crm.listServices(client.id).catch(emptyIfNotFound), crm.payments({ clientId: client.id }, 1).next()]);
+      return now && { client: now, services, paid: !payment.done };
+    },
+    changed: ({ client: now, services, paid }) => {
+      if (!madeBy(now.note, deps.activationId)) return `client #${client.id} is no longer this activation's (its note changed); it is kept`;
+      if (services.length) return `client #${client.id} has services; it is kept`;
+      if (paid) return `client #${client.id} has payments; it is kept`;
+      return null;
+    },
+    remove: () => crm.deleteClient(client.id),
+  };
 }
 
 /**
- * Deletes a Quoted or Obsolete service the plan replaces. The caller has just read it as such, in this
- * run, after the agent's confirmation. False when it was already gone (404): another run deleted it, and
- * that run, not this one, reports the deletion.
+ * Deletes a Quoted or Obsolete service the agent confirmed replacing. Each attempt is decided by a read
+ * of the service (the first by the plan's, made just before), and sends the DELETE only while it is still
+ * the client's, in the status the agent confirmed.
  */
-export function deleteReplaced(deps: Pick<WriteDeps, 'crm' | 'retry'>, serviceId: number): Promise<boolean> {
-  return withRetries(deps.retry, () => ignoreNotFound(deps.crm.deleteService(serviceId)));
+export function deleteReplaced(
+  deps: Pick<WriteDeps, 'crm' | 'retry'>,
+  clientId: number,
+  confirmed: ServiceRef,
+  numbering: ServiceNumbering | null,
+  /** The service as the plan's read showed it, just before: the first attempt's read. */
+  justRead?: Service,
+): Promise<DeleteOutcome<Service>> {
+  const { crm } = deps;
+  return deleteChecked(deps.retry, {
+    ...(justRead && { justRead }),
+    read: () => crm.getService(confirmed.id).catch(nullIfNotFound),
+    changed: (now) => {
+      if (now.clientId !== clientId) return `service #${confirmed.id} belongs to client #${now.clientId} now`;
+      if (now.status !== confirmed.status) return `service #${confirmed.id} is ${statusLabel(now.status, numbering)} now, not ${confirmed.statusLabel}`;
+      return null;
+    },
+    remove: () => crm.deleteService(confirmed.id),
+  });
 }
 
 /**
  * Creates the Active service (the plan's deletes are done). Its read-back lists the client's Active
- * services: the oldest is kept; this run's newer one (never reported, never invoiced) is removed.
- * `fresh`: the plan's read of the client's services is current, so the first attempt need not read.
+ * services of the kind: the one `keptService` keeps stays; this run's other one (never reported, never
+ * invoiced) is removed. A service a person made or turned Active meanwhile is never kept instead of this
+ * run's, and never removed. `fresh`: the plan's read of the client's services is current, so the first
+ * attempt need not read.
  */
 export async function createService(
   deps: WriteDeps,
@@ -134,14 +168,29 @@ export async function createService(
           note: recordMarker(deps.activationId),
         }),
       isMine: (service) => madeBy(service.note, deps.activationId),
-      keep: oldestById,
-      remove: (service) => crm.deleteService(service.id),
+      keep: (services) => keptService(services)!,
+      removal: (service) => ownServiceRemoval(deps, service, isActive),
       id: (service) => service.id,
       ...(created && { created }),
     },
     deps.retry,
   );
   return { ...converged, seen };
+}
+
+/** This run's own redundant service, removed only while it is still this run's, Active and never invoiced. */
+function ownServiceRemoval(deps: Pick<WriteDeps, 'crm' | 'activationId'>, service: Service, isActive: (service: Service) => boolean): CheckedDelete<Service> {
+  const { crm } = deps;
+  return {
+    read: () => crm.getService(service.id).catch(nullIfNotFound),
+    changed: (now) => {
+      if (!madeBy(now.note, deps.activationId) || now.clientId !== service.clientId) return `service #${service.id} is no longer this activation's`;
+      if (!isActive(now)) return `service #${service.id} is no longer Active`;
+      if (now.lastInvoicedDate) return `service #${service.id} has been invoiced`;
+      return null;
+    },
+    remove: () => crm.deleteService(service.id),
+  };
 }
 
 export interface SiteOutcome extends Settled<Site> {
@@ -152,10 +201,9 @@ export interface SiteOutcome extends Settled<Site> {
 }
 
 /**
- * Creates the client's site, marked for the client. Its read-back lists the sites with the device: the
- * site the device is authorized on is kept whatever else exists (so a run never moves it off a site
- * another run reported), else the planner's `keptSite`. This run's other site is removed; NMS refuses
- * to remove a site with a device on it, and that refusal is reported, not taken for a removal.
+ * Creates the client's site, marked for the client. Its read-back lists the sites with the devices: among
+ * the client's SubOps-made sites the one `keptSite` keeps stays (a site in use first, so a device is never
+ * moved off a site another run reported), and this run's other site is removed, read first.
  */
 export async function createSite(
   deps: WriteDeps,
@@ -165,15 +213,15 @@ export async function createSite(
   fresh: boolean,
 ): Promise<SiteOutcome> {
   const { nms } = deps;
-  let read: { sites: Site[]; device: DeviceState } | undefined;
+  let read: { sites: Site[]; devices: Device[]; device: DeviceState } | undefined;
   let seen: Site[] = [];
   const converged = await ensureOne(
     {
       freshlyRead: fresh,
       find: async () => {
-        const [sites, device] = await Promise.all([nms.listSites(), nms.getDevice(deviceId)]);
-        read = { sites, device: deviceState(device) };
-        return (seen = ownSites(sites, clientId));
+        const [sites, devices, device] = await Promise.all([nms.listSites(), nms.listDevices(), nms.getDevice(deviceId)]);
+        read = { sites, devices, device: deviceState(device) };
+        return (seen = ownSites(sites, clientId).filter((s) => madeBySubOps(s.description?.note)));
       },
       create: () =>
         nms.createSite({
@@ -183,8 +231,8 @@ export async function createSite(
           note: siteMarker(clientId, deps.activationId),
         }),
       isMine: (site) => madeBy(site.description?.note, deps.activationId),
-      keep: (sites) => sites.find((s) => read?.device.authorized && s.id === read.device.siteId) ?? keptSite(sites, [])!,
-      remove: (site) => nms.deleteSite(site.id),
+      keep: (sites) => keptSite(sites, read?.devices ?? [])!,
+      removal: (site) => ownSiteRemoval(deps, site),
       id: (site) => site.id,
     },
     deps.retry,
@@ -193,35 +241,76 @@ export async function createSite(
   return { ...converged, seen, device: read!.device, sites: read!.sites };
 }
 
-/** Removes a site this run made for a client of its own that another run's older client made redundant. */
-export async function removeOwnSite(deps: Pick<WriteDeps, 'nms' | 'retry'>, site: Site): Promise<boolean> {
-  return withRetries(deps.retry, () => ignoreNotFound(deps.nms.deleteSite(site.id)));
+/** This run's own site, removed only while it is still this run's, not linked in the CRM and without a device. */
+function ownSiteRemoval(deps: Pick<WriteDeps, 'nms' | 'activationId'>, site: Site): CheckedDelete<{ site: Site; devices: Device[] }> {
+  const { nms } = deps;
+  return {
+    read: async () => {
+      const [sites, devices] = await Promise.all([nms.listSites(), nms.listDevices()]);
+      const now = sites.find((s) => s.id === site.id);
+      return now ? { site: now, devices } : null;
+    },
+    changed: ({ site: now, devices }) => {
+      if (!madeBy(now.description?.note, deps.activationId)) return `site ${site.id} is no longer this activation's`;
+      if (isBound(now)) return `site ${site.id} is linked in the CRM now`;
+      const on = devices.find((d) => d.identification.site?.id === site.id);
+      if (on) return `device ${on.identification.name ?? on.identification.id} is on site ${site.id}`;
+      return null;
+    },
+    remove: () => nms.deleteSite(site.id),
+  };
+}
+
+/** Removes a site this run made that another run's kept record made redundant; read before each attempt. */
+export function removeOwnSite(deps: Pick<WriteDeps, 'nms' | 'retry' | 'activationId'>, site: Site): Promise<DeleteOutcome<unknown>> {
+  return deleteChecked(deps.retry, ownSiteRemoval(deps, site));
 }
 
 export function deviceState(device: Device): DeviceState {
   return { authorized: device.identification.authorized === true, siteId: device.identification.site?.id ?? null };
 }
 
+const sameState = (a: DeviceState, b: DeviceState) => a.authorized === b.authorized && a.siteId === b.siteId;
+
+/** How an authorization ended: the device is on the site, or it was found somewhere else and left there. */
+export type AuthorizeOutcome = { kind: 'authorized' } | { kind: 'moved'; now: DeviceState };
+
 /**
- * Authorizes the device onto the site. After a failure with no answer the device is read again first:
- * if it is on the site, the authorization landed and is not sent again.
+ * Authorizes the device onto the site. `before`: the device as the read that decided this authorization
+ * saw it. Every later attempt reads the device first: on the site, the authorization landed and is not
+ * sent again; anywhere else than `before` said (another run, or a person, put it there meanwhile), it is
+ * left where it is and the caller reports that.
  */
-export async function ensureAuthorized(deps: Pick<WriteDeps, 'nms' | 'retry'>, deviceId: string, siteId: string): Promise<void> {
-  const onSite = async () => {
+export async function ensureAuthorized(deps: Pick<WriteDeps, 'nms' | 'retry'>, deviceId: string, siteId: string, before: DeviceState): Promise<AuthorizeOutcome> {
+  const read = async (): Promise<AuthorizeOutcome | null> => {
     const now = deviceState(await deps.nms.getDevice(deviceId));
-    return now.authorized && now.siteId === siteId;
+    if (now.authorized && now.siteId === siteId) return { kind: 'authorized' };
+    return sameState(now, before) ? null : { kind: 'moved', now };
   };
   let attempts = 0;
   try {
-    await withRetries(deps.retry, async (n) => {
+    return await withRetries(deps.retry, async (n) => {
       attempts = n;
-      if (n > 1 && (await onSite())) return;
+      const settled = n > 1 ? await read() : null;
+      if (settled) return settled;
       await deps.nms.authorizeDevice(deviceId, siteId);
+      return { kind: 'authorized' } as const;
     });
   } catch (error) {
     if (!(error instanceof UispError && error.mayHaveApplied)) throw error;
-    const landed = await onSite().catch(() => undefined);
-    if (landed === undefined) throw error;
-    if (!landed) throw new UispWriteNotAppliedError(error, attempts);
+    const settled = await read().catch(() => undefined);
+    if (settled === undefined) throw error;
+    if (settled === null) throw new UispWriteNotAppliedError(error, attempts);
+    return settled;
   }
+}
+
+function nullIfNotFound(error: unknown): null {
+  if (error instanceof UispNotFoundError) return null;
+  throw error;
+}
+
+function emptyIfNotFound(error: unknown): never[] {
+  if (error instanceof UispNotFoundError) return [];
+  throw error;
 }
