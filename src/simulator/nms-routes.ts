@@ -3,7 +3,6 @@
  * Swagger. Errors use the NMS shape {statusCode, error, message}; invalid bodies answer 400 with the
  * offending keys under `validation`, as UISP's API server does.
  */
-import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
 import { findClient, findPlanPeriod, findSite, type SimulatorData } from './data.js';
@@ -102,7 +101,7 @@ function createSite(request: RouteRequest): Reply {
   const fields = parse(CreateSiteBody, body);
   const parent = fields.parentSiteId === undefined ? null : referencedSite(data, fields.parentSiteId, 'parentSiteId');
   const site = SiteRecordSchema.parse({
-    id: randomUUID(),
+    id: request.newSiteId(),
     identification: { name: fields.name, type: fields.type, parent: parent && { id: parent.id } },
     description: {
       address: fields.address,

@@ -22,6 +22,8 @@ export interface RouteRequest {
   emit: (change: WebhookChange) => void;
   /** The webhook events recorded so far. */
   webhookEvents: readonly WebhookEventRecord[];
+  /** The id of a site being created: a random UUID, as NMS gives, unless a test chose it (`nextSiteIds`). */
+  newSiteId: () => string;
 }
 
 export interface Reply {

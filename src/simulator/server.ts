@@ -2,6 +2,7 @@
  * The simulator's HTTP plumbing on plain node:http: the request log, latency, fault injection, token
  * checks and JSON in and out. What each endpoint does lives in crm-routes.ts and nms-routes.ts.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -77,6 +78,11 @@ export interface RunningSimulator {
   received(count: number): Promise<void>;
   /** Holds the requests that match until the test releases them (./gates.ts): interleavings without timing. */
   gate(match: GateMatch): SimulatorGate;
+  /**
+   * The ids the next sites created get, in the order UISP applies their POSTs (then random again): NMS
+   * site ids are random, so a test that needs one site's id below another's chooses them.
+   */
+  nextSiteIds(...ids: string[]): void;
   /** Every webhook event the CRM recorded (GET /crm/api/v1.0/webhook-events/{uuid} answers them), oldest first. */
   webhookEvents: WebhookEventRecord[];
   /** Every webhook POST and the status it got. */
@@ -112,6 +118,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const handling = new Set<Promise<void>>();
   const arrivalWaiters: { count: number; resolve: () => void }[] = [];
   const gates: Gate[] = [];
+  const siteIds: string[] = [];
 
   async function serve(req: IncomingMessage, res: ServerResponse, record: RecordedRequest, fault: FaultRule | undefined): Promise<void> {
     const text = await readBody(req);
@@ -147,7 +154,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const route = api.router.match(record.method, record.path.slice(api.base.length));
     if (!route) return api.error(404);
     const changes: WebhookChange[] = [];
-    const reply = answer(() => route.handler({ data, world, params: route.params, query: record.query, body: json.value, emit: (change) => changes.push(change), webhookEvents: webhooks.events }), api);
+    const reply = answer(() => route.handler({ data, world, params: route.params, query: record.query, body: json.value, emit: (change) => changes.push(change), webhookEvents: webhooks.events, newSiteId: () => siteIds.shift() ?? randomUUID() }), api);
     // Like UISP, webhooks go out once the change is made and answered.
     if (reply.status < 300) queueMicrotask(() => changes.forEach((change) => webhooks.record(change)()));
     return reply;
@@ -217,6 +224,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     setLatency: (ms) => {
       latencyMs = checkedLatency(ms);
     },
+    nextSiteIds: (...ids) => void siteIds.push(...ids),
     gate: (match) => {
       const gate = new Gate(match);
       gates.push(gate);

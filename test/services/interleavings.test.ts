@@ -95,8 +95,7 @@ describe('two processes, the same customer, interleaved by gates', () => {
     const { pResult, qResult } = await qBeforeP(p!, q!, () => {
       deviceWhenPLands = structuredClone(sim.data.devices.find((d) => d.identification.id === customer.deviceId)!.identification);
       // P's site lands now, late, with an id lower than any other: "oldest" by id would pick it.
-      const push = sim.data.sites.push.bind(sim.data.sites);
-      sim.data.sites.push = (...sites) => push(...sites.map((s) => ({ ...s, id: '00000000-0000-4000-8000-000000000000', identification: { ...s.identification, id: '00000000-0000-4000-8000-000000000000' } })));
+      sim.nextSiteIds('00000000-0000-4000-8000-000000000000');
     });
     expect(qResult.outcome).toBe('activated');
     const reported = qResult.site!.id;

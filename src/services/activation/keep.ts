@@ -10,7 +10,7 @@
  *   (in creation order), and for NMS sites (random ids) a device on it or a CRM binding, neither of which
  *   a run takes away (a device is never moved off a reported site, NMS refuses to remove a site in use).
  */
-import { isBound } from '../sites.js';
+import { isBound, ownSites } from '../sites.js';
 import type { Client, Device, Service, Site } from '../uisp/schemas.js';
 import { madeBySubOps } from './markers.js';
 
@@ -48,6 +48,9 @@ export function keptSite(own: readonly Site[], authorized: readonly Device[], se
   const sorted = [...own].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return own.find((s) => isBound(s, services)) ?? sorted.find((s) => inUse.has(s.id)) ?? sorted[0];
 }
+
+/** The client's sites that compete when several were made for it: those SubOps made (a person's never does). */
+export const competingSites = (sites: readonly Site[], clientId: number): Site[] => ownSites(sites, clientId).filter((s) => madeBySubOps(s.description?.note));
 
 /** The sites a device is authorized on. */
 export function sitesInUse(devices: readonly Device[]): Set<string> {

@@ -17,7 +17,7 @@ import { UispRejectedError } from '../uisp/errors.js';
 import type { Client, Service, Site } from '../uisp/schemas.js';
 import { moveConfirmed } from './confirmation.js';
 import { ActivationFailure, errorOf } from './failure.js';
-import { keptSite } from './keep.js';
+import { competingSites, keptSite } from './keep.js';
 import { lateDuplicates } from './late-duplicates.js';
 import { ownSites, siteOwnerId } from '../sites.js';
 import { clientRef, moveOf, serviceKind, serviceRefUnder, settlingNamesakes, siteRef, type ActivationReads } from './planner.js';
@@ -47,6 +47,8 @@ interface SiteStep {
   sites: Site[];
   /** The site this run created and kept (removed again if the device turns out to be on another of the client's sites). */
   created: Site | null;
+  /** The read-back met another run's site for the client: what that run did since is read again before authorizing. */
+  contested: boolean;
 }
 
 /** The client the run works under, once settled. */
@@ -311,12 +313,12 @@ async function siteStep(writes: WriteDeps, plan: ActivationPlan, reads: Activati
   if (plan.site.action === 'reuse') {
     const site = plan.site.site;
     const device = { authorized: plan.device.authorized, siteId: plan.device.siteId };
-    return { site, device, sites: reads.sites, created: null, event: step({ step: 'site', status: 'skipped', kind: 'reused', site }, { siteId: site.id }) };
+    return { site, device, sites: reads.sites, created: null, contested: false, event: step({ step: 'site', status: 'skipped', kind: 'reused', site }, { siteId: site.id }) };
   }
   const outcome = await (started ?? createSite(writes, client.id, plan.site, plan.device.id, fresh));
   const site = siteRef(outcome.record);
   log.duplicates('site', outcome.removed.map((s) => s.id), outcome.refused.map((r) => ({ id: r.record.id, detail: r.detail })));
-  const settled = { site, device: outcome.device, sites: outcome.sites, created: outcome.created ? outcome.record : null };
+  const settled = { site, device: outcome.device, sites: outcome.sites, created: outcome.created ? outcome.record : null, contested: outcome.seen.length > 1 };
   if (!outcome.created) {
     log.settled('site');
     return { ...settled, event: step({ step: 'site', status: 'skipped', kind: 'created-concurrently', site }, { siteId: site.id }) };
@@ -325,48 +327,67 @@ async function siteStep(writes: WriteDeps, plan: ActivationPlan, reads: Activati
   return { ...settled, event: step({ step: 'site', status: 'done', kind: 'created', site }, { siteId: site.id }) };
 }
 
+/** Where the device goes: the site, the device as last read, and every site as read with it. */
+interface Placement {
+  site: SiteRef;
+  now: DeviceState;
+  sites: Site[];
+}
+
 /**
- * Authorizes the device onto the settled site, unless it is there already. Where the device is now
- * decides (as read with the site; on a retry, read again): on another of the client's own sites it stays
- * there, and that site is reported (this run's own new site, then unused, is removed); a move off another
- * client's site goes ahead only as confirmed. A site removed meanwhile (another run kept another and
- * removed its own) is read again once: the device then goes where every run keeps it.
+ * Authorizes the device onto the settled site, unless it is there already. When the site's read-back met
+ * another run's site for the client, where things are now is read again first: the device may be on that
+ * site already, reported by that run. Wherever the device ends, this run's own new site, if not that one,
+ * is removed (read first: never with a device on it).
  */
 async function authorize(ctx: RunContext, plan: ActivationPlan, reads: ActivationReads, settled: SiteStep, client: ClientRef, log: StepLog): Promise<StepEvent> {
-  const { device } = plan;
+  const contested = settled.contested ? await placementNow(ctx, plan, client) : undefined;
+  const placed = await placeDevice(ctx, plan, reads, contested ?? { site: settled.site, now: settled.device, sites: settled.sites }, client);
+  if (settled.created && placed.site.id !== settled.created.id) await removeRunSite(ctx.writes, settled.created, log);
+  return placed;
+}
+
+/** The client's sites, the devices and this device, read now: the site every run keeps, and where the device is. */
+async function placementNow(ctx: RunContext, plan: ActivationPlan, client: ClientRef): Promise<Placement | undefined> {
   const { nms } = ctx.writes;
-  let { site, device: now, sites } = settled;
-  const skipped = (on: SiteRef) => step({ step: 'authorize', status: 'skipped', device, site: on }, { deviceId: device.id, siteId: on.id });
-  /** The device is on another of the client's sites: it stays there, and this run's own new site goes. */
-  const stays = async (on: Site) => {
-    if (settled.created && settled.created.id !== on.id) await removeRunSite(ctx.writes, settled.created, log);
-    return skipped(siteRef(on));
-  };
+  const [sites, devices, found] = await Promise.all([nms.listSites(), nms.listDevices(), nms.getDevice(plan.device.id)]);
+  const kept = keptSite(competingSites(sites, client.id), devices);
+  return kept && { site: siteRef(kept), now: deviceState(found), sites };
+}
+
+/**
+ * Where the device is decides: on the site, nothing is sent; on another of the client's own sites it
+ * stays there, and that site is reported; a move off another client's site goes ahead only as confirmed.
+ * A retry reads the device first and never moves it where another run or a person put it meanwhile. A
+ * site removed meanwhile (another run kept another and removed its own) is read again once: the device
+ * then goes where every run keeps it.
+ */
+async function placeDevice(ctx: RunContext, plan: ActivationPlan, reads: ActivationReads, placement: Placement, client: ClientRef): Promise<StepEvent & { site: SiteRef }> {
+  const { device } = plan;
+  let { site, now, sites } = placement;
+  const skipped = (on: SiteRef) => ({ ...step({ step: 'authorize', status: 'skipped', device, site: on }, { deviceId: device.id, siteId: on.id }), site: on });
+  const ownSite = (state: DeviceState) => (state.authorized ? ownSites(sites, client.id).find((s) => s.id === state.siteId) : undefined);
   for (let again = 0; again < 3; again++) {
     if (now.authorized && now.siteId === site.id) return skipped(site);
-    const on = now.authorized ? ownSites(sites, client.id).find((s) => s.id === now.siteId) : undefined;
-    if (on) return stays(on);
+    const on = ownSite(now);
+    if (on) return skipped(siteRef(on));
     const current = now.authorized && now.siteId ? sites.find((s) => s.id === now.siteId) : undefined;
     const move = moveOf({ ...device, authorized: now.authorized, siteId: now.siteId }, current, reads.authorized);
     if (move && !moveConfirmed(ctx.confirm, move)) throw new ActivationFailure({ code: 'device-in-use', device, move }, { ...plan, move });
     try {
       const outcome = await ensureAuthorized(ctx.writes, device.id, site.id, now);
-      if (outcome.kind === 'authorized') return step({ step: 'authorize', status: 'done', device, site }, { deviceId: device.id, siteId: site.id });
+      if (outcome.kind === 'authorized') return { ...step({ step: 'authorize', status: 'done', device, site }, { deviceId: device.id, siteId: site.id }), site };
       // Changed while this run tried (another run, or a person): judged on a fresh read, and never moved by a retry.
-      ({ now, sites } = { now: outcome.now, sites: await nms.listSites() });
+      ({ now, sites } = { now: outcome.now, sites: await ctx.writes.nms.listSites() });
       if (!now.authorized || !now.siteId) continue;
-      const there = ownSites(sites, client.id).find((s) => s.id === now.siteId);
-      if (there) return stays(there);
+      const there = ownSite(now);
+      if (there) return skipped(siteRef(there));
       throw new ActivationFailure({ code: 'device-in-use', device, move: placedElsewhere(now.siteId, sites) });
     } catch (error) {
-      if (error instanceof ActivationFailure) throw error;
-      if (again > 0 || !(error instanceof UispRejectedError)) throw error;
-      const [fresh, found, devices] = await Promise.all([nms.listSites(), nms.getDevice(device.id), nms.listDevices()]);
-      if (fresh.some((s) => s.id === site.id)) throw error;
-      now = deviceState(found);
-      const kept = keptSite(ownSites(fresh, client.id), devices);
-      if (!kept) throw error;
-      ({ site, sites } = { site: siteRef(kept), sites: fresh });
+      if (error instanceof ActivationFailure || again > 0 || !(error instanceof UispRejectedError)) throw error;
+      const fresh = await placementNow(ctx, plan, client);
+      if (!fresh || fresh.sites.some((s) => s.id === site.id)) throw error;
+      ({ site, now, sites } = fresh);
     }
   }
   throw new ActivationFailure({ code: 'uisp-error', problem: 'request', detail: `${device.name}'s authorization kept changing while this run authorized it; it was not moved`, mayHaveApplied: true, beforeWrites: false });

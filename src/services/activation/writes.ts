@@ -18,8 +18,8 @@ import type { Client, Device, Service, Site } from '../uisp/schemas.js';
 import { midnightIn } from '../dates.js';
 import { sameName } from './names.js';
 import { madeBy, madeBySubOps, recordMarker, siteMarker } from './markers.js';
-import { isBound, ownSites } from '../sites.js';
-import { keptClient, keptService, keptSite } from './keep.js';
+import { isBound } from '../sites.js';
+import { competingSites, keptClient, keptService, keptSite } from './keep.js';
 import { identifyClient } from './planner.js';
 import { nameLookup } from './reads.js';
 import { SHARED_STATUSES, statusLabel, type ServiceNumbering } from './service-status.js';
@@ -221,7 +221,7 @@ export async function createSite(
       find: async () => {
         const [sites, devices, device] = await Promise.all([nms.listSites(), nms.listDevices(), nms.getDevice(deviceId)]);
         read = { sites, devices, device: deviceState(device) };
-        return (seen = ownSites(sites, clientId).filter((s) => madeBySubOps(s.description?.note)));
+        return (seen = competingSites(sites, clientId));
       },
       create: () =>
         nms.createSite({
