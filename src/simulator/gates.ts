@@ -32,6 +32,12 @@ export interface SimulatorGate {
   arrived(count: number): Promise<void>;
   /** Lets the held request at `index` through; resolves once it has been handled. */
   release(index: number, how?: Release): Promise<void>;
+  /**
+   * Resets the held request's connection without applying it, and keeps holding it: its client sees no
+   * answer, and a later `release` (or `open`) applies it late, after the client gave up, as UISP may.
+   * Resolves once the connection is reset.
+   */
+  drop(index: number): Promise<void>;
   /** Lets every held request through, answered, and holds nothing from now on. */
   open(): void;
 }
@@ -40,6 +46,18 @@ interface Parked {
   record: GatedRequest;
   go: (how: Release) => void;
   handled: Promise<void>;
+  done: () => void;
+  drop: () => void;
+  dropped: Promise<void>;
+}
+
+/** What the server waits on for a parked request (./server.ts). */
+export interface Hold {
+  /** How it is released; first settles with 'dropped' when the test drops it before that. */
+  how: Promise<Release>;
+  dropping: Promise<'dropped'>;
+  /** The server reset the connection of a dropped request. */
+  dropped: () => void;
   done: () => void;
 }
 
@@ -55,18 +73,22 @@ export class Gate implements SimulatorGate {
   }
 
   /** Parks a matching request (the server awaits the answer before applying it); undefined when it passes. */
-  hold(record: GatedRequest): { how: Promise<Release>; done: () => void } | undefined {
+  hold(record: GatedRequest): Hold | undefined {
     if (this.opened || !matches(this.match, record)) return undefined;
     let go!: (how: Release) => void;
     let done!: () => void;
+    let drop!: (value: 'dropped') => void;
+    let dropped!: () => void;
     const how = new Promise<Release>((resolve) => (go = resolve));
     const handled = new Promise<void>((resolve) => (done = resolve));
-    this.parked.push({ record, go, handled, done });
+    const dropping = new Promise<'dropped'>((resolve) => (drop = resolve));
+    const reset = new Promise<void>((resolve) => (dropped = resolve));
+    this.parked.push({ record, go, handled, done, drop: () => drop('dropped'), dropped: reset });
     for (const waiter of this.waiters.filter((w) => w.count <= this.parked.length)) {
       this.waiters.splice(this.waiters.indexOf(waiter), 1);
       waiter.resolve();
     }
-    return { how, done };
+    return { how, dropping, dropped, done };
   }
 
   arrived(count: number): Promise<void> {
@@ -78,6 +100,13 @@ export class Gate implements SimulatorGate {
     if (!parked) throw new RangeError(`no held request #${index} (${this.parked.length} held)`);
     parked.go(how);
     return parked.handled;
+  }
+
+  drop(index: number): Promise<void> {
+    const parked = this.parked[index];
+    if (!parked) throw new RangeError(`no held request #${index} (${this.parked.length} held)`);
+    parked.drop();
+    return parked.dropped;
   }
 
   open(): void {

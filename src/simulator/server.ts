@@ -129,7 +129,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const parked = gates.map((gate) => gate.hold(record)).find((held) => held !== undefined);
     if (parked) {
       try {
-        const how = await parked.how;
+        const first = await Promise.race([parked.how, parked.dropping]);
+        if (first === 'dropped') {
+          req.socket.destroy();
+          parked.dropped();
+          // Applied late, once released, when its client is long gone.
+          if ((await parked.how) !== 'unavailable') dispatch(req, record, json, api);
+          return;
+        }
+        const how = first;
         if (how === 'unavailable') return fail(req, res, { kind: 'status', status: 503, path: record.path }, api);
         const reply = dispatch(req, record, json, api);
         if (how === 'lose-answer') return void req.socket.destroy();

@@ -151,13 +151,15 @@ describe('two processes, the same customer, interleaved by gates', () => {
   });
 
   it('a service created after its run gave up is a late duplicate: the next activation names it and removes nothing', async () => {
-    const [p, calm] = await start(2, { UISP_DEADLINE_MS: '300', UISP_RETRY_WINDOW_MS: '5000' });
+    const [p, calm] = await start(2);
     sim.setFaults([{ method: 'POST', path: /\/services$/, kind: 'status', status: 422 }]);
     await activate(p!, request());
     sim.setFaults([]);
     const gate = sim.gate({ method: 'POST', path: /^\/crm\/api\/v1\.0\/clients\/\d+\/services$/ });
     const run = activate(p!, request());
-    // The first POST is held past the run's deadline; the run reads, finds nothing, and sends another.
+    // The first POST's connection is reset, the POST still held; the run reads, finds nothing, and sends another.
+    await gate.arrived(1);
+    await gate.drop(0);
     await gate.arrived(2);
     await gate.release(1);
     const result = await run;

@@ -248,3 +248,45 @@ describe('sequentialRoundTrips', () => {
     expect(sequentialRoundTrips(sim.requests)).toBe(2);
   });
 });
+
+describe('gates: a held request refused, dropped and applied late; chosen site ids', () => {
+  let sim: RunningSimulator;
+  const newClient = { clientType: 1, isLead: false, firstName: 'Gated', lastName: 'Person' };
+  const named = () => sim.data.clients.filter((c) => c.lastName === 'Person').length;
+
+  it('released as unavailable: a 503 in the CRM’s shape, and nothing applied', async () => {
+    sim = await start();
+    const gate = sim.gate({ method: 'POST', path: `${CRM}/clients` });
+    const answer = crm(sim, 'POST', '/clients', newClient);
+    await gate.arrived(1);
+    await gate.release(0, 'unavailable');
+    expect((await answer).status).toBe(503);
+    expect(named()).toBe(0);
+  });
+
+  it('dropped: the client sees its connection reset and nothing applied, until a release applies it late', async () => {
+    sim = await start();
+    const gate = sim.gate({ method: 'POST', path: `${CRM}/clients` });
+    const answer = crm(sim, 'POST', '/clients', newClient).then(
+      () => 'answered',
+      () => 'reset',
+    );
+    await gate.arrived(1);
+    await gate.drop(0);
+    expect(await answer).toBe('reset');
+    expect(named()).toBe(0);
+    await gate.release(0);
+    expect(named()).toBe(1);
+  });
+
+  it('nextSiteIds: the next sites created get those ids, in the order they are applied, and answer with them', async () => {
+    sim = await start();
+    sim.nextSiteIds('00000000-0000-4000-8000-000000000001');
+    const made = await nms(sim, 'POST', '/sites', { name: 'Chosen', type: 'endpoint' });
+    const random = await nms(sim, 'POST', '/sites', { name: 'Random', type: 'endpoint' });
+    expect(made.body.id).toBe('00000000-0000-4000-8000-000000000001');
+    expect(sim.data.sites.filter((s) => s.id === made.body.id)).toHaveLength(1);
+    expect(random.body.id).not.toBe(made.body.id);
+    expect(sim.data.sites.some((s) => s.id === random.body.id)).toBe(true);
+  });
+});
