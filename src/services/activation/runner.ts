@@ -3,15 +3,17 @@
  * UISP requests, as `writePlan` sends them:
  *
  * 1. a new client: its POST; as soon as UISP answers, the site's POST for it, beside the client's read-back;
- * 2. the confirmed deletes (each read first), beside the site (its POST, or its read-back);
+ * 2. the confirmed deletes (the first attempt decided by the plan's read, each retry by a read of its
+ *    own), beside the site (its POST, or its read-back);
  * 3. the Active service's POST, beside the site's read-back;
  * 4. the service's read-back, beside the authorization (the device needs its site settled and an Active
  *    service created, not the service's read-back, which only decides which Active service is kept).
  *
- * The service and the site are two chains run side by side; each logs to a log of its own, added to the
- * run's in step order once both ended, so the report's order never depends on timing. Nothing is reported
- * before it was read back as the record kept. A device is never moved off a site unless the agent
- * confirmed that move, as read now, and a retry never moves it anywhere another run or a person put it.
+ * The service and the site are two chains run side by side (`serviceSiteAndDevice`); each logs to a log
+ * of its own, added to the run's in step order once both ended, so the report's order never depends on
+ * timing. Nothing is reported before it was read back as the record kept. A device is never moved off a
+ * site unless the agent confirmed that move, as read now, and a retry never moves it anywhere another run
+ * or a person put it.
  */
 import { UispRejectedError } from '../uisp/errors.js';
 import type { Client, Service, Site } from '../uisp/schemas.js';
@@ -61,33 +63,52 @@ interface ClientStep {
 }
 
 export async function* writePlan(ctx: RunContext, plan: ActivationPlan, reads: ActivationReads, log: RunLog): AsyncGenerator<ActivationEvent> {
-  const { writes } = ctx;
-  const { device } = plan;
   log.expect(plan);
-
   // 1. The client: reused, or created (and, from UISP's answer on, its site).
-  const settledClient = yield* clientStep(ctx, plan, log);
-  if (!settledClient) return;
-  const { client, fresh } = settledClient;
+  const settled = yield* clientStep(ctx, plan, log);
+  if (!settled) return;
+  // 2–4. The service chain and the site chain side by side, then the authorization.
+  const outcomes = await serviceSiteAndDevice(ctx, plan, reads, settled, log);
+  // The report, in step order whatever order the chains ended in.
+  yield* report(ctx, plan, reads, settled.client, outcomes, log);
+}
 
-  // 2–4. The service chain and the site chain side by side; the authorization follows the site once an Active service exists.
+interface ChainOutcomes {
+  service: PromiseSettledResult<ServiceStep>;
+  site: PromiseSettledResult<SiteStep>;
+  /** undefined: not attempted (the service chain failed before an Active service existed). */
+  authorize: PromiseSettledResult<StepEvent | undefined>;
+}
+
+/**
+ * The deletes and the Active service (one chain), the site (the other), and the authorization once the
+ * site is settled and an Active service exists (created: its read-back need not have ended). Each chain
+ * logs to a log of its own, added to the run's in step order once all have ended.
+ */
+async function serviceSiteAndDevice(ctx: RunContext, plan: ActivationPlan, reads: ActivationReads, { client, fresh, siting: started }: ClientStep, log: RunLog): Promise<ChainOutcomes> {
+  const { writes } = ctx;
   let serviceIsActive!: () => void;
   const serviceActive = new Promise<true>((resolve) => (serviceIsActive = () => resolve(true)));
   const serviceLog = new BranchLog();
   const siteLog = new BranchLog();
   const servicing = serviceStep(writes, plan, reads, client, fresh, serviceLog, () => serviceIsActive());
-  const siting = siteStep(writes, plan, reads, client, fresh, siteLog, settledClient.siting);
+  const siting = siteStep(writes, plan, reads, client, fresh, siteLog, started);
   const authorizing = (async () => {
     const settledSite = await siting;
     const ready = await Promise.race([serviceActive, servicing.then(() => true, () => false)]);
     return ready ? authorize(ctx, plan, reads, settledSite, client, siteLog) : undefined;
   })();
-  const [serviceOutcome, siteOutcome, authorizeOutcome] = await Promise.allSettled([servicing, siting, authorizing]);
+  const [service, site, authorized] = await Promise.allSettled([servicing, siting, authorizing]);
   serviceLog.replay(log);
   siteLog.replay(log);
+  return { service, site, authorize: authorized };
+}
 
+/** The steps' events and the result: failed at the first step that failed, else activated (or already). */
+async function* report(ctx: RunContext, plan: ActivationPlan, reads: ActivationReads, client: ClientRef, outcomes: ChainOutcomes, log: RunLog): AsyncGenerator<ActivationEvent> {
+  const { device } = plan;
   const failures: { name: StepName; error: unknown }[] = [];
-  for (const [name, outcome] of [['service', serviceOutcome], ['site', siteOutcome]] as const) {
+  for (const [name, outcome] of [['service', outcomes.service], ['site', outcomes.site]] as const) {
     if (outcome.status === 'fulfilled') {
       yield outcome.value.event;
       continue;
@@ -98,9 +119,9 @@ export async function* writePlan(ctx: RunContext, plan: ActivationPlan, reads: A
     );
     yield step({ step: name, status: 'failed', error: errorOf(outcome.reason), ...afterWrites(log) });
   }
-  const service = serviceOutcome.status === 'fulfilled' ? serviceOutcome.value : undefined;
-  const site = siteOutcome.status === 'fulfilled' ? siteOutcome.value : undefined;
-  const authorized = authorizeOutcome.status === 'fulfilled' ? authorizeOutcome.value : undefined;
+  const service = outcomes.service.status === 'fulfilled' ? outcomes.service.value : undefined;
+  const site = outcomes.site.status === 'fulfilled' ? outcomes.site.value : undefined;
+  const authorized = outcomes.authorize.status === 'fulfilled' ? outcomes.authorize.value : undefined;
   if (authorized?.status === 'done' && 'site' in authorized) log.did('authorize', { kind: 'authorized', device, site: authorized.site });
   const reached = { device, client, ...(service && { service: service.service }), ...(site && { site: site.site }) };
   if (!service || !site) {
@@ -108,9 +129,9 @@ export async function* writePlan(ctx: RunContext, plan: ActivationPlan, reads: A
     yield log.failed(failures[0]!.name, failures[0]!.error, reached);
     return;
   }
-  if (authorizeOutcome.status === 'rejected') {
-    yield step({ step: 'authorize', status: 'failed', error: errorOf(authorizeOutcome.reason), ...afterWrites(log) });
-    const reason: unknown = authorizeOutcome.reason;
+  if (outcomes.authorize.status === 'rejected') {
+    const reason: unknown = outcomes.authorize.reason;
+    yield step({ step: 'authorize', status: 'failed', error: errorOf(reason), ...afterWrites(log) });
     yield log.failed('authorize', reason, { ...reached, ...(reason instanceof ActivationFailure && reason.plan && { plan: reason.plan }) });
     return;
   }
