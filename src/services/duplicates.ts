@@ -20,7 +20,7 @@ import type { StatusNumbering } from './activation/numbering.js';
 import { SHARED_STATUSES } from './activation/service-status.js';
 import type { ClientRef, LateDuplicate } from './activation/types.js';
 import { clientDisplayName, type CrmClient } from './uisp/crm-client.js';
-import { UispError, UispNotFoundError } from './uisp/errors.js';
+import { emptyIfNotFound, nullIfNotFound, UispError, UispNotFoundError } from './uisp/errors.js';
 import type { NmsClient } from './uisp/nms-client.js';
 import type { Client, Device, Invoice, Payment, Service, Site } from './uisp/schemas.js';
 
@@ -339,14 +339,4 @@ export class DuplicateService {
       return { kind: 'failed', request, detail: error.message, mayHaveApplied: there === null && error.mayHaveApplied, ...refs };
     }
   }
-}
-
-function emptyIfNotFound(error: unknown): never[] {
-  if (error instanceof UispNotFoundError) return [];
-  throw error;
-}
-
-function nullIfNotFound(error: unknown): null {
-  if (error instanceof UispNotFoundError) return null;
-  throw error;
 }

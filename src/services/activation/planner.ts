@@ -186,7 +186,7 @@ function planService(reads: ActivationReads, existing: Client | null): { service
   const ref = serviceRefUnder(numbering);
   const kind = (s: Service) => serviceKind(s, reads);
   // Several Active services (a late duplicate, or a person's beside SubOps'): the one every run keeps (./keep.ts).
-  const active = keptService(services.filter((s) => s.status === SHARED_STATUSES.active && kind(s) !== 'other'));
+  const active = keptService(services.filter(isActiveOfKind(reads)));
   if (active) return { service: { action: 'reuse', service: ref(active) } };
   const suspended = services.filter((s) => s.status === SHARED_STATUSES.suspended && kind(s) !== 'other');
   if (client && suspended.length) return { refusal: { code: 'service-suspended', client, services: suspended.map(ref) } };
@@ -222,6 +222,15 @@ function statusesInDoubt(same: Service[], all: Service[], numbering: ServiceNumb
   if (!same.some((s) => isReplaceable(s.status, numbering))) return [];
   return all.filter((s) => !isKnownStatus(s.status, numbering));
 }
+
+/**
+ * An Active service that counts as the activation's own kind (the same plan type, or one UISP does not
+ * say): a client's Active cable TV service is not its internet.
+ */
+export const isActiveOfKind =
+  (reads: Pick<ActivationReads, 'servicePlans' | 'settings'>) =>
+  (service: Service): boolean =>
+    service.status === SHARED_STATUSES.active && serviceKind(service, reads) !== 'other';
 
 /** The plan the configured period belongs to (the service an activation creates), or undefined. */
 function configuredPlan({ servicePlans, settings }: Pick<ActivationReads, 'servicePlans' | 'settings'>): ServicePlan | undefined {

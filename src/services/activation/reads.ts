@@ -5,7 +5,7 @@
  */
 import type { ActivationConfig } from '../../config.js';
 import type { CrmClient } from '../uisp/crm-client.js';
-import { UispNotFoundError } from '../uisp/errors.js';
+import { emptyIfNotFound, nullIfNotFound } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import type { Service } from '../uisp/schemas.js';
 import { parseDeviceQuery } from './device-match.js';
@@ -61,7 +61,7 @@ export async function readActivation(deps: ReadDeps, request: ActivationRequest,
 
 /** The client and its services together; an unknown id is a lookup result (the planner refuses it), not an error. */
 async function lookUpId(crm: CrmClient, id: number): Promise<ClientRead> {
-  const [client, services] = await Promise.all([crm.getClient(id).catch(nullWhenNotFound), crm.listServices(id).catch(emptyWhenNotFound)]);
+  const [client, services] = await Promise.all([crm.getClient(id).catch(nullIfNotFound), crm.listServices(id).catch(emptyIfNotFound)]);
   return { lookup: { by: 'id', id, client }, services };
 }
 
@@ -69,7 +69,7 @@ async function lookUpId(crm: CrmClient, id: number): Promise<ClientRead> {
 async function lookUpName(crm: CrmClient, firstName: string, lastName: string, expectedClientId?: number): Promise<ClientRead> {
   const [lookup, expected] = await Promise.all([
     nameLookup(crm, firstName, lastName),
-    expectedClientId === undefined ? undefined : crm.listServices(expectedClientId).catch(emptyWhenNotFound),
+    expectedClientId === undefined ? undefined : crm.listServices(expectedClientId).catch(emptyIfNotFound),
   ]);
   const identity = identifyClient(lookup, firstName, lastName);
   const client = 'client' in identity ? identity.client : null;
@@ -95,17 +95,8 @@ async function withEmptyNamesakes(crm: CrmClient, lookup: Extract<ClientLookup, 
   const candidates = new Set(refusal.candidates.map((k) => k.id));
   const made = lookup.active.filter((c) => candidates.has(c.id) && madeBySubOps(c.note));
   if (made.length < 2) return lookup;
-  const services = await Promise.all(made.map((c) => crm.listServices(c.id).catch(emptyWhenNotFound)));
+  const services = await Promise.all(made.map((c) => crm.listServices(c.id).catch(emptyIfNotFound)));
   return { ...lookup, empty: new Set(made.filter((_, i) => services[i]!.length === 0).map((c) => c.id)) };
-}
-
-function nullWhenNotFound(error: unknown): null {
-  if (error instanceof UispNotFoundError) return null;
-  throw error;
-}
-
-function emptyWhenNotFound(error: unknown): Service[] {
-  return nullWhenNotFound(error) ?? [];
 }
 
 function settled<T>(result: PromiseSettledResult<T>): T {

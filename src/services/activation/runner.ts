@@ -15,12 +15,12 @@
  * site unless the agent confirmed that move, as read now, and a retry never moves it anywhere another run
  * or a person put it.
  */
-import type { Client, Service } from '../uisp/schemas.js';
+import type { Client } from '../uisp/schemas.js';
 import { authorize, removeRunSite, type RunContext, type SiteStep } from './device-step.js';
 import { ActivationFailure, errorOf } from './failure.js';
 import { lateDuplicates } from './late-duplicates.js';
 import { ownSites } from '../sites.js';
-import { clientRef, serviceKind, serviceRefUnder, settlingNamesakes, siteRef, type ActivationReads } from './planner.js';
+import { clientRef, isActiveOfKind, serviceRefUnder, settlingNamesakes, siteRef, type ActivationReads } from './planner.js';
 import { BranchLog, step, type RunLog, type StepLog } from './run-log.js';
 import { SHARED_STATUSES } from './service-status.js';
 import { createClient, createService, createSite, deleteReplaced, type SiteOutcome, type WriteDeps } from './writes.js';
@@ -151,7 +151,7 @@ export const leftAloneOf = (plan: ActivationPlan): { leftAlone?: ServiceRef[] } 
 function lateDuplicatesSeen(plan: ActivationPlan, reads: ActivationReads, client: ClientRef, reportedSite: SiteRef) {
   if (plan.client.action !== 'reuse') return [];
   const { lookup } = reads;
-  const active = reads.services.filter((s) => s.status === SHARED_STATUSES.active && serviceKind(s, reads) !== 'other');
+  const active = reads.services.filter(isActiveOfKind(reads));
   const settling = lookup.by === 'name' ? { clients: settlingNamesakes(lookup.active, lookup.empty), sites: reads.sites } : undefined;
   return lateDuplicates(client, active, ownSites(reads.sites, client.id, reads.services), reportedSite, settling);
 }
@@ -237,8 +237,7 @@ async function reportEarlySite(early: { siting: Promise<SiteOutcome> } | undefin
  */
 async function serviceStep(writes: WriteDeps, plan: ActivationPlan, reads: ActivationReads, client: ClientRef, fresh: boolean, log: StepLog, active: () => void): Promise<ServiceStep> {
   const { active: activeStatus } = SHARED_STATUSES;
-  // Only services of the kind this activation creates (Internet): a client's cable TV service is not its internet.
-  const isActive = (s: Service) => s.status === activeStatus && serviceKind(s, reads) !== 'other';
+  const isActive = isActiveOfKind(reads);
   if (plan.service.action === 'reuse') {
     active();
     const service = plan.service.service;

@@ -12,7 +12,7 @@
 import type { ActivationConfig } from '../../config.js';
 import { deleteChecked, ensureOne, withRetries, type CheckedDelete, type Converged, type DeleteOutcome, type WriteRetryPolicy } from '../converge.js';
 import type { CrmClient } from '../uisp/crm-client.js';
-import { UispError, UispNotFoundError, UispWriteNotAppliedError } from '../uisp/errors.js';
+import { emptyIfNotFound, nullIfNotFound, UispError, UispWriteNotAppliedError } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import type { Client, Device, Service, Site } from '../uisp/schemas.js';
 import { midnightIn } from '../dates.js';
@@ -44,7 +44,7 @@ export interface DeviceState {
 export type Settled<T> = Converged<T> & { seen: T[] };
 
 /** The client's creation settled: and, when the name became ambiguous meanwhile, the refusal a fresh run gets. */
-export type ClientOutcome = Settled<Client> & { refusal?: Extract<ActivationRefusal, { code: 'client-ambiguous' | 'client-archived' }> };
+export type ClientOutcome = Settled<Client> & { refusal?: ActivationRefusal };
 
 /**
  * Creates the new client. Its read-back looks the name up as a fresh run would: a concurrent activation
@@ -79,7 +79,7 @@ export async function createClient(
     deps.retry,
   );
   const identity = identifyClient(lookup!, name.firstName, name.lastName);
-  if (!('refusal' in identity) || (identity.refusal.code !== 'client-ambiguous' && identity.refusal.code !== 'client-archived')) return { ...converged, seen };
+  if (!('refusal' in identity)) return { ...converged, seen };
   const outcome: ClientOutcome = { ...converged, seen, refusal: identity.refusal };
   if (converged.created) {
     const removal = await deleteChecked(deps.retry, ownClientRemoval(deps, converged.record));
@@ -303,14 +303,4 @@ export async function ensureAuthorized(deps: Pick<WriteDeps, 'nms' | 'retry'>, d
     if (settled === null) throw new UispWriteNotAppliedError(error, attempts);
     return settled;
   }
-}
-
-function nullIfNotFound(error: unknown): null {
-  if (error instanceof UispNotFoundError) return null;
-  throw error;
-}
-
-function emptyIfNotFound(error: unknown): never[] {
-  if (error instanceof UispNotFoundError) return [];
-  throw error;
 }

@@ -127,3 +127,15 @@ export class UispWriteNotAppliedError extends UispError {
     return true;
   }
 }
+
+/** For a read whose 404 means "not there": null instead of the error (any other error is thrown). */
+export function nullIfNotFound(error: unknown): null {
+  if (error instanceof UispNotFoundError) return null;
+  throw error;
+}
+
+/** For a list whose 404 means "nothing there" (a client the CRM no longer has has no services): []. */
+export function emptyIfNotFound(error: unknown): never[] {
+  if (error instanceof UispNotFoundError) return [];
+  throw error;
+}
