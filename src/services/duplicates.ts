@@ -14,7 +14,7 @@ import { lateDuplicates } from './activation/late-duplicates.js';
 import { madeBySubOps, markedClientId } from './activation/markers.js';
 import { sameName } from './activation/names.js';
 import { clientRef } from './activation/planner.js';
-import { keptSite, redundantServices } from './activation/keep.js';
+import { clientActivation, keptSite, redundantServices } from './activation/keep.js';
 import { ownSites, siteOwnership } from './sites.js';
 import type { StatusNumbering } from './activation/numbering.js';
 import { SHARED_STATUSES } from './activation/service-status.js';
@@ -183,11 +183,14 @@ function boundClientId(site: Site): number | null | undefined {
   return ownership?.by === 'binding' ? ownership.clientId : undefined;
 }
 
-/** Pure: the client's late duplicates among records already read (Active services; own sites, the kept one in use). */
-export function duplicatesOf(client: ClientRef, services: Service[], sites: Site[], devices: Device[]): LateDuplicate[] {
+/**
+ * Pure: the client's late duplicates among records already read (Active services; own sites, the kept one
+ * in use). `madeWith`: the activation that made the client (./activation/keep.ts, `clientActivation`).
+ */
+export function duplicatesOf(client: ClientRef, madeWith: string | null, services: Service[], sites: Site[], devices: Device[]): LateDuplicate[] {
   const own = ownSites(sites, client.id, services);
   const active = services.filter((s) => s.status === SHARED_STATUSES.active);
-  const kept = keptSite(own, devices, services);
+  const kept = keptSite(own, { devices, services, madeWith });
   return lateDuplicates(client, active, own, kept ? { id: kept.id, name: kept.identification.name } : null);
 }
 
@@ -223,7 +226,7 @@ export class DuplicateService {
     const { crm, nms } = this.deps;
     const [client, services] = await Promise.all([crm.getClient(clientId), crm.listServices(clientId)]);
     const [sites, devices] = await Promise.all([nms.listSites(), nms.listDevices()]);
-    return duplicatesOf(clientRef(client), services, sites, devices);
+    return duplicatesOf(clientRef(client), clientActivation(client), services, sites, devices);
   }
 
   /**

@@ -241,7 +241,12 @@ describe('the client’s own sites, several records, confirmations and late dupl
       ['one in use (a device authorized on it): that one, whatever its id', [low, high], [on('s-9')], 's-9'],
       ['one bound in the CRM: that one', [high, low, bound], [on('s-9')], 's-5'],
     ])('%s', (_, own, devices, kept) => {
-      expect(keptSite(own, devices)?.id).toBe(kept);
+      expect(keptSite(own, { devices })?.id).toBe(kept);
+    });
+    it('none in use, none bound: the one made by the activation that made the client, whatever its id, else the lowest', () => {
+      expect(keptSite([low, high], { devices: [], madeWith: 'bbbbbbbb' })?.id).toBe('s-9');
+      expect(keptSite([low, high], { devices: [], madeWith: 'cccccccc' })?.id).toBe('s-1');
+      expect(keptSite([low, high], { devices: [on('s-1')], madeWith: 'bbbbbbbb' })?.id).toBe('s-1');
     });
   });
 

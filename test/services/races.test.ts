@@ -264,6 +264,45 @@ describe('8. one keep rule for sites', () => {
   });
 });
 
+describe('8, a new customer. the site made with the client outranks a second run’s site', () => {
+  it('Q’s site for P’s new client, with the lower id, read back beside P’s before P let the device on: both keep P’s site', async () => {
+    const [p, q] = await start(2);
+    const clients = sim.gate({ method: 'POST', path: '/crm/api/v1.0/clients' });
+    const sites = sim.gate({ method: 'POST', path: SITE_POSTS });
+    const authorizations = sim.gate({ method: 'POST', path: AUTHORIZE });
+    const pRun = activate(p!, request());
+    await clients.arrived(1);
+    const qRun = activate(q!, request(customer.typed[2]));
+    await clients.arrived(2);
+    await clients.release(0); // P's client: the older, the one both keep
+    await clients.release(1);
+    clients.open();
+    // Each run's site for its own new client; P's is held, Q's lands (and Q removes it with its client).
+    await sites.arrived(2);
+    const pClient = sim.data.clients.filter((c) => c.lastName === customer.lastName).map((c) => c.id).sort((a, b) => a - b)[0]!;
+    const forClient = (i: number) => Number(/for CRM client (\d+)/.exec((sites.held[i]!.body as { note: string }).note)![1]);
+    const pSite = forClient(0) === pClient ? 0 : 1;
+    await sites.release(1 - pSite);
+    // Q then makes a site for P's client (P's own is still held), and it gets the lower id.
+    await sites.arrived(3);
+    expect(forClient(2)).toBe(pClient);
+    sim.nextSiteIds(HIGH, LOW);
+    await sites.release(pSite); // P reads back its own site alone, and goes to let the device on
+    await authorizations.arrived(1);
+    await sites.release(2); // Q reads back both, none in use yet
+    sites.open();
+    await authorizations.arrived(2);
+    authorizations.open();
+    const [pResult, qResult] = await Promise.all([pRun, qRun]);
+
+    expect(pResult).toMatchObject({ outcome: 'activated', site: { id: HIGH } });
+    expect(qResult).toMatchObject({ site: { id: HIGH } });
+    expect(qResult.done).toContain(`Removed duplicate site ${LOW}, which this activation had made`);
+    expect(deviceOf(customer.deviceId)).toMatchObject({ authorized: true, site: { id: HIGH } });
+    expect(holdings(sim, customer).sites.map((s) => s.id)).toEqual([HIGH]);
+  });
+});
+
 describe('9. late-duplicate notices only for what no run will remove', () => {
   it('two runs create the Active service at once, no fault: the winner names nothing, the loser removes its own', async () => {
     const [p, q] = await start(2);

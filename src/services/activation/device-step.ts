@@ -35,6 +35,8 @@ export interface SiteStep {
   created: Site | null;
   /** The read-back met another run's site for the client: what that run did since is read again before authorizing. */
   contested: boolean;
+  /** The activation that made the client (./keep.ts). */
+  madeWith: string | null;
 }
 
 /** Removes a site this run made that is not the one kept, read first; the outcome goes in the log. */
@@ -63,17 +65,17 @@ interface Placement {
  * is removed (read first: never with a device on it).
  */
 export async function authorize(ctx: RunContext, plan: ActivationPlan, reads: ActivationReads, settled: SiteStep, client: ClientRef, log: StepLog): Promise<StepEvent> {
-  const contested = settled.contested ? await placementNow(ctx, plan, client) : undefined;
-  const placed = await placeDevice(ctx, plan, reads, contested ?? { site: settled.site, now: settled.device, sites: settled.sites }, client);
+  const contested = settled.contested ? await placementNow(ctx, plan, client, settled.madeWith) : undefined;
+  const placed = await placeDevice(ctx, plan, reads, contested ?? { site: settled.site, now: settled.device, sites: settled.sites }, client, settled.madeWith);
   if (settled.created && placed.site.id !== settled.created.id) await removeRunSite(ctx.writes, settled.created, log);
   return placed;
 }
 
 /** The client's sites, the devices and this device, read now: the site every run keeps, and where the device is. */
-async function placementNow(ctx: RunContext, plan: ActivationPlan, client: ClientRef): Promise<Placement | undefined> {
+async function placementNow(ctx: RunContext, plan: ActivationPlan, client: ClientRef, madeWith: string | null): Promise<Placement | undefined> {
   const { nms } = ctx.writes;
   const [sites, devices, found] = await Promise.all([nms.listSites(), nms.listDevices(), nms.getDevice(plan.device.id)]);
-  const kept = keptSite(competingSites(sites, client.id), devices);
+  const kept = keptSite(competingSites(sites, client.id), { devices, madeWith });
   return kept && { site: siteRef(kept), now: deviceState(found), sites };
 }
 
@@ -84,7 +86,7 @@ async function placementNow(ctx: RunContext, plan: ActivationPlan, client: Clien
  * site removed meanwhile (another run kept another and removed its own) is read again once: the device
  * then goes where every run keeps it.
  */
-async function placeDevice(ctx: RunContext, plan: ActivationPlan, reads: ActivationReads, placement: Placement, client: ClientRef): Promise<StepEvent & { site: SiteRef }> {
+async function placeDevice(ctx: RunContext, plan: ActivationPlan, reads: ActivationReads, placement: Placement, client: ClientRef, madeWith: string | null): Promise<StepEvent & { site: SiteRef }> {
   const { device } = plan;
   let { site, now, sites } = placement;
   const skipped = (on: SiteRef) => ({ ...step({ step: 'authorize', status: 'skipped', device, site: on }, { deviceId: device.id, siteId: on.id }), site: on });
@@ -107,7 +109,7 @@ async function placeDevice(ctx: RunContext, plan: ActivationPlan, reads: Activat
       throw new ActivationFailure({ code: 'device-in-use', device, move: placedElsewhere(now.siteId, sites) });
     } catch (error) {
       if (error instanceof ActivationFailure || again > 0 || !(error instanceof UispRejectedError)) throw error;
-      const fresh = await placementNow(ctx, plan, client);
+      const fresh = await placementNow(ctx, plan, client, madeWith);
       if (!fresh || fresh.sites.some((s) => s.id === site.id)) throw error;
       ({ site, now, sites } = fresh);
     }

@@ -12,7 +12,7 @@
  */
 import { isBound, ownSites } from '../sites.js';
 import type { Client, Device, Service, Site } from '../uisp/schemas.js';
-import { madeBySubOps } from './markers.js';
+import { madeBySubOps, markerOf } from './markers.js';
 
 const byId = <T extends { id: number }>(a: T, b: T) => a.id - b.id;
 
@@ -38,15 +38,32 @@ export function redundantServices(active: readonly Service[]): Service[] {
 /** The client every run keeps among SubOps-made namesakes (CRM ids are in creation order). */
 export const keptClient = (namesakes: readonly Client[]): Client | undefined => oldestMadeBySubOps(namesakes);
 
+/** The activation that made the client (its SubOps note line), or null: a person's client, or an older note. */
+export const clientActivation = (client: { note?: string | null } | null | undefined): string | null => markerOf(client?.note)?.activationId ?? null;
+
+/** What decides among a client's sites besides the sites themselves. */
+export interface SiteFacts {
+  /** The authorized devices: a site one of them is on is in use. */
+  devices: readonly Device[];
+  /** The client's services: one whose `unmsClientSiteId` names a site binds it. */
+  services?: readonly Service[];
+  /** The activation that made the client (`clientActivation`). */
+  madeWith?: string | null;
+}
+
 /**
  * Which of a client's sites every run keeps (NMS site ids are random, so there is no oldest): one bound
- * in the CRM, else one in use (a device authorized on it), else the lowest id. A site in use is never
- * given up for another, so a device is never moved off a site a run reported.
+ * in the CRM, else one in use (a device authorized on it), else the one made by the activation that made
+ * the client, else the lowest id. A site in use is never given up for another, so a device is never moved
+ * off a site a run reported. The client's own activation settles a new customer's race whatever each run
+ * has seen: the run that made the client made its site first, and every run, seeing it or not yet the
+ * other runs' sites, keeps that one.
  */
-export function keptSite(own: readonly Site[], authorized: readonly Device[], services: readonly Service[] = []): Site | undefined {
-  const inUse = sitesInUse(authorized);
+export function keptSite(own: readonly Site[], { devices, services = [], madeWith = null }: SiteFacts): Site | undefined {
+  const inUse = sitesInUse(devices);
   const sorted = [...own].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return own.find((s) => isBound(s, services)) ?? sorted.find((s) => inUse.has(s.id)) ?? sorted[0];
+  const withClient = madeWith === null ? undefined : sorted.find((s) => markerOf(s.description?.note)?.activationId === madeWith);
+  return own.find((s) => isBound(s, services)) ?? sorted.find((s) => inUse.has(s.id)) ?? withClient ?? sorted[0];
 }
 
 /** The client's sites that compete when several were made for it: those SubOps made (a person's never does). */

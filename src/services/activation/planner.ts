@@ -18,7 +18,7 @@
 import type { ActivationConfig } from '../../config.js';
 import { clientDisplayName } from '../uisp/crm-client.js';
 import { ownSites, siteOwnerId } from '../sites.js';
-import { keptClient, keptService, keptSite } from './keep.js';
+import { clientActivation, keptClient, keptService, keptSite } from './keep.js';
 import type { Client, Device, Service, ServicePlan, Site } from '../uisp/schemas.js';
 import { findDevices } from './device-match.js';
 import { madeBySubOps } from './markers.js';
@@ -265,7 +265,7 @@ function planSite({ sites, settings, firstName, lastName, authorized, services }
     return { site: { action: 'reuse', site }, authorize: { action: 'skip', site }, move: null };
   }
   const move = moveOf(device, current, authorized);
-  const chosen = keptSite(own, authorized, services);
+  const chosen = keptSite(own, { devices: authorized, services, madeWith: clientActivation(existing) });
   if (chosen) return { site: { action: 'reuse', site: siteRef(chosen) }, authorize: { action: 'authorize' }, move };
   const parentSiteId = settings.parentSiteId ?? sites.find((s) => !s.identification.parent && (s.identification.type ?? 'site') === 'site')?.id ?? null;
   if (settings.parentSiteId && !sites.some((s) => s.id === parentSiteId)) return { refusal: { code: 'parent-site-not-found', parentSiteId: settings.parentSiteId } };

@@ -17,6 +17,7 @@
  */
 import type { Client } from '../uisp/schemas.js';
 import { authorize, removeRunSite, type RunContext, type SiteStep } from './device-step.js';
+import { clientActivation } from './keep.js';
 import { ActivationFailure, errorOf } from './failure.js';
 import { lateDuplicates } from './late-duplicates.js';
 import { ownSites } from '../sites.js';
@@ -36,6 +37,8 @@ interface ClientStep {
   client: ClientRef;
   /** Whether the plan's reads of the client's records are current (a client another run created may have some). */
   fresh: boolean;
+  /** The activation that made the client (./keep.ts): every run keeps the site it made. */
+  madeWith: string | null;
   /** The new client's site, started as soon as UISP answered the client's creation. */
   siting?: Promise<SiteOutcome>;
 }
@@ -43,7 +46,7 @@ interface ClientStep {
 export async function* writePlan(ctx: RunContext, plan: ActivationPlan, reads: ActivationReads, log: RunLog): AsyncGenerator<ActivationEvent> {
   log.expect(plan);
   // 1. The client: reused, or created (and, from UISP's answer on, its site).
-  const settled = yield* clientStep(ctx, plan, log);
+  const settled = yield* clientStep(ctx, plan, reads, log);
   if (!settled) return;
   // 2–4. The service chain and the site chain side by side, then the authorization.
   const outcomes = await serviceSiteAndDevice(ctx, plan, reads, settled, log);
@@ -63,14 +66,15 @@ interface ChainOutcomes {
  * site is settled and an Active service exists (created: its read-back need not have ended). Each chain
  * logs to a log of its own, added to the run's in step order once all have ended.
  */
-async function serviceSiteAndDevice(ctx: RunContext, plan: ActivationPlan, reads: ActivationReads, { client, fresh, siting: started }: ClientStep, log: RunLog): Promise<ChainOutcomes> {
+async function serviceSiteAndDevice(ctx: RunContext, plan: ActivationPlan, reads: ActivationReads, settled: ClientStep, log: RunLog): Promise<ChainOutcomes> {
+  const { client, fresh } = settled;
   const { writes } = ctx;
   let serviceIsActive!: () => void;
   const serviceActive = new Promise<true>((resolve) => (serviceIsActive = () => resolve(true)));
   const serviceLog = new BranchLog();
   const siteLog = new BranchLog();
   const servicing = serviceStep(writes, plan, reads, client, fresh, serviceLog, () => serviceIsActive());
-  const siting = siteStep(writes, plan, reads, client, fresh, siteLog, started);
+  const siting = siteStep(writes, plan, reads, settled, siteLog);
   const authorizing = (async () => {
     const settledSite = await siting;
     const ready = await Promise.race([serviceActive, servicing.then(() => true, () => false)]);
@@ -161,13 +165,15 @@ function lateDuplicatesSeen(plan: ActivationPlan, reads: ActivationReads, client
  * run would: another run's older namesake is kept (this run's own client and its early site removed), and
  * a name that became several customers' meanwhile stops the run before anything is adopted.
  */
-async function* clientStep(ctx: RunContext, plan: ActivationPlan, log: RunLog): AsyncGenerator<ActivationEvent, ClientStep | null> {
+async function* clientStep(ctx: RunContext, plan: ActivationPlan, reads: ActivationReads, log: RunLog): AsyncGenerator<ActivationEvent, ClientStep | null> {
   const { writes } = ctx;
   const { device } = plan;
   if (plan.client.action === 'reuse') {
     const client = plan.client.client;
     yield step({ step: 'client', status: 'skipped', kind: 'reused', client }, { clientId: client.id });
-    return { client, fresh: true };
+    const { lookup } = reads;
+    const read = lookup.by === 'id' ? lookup.client : lookup.active.find((c) => c.id === client.id);
+    return { client, fresh: true, madeWith: clientActivation(read) };
   }
   const { firstName, lastName } = plan.client;
   const site = plan.site;
@@ -176,7 +182,7 @@ async function* clientStep(ctx: RunContext, plan: ActivationPlan, log: RunLog): 
     site.action === 'create'
       ? (created: Client) => {
           if (early) return;
-          const siting = createSite(writes, created.id, site, device.id, true);
+          const siting = createSite(writes, created.id, site, device.id, true, writes.activationId);
           siting.catch(() => {}); // awaited below, whatever happens to the client
           early = { clientId: created.id, siting };
         }
@@ -211,7 +217,7 @@ async function* clientStep(ctx: RunContext, plan: ActivationPlan, log: RunLog): 
     log.settled('client');
     yield step({ step: 'client', status: 'skipped', kind: 'created-concurrently', client }, { clientId: client.id });
   }
-  return { client, fresh: outcome.created, ...(early && { siting: early.siting }) };
+  return { client, fresh: outcome.created, madeWith: clientActivation(outcome.record), ...(early && { siting: early.siting }) };
 }
 
 async function removeEarlySite(writes: WriteDeps, siting: Promise<SiteOutcome>, log: StepLog): Promise<void> {
@@ -294,17 +300,16 @@ async function deleteAll(writes: WriteDeps, client: ClientRef, services: Service
   return deleted;
 }
 
-/** `started`: the site's creation, already under way for a new client. */
-async function siteStep(writes: WriteDeps, plan: ActivationPlan, reads: ActivationReads, client: ClientRef, fresh: boolean, log: StepLog, started?: Promise<SiteOutcome>): Promise<SiteStep> {
+async function siteStep(writes: WriteDeps, plan: ActivationPlan, reads: ActivationReads, { client, fresh, madeWith, siting: started }: ClientStep, log: StepLog): Promise<SiteStep> {
   if (plan.site.action === 'reuse') {
     const site = plan.site.site;
     const device = { authorized: plan.device.authorized, siteId: plan.device.siteId };
-    return { site, device, sites: reads.sites, created: null, contested: false, event: step({ step: 'site', status: 'skipped', kind: 'reused', site }, { siteId: site.id }) };
+    return { site, device, sites: reads.sites, created: null, contested: false, madeWith, event: step({ step: 'site', status: 'skipped', kind: 'reused', site }, { siteId: site.id }) };
   }
-  const outcome = await (started ?? createSite(writes, client.id, plan.site, plan.device.id, fresh));
+  const outcome = await (started ?? createSite(writes, client.id, plan.site, plan.device.id, fresh, madeWith));
   const site = siteRef(outcome.record);
   log.duplicates('site', outcome.removed.map((s) => s.id), outcome.refused.map((r) => ({ id: r.record.id, detail: r.detail })));
-  const settled = { site, device: outcome.device, sites: outcome.sites, created: outcome.created ? outcome.record : null, contested: outcome.seen.length > 1 };
+  const settled = { site, device: outcome.device, sites: outcome.sites, created: outcome.created ? outcome.record : null, contested: outcome.seen.length > 1, madeWith };
   if (!outcome.created) {
     log.settled('site');
     return { ...settled, event: step({ step: 'site', status: 'skipped', kind: 'created-concurrently', site }, { siteId: site.id }) };

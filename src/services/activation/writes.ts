@@ -211,6 +211,8 @@ export async function createSite(
   plan: Extract<ActivationPlan['site'], { action: 'create' }>,
   deviceId: string,
   fresh: boolean,
+  /** The activation that made the client (./keep.ts): the site it made is the one every run keeps. */
+  madeWith: string | null,
 ): Promise<SiteOutcome> {
   const { nms } = deps;
   let read: { sites: Site[]; devices: Device[]; device: DeviceState } | undefined;
@@ -231,7 +233,7 @@ export async function createSite(
           note: siteMarker(clientId, deps.activationId),
         }),
       isMine: (site) => madeBy(site.description?.note, deps.activationId),
-      keep: (sites) => keptSite(sites, read?.devices ?? [])!,
+      keep: (sites) => keptSite(sites, { devices: read?.devices ?? [], madeWith })!,
       removal: (site) => ownSiteRemoval(deps, site),
       id: (site) => site.id,
     },

@@ -10,6 +10,7 @@ import { awaitsLink, markedClientId, ownSites, siteOwnerId } from '../sites.js';
 import { readClientKey, readLine, readPersonName, type ClientKey } from '../input/grammar.js';
 import { InputError } from '../errors.js';
 import { duplicatesOf } from '../duplicates.js';
+import { clientActivation } from '../activation/keep.js';
 import { applicableAction } from '../suspensions.js';
 import type { CrmClient } from '../uisp/crm-client.js';
 import { UispNotFoundError } from '../uisp/errors.js';
@@ -93,7 +94,7 @@ export class LookupService {
     const hasLiveService = serviceList.some((s) => s.status === active || s.status === suspended);
     // From what the card read: two SubOps-made Active services or sites (a late duplicate); none when a part is missing.
     const readAll = services.status === 'fulfilled' && sites.status === 'fulfilled' && devices.status === 'fulfilled';
-    const duplicates = readAll ? duplicatesOf({ id: client.id, name: clientMatch(client).name }, serviceList, sites.value, deviceList) : [];
+    const duplicates = readAll ? duplicatesOf({ id: client.id, name: clientMatch(client).name }, clientActivation(client), serviceList, sites.value, deviceList) : [];
     return {
       client: clientMatch(client),
       crmUrl: this.deps.crmClientUrl(client.id),
