@@ -19,6 +19,8 @@ export default defineConfig({
     hookTimeout: 20_000,
     // Every test file starts its own loopback servers; two workers fit the 2-core machines.
     maxWorkers: 2,
+    // One PostgreSQL server for the whole run: the store's tests, and every harness in a schema of its own.
+    globalSetup: ['test/support/postgres-server.ts'],
     projects: [
       { extends: true, test: { name: 'interface', include: ['test/**/*.test.ts'] } },
       { extends: true, test: { name: 'stock', include: BOTH_WORLDS, env: { SUBOPS_SIMULATOR_WORLD: 'stock' } } },

@@ -1,0 +1,76 @@
+/**
+ * Approval requests and their one decision, as rows. A decision is made by one UPDATE that only an
+ * undecided row matches: of two approvers (or replicas) deciding at once, exactly one succeeds and the
+ * other is told the standing decision. Nothing anyone posts in Slack reaches these rows. The request
+ * itself is the front end's JSON, kept as it was confirmed (the caller parses it).
+ */
+import type { SqlQueries } from './sql.js';
+
+export type StoredDecision = 'approved' | 'rejected' | 'expired';
+
+export interface RequestRow {
+  id: string;
+  channel: string;
+  ts: string;
+  request: unknown;
+  expiresAt: number;
+  decision: { decision: StoredDecision; by: string; at: number } | undefined;
+}
+
+export type DecideOutcome = { won: true } | { won: false; decision: StoredDecision; by: string };
+
+export interface ApprovalBook {
+  add(row: { id: string; channel: string; ts: string; request: unknown; expiresAt: number }): Promise<void>;
+  /** The request posted as the message at channel/ts. */
+  at(channel: string, ts: string): Promise<RequestRow | undefined>;
+  /** The first decision stands; a later one is refused with it. */
+  decide(id: string, decision: StoredDecision, by: string, at: number): Promise<DecideOutcome>;
+  /** Every request without a decision, oldest first. */
+  undecided(): Promise<RequestRow[]>;
+}
+
+interface Row {
+  id: string;
+  channel: string;
+  ts: string;
+  request: unknown;
+  expires_ms: string | number;
+  decision: StoredDecision | null;
+  decided_by: string | null;
+  decided_ms: string | number | null;
+}
+
+const rowOf = (row: Row): RequestRow => ({
+  id: row.id,
+  channel: row.channel,
+  ts: row.ts,
+  // node-postgres parses jsonb; a text column would come back as a string.
+  request: typeof row.request === 'string' ? JSON.parse(row.request) : row.request,
+  expiresAt: Number(row.expires_ms),
+  decision: row.decision ? { decision: row.decision, by: row.decided_by ?? '', at: Number(row.decided_ms) } : undefined,
+});
+
+export class SqlApprovalBook implements ApprovalBook {
+  constructor(private readonly sql: SqlQueries) {}
+
+  async add({ id, channel, ts, request, expiresAt }: { id: string; channel: string; ts: string; request: unknown; expiresAt: number }): Promise<void> {
+    await this.sql.query('INSERT INTO approval_requests (id, channel, ts, request, expires_ms) VALUES ($1, $2, $3, $4, $5)', [id, channel, ts, JSON.stringify(request), expiresAt]);
+  }
+
+  async at(channel: string, ts: string): Promise<RequestRow | undefined> {
+    const [row] = await this.sql.query<Row>('SELECT * FROM approval_requests WHERE channel = $1 AND ts = $2', [channel, ts]);
+    return row && rowOf(row);
+  }
+
+  async decide(id: string, decision: StoredDecision, by: string, at: number): Promise<DecideOutcome> {
+    const won = await this.sql.query('UPDATE approval_requests SET decision = $2, decided_by = $3, decided_ms = $4 WHERE id = $1 AND decision IS NULL RETURNING id', [id, decision, by, at]);
+    if (won.length) return { won: true };
+    const [row] = await this.sql.query<Row>('SELECT * FROM approval_requests WHERE id = $1', [id]);
+    if (!row?.decision) throw new Error(`approval request ${id} is not in the store`);
+    return { won: false, decision: row.decision, by: row.decided_by ?? '' };
+  }
+
+  async undecided(): Promise<RequestRow[]> {
+    return (await this.sql.query<Row>('SELECT * FROM approval_requests WHERE decision IS NULL ORDER BY expires_ms')).map(rowOf);
+  }
+}

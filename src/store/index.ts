@@ -1,0 +1,64 @@
+/**
+ * SubOps' own state (issue #28): what must happen once, and approval decisions. Embedded (PGlite, in
+ * the state directory) by default; PostgreSQL when DATABASE_URL is set, shared by replicas and CLI
+ * processes. The schema is migrated at open. Opening the embedded engine takes seconds, so `openStore`
+ * returns at once and every call waits for it (`ready()` says when it is open, or why it is not).
+ */
+import { SqlApprovalBook, type ApprovalBook } from './approvals.js';
+import { processOwner, SqlClaimLedger, type ClaimLedger } from './claims.js';
+import { openEmbedded } from './embedded.js';
+import { migrate } from './migrations.js';
+import { openPostgres } from './postgres.js';
+import { OpeningSql, type Sql } from './sql.js';
+
+export type StoreSettings =
+  | { engine: 'postgres'; url: string; connectionOptions?: string }
+  /** `dir` undefined: in memory, gone at exit. */
+  | { engine: 'embedded'; dir: string | undefined };
+
+export interface Store {
+  claims: ClaimLedger;
+  approvals: ApprovalBook;
+  /** Resolves when the store is open and migrated; rejects (StoreError) when it cannot be. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** The processes' clock (ms): leases and memories run on it. */
+  now?: () => number;
+}
+
+export function openStore(settings: StoreSettings, options: StoreOptions = {}): Store {
+  return storeOn(openSql(settings), options);
+}
+
+/** The engine, opening and migrating. */
+export function openSql(settings: StoreSettings): OpeningSql {
+  return new OpeningSql(openMigrated(settings));
+}
+
+/** A store on an engine: two on one engine are two processes' views of one database (tests). */
+export function storeOn(sql: OpeningSql, { now = Date.now }: StoreOptions = {}): Store {
+  return {
+    claims: new SqlClaimLedger(sql, processOwner(), now),
+    approvals: new SqlApprovalBook(sql),
+    ready: () => sql.ready(),
+    close: () => sql.close(),
+  };
+}
+
+async function openMigrated(settings: StoreSettings): Promise<Sql> {
+  const sql = settings.engine === 'postgres' ? await openPostgres({ url: settings.url, ...(settings.connectionOptions && { connectionOptions: settings.connectionOptions }) }) : await openEmbedded(settings.dir);
+  try {
+    await migrate(sql);
+  } catch (error) {
+    await sql.close();
+    throw error;
+  }
+  return sql;
+}
+
+export { StoreError } from './errors.js';
+export type { Claim, ClaimLedger, ClaimOutcome } from './claims.js';
+export type { ApprovalBook, RequestRow, StoredDecision } from './approvals.js';

@@ -1,0 +1,57 @@
+/**
+ * The store's schema, one migration a step, applied at open in order and never edited once released
+ * (a change is a new step). Replicas starting together take turns on an advisory lock; each step is
+ * recorded in subops_migrations in the same transaction as its changes.
+ *
+ * Times are milliseconds since the epoch, as the processes' own clocks read them (tests move those
+ * clocks; a lease of seconds to minutes tolerates the skew between replicas).
+ */
+import type { Sql } from './sql.js';
+
+const MIGRATIONS: readonly (readonly string[])[] = [
+  // 1: exactly-once claims, and approval requests with their one decision.
+  [
+  `CREATE TABLE claims (
+     key text PRIMARY KEY,
+     owner text NOT NULL,
+     state text NOT NULL CHECK (state IN ('held', 'done')),
+     -- held: the owner's lease runs out then, and another process may take the claim over.
+     -- done: remembered until then, and after it the key may be claimed again.
+     until_ms bigint NOT NULL,
+     claimed_ms bigint NOT NULL
+   )`,
+  'CREATE INDEX claims_until ON claims (until_ms)',
+  `CREATE TABLE approval_requests (
+     id text PRIMARY KEY,
+     channel text NOT NULL,
+     ts text NOT NULL,
+     request jsonb NOT NULL,
+     expires_ms bigint NOT NULL,
+     decision text CHECK (decision IN ('approved', 'rejected', 'expired')),
+     decided_by text,
+     decided_ms bigint,
+     UNIQUE (channel, ts)
+   )`,
+  'CREATE INDEX approval_requests_undecided ON approval_requests (expires_ms) WHERE decision IS NULL',
+  ],
+];
+
+/** An arbitrary constant: the advisory lock SubOps' migrations take. */
+const MIGRATION_LOCK = 7_142_028;
+
+/** Applies the steps this database has not had yet; returns how many it applied. */
+export async function migrate(sql: Sql): Promise<number> {
+  await sql.exec('CREATE TABLE IF NOT EXISTS subops_migrations (version integer PRIMARY KEY, applied_ms bigint NOT NULL)');
+  return sql.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    const [row] = await tx.query<{ version: number | null }>('SELECT max(version) AS version FROM subops_migrations');
+    const applied = Number(row?.version ?? 0);
+    for (let version = applied + 1; version <= MIGRATIONS.length; version++) {
+      for (const statement of MIGRATIONS[version - 1]!) await tx.query(statement);
+      await tx.query('INSERT INTO subops_migrations (version, applied_ms) VALUES ($1, $2)', [version, Date.now()]);
+    }
+    return MIGRATIONS.length - applied;
+  });
+}
+
+export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,60 @@
+/**
+ * The store on a PostgreSQL server (DATABASE_URL): what several replicas, and CLI processes, share.
+ * `pg` (node-postgres) is loaded only here, when DATABASE_URL is set.
+ */
+import type { Sql, SqlQueries } from './sql.js';
+import { StoreError, whereIs } from './errors.js';
+
+export interface PostgresOptions {
+  url: string;
+  /** Connections at most (default 5: the store's queries are small and short). */
+  maxConnections?: number;
+  /** Sent as the connection's `options` (tests put each run in a schema of its own). */
+  connectionOptions?: string;
+}
+
+export async function openPostgres({ url, maxConnections = 5, connectionOptions }: PostgresOptions): Promise<Sql> {
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: maxConnections,
+    idleTimeoutMillis: 10_000,
+    connectionTimeoutMillis: 5_000,
+    allowExitOnIdle: true,
+    ...(connectionOptions && { options: connectionOptions }),
+  });
+  // An idle connection the server dropped must not take the process down: the next query reconnects.
+  pool.on('error', () => undefined);
+  try {
+    await pool.query('SELECT 1');
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new StoreError(`Could not connect to the store at DATABASE_URL (${whereIs(url)}): ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const queries = (client: Pick<typeof pool, 'query'>): SqlQueries => ({
+    async query<Row>(text: string, params?: readonly unknown[]) {
+      return (await client.query(text, params as unknown[] | undefined)).rows as Row[];
+    },
+  });
+  return {
+    ...queries(pool),
+    async exec(script) {
+      await pool.query(script);
+    },
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work(queries(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}

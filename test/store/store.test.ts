@@ -1,0 +1,171 @@
+/**
+ * The store's behaviour, the same on both engines (issue #28 §1): the embedded PGlite and a real
+ * PostgreSQL server started for the test run. Two Store objects on one database are two processes.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { openSql, openStore, storeOn, StoreError, type Store } from '../../src/store/index.js';
+import { openEmbedded } from '../../src/store/embedded.js';
+import { migrate } from '../../src/store/migrations.js';
+import { postgresStore } from '../support/store.js';
+
+/** A moving clock shared by the two "processes" of a test. */
+function clock(start = 1_800_000_000_000) {
+  let t = start;
+  return { now: () => t, advance: (ms: number) => (t += ms) };
+}
+
+interface Engine {
+  name: string;
+  /** Two processes on one fresh database, on this clock. */
+  pair(now: () => number): Promise<[Store, Store]>;
+}
+
+const opened: Store[] = [];
+let embeddedDir: string;
+
+const engines: Engine[] = [
+  {
+    name: 'embedded (PGlite)',
+    async pair(now) {
+      // One PGlite admits one process: two stores on one engine stand for two processes.
+      const sql = openSql({ engine: 'embedded', dir: undefined });
+      const store = storeOn(sql, { now });
+      opened.push(store);
+      await store.ready();
+      return [store, storeOn(sql, { now })];
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    async pair(now) {
+      const store = await postgresStore({ now });
+      const other = await postgresStore({ now, schema: store.schema });
+      opened.push(store, other);
+      return [store, other];
+    },
+  },
+];
+
+beforeAll(async () => {
+  embeddedDir = await mkdtemp(join(tmpdir(), 'subops-store-'));
+}, 60_000);
+
+afterAll(async () => {
+  for (const store of opened) await store.close();
+  await rm(embeddedDir, { recursive: true, force: true });
+});
+
+describe.each(engines)('the store on $name', (engine) => {
+  let a: Store;
+  let b: Store;
+  const time = clock();
+  beforeAll(async () => {
+    [a, b] = await engine.pair(time.now);
+  }, 60_000);
+
+  it('gives a key to the first claim only; the other process is told it is held, then done', async () => {
+    const first = await a.claims.claim('notice:1');
+    expect(first.won).toBe(true);
+    expect(await b.claims.claim('notice:1')).toEqual({ won: false, state: 'held' });
+    if (first.won) await first.claim.done(60_000);
+    expect(await b.claims.claim('notice:1')).toEqual({ won: false, state: 'done' });
+    expect(await a.claims.claim('notice:1')).toEqual({ won: false, state: 'done' });
+  });
+
+  it('of claims made at the same moment by two processes, exactly one wins', async () => {
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).claims.claim('race:1')));
+    expect(outcomes.filter((o) => o.won)).toHaveLength(1);
+  });
+
+  it('a released claim (the work failed) is claimed again by the next one', async () => {
+    const first = await a.claims.claim('notice:2');
+    if (first.won) await first.claim.release();
+    expect((await b.claims.claim('notice:2')).won).toBe(true);
+  });
+
+  it('a claim left held by a process that died is taken over when its lease runs out, not before', async () => {
+    expect((await a.claims.claim('notice:3', { holdMs: 30_000 })).won).toBe(true);
+    time.advance(29_000);
+    expect(await b.claims.claim('notice:3')).toEqual({ won: false, state: 'held' });
+    time.advance(1_000);
+    expect((await b.claims.claim('notice:3')).won).toBe(true);
+  });
+
+  it('a done key is remembered for as long as asked, then may be claimed again', async () => {
+    const first = await a.claims.claim('uuid:1');
+    if (first.won) await first.claim.done(10_000);
+    expect(await a.claims.isClaimed('uuid:1')).toBe(true);
+    time.advance(10_000);
+    expect(await a.claims.isClaimed('uuid:1')).toBe(false);
+    expect((await b.claims.claim('uuid:1')).won).toBe(true);
+  });
+
+  it('an approval request gets exactly one decision, however many deciders race', async () => {
+    await a.approvals.add({ id: 'req-1', channel: 'C1', ts: '1.000001', request: { what: 'suspend 101' }, expiresAt: time.now() + 60_000 });
+    expect((await b.approvals.at('C1', '1.000001'))?.request).toEqual({ what: 'suspend 101' });
+    const outcomes = await Promise.all([a.approvals.decide('req-1', 'rejected', 'U1', time.now()), b.approvals.decide('req-1', 'approved', 'U2', time.now()), a.approvals.decide('req-1', 'approved', 'U3', time.now())]);
+    const winners = outcomes.filter((o) => o.won);
+    expect(winners).toHaveLength(1);
+    const stored = (await b.approvals.at('C1', '1.000001'))!.decision!;
+    for (const outcome of outcomes) if (!outcome.won) expect(outcome).toEqual({ won: false, decision: stored.decision, by: stored.by });
+    expect(await a.approvals.undecided()).toEqual([]);
+  });
+
+  it('lists the undecided requests, soonest to expire first', async () => {
+    await a.approvals.add({ id: 'req-2', channel: 'C1', ts: '2.000001', request: {}, expiresAt: time.now() + 9_000 });
+    await a.approvals.add({ id: 'req-3', channel: 'C1', ts: '3.000001', request: {}, expiresAt: time.now() + 5_000 });
+    expect((await b.approvals.undecided()).map((r) => r.id)).toEqual(['req-3', 'req-2']);
+  });
+});
+
+describe('the embedded store on disk', () => {
+  it('keeps what was claimed across a restart, and admits one process at a time', async () => {
+    const dir = join(embeddedDir, 'restart');
+    const first = openStore({ engine: 'embedded', dir });
+    const claimed = await first.claims.claim('webhook:1');
+    if (claimed.won) await claimed.claim.done(3_600_000);
+    // A second process on the same folder is refused, naming the holder.
+    await expect(openEmbedded(dir)).rejects.toThrow(new StoreError(`The embedded store in ${dir} is in use by process ${process.pid}: one process at a time may open it. Stop that process, or set DATABASE_URL so that several processes share a PostgreSQL store.`));
+    await first.close();
+    const second = openStore({ engine: 'embedded', dir });
+    expect(await second.claims.claim('webhook:1')).toEqual({ won: false, state: 'done' });
+    await second.close();
+  }, 60_000);
+
+  it('takes over the lock a dead process left behind', async () => {
+    const dir = join(embeddedDir, 'stale-lock');
+    const first = openStore({ engine: 'embedded', dir });
+    await first.ready();
+    await first.close();
+    await writeFile(join(dir, 'subops.lock'), '999999999');
+    const second = openStore({ engine: 'embedded', dir });
+    await expect(second.ready()).resolves.toBeUndefined();
+    await second.close();
+  }, 60_000);
+});
+
+describe('migrations', () => {
+  it('apply once: opening an up-to-date database changes nothing', async () => {
+    const store = await postgresStore();
+    opened.push(store);
+    const again = await postgresStore({ schema: store.schema });
+    opened.push(again);
+    const sql = openSql({ engine: 'postgres', url: inject('postgresUrl'), connectionOptions: `-c search_path=${store.schema}` });
+    await sql.ready();
+    expect(await migrate(sql)).toBe(0);
+    await sql.close();
+  });
+});
+
+describe('DATABASE_URL that cannot be reached', () => {
+  it('is one line naming DATABASE_URL and where it points, without the password', async () => {
+    const store = openStore({ engine: 'postgres', url: 'postgres://subops:s3cret-pw@127.0.0.1:1/subops' });
+    const failure = await store.ready().then(() => undefined, (error: unknown) => error);
+    expect(failure).toBeInstanceOf(StoreError);
+    expect((failure as Error).message).toMatch(/^Could not connect to the store at DATABASE_URL \(127\.0\.0\.1:1\/subops\): .*ECONNREFUSED/);
+    expect((failure as Error).message).not.toContain('s3cret');
+  });
+});
