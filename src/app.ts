@@ -21,6 +21,7 @@ import * as suspension from './commands/suspension/index.js';
 import * as typeahead from './commands/typeahead/index.js';
 import * as uispChanges from './commands/uisp-changes/index.js';
 import type { Services } from './services/container.js';
+import type { Store } from './store/index.js';
 import type { EventServices } from './services/events/index.js';
 import { startHttpListener, type RunningListener } from './services/events/http-listener.js';
 import { WEBHOOK_PATH, webhookRoute } from './services/events/webhook-endpoint.js';
@@ -64,6 +65,8 @@ export interface AppDeps {
   now?: () => number;
   /** How often expired approval requests are looked for (with approvals configured); 0: only when asked (tests). */
   approvalSweepMs?: number;
+  /** SubOps' own state (src/store): what must happen once across replicas and restarts, approval decisions. */
+  store: Store;
 }
 
 /** The Bolt app, and the approval expiry sweep on demand (it also runs on its own timer). */
@@ -71,7 +74,7 @@ export type SubOpsApp = App & { sweepApprovals(): Promise<number> };
 
 export const EVENTS_PATH = '/slack/events';
 
-export function createApp({ services, slack, logger, work = new WorkTracker(), identity, events, health, now = Date.now, approvalSweepMs = 60_000 }: AppDeps): SubOpsApp {
+export function createApp({ services, slack, logger, work = new WorkTracker(), identity, events, health, now = Date.now, approvalSweepMs = 60_000, store }: AppDeps): SubOpsApp {
   const metrics = events?.metrics;
   const clientOptions = {
     ...(slack.apiUrl && { slackApiUrl: `${slack.apiUrl}/` }),
@@ -111,6 +114,7 @@ export function createApp({ services, slack, logger, work = new WorkTracker(), i
     identity,
     access,
     approvals: { ...slack.approvals, now },
+    store,
   };
   activation.register(app, deps);
   suspension.register(app, deps);

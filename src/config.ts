@@ -3,12 +3,15 @@
  * name, before anything connects anywhere. Values of secret variables never appear in messages.
  */
 import { isIP } from 'node:net';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { ACCESS_ACTIONS, grantOf, type AccessAction, type AccessSettings } from './services/access.js';
 import { APPROVAL_KINDS, DEFAULT_APPROVAL_EXPIRY_MS, type ApprovalKind, type ApprovalSettings } from './services/approvals.js';
 import type { NumberingSetting } from './services/activation/numbering.js';
 import { DEFAULT_PAYMENT_MAX_AMOUNT } from './services/input/grammar.js';
 import { DEFAULT_POOL_CONNECTIONS } from './services/uisp/http.js';
+import type { StoreSettings } from './store/index.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -355,7 +358,7 @@ export function loadCoreConfig(env: Env): CoreConfig {
 export function loadAppConfig(
   env: Env,
   { simulator = false }: { simulator?: boolean } = {},
-): { core: CoreConfig; slack: SlackConfig; events: EventsConfig; ops: OpsConfig; digest: DigestConfig | undefined } {
+): { core: CoreConfig; slack: SlackConfig; events: EventsConfig; ops: OpsConfig; digest: DigestConfig | undefined; store: StoreSettings } {
   const reader = new EnvReader(env);
   const core = readCore(reader);
   if (!core.uisp.url && !simulator && !reader.problems.some((p) => p.startsWith('UISP_URL'))) {
@@ -395,8 +398,31 @@ export function loadAppConfig(
   const digestTime = reader.localTime('DIGEST_TIME', { hour: 8, minute: 0 });
   const digestChannelId = reader.string('DIGEST_CHANNEL_ID');
   const digest = digestChannelId ? { channelId: digestChannelId, time: digestTime } : undefined;
+  const store = readStore(reader, env, simulator);
   if (reader.problems.length) throw new ConfigError(reader.problems);
-  return { core, slack, events, ops, digest };
+  return { core, slack, events, ops, digest, store };
+}
+
+/**
+ * SubOps' own state (src/store): PostgreSQL at DATABASE_URL, shared by replicas; else the embedded store
+ * in STORE_DIR (default `subops/store` in the state directory). A trial on the bundled simulator
+ * (`--simulator`) keeps it in memory, as it keeps the simulator's UISP: neither outlives the process.
+ */
+function readStore(reader: EnvReader, env: Env, simulator: boolean): StoreSettings {
+  const url = reader.string('DATABASE_URL');
+  if (url !== undefined) {
+    if (!/^postgres(ql)?:\/\/./.test(url)) reader.problems.push('DATABASE_URL must be a PostgreSQL URL, e.g. postgres://subops@db.example:5432/subops');
+    return { engine: 'postgres', url };
+  }
+  const dir = reader.string('STORE_DIR');
+  if (dir !== undefined && !isAbsolute(dir)) reader.problems.push(`STORE_DIR must be an absolute path (got "${dir}")`);
+  return { engine: 'embedded', dir: dir ?? (simulator ? undefined : join(stateHome(env), 'subops', 'store')) };
+}
+
+/** The user's state directory: XDG_STATE_HOME (when absolute), else ~/.local/state (HOME, else the account's home). */
+export function stateHome(env: Env): string {
+  const xdg = env.XDG_STATE_HOME?.trim();
+  return xdg && isAbsolute(xdg) ? xdg : join(env.HOME?.trim() || homedir(), '.local', 'state');
 }
 
 /** Where the CLI posts its audit records in Slack: the bot's token, the audit channel and the API base. */

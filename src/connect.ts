@@ -11,9 +11,8 @@
  * sample data each time and never touches the state file (nor does `subops demo`, which does not come here).
  */
 import { stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
-import { loadCoreConfig, type CoreConfig, type Env } from './config.js';
+import { join } from 'node:path';
+import { loadCoreConfig, stateHome, type CoreConfig, type Env } from './config.js';
 import { createServices, type ServiceOverrides, type Services } from './services/container.js';
 import type { RunningSimulator, SimulatorData } from './simulator/index.js';
 
@@ -41,9 +40,7 @@ export interface ConnectOptions extends Pick<ServiceOverrides, 'observer'> {
 export function simulatorStatePath(env: Env): string {
   const explicit = env.SUBOPS_SIMULATOR_STATE?.trim();
   if (explicit) return explicit;
-  const xdg = env.XDG_STATE_HOME?.trim();
-  const stateHome = xdg && isAbsolute(xdg) ? xdg : join(env.HOME?.trim() || homedir(), '.local', 'state');
-  return join(stateHome, 'subops', 'simulator.json');
+  return join(stateHome(env), 'subops', 'simulator.json');
 }
 
 export async function connect(env: Env, notice: (line: string) => void, { keepSimulatorState = true, ...overrides }: ConnectOptions = {}): Promise<Connection> {

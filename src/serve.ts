@@ -73,7 +73,19 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
   }
   if (loaded.status === 'rejected') throw loaded.reason;
   const identity = checked.value;
-  const { connect, createApp, createEventServices, EVENTS_PATH, HealthProbe, linkWatch, Metrics, startApp, startEventListener, startOpsListener, WEBHOOK_PATH, WorkTracker } = loaded.value;
+  const { connect, createApp, createEventServices, EVENTS_PATH, HealthProbe, linkWatch, Metrics, openStore, startApp, startEventListener, startOpsListener, StoreError, WEBHOOK_PATH, WorkTracker } = loaded.value;
+  const store = openStore(config.store);
+  // A PostgreSQL store answers in milliseconds: a wrong DATABASE_URL stops start-up with one line. The
+  // embedded one takes seconds to open: it is opened once the app listens (below).
+  if (config.store.engine === 'postgres') {
+    try {
+      await store.ready();
+    } catch (error) {
+      if (!(error instanceof StoreError)) throw error;
+      writeLine(io.stderr, error.message);
+      return EXIT.failed;
+    }
+  }
   // A promise nobody awaited must not take down a bot serving a whole team: log it and keep serving.
   const onUnhandled = (reason: unknown) => logger.error({ err: errorSummary(reason) }, 'unhandled promise rejection; SubOps keeps running');
   let events: EventServices | undefined;
@@ -86,8 +98,8 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
     const { ops: opsConfig } = config;
     // /healthz answers from one shared, cached probe with connections of its own (src/slack/health.ts).
     health = new HealthProbe({ uisp: connection.config.uisp, slack, logger });
-    events = createEventServices({ services: connection.services, settings: config.events, statuses: SHARED_STATUSES, logger, metrics, work });
-    const app = createApp({ services: connection.services, slack, logger, work, identity, events, health: opsConfig.healthzOnSlackPort ? health : undefined });
+    events = createEventServices({ services: connection.services, settings: config.events, statuses: SHARED_STATUSES, logger, metrics, work, claims: store.claims });
+    const app = createApp({ services: connection.services, slack, logger, work, identity, events, health: opsConfig.healthzOnSlackPort ? health : undefined, store });
     let running: RunningApp;
     let listener: RunningListener | undefined;
     let ops: RunningListener;
@@ -113,7 +125,18 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
       return EXIT.failed;
     }
     // Listen for the stop signal before saying it is listening: a SIGTERM right after that line still drains.
-    const stopped = (io.untilStopped ?? untilSignal)();
+    // An embedded store that cannot be opened (another process holds it) stops the bot like a signal, with exit 1.
+    let storeFailure: Error | undefined;
+    const storeFailed = new Promise<void>((resolve) => {
+      store.ready().then(
+        () => logger.info(config.store.engine === 'postgres' ? 'SubOps state: PostgreSQL at DATABASE_URL' : `SubOps state: the embedded store ${config.store.dir ? `in ${config.store.dir}` : 'in memory (--simulator)'} is open`),
+        (error: unknown) => {
+          storeFailure = error instanceof Error ? error : new Error(String(error));
+          resolve();
+        },
+      );
+    });
+    const stopped = Promise.race([(io.untilStopped ?? untilSignal)(), storeFailed]);
     const opsAt = `/metrics and /healthz on ${opsConfig.host.includes(':') ? `[${opsConfig.host}]` : opsConfig.host}:${ops.port}`;
     const webhooksOn = config.events.webhookToken ? ` and ${WEBHOOK_PATH}` : '';
     logger.info(
@@ -127,6 +150,7 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
     // Loaded only when configured, after the start-up line: start-up time is the same without a digest.
     const digest = config.digest && (await import('./slack/digest.js')).startDailyDigest({ client: app.client, identity, logger, work, settings: config.digest, timeZone: config.core.activation.timeZone, services: connection.services, auditChannelId: slack.auditChannelId });
     await stopped;
+    if (storeFailure) logger.fatal(storeFailure.message);
 
     logger.info({ inFlight: work.inFlight, graceMs: slack.shutdownGraceMs }, 'stopping: new requests are turned away while the operations in flight finish');
     events.links.stop();
@@ -137,8 +161,9 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
     await running.stop();
     await ops.close();
     logger.info('SubOps stopped');
-    return drained ? EXIT.ok : EXIT.failed;
+    return drained && !storeFailure ? EXIT.ok : EXIT.failed;
   } finally {
+    await store.close();
     await health?.close();
     await connection.close();
     process.off('unhandledRejection', onUnhandled);
@@ -147,7 +172,7 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
 
 /** What serving needs beyond configuration and the Slack checks; loaded while Slack answers them. */
 async function loadServing() {
-  const [app, linkWatch, connection, events, webhooks, metrics, work, health] = await Promise.all([
+  const [app, linkWatch, connection, events, webhooks, metrics, work, health, store] = await Promise.all([
     import('./app.js'),
     import('./commands/link-watch/index.js'),
     import('./connect.js'),
@@ -156,8 +181,9 @@ async function loadServing() {
     import('./services/metrics.js'),
     import('./slack/work.js'),
     import('./slack/health.js'),
+    import('./store/index.js'),
   ]);
-  return { ...app, linkWatch, ...connection, ...events, WEBHOOK_PATH: webhooks.WEBHOOK_PATH, ...metrics, ...work, HealthProbe: health.HealthProbe };
+  return { ...app, linkWatch, ...connection, ...events, WEBHOOK_PATH: webhooks.WEBHOOK_PATH, ...metrics, ...work, HealthProbe: health.HealthProbe, openStore: store.openStore, StoreError: store.StoreError };
 }
 
 /** One line for a receiver that would not start: a port in use, or Socket Mode refused. */

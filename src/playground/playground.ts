@@ -16,6 +16,7 @@ import { WorkTracker } from '../slack/work.js';
 import { startFakeSlack, type FakeSlack } from './fake-slack.js';
 import { SlackSender } from './slack-sender.js';
 import type { ChatIdentity } from './terminal-chat.js';
+import { openStore, type Store } from '../store/index.js';
 
 /** The agent at the keyboard, the only user SubOps lets act. */
 export const PLAYGROUND_AGENT: ChatIdentity = { id: 'U0AGENT', name: 'agent' };
@@ -39,6 +40,8 @@ export interface PlaygroundOptions {
   simulator?: SimulatorOptions;
   /** Where the app logs, at LOG_LEVEL from `env`; nowhere when not given. */
   log?: DestinationStream;
+  /** SubOps' own state; by default an embedded store in memory, opened when first needed and gone at exit. */
+  store?: Store;
 }
 
 export interface Playground {
@@ -87,7 +90,9 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     const logger = createLogger(options.log ? core.logLevel : 'silent', options.log);
     // The same start-up check as `subops serve`, against the fake.
     const identity = await checkSlack({ slack, logger });
-    const app = createApp({ services, slack, logger, work, identity });
+    const store = options.store ?? openStore({ engine: 'embedded', dir: undefined });
+    if (!options.store) closers.push(() => store.close());
+    const app = createApp({ services, slack, logger, work, identity, store });
     const running = await startApp(app, slack, { port: 0, host: '127.0.0.1' });
     closers.push(() => running.stop());
 

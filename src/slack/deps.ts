@@ -4,6 +4,7 @@ import type { AccessPolicy } from '../services/access.js';
 import type { ApprovalSettings } from '../services/approvals.js';
 import type { Services } from '../services/container.js';
 import type { EventServices } from '../services/events/index.js';
+import type { Store } from '../store/index.js';
 import type { StatusLabeller } from '../views/suspension.js';
 import type { SlackAuditor } from './audit.js';
 import type { DeliveryLog } from './deliveries.js';
@@ -43,4 +44,6 @@ export interface ListenerDeps {
   approvals: ApprovalDeps;
   /** Who SubOps is in Slack (auth.test at start): what is read back from Slack counts only when SubOps wrote it. */
   identity: BotIdentity;
+  /** SubOps' own state: exactly-once claims and approval decisions, shared by replicas (src/store). */
+  store: Store;
 }

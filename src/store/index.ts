@@ -2,7 +2,8 @@
  * SubOps' own state (issue #28): what must happen once, and approval decisions. Embedded (PGlite, in
  * the state directory) by default; PostgreSQL when DATABASE_URL is set, shared by replicas and CLI
  * processes. The schema is migrated at open. Opening the embedded engine takes seconds, so `openStore`
- * returns at once and every call waits for it (`ready()` says when it is open, or why it is not).
+ * returns at once and opens the engine on first use or on `ready()` (which says when it is open, or why
+ * it is not); nothing is opened for a process that never asks (`subops --help`).
  */
 import { SqlApprovalBook, type ApprovalBook } from './approvals.js';
 import { processOwner, SqlClaimLedger, type ClaimLedger } from './claims.js';
@@ -19,7 +20,7 @@ export type StoreSettings =
 export interface Store {
   claims: ClaimLedger;
   approvals: ApprovalBook;
-  /** Resolves when the store is open and migrated; rejects (StoreError) when it cannot be. */
+  /** Opens the store if nothing has yet; resolves when it is open and migrated, rejects (StoreError) when it cannot be. */
   ready(): Promise<void>;
   close(): Promise<void>;
 }
@@ -35,7 +36,7 @@ export function openStore(settings: StoreSettings, options: StoreOptions = {}): 
 
 /** The engine, opening and migrating. */
 export function openSql(settings: StoreSettings): OpeningSql {
-  return new OpeningSql(openMigrated(settings));
+  return new OpeningSql(() => openMigrated(settings));
 }
 
 /** A store on an engine: two on one engine are two processes' views of one database (tests). */

@@ -16,34 +16,39 @@ export interface Sql extends SqlQueries {
 }
 
 /**
- * An engine still opening: every call waits for it. The bot starts listening before the embedded
- * engine has opened (that takes seconds); the first request that needs the store waits instead.
+ * An engine opened on first use (or on `ready()`): every call waits for it. The bot starts listening
+ * before the embedded engine has opened (that takes seconds) and then opens it; a request that needs
+ * the store meanwhile waits instead.
  */
 export class OpeningSql implements Sql {
-  constructor(private readonly opening: Promise<Sql>) {
-    // Whoever awaits it sees the failure; unobserved, it must not end the process.
-    opening.catch(() => undefined);
-  }
+  private opening: Promise<Sql> | undefined;
 
-  /** Resolves once the engine is open (rejects with why it could not open). */
+  constructor(private readonly open: () => Promise<Sql>) {}
+
+  /** Opens the engine if nothing has yet; resolves once it is open (rejects with why it could not open). */
   async ready(): Promise<void> {
-    await this.opening;
+    await this.engine();
   }
 
   async query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]> {
-    return (await this.opening).query<Row>(text, params);
+    return (await this.engine()).query<Row>(text, params);
   }
 
   async exec(script: string): Promise<void> {
-    return (await this.opening).exec(script);
+    return (await this.engine()).exec(script);
   }
 
   async transaction<T>(work: (sql: SqlQueries) => Promise<T>): Promise<T> {
-    return (await this.opening).transaction(work);
+    return (await this.engine()).transaction(work);
   }
 
+  /** Closes the engine when it was opened; one never opened stays closed. */
   async close(): Promise<void> {
-    const sql = await this.opening.catch(() => undefined);
+    const sql = await this.opening?.catch(() => undefined);
     await sql?.close();
+  }
+
+  private engine(): Promise<Sql> {
+    return (this.opening ??= this.open());
   }
 }

@@ -9,6 +9,7 @@ import { UispUnavailableError } from '../../src/services/uisp/errors.js';
 import { endpointOf } from '../../src/services/uisp/exchange.js';
 import { SHARED_STATUSES } from '../../src/services/activation/service-status.js';
 import { createLogger } from '../../src/slack/logging.js';
+import { memoryClaims } from '../support/store.js';
 
 const CRM = '/crm/api/v1.0';
 
@@ -104,7 +105,7 @@ describe('the queue', () => {
         return { uuid, entity: 'invoice', changeType: 'insert', entityId: 1, eventName: null };
       },
     } as unknown as CrmClient;
-    const processor = new WebhookProcessor({ crm, ownChanges: new OwnChanges(), statuses: SHARED_STATUSES, logger: createLogger('silent'), concurrency: 1, maxWaiting: 1 });
+    const processor = new WebhookProcessor({ crm, claims: memoryClaims(), ownChanges: new OwnChanges(), statuses: SHARED_STATUSES, logger: createLogger('silent'), concurrency: 1, maxWaiting: 1 });
     const uuid = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
     expect([1, 2, 3].map((n) => processor.receive({ uuid: uuid(n) }))).toEqual(['accepted', 'accepted', 'busy']);
     expect(processor.receive({ uuid: uuid(1) })).toBe('duplicate');
@@ -168,7 +169,7 @@ describe('WebhookProcessor: a UISP error while processing', () => {
         return { uuid: id, entity: 'invoice', changeType: 'insert', entityId: 1, eventName: null };
       },
     } as unknown as CrmClient;
-    const webhooks = new WebhookProcessor({ crm, ownChanges: new OwnChanges(), statuses: SHARED_STATUSES, logger: createLogger('silent'), attempts: 3, retryBackoffMs: 0, onOutcome: (_entity, outcome) => outcomes.push(outcome) });
+    const webhooks = new WebhookProcessor({ crm, claims: memoryClaims(), ownChanges: new OwnChanges(), statuses: SHARED_STATUSES, logger: createLogger('silent'), attempts: 3, retryBackoffMs: 0, onOutcome: (_entity, outcome) => outcomes.push(outcome) });
     return { webhooks, asked, outcomes };
   }
 

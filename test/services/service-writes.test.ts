@@ -12,6 +12,7 @@ import { UispUnavailableError } from '../../src/services/uisp/errors.js';
 import { endpointOf } from '../../src/services/uisp/exchange.js';
 import { SHARED_STATUSES } from '../../src/services/activation/service-status.js';
 import { createLogger } from '../../src/slack/logging.js';
+import { memoryClaims } from '../support/store.js';
 
 const UUID = '00000000-0000-4000-8000-00000000000a';
 
@@ -28,7 +29,7 @@ function processor(event: { entity: string; changeType: string; entityId: number
     getClient: async (id: number) => ({ id, firstName: 'Shanice', lastName: 'Williams', companyName: null, userIdent: null, contacts: [] }),
   } as unknown as CrmClient;
   const writes: ServiceWrite[] = [];
-  const webhooks = new WebhookProcessor({ crm, ownChanges: options.own ?? new OwnChanges(), statuses: SHARED_STATUSES, logger: createLogger('silent'), attempts: 3, retryBackoffMs: 0 });
+  const webhooks = new WebhookProcessor({ crm, claims: memoryClaims(), ownChanges: options.own ?? new OwnChanges(), statuses: SHARED_STATUSES, logger: createLogger('silent'), attempts: 3, retryBackoffMs: 0 });
   webhooks.onServiceWrite((write) => void writes.push(write));
   return { webhooks, writes };
 }

@@ -15,6 +15,7 @@ import { webhookRoute } from '../../src/services/events/webhook-endpoint.js';
 import { WebhookProcessor, type WebhookOutcome } from '../../src/services/events/webhooks.js';
 import type { CrmClient } from '../../src/services/uisp/crm-client.js';
 import { createLogger } from '../../src/slack/logging.js';
+import { memoryClaims } from '../support/store.js';
 
 vi.mock('node:crypto', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:crypto')>();
@@ -59,6 +60,7 @@ async function start(options: { ratePerMinute?: number; maxWaitingPerSource?: nu
   const logger = createLogger('debug', { write: (line: string) => void lines.push(line) });
   const processor = new WebhookProcessor({
     crm,
+    claims: memoryClaims(),
     ownChanges: new OwnChanges(),
     statuses: SHARED_STATUSES,
     logger,

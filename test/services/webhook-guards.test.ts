@@ -12,6 +12,7 @@ import { RateLimiter } from '../../src/services/events/webhook-endpoint.js';
 import { WebhookProcessor, type ChangeNotice, type WebhookOutcome } from '../../src/services/events/webhooks.js';
 import type { CrmClient } from '../../src/services/uisp/crm-client.js';
 import { createLogger } from '../../src/slack/logging.js';
+import { memoryClaims } from '../support/store.js';
 
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
@@ -90,6 +91,7 @@ describe('WebhookProcessor: an event is acted on only while the CRM still says w
     const notices: ChangeNotice[] = [];
     const webhooks = new WebhookProcessor({
       crm,
+      claims: memoryClaims(),
       ownChanges: new OwnChanges(),
       statuses: SHARED_STATUSES,
       logger: createLogger('silent'),

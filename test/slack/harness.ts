@@ -25,6 +25,8 @@ import { WorkTracker } from '../../src/slack/work.js';
 import { UispGate } from '../support/uisp-gate.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
 import { crm } from '../simulator/helpers.js';
+import { postgresStore, type PostgresStore } from '../support/store.js';
+import type { Store } from '../../src/store/index.js';
 
 export const SIGNING_SECRET = 'test-signing-secret-0123456789abcdef';
 export const BOT_TOKEN = 'xoxb-test-bot-token';
@@ -56,6 +58,10 @@ export interface HarnessOptions {
 export interface Replica {
   app: SubOpsApp;
   sender: SlackSender;
+  /** With the harness's `events`: the replica's webhook processor and link watch. */
+  events: EventServices | undefined;
+  /** Where UISP would post webhooks to this replica (with the token). */
+  webhookUrl: string;
   settled(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -129,11 +135,20 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const services = ownServices ?? uisp.services;
   const identity = await checkSlack({ slack, logger });
   const now = options.events?.now;
+  // Each process (the app, each replica, the app after a restart) has its own store on one database.
+  const storeClock = { ...((now ?? options.now) && { now: now ?? options.now }) };
+  const stores: Store[] = [];
+  const openProcessStore = async (): Promise<Store> => {
+    const store = await postgresStore({ ...storeClock, ...(stores[0] && { schema: (stores[0] as PostgresStore).schema }) });
+    stores.push(store);
+    return store;
+  };
   let work = new WorkTracker();
   const health = new HealthProbe({ uisp: uisp.config.uisp, slack, logger, ...options.health });
   const launch = async () => {
-    events = options.events ? createEventServices({ services, settings: eventSettings, statuses: SHARED_STATUSES, logger, metrics, work, ...(now && { now }) }) : undefined;
-    const app = createApp({ services, slack, logger, work, identity, events, health: ops.healthzOnSlackPort ? health : undefined, approvalSweepMs: 0, ...(options.now && { now: options.now }) });
+    const store = await openProcessStore();
+    events = options.events ? createEventServices({ services, settings: eventSettings, statuses: SHARED_STATUSES, logger, metrics, work, claims: store.claims, ...(now && { now }) }) : undefined;
+    const app = createApp({ services, slack, logger, work, identity, events, health: ops.healthzOnSlackPort ? health : undefined, approvalSweepMs: 0, store, ...(options.now && { now: options.now }) });
     return { app, running: await startApp(app, slack, { port: 0, host: '127.0.0.1' }) };
   };
   const replicas: Replica[] = [];
@@ -181,13 +196,22 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     async replica() {
       const replicaWork = new WorkTracker();
-      const app = createApp({ services, slack, logger, work: replicaWork, identity, approvalSweepMs: 0, ...(options.now && { now: options.now }) });
+      const store = await openProcessStore();
+      // With `events`, the replica takes UISP webhooks too (point the simulator at `webhookUrl`).
+      const replicaEvents = options.events ? createEventServices({ services, settings: eventSettings, statuses: SHARED_STATUSES, logger, work: replicaWork, claims: store.claims, ...(now && { now }) }) : undefined;
+      const app = createApp({ services, slack, logger, work: replicaWork, identity, approvalSweepMs: 0, store, events: replicaEvents, ...(options.now && { now: options.now }) });
       const replicaRunning = await startApp(app, slack, { port: 0, host: '127.0.0.1' });
+      const replicaOrigin = `http://127.0.0.1:${replicaRunning.port}`;
       const replica: Replica = {
         app,
-        sender: new SlackSender({ url: `http://127.0.0.1:${replicaRunning.port}/slack/events`, signingSecret: SIGNING_SECRET, responseUrl: () => fake.responseUrl() }),
+        events: replicaEvents,
+        webhookUrl: `${replicaOrigin}/uisp/webhook?token=${encodeURIComponent(eventSettings.webhookToken ?? '')}`,
+        sender: new SlackSender({ url: `${replicaOrigin}/slack/events`, signingSecret: SIGNING_SECRET, responseUrl: () => fake.responseUrl() }),
         settled: () => replicaWork.idle(),
-        stop: () => replicaRunning.stop(),
+        stop: async () => {
+          replicaEvents?.links.stop();
+          await replicaRunning.stop();
+        },
       };
       replicas.push(replica);
       return replica;
@@ -219,6 +243,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await gate?.close();
       await fake.close();
       await uisp.close();
+      for (const store of stores) await store.close();
     },
   };
   return harness;

@@ -15,6 +15,7 @@ import { crm } from '../simulator/helpers.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
 import { HealthProbe } from '../../src/slack/health.js';
 import { inputs, startHarness, suspendThroughSlack, WEBHOOK_TOKEN, type Harness } from './harness.js';
+import { memoryClaims } from '../support/store.js';
 
 let h: Harness | undefined;
 let uisp: UispFixture | undefined;
@@ -118,7 +119,7 @@ describe('Socket Mode: the listener on WEBHOOK_PORT', () => {
     const { events: settings, slack } = loadAppConfig({ UISP_URL: uisp.sim.url, UISP_TOKEN: uisp.sim.token, SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', WEBHOOK_PORT: '3999', WEBHOOK_TOKEN: WEBHOOK_TOKEN });
     const metrics = new Metrics();
     const logger = createLogger('silent');
-    const events = createEventServices({ services: uisp.services, settings: { ...settings, webhookPort: 0 }, statuses: SHARED_STATUSES, logger, metrics });
+    const events = createEventServices({ services: uisp.services, settings: { ...settings, webhookPort: 0 }, statuses: SHARED_STATUSES, logger, metrics, claims: memoryClaims() });
     const listener = (await startEventListener(events, { host: '127.0.0.1' }))!;
     const health = new HealthProbe({ uisp: uisp.config.uisp, slack, logger });
     const ops = await startOpsListener({ health, work: { acceptingWork: true, inFlight: 0 }, metrics }, { port: 0, host: '127.0.0.1' });
@@ -144,7 +145,7 @@ describe('Socket Mode: the listener on WEBHOOK_PORT', () => {
   it('without WEBHOOK_TOKEN no listener is started at all', async () => {
     uisp = await startUisp();
     const { events: settings } = loadAppConfig({ UISP_URL: uisp.sim.url, UISP_TOKEN: uisp.sim.token, SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', WEBHOOK_PORT: '3999' });
-    const events = createEventServices({ services: uisp.services, settings: { ...settings, webhookPort: 0 }, statuses: SHARED_STATUSES, logger: createLogger('silent') });
+    const events = createEventServices({ services: uisp.services, settings: { ...settings, webhookPort: 0 }, statuses: SHARED_STATUSES, logger: createLogger('silent'), claims: memoryClaims() });
     expect(await startEventListener(events, { host: '127.0.0.1' })).toBeUndefined();
   });
 });

@@ -1,7 +1,10 @@
 /** `subops serve` / `npm start`: configuration problems exit 2 before connecting; a good one serves. */
 import { createServer } from 'node:net';
 import { PassThrough, Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
 import { serve } from '../../src/serve.js';
 import type { ProcessIo } from '../../src/process/io.js';
 import type { Env } from '../../src/config.js';
@@ -46,6 +49,9 @@ function freePort(): Promise<number> {
   });
 }
 
+/** The store of these bots: the test run's PostgreSQL (the embedded one takes seconds to open). */
+const store = () => ({ DATABASE_URL: inject('postgresUrl') });
+
 describe('serve', () => {
   it('lists every configuration problem by variable name and exits 2 without connecting', async () => {
     const run = io({ SLACK_BOT_TOKEN: 'not-a-bot-token', UISP_URL: 'ftp://uisp', PORT: 'eighty', SLACK_API_URL: 'nope' });
@@ -71,7 +77,7 @@ describe('serve', () => {
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
     const run = io(
-      { UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: String(opsPort), LOG_LEVEL: 'info' },
+      { UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: String(opsPort), LOG_LEVEL: 'info', ...store() },
       () => stopped,
     );
     const exit = serve([], run);
@@ -128,7 +134,7 @@ describe('serve', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const port = (taken.address() as { port: number }).port;
     try {
-      const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0' });
+      const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', ...store() });
       expect(await serve([], run)).toBe(1);
       expect(run.err()).toBe(`Could not listen on PORT ${port}: another process is using it; set PORT to a free port.\n`);
     } finally {
@@ -144,7 +150,7 @@ describe('serve', () => {
     const port = await freePort();
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
-    const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', LOG_FORMAT: 'pretty' }, () => stopped);
+    const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', LOG_FORMAT: 'pretty', ...store() }, () => stopped);
     const exit = serve([], run);
     try {
       await run.printed('SubOps is listening');
@@ -154,6 +160,40 @@ describe('serve', () => {
     } finally {
       stop();
       expect(await exit).toBe(0);
+      await fake.close();
+      await sim.close();
+    }
+  });
+
+  it('a DATABASE_URL it cannot reach is one line naming it (no password), exit 1, and nothing listens', async () => {
+    const sim = await startSimulator();
+    const fake = await startFakeSlack();
+    const port = await freePort();
+    try {
+      const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', DATABASE_URL: 'postgres://subops:pw-9f2c@127.0.0.1:1/subops' });
+      expect(await serve([], run)).toBe(1);
+      expect(run.err()).toMatch(/^Could not connect to the store at DATABASE_URL \(127\.0\.0\.1:1\/subops\): [^\n]*\n$/);
+      expect(run.err()).not.toContain('pw-9f2c');
+      expect(run.out()).not.toContain('SubOps is listening');
+    } finally {
+      await fake.close();
+      await sim.close();
+    }
+  });
+
+  it('an embedded store another live process holds stops the bot with one line saying so, exit 1', async () => {
+    const sim = await startSimulator();
+    const fake = await startFakeSlack();
+    const dir = mkdtempSync(join(tmpdir(), 'subops-held-'));
+    // This test's parent process is alive: its pid in the lock file is a holder that has not gone away.
+    writeFileSync(join(dir, 'subops.lock'), String(process.ppid));
+    const port = await freePort();
+    try {
+      const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', STORE_DIR: dir });
+      expect(await serve([], run)).toBe(1);
+      expect(run.out()).toContain(`The embedded store in ${dir} is in use by process ${process.ppid}: one process at a time may open it.`);
+      expect(run.out()).toContain('SubOps stopped');
+    } finally {
       await fake.close();
       await sim.close();
     }

@@ -100,6 +100,30 @@ describe('delivery', () => {
     expect(auditLines()).toHaveLength(1);
   });
 
+  it('an event UISP sends again to another replica (its first answer was lost) is posted once', async () => {
+    await start();
+    const other = await h.replica();
+    await inUisp('PATCH', '/clients/services/101/suspend', { suspensionReasonId: 1 });
+    h.uisp.sim.setWebhookUrl(other.webhookUrl);
+    h.uisp.sim.resendWebhook(h.uisp.sim.webhookEvents[0]!.uuid);
+    await h.uisp.sim.webhooksSettled();
+    await other.settled();
+    expect(h.uisp.sim.webhookDeliveries.map((d) => d.status)).toEqual([200, 200]);
+    expect(auditLines()).toEqual([expect.stringContaining('Service #101 (Standard Monthly) of client')]);
+    expect(h.logs.filter((line) => String(line.msg).startsWith('ignored a webhook event another SubOps process'))).toHaveLength(1);
+  });
+
+  it('an event replayed after a restart is not posted again: the store remembers it', async () => {
+    await start();
+    await inUisp('POST', '/payments', { clientId: 1001, amount: 2500 });
+    await h.restart();
+    h.uisp.sim.resendWebhook(h.uisp.sim.webhookEvents[0]!.uuid);
+    await h.uisp.sim.webhooksSettled();
+    await h.settled();
+    expect(h.uisp.sim.webhookDeliveries.map((d) => d.status)).toEqual([200, 200]);
+    expect(auditLines()).toEqual([expect.stringMatching(/^:moneybag: A payment of \*GYD 2,500\.00\*/)]);
+  });
+
   it('a body the CRM does not confirm is ignored: its claims are never read or posted', async () => {
     await start();
     const forged = { uuid: '2c6984d7-03ae-4e48-a212-7b99378837a2', changeType: 'suspend', entity: 'service', entityId: '101', eventName: 'service.suspend' };

@@ -8,6 +8,7 @@ import type { EventsConfig } from '../../config.js';
 import type { ServiceStatusTable } from '../activation/service-status.js';
 import type { Services } from '../container.js';
 import type { Metrics } from '../metrics.js';
+import type { ClaimLedger } from '../../store/index.js';
 import { LinkWatcher } from './link-watch.js';
 import { WebhookProcessor } from './webhooks.js';
 
@@ -30,11 +31,14 @@ export interface EventServicesOptions {
   work?: { run(operation: () => Promise<void>): Promise<void>; readonly acceptingWork: boolean };
   /** Clock (ms), for tests. */
   now?: () => number;
+  /** The store's claims: each webhook event and each link event handled once across processes. */
+  claims: ClaimLedger;
 }
 
-export function createEventServices({ services, settings, statuses, logger, metrics, work, now }: EventServicesOptions): EventServices {
+export function createEventServices({ services, settings, statuses, logger, metrics, work, now, claims }: EventServicesOptions): EventServices {
   const webhooks = new WebhookProcessor({
     crm: services.crm,
+    claims,
     ownChanges: services.ownChanges,
     statuses,
     logger,

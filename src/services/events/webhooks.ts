@@ -17,10 +17,13 @@
  * Events wait in one lane per source (the sender's address), served round-robin, each source holding at
  * most `maxWaitingPerSource` of them: a flood from one address cannot push UISP's own events out of the
  * backlog or keep them waiting behind it (./queue.ts).
- * Events are deduplicated by uuid (UISP sends an event again when an answer fails). UISP does not send
- * an event again after our 200, so one whose processing fails on a UISP error is tried again here, with
- * backoff (holding its place in the queue: while UISP is down, nothing else hammers it); after the last
- * attempt it is forgotten, so a later delivery of it is still processed.
+ * Each uuid is handled once across replicas and restarts (UISP sends an event again when an answer fails,
+ * and a load balancer may hand the repeat to another replica): processing starts by claiming
+ * `webhook:<uuid>` in the store, and a handled uuid stays claimed for `rememberMs`. A repeat that arrives
+ * while the event waits here is answered "duplicate" at once. UISP does not send an event again after our
+ * 200, so one whose processing fails on a UISP error is tried again here, with backoff (holding its place
+ * in the queue: while UISP is down, nothing else hammers it); after the last attempt its claim is
+ * released, so a later delivery of it is still processed.
  */
 import type { Logger } from 'pino';
 import type { ServiceStatusTable } from '../activation/service-status.js';
@@ -28,6 +31,7 @@ import type { CrmClient } from '../uisp/crm-client.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UispNotFoundError } from '../uisp/errors.js';
 import type { Client, WebhookEvent } from '../uisp/schemas.js';
+import type { Claim, ClaimLedger } from '../../store/index.js';
 import { isReportable, reportedKind, touchesClientServices, type ChangeKind, type UispChange } from './changes.js';
 import type { ChangeRef, OwnChanges, RecordedElsewhere } from './own-changes.js';
 import { TaskQueue } from './queue.js';
@@ -59,6 +63,8 @@ export type ServiceWriteListener = (write: ServiceWrite) => Promise<void> | void
 
 export interface WebhookProcessorOptions {
   crm: CrmClient;
+  /** The store's claims: which uuids a SubOps process has handled, or is handling. */
+  claims: ClaimLedger;
   ownChanges: OwnChanges;
   statuses: ServiceStatusTable;
   logger: Logger;
@@ -79,7 +85,7 @@ export interface WebhookProcessorOptions {
   attempts?: number;
   /** Wait before the second attempt; doubles each time. Default 5 s. */
   retryBackoffMs?: number;
-  /** How long a uuid is remembered. Default 24 h. */
+  /** How long a handled uuid is remembered (in the store). Default 24 h. */
   rememberMs?: number;
   now?: () => number;
 }
@@ -87,7 +93,8 @@ export interface WebhookProcessorOptions {
 const hours = (ms: number) => Math.round((ms / 3_600_000) * 100) / 100;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const MAX_REMEMBERED = 100_000;
+/** How long one process may hold an event's claim before another may take it over: its attempts fit well within. */
+const HOLD_MS = 10 * 60_000;
 
 export class WebhookProcessor {
   private readonly queue: TaskQueue;
@@ -95,8 +102,8 @@ export class WebhookProcessor {
   private readonly serviceListeners: ServiceWriteListener[] = [];
   private readonly failureListeners: FailureListener[] = [];
   private readonly elsewhere: RecordedElsewhere[] = [];
-  /** uuid → when it may be forgotten; insertion order is expiry order. */
-  private readonly seen = new Map<string, number>();
+  /** The uuids waiting or being processed here. */
+  private readonly queued = new Set<string>();
   private readonly pending = new Set<Promise<void>>();
   private readonly log: Logger;
 
@@ -146,8 +153,7 @@ export class WebhookProcessor {
       return 'invalid';
     }
     if (this.options.accepting && !this.options.accepting()) return 'busy';
-    this.forgetExpired();
-    if (this.seen.has(uuid)) {
+    if (this.queued.has(uuid)) {
       this.log.info({ uuid }, 'ignored a repeated webhook event');
       this.options.onOutcome?.('unknown', 'duplicate');
       return 'duplicate';
@@ -158,7 +164,8 @@ export class WebhookProcessor {
       this.options.onOutcome?.('unknown', 'busy');
       return 'busy';
     }
-    this.remember(uuid);
+    this.queued.add(uuid);
+    void task.finally(() => this.queued.delete(uuid));
     const tracked = this.options.track ? this.options.track(() => task) : task;
     this.pending.add(tracked);
     void tracked.finally(() => this.pending.delete(tracked));
@@ -177,16 +184,30 @@ export class WebhookProcessor {
     this.options.onOutcome?.('unknown', 'limited');
   }
 
-  /** Processes the event, trying again after a UISP error until the attempts are spent. */
+  /** Claims the event, then processes it, trying again after a UISP error until the attempts are spent. */
   private async process(uuid: string): Promise<void> {
+    let claimed;
+    try {
+      claimed = await this.options.claims.claim(`webhook:${uuid}`, { holdMs: HOLD_MS });
+    } catch (error) {
+      // Without the store SubOps cannot tell whether another process posted it: not processed, and said so.
+      return this.failed(uuid, 'unknown', error, undefined);
+    }
+    if (!claimed.won) {
+      this.log.info({ uuid, claim: claimed.state }, 'ignored a webhook event another SubOps process (or this one, before a restart) has handled');
+      return this.outcome('unknown', 'duplicate');
+    }
     const attempts = this.options.attempts ?? 3;
     // The event's entity, once the CRM confirmed it: for the metrics of a failure; whether its service write was handed on.
     const known = { entity: 'unknown', serviceWrite: false };
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.processOnce(uuid, known);
+        await this.processOnce(uuid, known);
+        return await claimed.claim.done(this.options.rememberMs ?? 24 * 3_600_000).catch((error: unknown) => {
+          this.log.warn({ uuid, err: error instanceof Error ? error.message : String(error) }, 'could not record a handled webhook event in the store; a repeat after its lease may be posted again');
+        });
       } catch (error) {
-        if (attempt >= attempts) return this.failed(uuid, known.entity, error);
+        if (attempt >= attempts) return this.failed(uuid, known.entity, error, claimed.claim);
         const waitMs = (this.options.retryBackoffMs ?? 5_000) * 2 ** (attempt - 1);
         this.log.warn({ uuid, attempt, err: error instanceof Error ? error.message : String(error) }, `could not process a webhook event (UISP did not answer); trying again in ${waitMs} ms`);
         await sleep(waitMs);
@@ -338,9 +359,9 @@ export class WebhookProcessor {
     }
   }
 
-  private async failed(uuid: string, entity: string, error: unknown): Promise<void> {
-    // Forgotten, so a later delivery of this event is processed.
-    this.seen.delete(uuid);
+  private async failed(uuid: string, entity: string, error: unknown, claim: Claim | undefined): Promise<void> {
+    // Released, so a later delivery of this event is processed.
+    await claim?.release().catch(() => undefined);
     this.log.error({ uuid, err: error instanceof Error ? error.message : String(error) }, 'could not process a webhook event (UISP did not answer, every attempt); it is processed if UISP sends it again');
     this.outcome(entity, 'failed');
     for (const listener of this.failureListeners) {
@@ -354,18 +375,5 @@ export class WebhookProcessor {
 
   private outcome(entity: string, outcome: WebhookOutcome): void {
     this.options.onOutcome?.(entity, outcome);
-  }
-
-  private remember(uuid: string): void {
-    this.seen.set(uuid, (this.options.now ?? Date.now)() + (this.options.rememberMs ?? 24 * 3_600_000));
-    if (this.seen.size > MAX_REMEMBERED) this.seen.delete(this.seen.keys().next().value!);
-  }
-
-  private forgetExpired(): void {
-    const now = (this.options.now ?? Date.now)();
-    for (const [uuid, expiresAt] of this.seen) {
-      if (expiresAt > now) break;
-      this.seen.delete(uuid);
-    }
   }
 }
