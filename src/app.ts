@@ -108,7 +108,7 @@ export function createApp({ services, slack, logger, work = new WorkTracker(), i
     work,
     statusLabel: (status) => services.numbering.label(status),
     deliveries,
-    lateDuplicates: createLateDuplicateNotices({ client: app.client, channelId: slack.auditChannelId, logger, work, crmClientUrl: (id) => services.activation.crmClientUrl(id) }),
+    lateDuplicates: createLateDuplicateNotices({ client: app.client, channelId: slack.auditChannelId, logger, work, crmClientUrl: (id) => services.activation.crmClientUrl(id), claims: store.claims }),
     auditChannelId: slack.auditChannelId,
     events,
     identity,

@@ -20,6 +20,7 @@ import { DIGEST_EVENT_TYPE } from '../../src/views/digest.js';
 import { changeMetadata, changeNotice, webhookFailedNotice } from '../../src/views/uisp-changes.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
 import { expectValidMessage } from './block-kit.js';
+import { memoryClaims } from '../support/store.js';
 
 const ZONE = 'America/Guyana';
 const DIGEST = 'C0DIGEST';
@@ -109,7 +110,7 @@ describe('the digest of a seeded day', () => {
     await sink.write({ ...suspensionAudit({ kind: 'done', action: 'unsuspend', service: service(104, 1005, 3), after: service(104, 1005, 1) } as never, () => 'Active'), actor: { via: 'cli', username: 'alice' } });
 
     const work = new WorkTracker();
-    createLateDuplicateNotices({ client, channelId: AUDIT, logger, work, crmClientUrl: (id) => `https://uisp.example.net/crm/client/${id}` }).post(
+    createLateDuplicateNotices({ client, channelId: AUDIT, logger, work, crmClientUrl: (id) => `https://uisp.example.net/crm/client/${id}`, claims: memoryClaims() }).post(
       [{ record: 'service', client: { id: 1004, name: 'Shanice Williams' }, kept: { id: 2003, name: 'Standard Monthly' }, others: [{ id: 2004, name: 'Standard Monthly' }] }],
       'activation',
     );

@@ -1,7 +1,7 @@
 /**
  * Late duplicates in Slack, end to end over the simulator and the fake Slack (issue §5): an activation,
  * a /client card or a UISP event that meets two SubOps-made Active services of one client posts one
- * audit-channel notice (never a second in the same process) naming both, the one the activation
+ * audit-channel notice (never a second, whichever replica meets it) naming both, the one the activation
  * reported, and Remove duplicate; a click removes the late one only if it still may, updates the notice
  * (what happened, who pressed) and is an audit record; a second click says it is already removed. An
  * activation that meets SubOps-made namesakes of its client with nothing under them (left by a run that
@@ -12,7 +12,7 @@ import { crm } from '../simulator/helpers.js';
 import { invoice, seedClientDuplicate, seedServiceDuplicate, seedSubOpsSite } from '../support/late-duplicates.js';
 import { answer } from './answers.js';
 import { expectValidMessage } from './block-kit.js';
-import { AGENT, AUDIT_CHANNEL, buttons, inputs, shown, startHarness, type Harness, type HarnessOptions } from './harness.js';
+import { AGENT, AUDIT_CHANNEL, buttons, CHANNEL, inputs, shown, startHarness, type Harness, type HarnessOptions } from './harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -189,6 +189,18 @@ describe('a /client card that meets a late duplicate', () => {
     await answer(harness, 1);
     expect(notices(harness)).toHaveLength(1);
     expect(shown(notices(harness)[0]!)).toContain('Met by a /client card.');
+    expect(shown(notices(harness)[0]!)).toContain(`*Made late:* service #${late}`);
+  });
+});
+
+describe('two replicas that meet the same late duplicate', () => {
+  it('post one notice between them: the late record is claimed in the store before its notice is posted', async () => {
+    const harness = await start();
+    const other = await harness.replica();
+    const { late } = await seedServiceDuplicate(harness.uisp.sim);
+    await Promise.all([harness.command('/client', '#1004'), other.sender.slashCommand({ command: '/client', text: '#1004', userId: AGENT, channelId: CHANNEL })]);
+    await Promise.all([harness.settled(), other.settled()]);
+    expect(notices(harness)).toHaveLength(1);
     expect(shown(notices(harness)[0]!)).toContain(`*Made late:* service #${late}`);
   });
 });
