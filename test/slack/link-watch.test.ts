@@ -5,6 +5,8 @@
  * The clock is injected and each check is called directly: nothing waits for real time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import * as linkWatch from '../../src/commands/link-watch/index.js';
+import { createLogger } from '../../src/slack/logging.js';
 import { AUDIT_CHANNEL, CHANNEL, inputs, shown, startHarness, type Harness } from './harness.js';
 
 const HOUR = 3_600_000;
@@ -93,6 +95,27 @@ describe('after an activation', () => {
     expect(reminders.map((m) => m.text)).toEqual([
       `:alarm_clock: *Reminder:* NMS site "Jane Doe" is still not linked in the CRM, 24 h after the activation. In the CRM web interface, link client <${h.uisp.sim.url}/crm/client/${clientId}|#${clientId}> to NMS site "Jane Doe".`,
     ]);
+  });
+});
+
+describe('several processes watching the same site', () => {
+  it('a replica that (re)started finds the pending site too: the reminder and "Linked in CRM" are each posted once', async () => {
+    await start();
+    const { siteId, clientId, parentTs } = await activate('10.20.1.88', 'Jane', 'Doe');
+    const other = await h.replica();
+    await linkWatch.resume(other.app.client, { events: other.events, auditChannelId: AUDIT_CHANNEL, logger: createLogger('silent') }, now);
+    other.events!.links.stop();
+    expect(other.events!.links.pending().map((link) => [link.siteId, link.thread])).toEqual([[siteId, { channel: CHANNEL, ts: parentTs }]]);
+
+    t += 25 * HOUR;
+    await Promise.all([h.events!.links.check(), other.events!.links.check()]);
+    linkByHand(siteId, clientId);
+    await Promise.all([h.events!.links.check(), other.events!.links.check()]);
+    await Promise.all([h.settled(), other.settled()]);
+    expect(thread(parentTs).filter((m) => m.text.includes('Reminder'))).toHaveLength(1);
+    expect(thread(parentTs).filter((m) => m.text.includes('Linked in CRM'))).toHaveLength(1);
+    // Both processes are done with the site.
+    expect([h.events!.links.pending(), other.events!.links.pending()]).toEqual([[], []]);
   });
 });
 

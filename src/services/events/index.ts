@@ -54,6 +54,7 @@ export function createEventServices({ services, settings, statuses, logger, metr
     logger: logger.child({ flow: 'link-watch' }),
     reminderMs: settings.linkReminderMs,
     crmClientUrl: (clientId) => services.activation.crmClientUrl(clientId),
+    claims,
     ...(now && { now }),
   });
   return { webhooks, links, settings, metrics, logger };

@@ -4,13 +4,15 @@
  * `GET /sites?ucrmDetails=true` per interval answers for every pending site at once. A linked site
  * is reported and forgotten; one that stays unlinked for `reminderMs` gets one reminder.
  *
- * Nothing is stored by SubOps: after a restart `rebuild` finds the pending sites again in UISP (sites
- * carrying SubOps' marker and no binding) and asks the front end where each one's activation was shown
- * (the Slack app reads its audit messages' metadata).
+ * After a restart `rebuild` finds the pending sites again in UISP (sites carrying SubOps' marker and no
+ * binding) and asks the front end where each one's activation was shown (the Slack app reads its audit
+ * messages' metadata). Several processes may watch the same site (replicas, a restarted one): each
+ * "linked" and each reminder is claimed in the store before it is reported, so it is reported once.
  */
 import type { Logger } from 'pino';
 import { awaitsLink, markedClientId, siteOwnership } from '../sites.js';
 import type { NmsClient } from '../uisp/nms-client.js';
+import type { ClaimLedger } from '../../store/index.js';
 
 /** Where an activation is shown, as the front end names it (a Slack channel and thread). */
 export interface ThreadRef {
@@ -51,8 +53,13 @@ export interface LinkWatcherOptions {
   /** LINK_REMINDER_HOURS in ms. */
   reminderMs: number;
   crmClientUrl: (clientId: number) => string;
+  /** The store's claims: which link events a SubOps process has reported. */
+  claims: ClaimLedger;
   now?: () => number;
 }
+
+/** How long a reported link event is remembered: well past any site's wait for its link. */
+const KEEP_MS = 90 * 24 * 3_600_000;
 
 
 export class LinkWatcher {
@@ -152,13 +159,27 @@ export class LinkWatcher {
     }
   }
 
+  /** Reports the event unless another process (or this one, before a restart) has; listeners' failures are logged. */
   private async emit(event: LinkEvent): Promise<void> {
+    const key = `link-${event.kind}:${event.link.siteId}`;
+    const log = this.options.logger.child({ siteId: event.link.siteId, kind: event.kind });
+    let claimed;
+    try {
+      claimed = await this.options.claims.claim(key);
+    } catch (error) {
+      // Checked again next interval: a linked site is watched again, a reminder is still due.
+      if (event.kind === 'linked') this.links.set(event.link.siteId, event.link);
+      else event.link.reminded = false;
+      return log.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not claim a manual CRM–NMS link event in the store; trying again next check');
+    }
+    if (!claimed.won) return log.info('a manual CRM–NMS link event another SubOps process has reported: not reported again');
     for (const listener of this.listeners) {
       try {
         await listener(event);
       } catch (error) {
-        this.options.logger.error({ err: error instanceof Error ? error.message : String(error), siteId: event.link.siteId }, 'could not report a manual CRM–NMS link event');
+        log.error({ err: error instanceof Error ? error.message : String(error) }, 'could not report a manual CRM–NMS link event');
       }
     }
+    await claimed.claim.done(KEEP_MS).catch((error: unknown) => log.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not record a reported link event in the store'));
   }
 }
