@@ -96,7 +96,7 @@ export function createApp({ services, slack, logger, work = new WorkTracker(), i
   const deliveries = new DeliveryLog();
   // Order matters: work is counted (and refused while draining) before anything else runs.
   app.use(trackWork(work, logger));
-  app.use(dropRedeliveries(deliveries, logger));
+  app.use(dropRedeliveries(deliveries, store.claims, logger));
   app.use(accessGuard(access, logger));
 
   const audit = createAuditor({ client: app.client, channelId: slack.auditChannelId, logger, ...(metrics && { sinks: [metrics.auditSink] }) });

@@ -95,11 +95,12 @@ export class SlackSender {
 
   /**
    * Sends the last request again, byte for byte, freshly signed and marked as Slack marks its retries
-   * (`x-slack-retry-num`, `x-slack-retry-reason`), as Slack does when it thinks a delivery was lost.
+   * (`x-slack-retry-num`, `x-slack-retry-reason`), as Slack does when it thinks a delivery was lost;
+   * `to`: through another sender, to another replica behind the same load balancer.
    */
-  async redeliver(retryNum = 1, retryReason = 'http_timeout'): Promise<SlackReply> {
+  async redeliver(retryNum = 1, retryReason = 'http_timeout', to: SlackSender = this): Promise<SlackReply> {
     if (!this.last) throw new Error('nothing was sent yet');
-    return this.send(this.last.body, this.last.contentType, { retryNum, retryReason });
+    return to.send(this.last.body, this.last.contentType, { retryNum, retryReason });
   }
 
   /** Raw access for the unhappy paths: a forged signature, a stale timestamp, a malformed body, a retry. */

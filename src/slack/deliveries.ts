@@ -5,14 +5,16 @@
  * request — not on its timestamps, which differ between two clicks — and the first one to arrive claims
  * the key; later ones get the first one's answer or an "already done" one, and never run the write.
  *
- * Keys live in memory for `ttlMs`: duplicates arrive within seconds (Slack retries within minutes).
- * Across replicas the writes themselves converge in the services layer; this only spares the agent a
- * second run and a second thread.
+ * Keys of commands, forms and buttons live in memory for `ttlMs`: their repeats come from one agent's
+ * client within seconds, and across replicas the writes themselves converge in the services layer. An
+ * Events API delivery Slack retries (`x-slack-retry-num`) may reach any replica: its event id is claimed
+ * in the store, so one of them answers it.
  */
 import { createHash } from 'node:crypto';
 import type { AllMiddlewareArgs, AnyMiddlewareArgs, BlockButtonAction, Middleware, SlackActionMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { alreadyPressedMessage, alreadySubmittedModal } from '../views/process.js';
+import type { ClaimLedger } from '../store/index.js';
 
 interface Claim {
   /** What the first delivery acked with (undefined: an empty ack). */
@@ -143,21 +145,35 @@ interface RedeliveryBody {
   event_id?: string;
 }
 
+/** How long an Events API event id is remembered: Slack retries within minutes. */
+const EVENT_KEEP_MS = 24 * 3_600_000;
+
 /**
- * Global middleware for Slack's own redeliveries: a slash command is one trigger id, an event one
- * event id. A repeat is acked empty and runs nothing: the first delivery's answer is already on its way.
+ * Global middleware for Slack's own redeliveries: a slash command is one trigger id (remembered here),
+ * an Events API event one event id (claimed in the store: the retry may reach another replica). A repeat
+ * is acked empty and runs nothing: the first delivery's answer is already on its way. Without the store
+ * the event is acted on (a second answer is better than none) and the failure logged.
  */
-export function dropRedeliveries(deliveries: DeliveryLog, logger: Logger): Middleware<AnyMiddlewareArgs> {
+export function dropRedeliveries(deliveries: DeliveryLog, claims: ClaimLedger, logger: Logger): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
     const body = args.body as RedeliveryBody;
-    const key = body.command && body.trigger_id ? `command:${body.trigger_id}` : body.type === 'event_callback' && body.event_id ? `event:${body.event_id}` : undefined;
-    const claim = key ? deliveries.claim(key) : undefined;
-    if (!claim || claim.first) {
-      claim?.settle(undefined);
-      await args.next();
-      return;
+    const ignore = async (kind: string) => {
+      logger.info({ kind, retryNum: args.context.retryNum, retryReason: args.context.retryReason }, 'ignored a repeated delivery from Slack');
+      if ('ack' in args) await (args.ack as () => Promise<void>)();
+    };
+    if (body.type === 'event_callback' && body.event_id) {
+      try {
+        const claimed = await claims.claim(`slack-event:${body.event_id}`);
+        if (!claimed.won) return ignore('event');
+        await claimed.claim.done(EVENT_KEEP_MS);
+      } catch (error) {
+        logger.warn({ err: error instanceof Error ? error.message : String(error), eventId: body.event_id }, 'could not claim a Slack event in the store: acted on without knowing whether another replica did');
+      }
+      return args.next();
     }
-    logger.info({ kind: key!.split(':')[0], retryNum: args.context.retryNum, retryReason: args.context.retryReason }, 'ignored a repeated delivery from Slack');
-    if ('ack' in args) await (args.ack as () => Promise<void>)();
+    const claim = body.command && body.trigger_id ? deliveries.claim(`command:${body.trigger_id}`) : undefined;
+    if (claim && !claim.first) return ignore('command');
+    claim?.settle(undefined);
+    await args.next();
   };
 }

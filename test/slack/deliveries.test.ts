@@ -134,6 +134,17 @@ describe("Slack's redeliveries", () => {
     expect(h.logs.find((l) => l.msg === 'ignored a repeated delivery from Slack')).toMatchObject({ kind: 'command', retryNum: 1, retryReason: 'http_timeout' });
   });
 
+  it('answers an Events API event once when Slack retries it to another replica', async () => {
+    const other = await h.replica();
+    await h.sender.event({ type: 'app_home_opened', user: AGENT, tab: 'home', channel: 'D0AGENT' });
+    await h.settled();
+    const retried = await h.sender.redeliver(1, 'http_timeout', other.sender);
+    await other.settled();
+    expect(retried.status).toBe(200);
+    expect(h.fake.callsTo('views.publish')).toHaveLength(1);
+    expect(h.logs.find((l) => l.msg === 'ignored a repeated delivery from Slack')).toMatchObject({ kind: 'event', retryNum: 1, retryReason: 'http_timeout' });
+  });
+
   it('acts on a form submission once when the same payload arrives again', async () => {
     await h.command('/activate');
     const { id } = await h.openedView();
