@@ -2,9 +2,11 @@
  * A second pair of eyes (issue #21 §2), end to end: a confirmation that deletes a Quoted service becomes
  * a request in the approvals channel; Approve runs it as the requester's after a fresh read, Reject and
  * expiry write nothing; a double click, two replicas and a restart act on it once; the Home tab lists it.
- * Interleavings are forced with the fake Slack's gates, and expiry with the test's clock.
+ * Interleavings are forced by holding the store's writes, and expiry with the test's clock.
  */
+import { webApi } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
+import { holdWrites } from '../support/store.js';
 import { expectValidHome, expectValidMessage, expectValidModal } from './block-kit.js';
 import { AGENT, AUDIT_CHANNEL, buttons, changeInUisp, CHANNEL, inputs, shown, startHarness, suspendThroughSlack, type Harness } from './harness.js';
 
@@ -162,15 +164,12 @@ describe('approval requests', () => {
 });
 
 describe('acted on once', () => {
-  /** Two clicks whose processes both see no decision yet, then both post theirs before either reads the thread back. */
+  /** Two clicks whose processes both read the request undecided, then both decide: the store's writes are held until both are waiting. */
   async function atTheSameMoment(...clicks: (() => Promise<unknown>)[]) {
-    const reads = h.fake.hold('conversations.replies');
+    const decisions = await holdWrites(h.store.schema, 'approval_requests');
     const pressed = clicks.map((press) => press());
-    await reads.arrived(2);
-    reads.release();
-    const claims = h.fake.hold('conversations.replies');
-    await claims.arrived(2);
-    claims.release();
+    await decisions.waiting(2);
+    await decisions.release();
     await Promise.all(pressed);
   }
 
@@ -210,7 +209,7 @@ describe('acted on once', () => {
     expect(deletes102()).toHaveLength(decisions[0]!.text.includes('approved') ? 1 : 0);
   });
 
-  it('a request survives a restart: the new process reads it back from Slack and runs it on approval', async () => {
+  it('a request survives a restart: the new process reads it back from the store and runs it on approval', async () => {
     await start();
     await requestPriya();
     await h.restart();
@@ -218,6 +217,24 @@ describe('acted on once', () => {
     await h.settled();
     expect(deletes102()).toHaveLength(1);
   });
+});
+
+describe('a decision nobody can outvote', () => {
+  it('a thread flooded with a thousand replies before a Reject: the Reject stands, a later Approve runs nothing', async () => {
+    await start();
+    await requestPriya();
+    // Anyone who may post in the approvals channel: a member with a user token.
+    const member = new webApi.WebClient('xoxp-member-token', { slackApiUrl: h.fake.apiUrl, retryConfig: { retries: 0 } });
+    for (let i = 0; i < 1000; i++) await member.chat.postMessage({ channel: APPROVALS, thread_ts: requestMessage().ts, text: `reply ${i}` });
+    await click('Reject', LEAD);
+    await h.settled();
+    await click('Approve', OTHER_LEAD);
+    await h.settled();
+    expect(deletes102()).toEqual([]);
+    expect(h.uisp.writes()).toEqual([]);
+    expect(toldPrivately(OTHER_LEAD)).toEqual([`This request was already rejected (by <@${LEAD}>). Nothing else was done.`]);
+    expect(h.logs.filter((l) => l.audit).map((l) => l.result)).toEqual(['rejected']);
+  }, 60_000);
 });
 
 describe('other kinds', () => {

@@ -89,6 +89,8 @@ export interface Harness {
   restart(): Promise<void>;
   /** Resolves when the app has finished all it was asked so far (replies, threads, audit). */
   settled(): Promise<void>;
+  /** The first process's store: its schema on the test run's PostgreSQL (replicas share it). */
+  store: PostgresStore;
   /** Every pino line the app logged, parsed. */
   logs: Record<string, unknown>[];
   /** Raw log output, to prove secrets never appear in it. */
@@ -217,6 +219,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return replica;
     },
     settled: () => work.idle(),
+    store: stores[0] as PostgresStore,
     logs,
     rawLog: () => lines.join(''),
     command: (command, text = '', userId = AGENT) => harness.sender.slashCommand({ command, text, userId, channelId: CHANNEL }),

@@ -57,3 +57,36 @@ export function memoryClaims(): ClaimLedger & { keys: Map<string, 'held' | 'done
     },
   };
 }
+
+/**
+ * Holds every write to `table` of the store in `schema` (a transaction of another connection takes the
+ * table in EXCLUSIVE mode: reads go on, writes wait): the interleaving "both read, then both write", forced
+ * with PostgreSQL's own locks. `waiting(n)` resolves once n writes are blocked on it (PostgreSQL's
+ * pg_stat_activity says so), `release()` lets them through.
+ */
+export async function holdWrites(schema: string, table: string): Promise<{ waiting(count: number): Promise<void>; release(): Promise<void> }> {
+  const holder = new pg.Client({ connectionString: inject('postgresUrl'), options: `-c search_path=${schema}` });
+  await holder.connect();
+  await holder.query('BEGIN');
+  await holder.query(`LOCK TABLE ${table} IN EXCLUSIVE MODE`);
+  const watcher = new pg.Client({ connectionString: inject('postgresUrl') });
+  await watcher.connect();
+  return {
+    async waiting(count) {
+      // A condition PostgreSQL reports, asked until it holds (each question answers within milliseconds).
+      for (;;) {
+        const { rows } = await watcher.query<{ n: string }>(
+          `SELECT count(*) AS n FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid WHERE NOT l.granted AND l.relation = $1::regclass`,
+          [`${schema}.${table}`],
+        );
+        if (Number(rows[0]!.n) >= count) return;
+        await watcher.query('SELECT pg_sleep(0.01)');
+      }
+    },
+    async release() {
+      await holder.query('COMMIT');
+      await holder.end();
+      await watcher.end();
+    },
+  };
+}

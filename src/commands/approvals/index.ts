@@ -3,15 +3,16 @@
  * becomes a request in the approvals channel instead of a run; Approve and Reject on it (or on an
  * approver's Home tab) decide it once, whichever replica or approver acts first; an approved request runs
  * as the requester's after a fresh read; a rejected or expired one writes nothing. Requester and approver
- * are named in the request's thread and in the audit record. The requests live in Slack
- * (src/slack/approval-requests.ts), so a restart or another replica picks them up where they are.
+ * are named in the request's thread and in the audit record. The requests and their decisions live in
+ * the store (src/slack/approval-requests.ts), so a restart or another replica picks them up where they
+ * are, and nothing posted in Slack can change a decision.
  */
 import { randomUUID } from 'node:crypto';
 import type { App, BlockButtonAction, webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { AuditAction, AuditEntry } from '../../services/audit.js';
 import { judgeClick, type ApprovalReason, type Decision } from '../../services/approvals.js';
-import { claimDecision, readDecision, readRequest, readUndecided, requestMetadata } from '../../slack/approval-requests.js';
+import { readRequest, readUndecided, requestMetadata, saveRequest } from '../../slack/approval-requests.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { errorSummary } from '../../slack/errors.js';
 import type { ApprovalRequest, ApprovedOperation, Origin, StoredRequest } from '../../slack/metadata.js';
@@ -39,11 +40,15 @@ export async function requestApproval(deps: ListenerDeps, client: webApi.WebClie
   const { viewId, title, origin, reasons, operation, logger } = ask;
   const at = now();
   const request: ApprovalRequest = { id: randomUUID(), requester: origin.userId, origin, requestedAt: at, expiresAt: at + settings.expiresAfterMs, reasons, operation };
+  let posted: { ts?: string | undefined } | undefined;
   try {
     // Config makes sure a channel exists whenever approvals are required.
-    await client.chat.postMessage({ channel: channelId!, ...approvalRequestMessage(request), metadata: requestMetadata(request), unfurl_links: false });
+    posted = await client.chat.postMessage({ channel: channelId!, ...approvalRequestMessage(request), metadata: requestMetadata(request), unfurl_links: false });
+    await saveRequest(deps.store.approvals, request, channelId!, posted.ts!);
   } catch (error) {
-    logger.error({ err: errorSummary(error), channelId }, 'could not post the approval request');
+    logger.error({ err: errorSummary(error), channelId }, 'could not post or store the approval request');
+    // A request message the store does not hold could never be decided: take it down again.
+    if (posted?.ts) await client.chat.delete({ channel: channelId!, ts: posted.ts }).catch(() => undefined);
     await updateView(client, { viewId, view: approvalNotPostedView(title, errorSummary(error).message) }, logger);
     return;
   }
@@ -67,19 +72,23 @@ function endedAudit(request: ApprovalRequest, decision: Exclude<Decision, 'appro
 }
 
 /**
- * Decides the request once: the first decision claimed in its thread stands (another replica's or
- * approver's later claim is withdrawn and they are told who decided). The winner updates the request,
- * and runs the operation when approved.
+ * Decides the request once: the store takes the first decision and refuses any later one (another
+ * replica's or approver's), naming the standing one. The winner mirrors it in Slack (a reply in the
+ * request's thread, the request message updated) and runs the operation when approved.
  */
 async function decide(deps: ListenerDeps, client: webApi.WebClient, stored: StoredRequest, decision: Decision, by: string, logger: Logger): Promise<{ won: true } | { won: false; decision: string; by: string }> {
   const { request } = stored;
-  const claimed = await claimDecision({ client, identity: deps.identity, logger }, stored, decision, by, decisionReply(request, decision, by));
-  if (!claimed.won) return { won: false, decision: String(claimed.winner.payload.decision), by: String(claimed.winner.payload.by) };
+  const decided = await deps.store.approvals.decide(request.id, decision, by, deps.approvals.now());
+  if (!decided.won) return decided;
   logger.info({ requestId: request.id, decision, by }, 'approval request decided');
+  const reply = decisionReply(request, decision, by);
+  await client.chat
+    .postMessage({ channel: stored.channel, thread_ts: stored.ts, ...reply, unfurl_links: false })
+    .catch((error: unknown) => logger.warn({ err: errorSummary(error) }, 'could not post the decision in the approval thread (the store holds it)'));
   try {
     await client.chat.update({ channel: stored.channel, ts: stored.ts, ...decidedRequestMessage(request, decision, by) });
   } catch (error) {
-    logger.warn({ err: errorSummary(error) }, 'could not mark the approval request as decided (its thread says so)');
+    logger.warn({ err: errorSummary(error) }, 'could not mark the approval request as decided (the store holds the decision)');
   }
   if (decision !== 'approved') {
     await deps.audit.record({ actorId: request.requester, ...endedAudit(request, decision, by) });
@@ -120,12 +129,11 @@ export function register(app: App, deps: ListenerDeps): void {
       const where = placeOf(body, action.value);
       const origin = { channelId: where?.channel ?? by, userId: by, ...(body.response_url && { responseUrl: body.response_url }) };
       const tell = (text: string) => tellAgent(client, body.view?.type === 'home' ? { channelId: by, userId: by } : origin, notice(text), logger);
-      // The request as Slack holds it now, never as the button remembers it.
-      const stored = where && (await readRequest({ client, identity: deps.identity }, where.channel, where.ts).catch(() => undefined));
+      // The request as the store holds it now, never as the button or the message remembers it.
+      const stored = where && (await readRequest(deps.store.approvals, where.channel, where.ts).catch(() => undefined));
       if (!stored) return void (await tell(':x: SubOps could not read this approval request (it may have been deleted). Nothing was changed.'));
-      // Decided already: say by whom, without posting a decision that would only be withdrawn (a race is left to the claim).
-      const standing = await readDecision({ client, identity: deps.identity }, stored);
-      if (standing) return void (await tell(`This request was already ${standing.decision} (by ${mention(standing.by)}). Nothing else was done.`));
+      // Decided already: say by whom (a race between two deciders is settled by the store).
+      if (stored.decision) return void (await tell(`This request was already ${stored.decision.decision} (by ${mention(stored.decision.by)}). Nothing else was done.`));
       const verdict = judgeClick(stored.request, { by, approve, at: deps.approvals.now() });
       if (verdict.kind === 'own-request') return void (await tell('You asked for this change: an approver other than you decides it. Nothing was changed.'));
       const decided = await decide(deps, client, stored, verdict.decision, by, logger);
@@ -135,16 +143,12 @@ export function register(app: App, deps: ListenerDeps): void {
   }
 }
 
-/** How far back undecided requests are looked for: a request is decided or expired well within this. */
-const LOOK_BACK_MS = 24 * 3_600_000;
-
-/** The undecided requests of the approvals channel that have not expired yet (the Home tab's lists). */
-export async function pendingRequests(deps: Pick<ListenerDeps, 'approvals' | 'identity'>, client: webApi.WebClient): Promise<StoredRequest[]> {
+/** The undecided requests that have not expired yet (the Home tab's lists). */
+export async function pendingRequests(deps: Pick<ListenerDeps, 'approvals' | 'store'>): Promise<StoredRequest[]> {
   const { channelId, settings, now } = deps.approvals;
   if (!channelId || !settings.required.size) return [];
   const at = now();
-  const undecided = await readUndecided({ client, identity: deps.identity }, channelId, at - settings.expiresAfterMs - LOOK_BACK_MS);
-  return undecided.filter((stored) => stored.request.expiresAt > at);
+  return (await readUndecided(deps.store.approvals)).filter((stored) => stored.request.expiresAt > at);
 }
 
 /** Expires every undecided request past its time (once, whichever replica gets there first); how many it expired. */
@@ -153,7 +157,7 @@ export async function sweepExpired(client: webApi.WebClient, deps: ListenerDeps)
   if (!channelId || !settings.required.size) return 0;
   const logger = deps.logger.child({ flow: 'approval-expiry' });
   const at = now();
-  const undecided = await readUndecided({ client, identity: deps.identity }, channelId, at - settings.expiresAfterMs - LOOK_BACK_MS);
+  const undecided = await readUndecided(deps.store.approvals);
   let expired = 0;
   for (const stored of undecided.filter((s) => s.request.expiresAt <= at)) {
     if ((await decide(deps, client, stored, 'expired', deps.identity.botUserId, logger)).won) expired++;
@@ -163,12 +167,12 @@ export async function sweepExpired(client: webApi.WebClient, deps: ListenerDeps)
 
 /**
  * Expired requests are decided by the clock: every interval, and once at start (after a restart),
- * the approvals channel is read and each request past its time is marked expired, its requester told.
+ * the store's undecided requests are read and each one past its time is marked expired, its requester told.
  */
 export function startApprovalWatch(client: webApi.WebClient, deps: ListenerDeps, intervalMs: number): { stop(): void } {
   const run = () =>
     void deps.work.run(() => sweepExpired(client, deps)).catch((error: unknown) => {
-      deps.logger.warn({ err: errorSummary(error) }, 'could not read the approvals channel to expire requests; trying again later');
+      deps.logger.warn({ err: errorSummary(error) }, 'could not read the approval requests to expire them; trying again later');
     });
   const timer = setInterval(run, intervalMs);
   timer.unref();

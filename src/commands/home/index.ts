@@ -35,14 +35,14 @@ export async function publishHome(client: App['client'], deps: ListenerDeps, use
         settle(services.lookups.missingLinks(), 'Could not read the NMS sites'),
       ])
     : [undefined, undefined];
-  const approvals = await pendingFor(client, deps, userId, allowed);
+  const approvals = await pendingFor(deps, userId, allowed);
   await client.views.publish({ user_id: userId, view: homeView({ userId, operations, missingLinks, allowed, approvals }) });
 }
 
 /** With approvals configured: the user's own pending requests and, for an approver, those waiting for them. */
-async function pendingFor(client: App['client'], deps: ListenerDeps, userId: string, allowed: ReadonlySet<AccessAction>): Promise<HomeInput['approvals']> {
+async function pendingFor(deps: ListenerDeps, userId: string, allowed: ReadonlySet<AccessAction>): Promise<HomeInput['approvals']> {
   if (!deps.approvals.settings.required.size) return undefined;
-  const part = await settle(pendingRequests(deps, client), 'Could not read the approval requests');
+  const part = await settle(pendingRequests(deps), 'Could not read the approval requests');
   if (!part.ok) return part;
   const mine = part.value.filter((stored) => stored.request.requester === userId);
   const waiting = allowed.has('approve') ? part.value.filter((stored) => stored.request.requester !== userId) : undefined;
