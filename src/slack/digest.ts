@@ -3,21 +3,21 @@
  * (src/views/digest.ts) is posted to DIGEST_CHANNEL_ID, once per day whatever the number of replicas
  * and restarts:
  * - a process that starts after the day's time posts the digest if it is still missing (catch-up);
- * - before reading UISP it looks for the day's digest in the channel (a replica started later posts nothing);
- * - the post itself is a claim (src/slack/first-claim.ts): two replicas posting at the same moment
- *   read the channel back, and the later one deletes its message.
- * A digest that could not be read or posted is tried again after `retryMs`, until the next day's is due.
+ * - before reading UISP it claims the day in the store: a replica that comes second, at the same moment
+ *   or started later, reads and posts nothing.
+ * A digest that could not be read or posted releases its claim and is tried again after `retryMs`,
+ * until the next day's is due.
  */
 import type { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { DigestConfig, LocalTime } from '../config.js';
-import { dayBoundsIn, daysBefore, instantIn, todayIn } from '../services/dates.js';
+import { daysBefore, instantIn, todayIn } from '../services/dates.js';
 import type { Digest } from '../services/digest/build.js';
 import { readDigest, type DigestReadDeps } from '../services/digest/read.js';
 import { DIGEST_EVENT_TYPE, digestMessage } from '../views/digest.js';
+import type { ClaimLedger } from '../store/index.js';
 import { auditTrailSource } from './audit.js';
 import { errorSummary } from './errors.js';
-import { claimFirst, readClaims, type ClaimPlace } from './first-claim.js';
 import type { BotIdentity } from './startup.js';
 
 /** Runs `run` once after `ms`; tests pass one they fire themselves. */
@@ -50,7 +50,13 @@ export interface DigestScheduleOptions {
   timer?: Timer;
   /** Wait before trying a failed digest again. Default 10 minutes. */
   retryMs?: number;
+  /** The store's claims: which days' digests a SubOps process has posted. */
+  claims: ClaimLedger;
 }
+
+/** A day's claim is held while its digest is read and posted; a posted day is remembered this long. */
+const HOLD_MS = 15 * 60_000;
+const KEEP_MS = 60 * 24 * 3_600_000;
 
 export interface DigestSchedule {
   /** Resolves when the run under way (if any) has finished: a signal for tests. */
@@ -102,21 +108,28 @@ export function startDigestSchedule(options: DigestScheduleOptions): DigestSched
   };
 }
 
-/** Posts the day's digest unless SubOps already did; false when it could not (logged), to be tried again. */
-async function postOnce({ client, identity, logger, channelId, timeZone, read }: DigestScheduleOptions, date: string, log: Logger): Promise<boolean> {
-  // Any digest of the day is posted after the day began: older history is not read.
-  const place: ClaimPlace = { channel: channelId, oldest: (dayBoundsIn(date, timeZone).start.getTime() / 1000).toFixed(6) };
+/** Posts the day's digest unless a SubOps process has (or is posting it); false when it could not (logged), to be tried again. */
+async function postOnce({ client, channelId, read, claims }: DigestScheduleOptions, date: string, log: Logger): Promise<boolean> {
+  let claimed;
   try {
-    if ((await readClaims({ client, identity }, place, DIGEST_EVENT_TYPE, date)).length) {
-      log.debug({ date }, "the day's digest is already posted");
-      return true;
-    }
-    const digest = await read(date);
-    const outcome = await claimFirst({ client, identity, logger }, place, DIGEST_EVENT_TYPE, date, { ...digestMessage(digest), payload: { date } });
-    log.info({ date, channel: channelId, posted: outcome.won }, outcome.won ? "posted the day's digest" : "another SubOps process posted the day's digest first; this one's was deleted");
-    return true;
+    claimed = await claims.claim(`digest:${channelId}:${date}`, { holdMs: HOLD_MS });
   } catch (error) {
+    log.error({ err: errorSummary(error), date }, "could not claim the day's digest in the store; trying again later");
+    return false;
+  }
+  if (!claimed.won) {
+    log.debug({ date, claim: claimed.state }, "the day's digest is posted, or being posted, by a SubOps process");
+    return true;
+  }
+  try {
+    const digest = await read(date);
+    await client.chat.postMessage({ channel: channelId, ...digestMessage(digest), metadata: { event_type: DIGEST_EVENT_TYPE, event_payload: { date } }, unfurl_links: false });
+  } catch (error) {
+    await claimed.claim.release().catch(() => undefined);
     log.error({ err: errorSummary(error), date, channel: channelId }, "could not post the day's digest (is the bot a member of DIGEST_CHANNEL_ID?); trying again later");
     return false;
   }
+  await claimed.claim.done(KEEP_MS).catch((error: unknown) => log.warn({ err: errorSummary(error), date }, "could not record the posted digest in the store"));
+  log.info({ date, channel: channelId }, "posted the day's digest");
+  return true;
 }

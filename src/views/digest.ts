@@ -1,7 +1,7 @@
 /**
  * The daily digest's message in the digest channel: a header, then one section per part with a line per
- * item (who did it, and a link to its thread), or a single line on a quiet day. The metadata marks it as
- * the day's digest, which is how SubOps processes agree that it was posted once (src/slack/first-claim.ts).
+ * item (who did it, and a link to its thread), or a single line on a quiet day. The metadata names the
+ * day (processes agree that it is posted once through the store: src/slack/digest.ts).
  */
 import type { Digest } from '../services/digest/build.js';
 import { AUDIT_PARTS_MISSING, digestParts, digestTitle, quietDayLine, type DigestLine } from '../render/digest.js';
@@ -9,7 +9,7 @@ import { escapeMrkdwn } from '../slack/escape.js';
 import { link, mention } from './format.js';
 import { context, header, message, section, sections, type Block, type SlackMessage } from './kit.js';
 
-/** Metadata event type of the digest message; its claim is the date. */
+/** Metadata event type of the digest message; its payload is the date. */
 export const DIGEST_EVENT_TYPE = 'subops_digest';
 
 export function digestMessage(digest: Digest): SlackMessage {

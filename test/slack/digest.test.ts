@@ -20,7 +20,7 @@ import { DIGEST_EVENT_TYPE } from '../../src/views/digest.js';
 import { changeMetadata, changeNotice, webhookFailedNotice } from '../../src/views/uisp-changes.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
 import { expectValidMessage } from './block-kit.js';
-import { memoryClaims } from '../support/store.js';
+import { holdWrites, memoryClaims, testStore, type PostgresStore } from '../support/store.js';
 
 const ZONE = 'America/Guyana';
 const DIGEST = 'C0DIGEST';
@@ -134,7 +134,7 @@ describe('the digest of a seeded day', () => {
   it('posts one message with every part: activations (linked to their threads), suspensions and lifts (in UISP too), payments per currency and per method, pending links, late duplicates, failed UISP events', async () => {
     const { done, stuck } = await seedDay();
     const timer = new HeldTimer();
-    const schedule = startDailyDigest({ client, identity, logger, settings: { channelId: DIGEST, time: EIGHT }, timeZone: ZONE, services: uisp!.services, auditChannelId: AUDIT, now: () => tomorrowAtEight, timer });
+    const schedule = startDailyDigest({ client, identity, logger, settings: { channelId: DIGEST, time: EIGHT }, timeZone: ZONE, services: uisp!.services, auditChannelId: AUDIT, now: () => tomorrowAtEight, timer, claims: memoryClaims() });
     schedules.push(schedule);
     await schedule.settled();
 
@@ -165,7 +165,7 @@ describe('the digest of a seeded day', () => {
   it('a day with nothing is one line', async () => {
     uisp = await startUisp();
     uisp.sim.data.payments.length = 0;
-    const schedule = startDailyDigest({ client, identity, logger, settings: { channelId: DIGEST, time: EIGHT }, timeZone: ZONE, services: uisp.services, auditChannelId: AUDIT, now: () => tomorrowAtEight, timer: new HeldTimer() });
+    const schedule = startDailyDigest({ client, identity, logger, settings: { channelId: DIGEST, time: EIGHT }, timeZone: ZONE, services: uisp.services, auditChannelId: AUDIT, now: () => tomorrowAtEight, timer: new HeldTimer(), claims: memoryClaims() });
     schedules.push(schedule);
     await schedule.settled();
     const [message] = digests();
@@ -180,49 +180,44 @@ describe('once per day', () => {
   const atLocal = (date: string, hour: number, minute = 0) => instantIn(date, { hour, minute }, ZONE).getTime();
   const quiet = (date: string): Digest => buildDigest({ date, timeZone: ZONE, day: dayBoundsIn(date, ZONE), payments: [], methods: [], awaitingLink: [], trail: [] });
 
-  const start = (options: { now: () => number; read?: (date: string) => Promise<Digest>; timer?: Timer; client?: webApi.WebClient }) => {
-    const schedule = startDigestSchedule({ client: options.client ?? client, identity, logger, channelId: DIGEST, time: EIGHT, timeZone: ZONE, read: options.read ?? (async (date) => quiet(date)), now: options.now, timer: options.timer ?? new HeldTimer() });
+  // Every schedule is a process of its own on one store (the test run's PostgreSQL, a schema per test).
+  let store: PostgresStore;
+  beforeEach(async () => {
+    store = await testStore();
+  });
+  const start = async (options: { now: () => number; read?: (date: string) => Promise<Digest>; timer?: Timer; client?: webApi.WebClient }) => {
+    const { claims } = await testStore({ schema: store.schema });
+    const schedule = startDigestSchedule({ client: options.client ?? client, identity, logger, channelId: DIGEST, time: EIGHT, timeZone: ZONE, read: options.read ?? (async (date) => quiet(date)), now: options.now, timer: options.timer ?? new HeldTimer(), claims });
     schedules.push(schedule);
     return schedule;
   };
 
-  it('two replicas at the hour, both posting before either reads back: one digest remains', async () => {
+  it('two replicas at the hour, claiming the day at the same moment: one reads UISP and posts, the other does nothing', async () => {
     const replica = new webApi.WebClient('xoxb-digest', { slackApiUrl: fake.apiUrl, retryConfig: { retries: 0 } });
-    // Both have looked for the day's digest and are building it when the test lets them go on.
-    let building = 0;
-    let bothBuilding: () => void;
-    const ready = new Promise<void>((resolve) => (bothBuilding = resolve));
-    let letGo: () => void;
-    const go = new Promise<void>((resolve) => (letGo = resolve));
-    const read = async (date: string) => {
-      if (++building === 2) bothBuilding();
-      await go;
-      return quiet(date);
-    };
+    let reads = 0;
+    const read = async (date: string) => (reads++, quiet(date));
     const now = () => atLocal('2025-03-05', 8);
+    const claiming = await holdWrites(store.schema, 'claims');
     const a = start({ now, read });
     const b = start({ now, read, client: replica });
-    await ready;
-    const readBacks = fake.hold('conversations.history');
-    letGo!();
-    await readBacks.arrived(2);
-    expect(fake.callsTo('chat.postMessage')).toHaveLength(2);
-    readBacks.release();
-    await Promise.all([a.settled(), b.settled()]);
+    await claiming.waiting(2);
+    await claiming.release();
+    await Promise.all([(await a).settled(), (await b).settled()]);
 
     expect(digests()).toHaveLength(1);
     expect(digests()[0]!.text).toContain(`Daily digest for ${DAY}: a quiet day.`);
-    expect(fake.callsTo('chat.delete')).toHaveLength(1);
+    expect(reads).toBe(1);
+    expect(fake.callsTo('chat.postMessage')).toHaveLength(1);
   });
 
   it('a restart after the hour posts the missing digest once; a replica started after that posts nothing', async () => {
     let reads = 0;
     const read = async (date: string) => (reads++, quiet(date));
-    const restarted = start({ now: () => atLocal('2025-03-05', 9, 30), read });
+    const restarted = await start({ now: () => atLocal('2025-03-05', 9, 30), read });
     await restarted.settled();
     expect(digests().map((m) => m.text)).toEqual([expect.stringContaining(`Daily digest for ${DAY}`)]);
 
-    const later = start({ now: () => atLocal('2025-03-05', 14), read });
+    const later = await start({ now: () => atLocal('2025-03-05', 14), read });
     await later.settled();
     expect(digests()).toHaveLength(1);
     expect(fake.callsTo('chat.postMessage')).toHaveLength(1);
@@ -234,7 +229,7 @@ describe('once per day', () => {
     let now = atLocal('2025-03-05', 8);
     const timer = new HeldTimer();
     fake.failNext('chat.postMessage', { error: 'not_in_channel' });
-    const schedule = start({ now: () => now, timer });
+    const schedule = await start({ now: () => now, timer });
     await schedule.settled();
     expect(digests()).toEqual([]);
     expect(timer.next?.ms).toBe(600_000);
@@ -252,7 +247,7 @@ describe('DIGEST_TIME on the ISP_TIMEZONE clock', () => {
     const timer = new HeldTimer();
     const posted: string[] = [];
     const read = async (date: string) => (posted.push(date), buildDigest({ date, timeZone: ZONE, day: dayBoundsIn(date, ZONE), payments: [], methods: [], awaitingLink: [], trail: [] }));
-    const schedule = startDigestSchedule({ client, identity, logger, channelId: DIGEST, time: EIGHT, timeZone: ZONE, read, now: () => now, timer });
+    const schedule = startDigestSchedule({ client, identity, logger, channelId: DIGEST, time: EIGHT, timeZone: ZONE, read, now: () => now, timer, claims: memoryClaims() });
     schedules.push(schedule);
     await schedule.settled();
     expect(digests()).toEqual([]);
@@ -268,7 +263,7 @@ describe('DIGEST_TIME on the ISP_TIMEZONE clock', () => {
 
   it('just after local midnight (04:30 UTC, 00:30 local) the day before is not yet due: its digest waits for 08:00 local', async () => {
     const timer = new HeldTimer();
-    const schedule = startDigestSchedule({ client, identity, logger, channelId: DIGEST, time: EIGHT, timeZone: ZONE, read: async () => expect.fail('nothing is due'), now: () => Date.parse('2025-03-05T04:30:00Z'), timer });
+    const schedule = startDigestSchedule({ client, identity, logger, channelId: DIGEST, time: EIGHT, timeZone: ZONE, read: async () => expect.fail('nothing is due'), now: () => Date.parse('2025-03-05T04:30:00Z'), timer, claims: memoryClaims() });
     schedules.push(schedule);
     await schedule.settled();
     expect(fake.calls).toHaveLength(1); // auth.test in beforeEach

@@ -30,8 +30,8 @@ export async function postgresStore(options: StoreOptions & { schema?: string } 
   return Object.assign(store, { schema });
 }
 
-/** A store in a new schema for this test, closed when the test ends. Call it inside a test. */
-export async function testStore(options: StoreOptions = {}): Promise<PostgresStore> {
+/** A store in a new schema (or, with `schema`, another process on that one) for this test, closed when the test ends. Call it inside a test. */
+export async function testStore(options: StoreOptions & { schema?: string } = {}): Promise<PostgresStore> {
   const store = await postgresStore(options);
   onTestFinished(() => store.close());
   return store;
