@@ -31,10 +31,11 @@ import { accessGuard } from './slack/access.js';
 import { slackGroupMembers } from './slack/usergroups.js';
 import { errorSummary } from './slack/errors.js';
 import { createAuditor } from './slack/audit.js';
+import { startOutboxDrain } from './slack/audit-outbox.js';
 import { DeliveryLog, dropRedeliveries } from './slack/deliveries.js';
 import { createLateDuplicateNotices } from './slack/duplicate-notices.js';
 import type { ListenerDeps } from './slack/deps.js';
-import { healthRoute, type HealthProbe } from './slack/health.js';
+import { healthRoute, type AuditWaiting, type HealthProbe } from './slack/health.js';
 import type { Metrics } from './services/metrics.js';
 import { guardInbound } from './slack/inbound.js';
 import { boltLogger } from './slack/logging.js';
@@ -65,16 +66,18 @@ export interface AppDeps {
   now?: () => number;
   /** How often expired approval requests are looked for (with approvals configured); 0: only when asked (tests). */
   approvalSweepMs?: number;
-  /** SubOps' own state (src/store): what must happen once across replicas and restarts, approval decisions. */
+  /** SubOps' own state (src/store): what must happen once across replicas and restarts, approval decisions, audit records waiting for Slack. */
   store: Store;
+  /** How often audit records waiting in the store are posted; 0: only when asked or when a record joins them (tests). */
+  auditDrainMs?: number;
 }
 
-/** The Bolt app, and the approval expiry sweep on demand (it also runs on its own timer). */
-export type SubOpsApp = App & { sweepApprovals(): Promise<number> };
+/** The Bolt app, the approval expiry sweep and the audit outbox's drain on demand (both also run on their own timers). */
+export type SubOpsApp = App & { sweepApprovals(): Promise<number>; drainAudit(): Promise<number> };
 
 export const EVENTS_PATH = '/slack/events';
 
-export function createApp({ services, slack, logger, work = new WorkTracker(), identity, events, health, now = Date.now, approvalSweepMs = 60_000, store }: AppDeps): SubOpsApp {
+export function createApp({ services, slack, logger, work = new WorkTracker(), identity, events, health, now = Date.now, approvalSweepMs = 60_000, store, auditDrainMs = 30_000 }: AppDeps): SubOpsApp {
   const metrics = events?.metrics;
   const clientOptions = {
     ...(slack.apiUrl && { slackApiUrl: `${slack.apiUrl}/` }),
@@ -87,7 +90,7 @@ export function createApp({ services, slack, logger, work = new WorkTracker(), i
   const app = slack.appToken
     ? // installerOptions.clientOptions is how the Socket Mode client (apps.connections.open) gets the API URL too.
       new App({ ...common, appToken: slack.appToken, socketMode: true, installerOptions: { clientOptions } })
-    : new App({ ...common, receiver: httpReceiver({ slack, logger, work, events, health }) });
+    : new App({ ...common, receiver: httpReceiver({ slack, logger, work, events, health, auditWaiting: () => store.outbox.count() }) });
 
   const access = new AccessPolicy(slack.access, slackGroupMembers({ client: app.client, logger }));
   if (!slack.access.everyone) logger.warn('Neither ALLOWED_USER_IDS nor ALLOWED_USERGROUP_ID is set: every member of the workspace may run SubOps commands.');
@@ -99,7 +102,7 @@ export function createApp({ services, slack, logger, work = new WorkTracker(), i
   app.use(dropRedeliveries(deliveries, store.claims, logger));
   app.use(accessGuard(access, logger));
 
-  const audit = createAuditor({ client: app.client, channelId: slack.auditChannelId, logger, ...(metrics && { sinks: [metrics.auditSink] }) });
+  const audit = createAuditor({ client: app.client, channelId: slack.auditChannelId, logger, store, work, ...(metrics && { sinks: [metrics.auditSink] }) });
   const deps: ListenerDeps = {
     services,
     audit,
@@ -133,24 +136,28 @@ export function createApp({ services, slack, logger, work = new WorkTracker(), i
   });
   // Expired approval requests are decided by the clock, on a timer stopped with the app.
   const watch = slack.approvals.settings.required.size && approvalSweepMs > 0 ? approvals.startApprovalWatch(app.client, deps, approvalSweepMs) : undefined;
+  // Audit records kept while Slack did not take them: posted at start and every interval, in order.
+  const outboxTimer = audit.outbox && auditDrainMs > 0 ? startOutboxDrain(audit.outbox, work, logger, auditDrainMs) : undefined;
   const stop = app.stop.bind(app);
   return Object.assign(app, {
     stop: async () => {
       watch?.stop();
+      outboxTimer?.stop();
       return stop();
     },
     sweepApprovals: () => approvals.sweepExpired(app.client, deps),
+    drainAudit: async () => (audit.outbox ? audit.outbox.drain() : 0),
   });
 }
 
 /** Bolt's HTTP receiver behind the inbound gate (malformed requests get a 400), with POST /uisp/webhook when WEBHOOK_TOKEN is set, and GET /healthz with HEALTHZ_ON_SLACK_PORT. */
-function httpReceiver({ slack, logger, work, events, health }: Pick<AppDeps, 'slack' | 'logger' | 'events' | 'health'> & { work: WorkTracker }): HTTPReceiver {
+function httpReceiver({ slack, logger, work, events, health, auditWaiting }: Pick<AppDeps, 'slack' | 'logger' | 'events' | 'health'> & { work: WorkTracker; auditWaiting: AuditWaiting }): HTTPReceiver {
   const signingSecret = slack.signingSecret ?? '';
   const receiver = new HTTPReceiver({
     signingSecret,
     endpoints: [EVENTS_PATH],
     logger: boltLogger(logger),
-    customRoutes: [...(health ? [{ path: '/healthz', method: 'GET', handler: healthRoute(health, work) }] : []), ...(events ? webhookRoutes(events) : [])],
+    customRoutes: [...(health ? [{ path: '/healthz', method: 'GET', handler: healthRoute(health, work, auditWaiting) }] : []), ...(events ? webhookRoutes(events) : [])],
   });
   receiver.requestListener = guardInbound(receiver.requestListener, { signingSecret, endpoints: [EVENTS_PATH], logger });
   return receiver;
@@ -177,11 +184,11 @@ export async function startEventListener(events: EventServices, listen: { host?:
  * default, so neither is public on the Slack port. Serves nothing else (404).
  */
 export async function startOpsListener(
-  { health, work, metrics }: { health: HealthProbe; work: Pick<WorkTracker, 'acceptingWork' | 'inFlight'>; metrics?: Metrics | undefined },
+  { health, work, metrics, auditWaiting }: { health: HealthProbe; work: Pick<WorkTracker, 'acceptingWork' | 'inFlight'>; metrics?: Metrics | undefined; auditWaiting?: AuditWaiting | undefined },
   listen: { port: number; host: string },
 ): Promise<RunningListener> {
   return startHttpListener(
-    [{ path: '/healthz', method: 'GET', handler: healthRoute(health, work) }, ...(metrics ? [{ path: '/metrics', method: 'GET' as const, handler: metrics.route() }] : [])],
+    [{ path: '/healthz', method: 'GET', handler: healthRoute(health, work, auditWaiting) }, ...(metrics ? [{ path: '/metrics', method: 'GET' as const, handler: metrics.route() }] : [])],
     listen,
   );
 }

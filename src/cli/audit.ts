@@ -4,7 +4,8 @@
  * a short human line when stderr is a terminal, else (or with --log-json) one pino JSON line with
  * `"audit":true`, whatever LOG_LEVEL says. When SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID are set the record
  * is also posted to the audit channel, through the same Slack API base as the bot (SLACK_API_URL). A
- * Slack failure never fails the write: it is said in one line on stderr.
+ * Slack failure never fails the write: it is said in one line on stderr; with DATABASE_URL (the bot's
+ * shared store) the record waits in the store and the bot posts it when Slack takes it.
  */
 import { userInfo } from 'node:os';
 import { loadAuditChannelConfig, type AuditChannelConfig } from '../config.js';
@@ -31,6 +32,12 @@ export interface CliAudit {
   record(entry: AuditEntry): Promise<void>;
 }
 
+/** DATABASE_URL when set to a PostgreSQL URL (the bot's config check reports a malformed one). */
+function databaseUrlOf(env: CliIo['env']): string | undefined {
+  const url = env.DATABASE_URL?.trim();
+  return url && /^postgres(ql)?:\/\/./.test(url) ? url : undefined;
+}
+
 /** The person at the terminal, as the operating system knows them. */
 export function cliActor(env: CliIo['env']): AuditActor {
   let username: string | undefined;
@@ -48,7 +55,7 @@ export async function openCliAudit(io: CliIo, logLevel: string): Promise<CliAudi
   const channel = loadAuditChannelConfig(io.env);
   const logger = createLogger(logLevel, io.stderr);
   const sinks: AuditSink[] = [auditLineSink(io)];
-  if (channel) sinks.push(await slackSink(channel, logger));
+  if (channel) sinks.push(await slackSink(channel, logger, databaseUrlOf(io.env), io));
   const auditor = new Auditor(sinks, (sink, error) => {
     if (sink !== 'slack') return;
     // Slack's error code (e.g. not_in_channel) or the transport's message: never the request, so never the token.
@@ -90,7 +97,29 @@ export async function auditChannelClient(channel: AuditChannelConfig, logger: Re
   });
 }
 
-async function slackSink(channel: AuditChannelConfig, logger: ReturnType<typeof createLogger>): Promise<AuditSink> {
+async function slackSink(channel: AuditChannelConfig, logger: ReturnType<typeof createLogger>, databaseUrl: string | undefined, io: CliIo): Promise<AuditSink> {
   const [client, { slackAuditSink }] = await Promise.all([auditChannelClient(channel, logger), import('../slack/audit.js')]);
-  return slackAuditSink(client, channel.channelId);
+  const slack = slackAuditSink(client, channel.channelId);
+  if (!databaseUrl) return slack;
+  // With the bot's shared store (DATABASE_URL): a record Slack does not take waits there, and the bot posts it.
+  return {
+    name: slack.name,
+    async write(record) {
+      try {
+        await slack.write(record);
+      } catch (error) {
+        const { openStore } = await import('../store/index.js');
+        const store = openStore({ engine: 'postgres', url: databaseUrl });
+        try {
+          await store.outbox.add(record, Date.now());
+        } catch {
+          throw error;
+        } finally {
+          await store.close();
+        }
+        const { slackError, message } = errorSummary(error);
+        writeLine(io.stderr, `Note: Slack did not take the audit record (${slackError ?? message}); it is kept in SubOps' store (DATABASE_URL) and the bot posts it to channel ${channel.channelId} when Slack takes it.`);
+      }
+    },
+  };
 }

@@ -58,8 +58,11 @@ export interface FakeSlack {
   /** A fresh response_url on the fake; posts to it land in `responses`. */
   responseUrl(): string;
   responses: RecordedResponse[];
-  /** The next call of `method` fails that way; repeated calls queue up failures. */
-  failNext(method: string, failure: FakeSlackFailure): void;
+  /**
+   * The next call of `method` fails that way; repeated calls queue up failures. With `when`, only the next
+   * call whose arguments it accepts (e.g. a post to one channel); other calls go through.
+   */
+  failNext(method: string, failure: FakeSlackFailure, when?: (args: ApiArgs) => boolean): void;
   /** Holds every call of `method` unanswered (and unrecorded) until the gate is released: a slow Slack, without sleeps. */
   hold(method: string): SlackGate;
   on(event: 'call', listener: (call: RecordedCall) => void): void;
@@ -110,7 +113,7 @@ class LoopbackFakeSlack implements FakeSlack {
   private readonly server: Server = createServer((req, res) => void this.route(req, res));
   private readonly events = new EventEmitter();
   private readonly handlers: Record<string, MethodHandler>;
-  private readonly failures = new Map<string, FakeSlackFailure[]>();
+  private readonly failures = new Map<string, { failure: FakeSlackFailure; when: (args: ApiArgs) => boolean }[]>();
   private readonly messageStore: FakeMessages;
   private readonly fileStore = new FakeFiles(() => this.origin);
   private readonly issuedResponseUrls = new Set<string>();
@@ -188,8 +191,8 @@ class LoopbackFakeSlack implements FakeSlack {
     return `${this.origin}${path}`;
   }
 
-  failNext(method: string, failure: FakeSlackFailure): void {
-    this.failures.set(method, [...(this.failures.get(method) ?? []), failure]);
+  failNext(method: string, failure: FakeSlackFailure, when: (args: ApiArgs) => boolean = () => true): void {
+    this.failures.set(method, [...(this.failures.get(method) ?? []), { failure, when }]);
   }
 
   hold(method: string): SlackGate {
@@ -268,7 +271,7 @@ class LoopbackFakeSlack implements FakeSlack {
     const parsed = parseApiRequest(req.headers, url.searchParams, body);
     const args = parsed.rejection ? {} : parsed.args;
     const token = parsed.rejection ? undefined : parsed.token;
-    const reply = this.takeFailure(method) ?? { status: 200, body: parsed.rejection ?? this.invoke(method, args, token) };
+    const reply = this.takeFailure(method, args) ?? { status: 200, body: parsed.rejection ?? this.invoke(method, args, token) };
 
     const call: RecordedCall = { method, args, token, at, status: reply.status, response: reply.body };
     this.calls.push(call);
@@ -283,9 +286,11 @@ class LoopbackFakeSlack implements FakeSlack {
     return authProblem(token) ?? (handler ? handler(structuredClone(args)) : apiError('unknown_method'));
   }
 
-  private takeFailure(method: string): Reply | undefined {
-    const failure = this.failures.get(method)?.shift();
-    if (failure === undefined) return undefined;
+  private takeFailure(method: string, args: ApiArgs): Reply | undefined {
+    const queued = this.failures.get(method) ?? [];
+    const index = queued.findIndex((entry) => entry.when(args));
+    if (index < 0) return undefined;
+    const { failure } = queued.splice(index, 1)[0]!;
     if ('error' in failure) return { status: 200, body: apiError(failure.error) };
     if (failure.status === 429) {
       const retryAfter = 'retryAfter' in failure ? failure.retryAfter : DEFAULT_RETRY_AFTER_SECONDS;

@@ -34,8 +34,11 @@ export class Metrics {
   /** Observations made while prom-client loads. */
   private readonly waiting: Array<(instruments: Instruments) => void> = [];
 
-  /** `pendingLinks` is read at each scrape: the link watch's current count. */
-  constructor(private readonly pendingLinks: () => number = () => 0) {}
+  /** Read at each scrape: the link watch's pending links, and the audit records waiting in the store for Slack. */
+  constructor(
+    private readonly pendingLinks: () => number = () => 0,
+    private readonly auditWaiting: () => Promise<number> = async () => 0,
+  ) {}
 
   /** Times every UISP request attempt. */
   readonly uispObserver: UispObserver = {
@@ -96,7 +99,7 @@ export class Metrics {
 
   private load(): Promise<Instruments> {
     this.loading ??= import('prom-client').then((prom) => {
-      const instruments = createInstruments(prom, this.pendingLinks);
+      const instruments = createInstruments(prom, this.pendingLinks, this.auditWaiting);
       this.instruments = instruments;
       for (const observe of this.waiting.splice(0)) observe(instruments);
       return instruments;
@@ -105,7 +108,7 @@ export class Metrics {
   }
 }
 
-function createInstruments({ collectDefaultMetrics, Counter, Gauge, Histogram, Registry }: typeof import('prom-client'), pendingLinks: () => number): Instruments {
+function createInstruments({ collectDefaultMetrics, Counter, Gauge, Histogram, Registry }: typeof import('prom-client'), pendingLinks: () => number, auditWaiting: () => Promise<number>): Instruments {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const instruments: Instruments = {
@@ -142,6 +145,14 @@ function createInstruments({ collectDefaultMetrics, Counter, Gauge, Histogram, R
     registers: [registry],
     collect() {
       this.set(pendingLinks());
+    },
+  });
+  new Gauge({
+    name: 'subops_audit_records_waiting',
+    help: 'Audit records kept in the store because Slack did not take them; posted in order when it does (-1: the store did not answer).',
+    registers: [registry],
+    async collect() {
+      this.set(await auditWaiting().catch(() => -1));
     },
   });
   return instruments;

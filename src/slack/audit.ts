@@ -2,8 +2,9 @@
  * Slack's side of the audit trail. `slackAuditSink` posts one message per audit record to the audit
  * channel (used by the Slack app and by the CLI). `createAuditor` builds what the app's listeners call:
  * it names the Slack user, links the operation's thread and hands the record to the services' Auditor
- * (the log line always, the audit channel when AUDIT_CHANNEL_ID is set). Failing to post is logged,
- * never thrown: the write has already happened and its own thread reports it.
+ * (the log line always, the audit channel when AUDIT_CHANNEL_ID is set). A record Slack does not take
+ * is kept in the store and posted later, in order (./audit-outbox.ts); one the store cannot keep either
+ * is logged, never thrown: the write has already happened and its own thread reports it.
  */
 import type { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
@@ -16,6 +17,8 @@ import { UISP_CHANGE_EVENT_TYPE, WEBHOOK_FAILED_EVENT_TYPE } from '../views/uisp
 import { ownMessages, ownPermalink } from './audit-trail.js';
 import { errorSummary } from './errors.js';
 import type { BotIdentity } from './startup.js';
+import { outboxSink, type OutboxSink, type OutboxSinkOptions } from './audit-outbox.js';
+import type { Store } from '../store/index.js';
 
 /** Posts each record to the audit channel; throws when Slack refuses (the Auditor reports it). */
 export function slackAuditSink(client: webApi.WebClient, channelId: string): AuditSink {
@@ -38,14 +41,28 @@ export interface SlackAuditEntry extends AuditEntry {
 
 export interface SlackAuditor {
   record(entry: SlackAuditEntry): Promise<void>;
+  /** With AUDIT_CHANNEL_ID: the records waiting in the store for Slack. */
+  outbox: OutboxSink | undefined;
 }
 
-export function createAuditor({ client, channelId, logger, sinks: extra = [] }: { client: webApi.WebClient; channelId: string | undefined; logger: Logger; sinks?: AuditSink[] }): SlackAuditor {
-  const sinks = [logAuditSink(logger), ...(channelId ? [slackAuditSink(client, channelId)] : []), ...extra];
+export interface AuditorOptions {
+  client: webApi.WebClient;
+  channelId: string | undefined;
+  logger: Logger;
+  store: Pick<Store, 'outbox' | 'claims'>;
+  /** Work in flight, for the outbox's drains. */
+  work: OutboxSinkOptions['work'];
+  sinks?: AuditSink[];
+}
+
+export function createAuditor({ client, channelId, logger, store, work, sinks: extra = [] }: AuditorOptions): SlackAuditor {
+  const outbox = channelId ? outboxSink({ post: async (record) => slackAuditSink(client, channelId).write(record), outbox: store.outbox, claims: store.claims, logger, work }) : undefined;
+  const sinks = [logAuditSink(logger), ...(outbox ? [outbox] : []), ...extra];
   const auditor = new Auditor(sinks, (sink, error, record) => {
     logger.error({ err: errorSummary(error), sink, auditChannel: channelId, action: record.action }, 'could not post to the audit channel (is the bot a member?)');
   });
   return {
+    outbox,
     async record({ actorId, thread, approvedBy, ...entry }) {
       const permalink = thread ? await permalinkOf(client, thread, logger) : undefined;
       await auditor.record({ ...entry, actor: { via: 'slack', userId: actorId }, ...(approvedBy && { approvedBy }), ...(permalink && { permalink }), ...(thread && { thread }) });

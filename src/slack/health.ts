@@ -51,7 +51,12 @@ export interface ProbeResults {
 export interface HealthReport extends ProbeResults {
   status: 'ok' | 'degraded' | 'draining';
   inFlight: number;
+  /** Audit records kept in the store until Slack takes them; null when the store did not answer (or the process has none). */
+  auditWaiting: number | null;
 }
+
+/** How many audit records wait in the store (src/slack/audit-outbox.ts). */
+export type AuditWaiting = () => Promise<number>;
 
 export interface HealthProbeOptions {
   /** UISP's URL and tokens (the embedded simulator's, once resolved). */
@@ -158,17 +163,17 @@ async function timed(check: () => Promise<unknown>, timeoutMs: number): Promise<
 }
 
 /** The report for one request: the shared probe result, with the process's own state. */
-export async function checkHealth(probe: HealthProbe, work: Pick<WorkTracker, 'acceptingWork' | 'inFlight'>): Promise<HealthReport> {
-  const { uisp, slack, checkedAt } = await probe.results();
+export async function checkHealth(probe: HealthProbe, work: Pick<WorkTracker, 'acceptingWork' | 'inFlight'>, auditWaiting?: AuditWaiting): Promise<HealthReport> {
+  const [{ uisp, slack, checkedAt }, waiting] = await Promise.all([probe.results(), auditWaiting ? auditWaiting().catch(() => null) : null]);
   const status = !work.acceptingWork ? 'draining' : uisp.ok && slack.ok ? 'ok' : 'degraded';
-  return { status, uisp, slack, checkedAt, inFlight: work.inFlight };
+  return { status, uisp, slack, checkedAt, inFlight: work.inFlight, auditWaiting: waiting };
 }
 
 /** GET /healthz. `work` is read at each request (a getter object is fine: tests swap trackers on restart). */
-export function healthRoute(probe: HealthProbe, work: Pick<WorkTracker, 'acceptingWork' | 'inFlight'>): (req: IncomingMessage, res: ServerResponse) => void {
+export function healthRoute(probe: HealthProbe, work: Pick<WorkTracker, 'acceptingWork' | 'inFlight'>, auditWaiting?: AuditWaiting): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     req.resume();
-    void checkHealth(probe, work).then((report) => {
+    void checkHealth(probe, work, auditWaiting).then((report) => {
       res.writeHead(report.status === 'ok' ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
       res.end(JSON.stringify(report));
     });

@@ -1,7 +1,7 @@
 /**
- * SubOps' own state (issue #28): what must happen once, and approval decisions. Embedded (PGlite, in
- * the state directory) by default; PostgreSQL when DATABASE_URL is set, shared by replicas and CLI
- * processes. The schema is migrated at open. Opening the embedded engine takes seconds, so `openStore`
+ * SubOps' own state (issue #28): what must happen once, approval decisions, audit records waiting for
+ * Slack. Embedded (PGlite, in the state directory) by default; PostgreSQL when DATABASE_URL is set,
+ * shared by replicas and CLI processes. The schema is migrated at open. Opening the embedded engine takes seconds, so `openStore`
  * returns at once and opens the engine on first use or on `ready()` (which says when it is open, or why
  * it is not); nothing is opened for a process that never asks (`subops --help`).
  */
@@ -10,6 +10,7 @@ import { processOwner, SqlClaimLedger, type ClaimLedger } from './claims.js';
 import { openEmbedded } from './embedded.js';
 import { migrate } from './migrations.js';
 import { openPostgres } from './postgres.js';
+import { SqlAuditOutbox, type AuditOutbox } from './outbox.js';
 import { OpeningSql, type Sql } from './sql.js';
 
 export type StoreSettings =
@@ -20,6 +21,8 @@ export type StoreSettings =
 export interface Store {
   claims: ClaimLedger;
   approvals: ApprovalBook;
+  /** Audit records waiting for Slack. */
+  outbox: AuditOutbox;
   /** Opens the store if nothing has yet; resolves when it is open and migrated, rejects (StoreError) when it cannot be. */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -28,15 +31,17 @@ export interface Store {
 export interface StoreOptions {
   /** The processes' clock (ms): leases and memories run on it. */
   now?: () => number;
+  /** Opened only on `ready()`: calls made before it wait (the bot, during start-up). */
+  deferred?: boolean;
 }
 
 export function openStore(settings: StoreSettings, options: StoreOptions = {}): Store {
-  return storeOn(openSql(settings), options);
+  return storeOn(openSql(settings, options), options);
 }
 
 /** The engine, opening and migrating. */
-export function openSql(settings: StoreSettings): OpeningSql {
-  return new OpeningSql(() => openMigrated(settings));
+export function openSql(settings: StoreSettings, { deferred = false }: Pick<StoreOptions, 'deferred'> = {}): OpeningSql {
+  return new OpeningSql(() => openMigrated(settings), { deferred });
 }
 
 /** A store on an engine: two on one engine are two processes' views of one database (tests). */
@@ -44,6 +49,7 @@ export function storeOn(sql: OpeningSql, { now = Date.now }: StoreOptions = {}):
   return {
     claims: new SqlClaimLedger(sql, processOwner(), now),
     approvals: new SqlApprovalBook(sql),
+    outbox: new SqlAuditOutbox(sql),
     ready: () => sql.ready(),
     close: () => sql.close(),
   };
@@ -63,3 +69,4 @@ async function openMigrated(settings: StoreSettings): Promise<Sql> {
 export { StoreError } from './errors.js';
 export type { Claim, ClaimLedger, ClaimOutcome } from './claims.js';
 export type { ApprovalBook, RequestRow, StoredDecision } from './approvals.js';
+export type { AuditOutbox, WaitingRecord } from './outbox.js';

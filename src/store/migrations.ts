@@ -34,6 +34,8 @@ const MIGRATIONS: readonly (readonly string[])[] = [
    )`,
   'CREATE INDEX approval_requests_undecided ON approval_requests (expires_ms) WHERE decision IS NULL',
   ],
+  // 2: audit records waiting for Slack, in the order they were written.
+  ['CREATE TABLE audit_outbox (seq bigserial PRIMARY KEY, record jsonb NOT NULL, queued_ms bigint NOT NULL)'],
 ];
 
 /** An arbitrary constant: the advisory lock SubOps' migrations take. */

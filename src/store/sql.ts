@@ -16,17 +16,26 @@ export interface Sql extends SqlQueries {
 }
 
 /**
- * An engine opened on first use (or on `ready()`): every call waits for it. The bot starts listening
- * before the embedded engine has opened (that takes seconds) and then opens it; a request that needs
- * the store meanwhile waits instead.
+ * An engine opened on `ready()`, or on first use unless `deferred`: every call waits for it. The bot
+ * starts listening before the embedded engine has opened (that takes seconds, most of it on the event
+ * loop), so it opens the store `deferred` and calls `ready()` once it listens; a request that needs the
+ * store meanwhile waits for that instead of opening it during start-up.
  */
 export class OpeningSql implements Sql {
   private opening: Promise<Sql> | undefined;
+  private allow!: () => void;
+  private readonly allowed: Promise<void>;
 
-  constructor(private readonly open: () => Promise<Sql>) {}
+  constructor(
+    private readonly open: () => Promise<Sql>,
+    { deferred = false }: { deferred?: boolean } = {},
+  ) {
+    this.allowed = deferred ? new Promise((resolve) => (this.allow = resolve)) : Promise.resolve();
+  }
 
   /** Opens the engine if nothing has yet; resolves once it is open (rejects with why it could not open). */
   async ready(): Promise<void> {
+    this.allow?.();
     await this.engine();
   }
 
@@ -49,6 +58,6 @@ export class OpeningSql implements Sql {
   }
 
   private engine(): Promise<Sql> {
-    return (this.opening ??= this.open());
+    return (this.opening ??= this.allowed.then(() => this.open()));
   }
 }

@@ -128,7 +128,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const gate = options.gateUisp ? new UispGate() : undefined;
   let events: EventServices | undefined;
-  const metrics = options.events ? new Metrics(() => events?.links.pending().length ?? 0) : undefined;
+  const metrics = options.events ? new Metrics(() => events?.links.pending().length ?? 0, async () => stores[0]!.outbox.count()) : undefined;
   const ownServices: Services | undefined = gate
     ? createServices(uisp.config, { dispatcher: gate.dispatcher })
     : metrics
@@ -150,7 +150,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const launch = async () => {
     const store = await openProcessStore();
     events = options.events ? createEventServices({ services, settings: eventSettings, statuses: SHARED_STATUSES, logger, metrics, work, claims: store.claims, ...(now && { now }) }) : undefined;
-    const app = createApp({ services, slack, logger, work, identity, events, health: ops.healthzOnSlackPort ? health : undefined, approvalSweepMs: 0, store, ...(options.now && { now: options.now }) });
+    const app = createApp({ services, slack, logger, work, identity, events, health: ops.healthzOnSlackPort ? health : undefined, approvalSweepMs: 0, auditDrainMs: 0, store, ...(options.now && { now: options.now }) });
     return { app, running: await startApp(app, slack, { port: 0, host: '127.0.0.1' }) };
   };
   const replicas: Replica[] = [];
@@ -170,7 +170,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return work.inFlight;
     },
   };
-  const opsListener: RunningListener = await startOpsListener({ health, work: currentWork, metrics }, { port: 0, host: '127.0.0.1' });
+  const opsListener: RunningListener = await startOpsListener({ health, work: currentWork, metrics, auditWaiting: () => stores[0]!.outbox.count() }, { port: 0, host: '127.0.0.1' });
   const sender = new SlackSender({ url: `${origin}/slack/events`, signingSecret: SIGNING_SECRET, responseUrl: () => fake.responseUrl() });
 
   const harness: Harness = {
@@ -201,7 +201,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       const store = await openProcessStore();
       // With `events`, the replica takes UISP webhooks too (point the simulator at `webhookUrl`).
       const replicaEvents = options.events ? createEventServices({ services, settings: eventSettings, statuses: SHARED_STATUSES, logger, work: replicaWork, claims: store.claims, ...(now && { now }) }) : undefined;
-      const app = createApp({ services, slack, logger, work: replicaWork, identity, approvalSweepMs: 0, store, events: replicaEvents, ...(options.now && { now: options.now }) });
+      const app = createApp({ services, slack, logger, work: replicaWork, identity, approvalSweepMs: 0, auditDrainMs: 0, store, events: replicaEvents, ...(options.now && { now: options.now }) });
       const replicaRunning = await startApp(app, slack, { port: 0, host: '127.0.0.1' });
       const replicaOrigin = `http://127.0.0.1:${replicaRunning.port}`;
       const replica: Replica = {

@@ -12,6 +12,7 @@ import { createThreadReporter, type ThreadReporter } from '../../src/slack/threa
 import { WorkTracker } from '../../src/slack/work.js';
 import { notice } from '../../src/views/help.js';
 import type { SlackMessage } from '../../src/views/kit.js';
+import { testStore } from '../support/store.js';
 
 const CHANNEL = 'C0SUPPORT';
 const AUDIT_CHANNEL = 'C0AUDIT';
@@ -27,7 +28,7 @@ beforeEach(async () => {
   slack = await startFakeSlack();
   const client = new webApi.WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
   work = new WorkTracker();
-  reporter = createThreadReporter({ client, audit: createAuditor({ client, channelId: AUDIT_CHANNEL, logger }), work });
+  reporter = createThreadReporter({ client, audit: createAuditor({ client, channelId: AUDIT_CHANNEL, logger, store: await testStore(), work }), work });
 });
 afterEach(async () => {
   await slack.close();

@@ -1,0 +1,117 @@
+/**
+ * No audit record lost when Slack does not take it (issue #28 §5): the record is kept in the store,
+ * /healthz and the metric say how many wait, and they are posted in order once Slack takes them.
+ */
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import pino from 'pino';
+import type { AuditRecord } from '../../src/services/audit.js';
+import { outboxSink } from '../../src/slack/audit-outbox.js';
+import { WorkTracker } from '../../src/slack/work.js';
+import { testStore } from '../support/store.js';
+import { runCli } from '../cli/support.js';
+import { AUDIT_CHANNEL, BOT_TOKEN, CHANNEL, startHarness, suspendThroughSlack, type Harness } from './harness.js';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const health = async (harness: Harness) => (await (await fetch(`${harness.opsOrigin}/healthz`)).json()) as { auditWaiting: number | null };
+const metric = async (harness: Harness) => /^subops_audit_records_waiting (\S+)$/m.exec(await (await fetch(`${harness.opsOrigin}/metrics`)).text())?.[1];
+
+describe('an audit record Slack does not take', () => {
+  it('is kept in the store, counted on /healthz and /metrics, and posted when Slack takes it again', async () => {
+    const harness = (h = await startHarness({ events: {} }));
+    // The bot was taken out of the audit channel: the audit post is refused (Slack does not retry that).
+    harness.fake.failNext('chat.postMessage', { error: 'not_in_channel' }, (args) => args.channel === AUDIT_CHANNEL);
+    await suspendThroughSlack(harness, 101, 2);
+    expect(harness.uisp.writes()).toEqual(['PATCH /crm/api/v1.0/clients/services/101/suspend']);
+    expect(harness.fake.messages(CHANNEL).length).toBeGreaterThan(0);
+    expect(harness.fake.messages(AUDIT_CHANNEL)).toEqual([]);
+    expect((await health(harness)).auditWaiting).toBe(1);
+    expect(await metric(harness)).toBe('1');
+
+    // Invited back (no more refusals): the record is posted, once, and nothing waits.
+    expect(await harness.app.drainAudit()).toBe(1);
+    await harness.settled();
+    expect(harness.fake.messages(AUDIT_CHANNEL).map((m) => m.text)).toEqual([expect.stringMatching(/^suspend by <@U0AGENT>: suspended$/)]);
+    expect((await health(harness)).auditWaiting).toBe(0);
+    expect(await harness.app.drainAudit()).toBe(0);
+  });
+});
+
+describe('a CLI run sharing the bot\'s store (DATABASE_URL)', () => {
+  it('keeps the audit record Slack refused in the store, says so, and the bot posts it', async () => {
+    const harness = (h = await startHarness());
+    harness.fake.failNext('chat.postMessage', { error: 'not_in_channel' }, (args) => args.channel === AUDIT_CHANNEL);
+    const databaseUrl = `${inject('postgresUrl')}?options=${encodeURIComponent(`-c search_path=${harness.store.schema}`)}`;
+    const env = { UISP_URL: harness.uisp.sim.url, UISP_TOKEN: harness.uisp.sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, AUDIT_CHANNEL_ID: AUDIT_CHANNEL, SLACK_API_URL: harness.fake.apiUrl.replace(/\/$/, ''), DATABASE_URL: databaseUrl };
+    const cli = await runCli(['suspend', '--service-id', '101', '--reason', '1', '--yes'], env, [BOT_TOKEN]);
+    expect(cli.code).toBe(0);
+    expect(cli.err).toContain("Note: Slack did not take the audit record (not_in_channel); it is kept in SubOps' store (DATABASE_URL) and the bot posts it to channel C0AUDIT when Slack takes it.");
+    expect(cli.err).not.toContain(inject('postgresUrl'));
+    expect(await harness.app.drainAudit()).toBe(1);
+    expect(harness.fake.messages(AUDIT_CHANNEL).map((m) => m.text)).toEqual([expect.stringMatching(/^suspend by \S+ \(CLI\): suspended$/)]);
+  });
+});
+
+describe('the outbox', () => {
+  const record = (n: number): AuditRecord => ({ action: 'suspend', targets: { serviceId: n }, result: 'suspended', ok: true, summary: `record ${n}`, actor: { via: 'cli', username: 'alice' } });
+
+  it('posts in the order the records were made: one made while others wait queues behind them, even if Slack would take it', async () => {
+    const store = await testStore();
+    const posted: number[] = [];
+    let slackAnswers = false;
+    const work = new WorkTracker();
+    const sink = outboxSink({
+      post: async (r) => {
+        if (!slackAnswers) throw new Error('connect ECONNREFUSED');
+        posted.push(Number(r.targets.serviceId));
+      },
+      outbox: store.outbox,
+      claims: store.claims,
+      logger: pino({ level: 'silent' }),
+      work,
+    });
+    await sink.write(record(1));
+    await sink.write(record(2));
+    slackAnswers = true;
+    await sink.write(record(3));
+    await work.idle();
+    expect(posted).toEqual([1, 2, 3]);
+    expect(await sink.waiting()).toBe(0);
+  });
+
+  it('one process drains at a time: a second drain while the first holds the turn posts nothing', async () => {
+    const store = await testStore();
+    const other = await testStore({ schema: store.schema });
+    await store.outbox.add(record(1), 0);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const posting = new Promise<void>((resolve) => (entered = resolve));
+    const posted: number[] = [];
+    const sinkOf = (s: typeof store, wait: boolean) =>
+      outboxSink({
+        post: async (r) => {
+          if (wait) {
+            entered();
+            await held;
+          }
+          posted.push(Number(r.targets.serviceId));
+        },
+        outbox: s.outbox,
+        claims: s.claims,
+        logger: pino({ level: 'silent' }),
+        work: new WorkTracker(),
+      });
+    const first = sinkOf(store, true).drain();
+    // The first holds the turn while its post waits.
+    await posting;
+    expect(await sinkOf(other, false).drain()).toBe(0);
+    release();
+    expect(await first).toBe(1);
+    expect(posted).toEqual([1]);
+  });
+});
