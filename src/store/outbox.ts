@@ -28,7 +28,7 @@ export class SqlAuditOutbox implements AuditOutbox {
 
   async oldest(limit: number): Promise<WaitingRecord[]> {
     const rows = await this.sql.query<{ seq: string | number; record: unknown; queued_ms: string | number }>('SELECT seq, record, queued_ms FROM audit_outbox ORDER BY seq LIMIT $1', [limit]);
-    return rows.map((row) => ({ seq: Number(row.seq), record: typeof row.record === 'string' ? JSON.parse(row.record) : row.record, queuedAt: Number(row.queued_ms) }));
+    return rows.map((row) => ({ seq: Number(row.seq), record: typeof row.record === 'string' ? (JSON.parse(row.record) as unknown) : row.record, queuedAt: Number(row.queued_ms) }));
   }
 
   async remove(seq: number): Promise<void> {
