@@ -32,6 +32,7 @@ import { slackGroupMembers } from './slack/usergroups.js';
 import { errorSummary } from './slack/errors.js';
 import { createAuditor } from './slack/audit.js';
 import { startOutboxDrain } from './slack/audit-outbox.js';
+import { InFlightOperations } from './slack/in-flight.js';
 import { DeliveryLog, dropRedeliveries } from './slack/deliveries.js';
 import { createLateDuplicateNotices } from './slack/duplicate-notices.js';
 import type { ListenerDeps } from './slack/deps.js';
@@ -68,16 +69,19 @@ export interface AppDeps {
   approvalSweepMs?: number;
   /** SubOps' own state (src/store): what must happen once across replicas and restarts, approval decisions, audit records waiting for Slack. */
   store: Store;
-  /** How often audit records waiting in the store are posted; 0: only when asked or when a record joins them (tests). */
-  auditDrainMs?: number;
+  /**
+   * How often audit records waiting in the store are posted, and operations left unfinished by a stopped
+   * process are reported (this process's own leases renewed); 0: only when asked (tests).
+   */
+  storeSweepMs?: number;
 }
 
-/** The Bolt app, the approval expiry sweep and the audit outbox's drain on demand (both also run on their own timers). */
-export type SubOpsApp = App & { sweepApprovals(): Promise<number>; drainAudit(): Promise<number> };
+/** The Bolt app; the approval expiry sweep, the audit outbox's drain and the sweep of operations left unfinished on demand (they also run on timers). */
+export type SubOpsApp = App & { sweepApprovals(): Promise<number>; drainAudit(): Promise<number>; sweepInFlight(): Promise<number> };
 
 export const EVENTS_PATH = '/slack/events';
 
-export function createApp({ services, slack, logger, work = new WorkTracker(), identity, events, health, now = Date.now, approvalSweepMs = 60_000, store, auditDrainMs = 30_000 }: AppDeps): SubOpsApp {
+export function createApp({ services, slack, logger, work = new WorkTracker(), identity, events, health, now = Date.now, approvalSweepMs = 60_000, store, storeSweepMs = 30_000 }: AppDeps): SubOpsApp {
   const metrics = events?.metrics;
   const clientOptions = {
     ...(slack.apiUrl && { slackApiUrl: `${slack.apiUrl}/` }),
@@ -90,7 +94,7 @@ export function createApp({ services, slack, logger, work = new WorkTracker(), i
   const app = slack.appToken
     ? // installerOptions.clientOptions is how the Socket Mode client (apps.connections.open) gets the API URL too.
       new App({ ...common, appToken: slack.appToken, socketMode: true, installerOptions: { clientOptions } })
-    : new App({ ...common, receiver: httpReceiver({ slack, logger, work, events, health, auditWaiting: () => store.outbox.count() }) });
+    : new App({ ...common, receiver: httpReceiver({ slack, logger, work, events, health, auditWaiting: auditWaitingIn(store) }) });
 
   const access = new AccessPolicy(slack.access, slackGroupMembers({ client: app.client, logger }));
   if (!slack.access.everyone) logger.warn('Neither ALLOWED_USER_IDS nor ALLOWED_USERGROUP_ID is set: every member of the workspace may run SubOps commands.');
@@ -103,10 +107,11 @@ export function createApp({ services, slack, logger, work = new WorkTracker(), i
   app.use(accessGuard(access, logger));
 
   const audit = createAuditor({ client: app.client, channelId: slack.auditChannelId, logger, store, work, ...(metrics && { sinks: [metrics.auditSink] }) });
+  const inFlight = new InFlightOperations({ operations: store.operations, client: app.client, logger, now });
   const deps: ListenerDeps = {
     services,
     audit,
-    reporter: createThreadReporter({ client: app.client, audit, work }),
+    reporter: createThreadReporter({ client: app.client, audit, work, inFlight }),
     logger,
     work,
     statusLabel: (status) => services.numbering.label(status),
@@ -137,16 +142,20 @@ export function createApp({ services, slack, logger, work = new WorkTracker(), i
   // Expired approval requests are decided by the clock, on a timer stopped with the app.
   const watch = slack.approvals.settings.required.size && approvalSweepMs > 0 ? approvals.startApprovalWatch(app.client, deps, approvalSweepMs) : undefined;
   // Audit records kept while Slack did not take them: posted at start and every interval, in order.
-  const outboxTimer = audit.outbox && auditDrainMs > 0 ? startOutboxDrain(audit.outbox, work, logger, auditDrainMs) : undefined;
+  const outboxTimer = audit.outbox && storeSweepMs > 0 ? startOutboxDrain(audit.outbox, work, logger, storeSweepMs) : undefined;
+  // Operations a process that stopped hard left mid-way: their threads are told, at start and every interval.
+  if (storeSweepMs > 0) inFlight.start(storeSweepMs, work);
   const stop = app.stop.bind(app);
   return Object.assign(app, {
     stop: async () => {
       watch?.stop();
       outboxTimer?.stop();
+      inFlight.stop();
       return stop();
     },
     sweepApprovals: () => approvals.sweepExpired(app.client, deps),
     drainAudit: async () => (audit.outbox ? audit.outbox.drain() : 0),
+    sweepInFlight: () => inFlight.sweep(),
   });
 }
 
@@ -161,6 +170,11 @@ function httpReceiver({ slack, logger, work, events, health, auditWaiting }: Pic
   });
   receiver.requestListener = guardInbound(receiver.requestListener, { signingSecret, endpoints: [EVENTS_PATH], logger });
   return receiver;
+}
+
+/** The audit records waiting in the store, or null while it is still opening: /healthz never waits for it. */
+export function auditWaitingIn(store: Pick<Store, 'isOpen' | 'outbox'>): AuditWaiting {
+  return async () => (store.isOpen() ? store.outbox.count() : null);
 }
 
 /** POST /uisp/webhook, only with WEBHOOK_TOKEN set: on the bot's server in HTTP mode, on WEBHOOK_PORT in Socket Mode. */

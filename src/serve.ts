@@ -73,7 +73,7 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
   }
   if (loaded.status === 'rejected') throw loaded.reason;
   const identity = checked.value;
-  const { connect, createApp, createEventServices, EVENTS_PATH, HealthProbe, linkWatch, Metrics, openStore, startApp, startEventListener, startOpsListener, StoreError, WEBHOOK_PATH, WorkTracker } = loaded.value;
+  const { auditWaitingIn, connect, createApp, createEventServices, EVENTS_PATH, HealthProbe, linkWatch, Metrics, openStore, startApp, startEventListener, startOpsListener, StoreError, WEBHOOK_PATH, WorkTracker } = loaded.value;
   const store = openStore(config.store, { deferred: true });
   // A PostgreSQL store answers in milliseconds: a wrong DATABASE_URL stops start-up with one line. The
   // embedded one takes seconds to open: it is opened once the app listens (below).
@@ -89,7 +89,7 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
   // A promise nobody awaited must not take down a bot serving a whole team: log it and keep serving.
   const onUnhandled = (reason: unknown) => logger.error({ err: errorSummary(reason) }, 'unhandled promise rejection; SubOps keeps running');
   let events: EventServices | undefined;
-  const metrics = new Metrics(() => events?.links.pending().length ?? 0, () => store.outbox.count());
+  const metrics = new Metrics(() => events?.links.pending().length ?? 0, async () => (await auditWaitingIn(store)()) ?? -1);
   const connection = await connect(io.env, (line) => logger.warn(line), { observer: metrics.uispObserver, keepSimulatorState: false });
   process.on('unhandledRejection', onUnhandled);
   let health: HealthProbeType | undefined;
@@ -117,7 +117,7 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
       return EXIT.failed;
     }
     try {
-      ops = await startOpsListener({ health, work, metrics, auditWaiting: () => store.outbox.count() }, opsConfig);
+      ops = await startOpsListener({ health, work, metrics, auditWaiting: auditWaitingIn(store) }, opsConfig);
     } catch (error) {
       writeLine(io.stderr, `Could not listen on OPS_HOST ${opsConfig.host}, OPS_PORT ${opsConfig.port} (for /metrics and /healthz): ${errorSummary(error).message}`);
       await listener?.close();

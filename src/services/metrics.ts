@@ -149,7 +149,7 @@ function createInstruments({ collectDefaultMetrics, Counter, Gauge, Histogram, R
   });
   new Gauge({
     name: 'subops_audit_records_waiting',
-    help: 'Audit records kept in the store because Slack did not take them; posted in order when it does (-1: the store did not answer).',
+    help: 'Audit records kept in the store because Slack did not take them; posted in order when it does (-1: the store is not open yet, or did not answer).',
     registers: [registry],
     async collect() {
       this.set(await auditWaiting().catch(() => -1));

@@ -55,8 +55,8 @@ export interface HealthReport extends ProbeResults {
   auditWaiting: number | null;
 }
 
-/** How many audit records wait in the store (src/slack/audit-outbox.ts). */
-export type AuditWaiting = () => Promise<number>;
+/** How many audit records wait in the store (src/slack/audit-outbox.ts); null while the store is not open (never waited for). */
+export type AuditWaiting = () => Promise<number | null>;
 
 export interface HealthProbeOptions {
   /** UISP's URL and tokens (the embedded simulator's, once resolved). */

@@ -9,7 +9,10 @@
  * newest is sent); replies are never dropped, and the last update and the audit entry are always
  * delivered. When Slack refuses the parent, nothing of the thread can be posted: the operation goes on,
  * its audit entry is recorded without a thread link, and the agent is told privately what it did. The
- * queue counts as work in flight, so the tests' `idle()` and the SIGTERM drain wait for it.
+ * queue counts as work in flight, so the tests' `idle()` and the SIGTERM drain wait for it. An operation
+ * that says what its thread should say if it is left unfinished (`ifStopped`) is recorded in the store
+ * from its parent's post to its finish (./in-flight.ts): a process that stops hard meanwhile leaves it
+ * for the next one to report.
  */
 import type { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
@@ -19,12 +22,15 @@ import { errorSummary } from './errors.js';
 import type { Origin } from './metadata.js';
 import { tellAgent } from './notify.js';
 import type { WorkTracker } from './work.js';
+import type { InFlightOperation, InFlightOperations } from './in-flight.js';
 
 export interface ReporterDeps {
   client: webApi.WebClient;
   audit: SlackAuditor;
   /** Counts each thread's queue while it has posts to deliver. */
   work: WorkTracker;
+  /** Where operations with `ifStopped` are recorded while they run. */
+  inFlight?: InFlightOperations | undefined;
 }
 
 export interface OperationStart {
@@ -34,6 +40,8 @@ export interface OperationStart {
   parent: SlackMessage;
   parentTs?: string | undefined;
   logger: Logger;
+  /** What the thread says if this process stops before `finish` (a Retry, where one makes sense). */
+  ifStopped?: SlackMessage | undefined;
 }
 
 export interface OperationEnd {
@@ -49,10 +57,12 @@ export interface OperationEnd {
 export interface ThreadReporter {
   /** Queues the parent and returns at once: the operation goes on while Slack answers. */
   start(operation: OperationStart): ThreadReport;
+  /** Where operations are recorded while they run (for one shown in a thread of its own making, an approval's). */
+  inFlight: InFlightOperations | undefined;
 }
 
 export function createThreadReporter(deps: ReporterDeps): ThreadReporter {
-  return { start: (operation) => new ThreadReport(deps, operation) };
+  return { start: (operation) => new ThreadReport(deps, operation), inFlight: deps.inFlight };
 }
 
 type Post = { kind: 'parent' | 'reply' | 'update'; message: SlackMessage };
@@ -72,16 +82,21 @@ export class ThreadReport {
   private readonly channel: string;
   private readonly origin: Origin;
   private readonly logger: Logger;
+  private readonly ifStopped: SlackMessage | undefined;
+  /** The operation's record in the store, once its thread exists. */
+  private inFlight: Promise<InFlightOperation> | undefined;
 
   constructor(
     private readonly deps: ReporterDeps,
-    { origin, logger, parent, parentTs }: OperationStart,
+    { origin, logger, parent, parentTs, ifStopped }: OperationStart,
   ) {
     this.origin = origin;
     this.channel = origin.channelId;
     this.logger = logger;
     this.ts = parentTs;
+    this.ifStopped = ifStopped;
     if (!parentTs) this.enqueue({ kind: 'parent', message: parent });
+    else this.recordInFlight();
   }
 
   /** The parent message, once Slack has posted it (see `posted`). */
@@ -123,6 +138,7 @@ export class ThreadReport {
    */
   async finish({ audit, whenSlackRefused }: OperationEnd = {}): Promise<void> {
     await this.delivered();
+    await (await this.inFlight)?.end();
     if (audit) await this.deps.audit.record({ ...audit, thread: this.thread });
     if (this.refusals.length && whenSlackRefused) await this.tellAgent(whenSlackRefused(this.problems, this.thread !== undefined));
   }
@@ -161,9 +177,19 @@ export class ThreadReport {
 
   private async send({ kind, message }: Post): Promise<void> {
     const { chat } = this.deps.client;
-    if (kind === 'parent') this.ts = (await chat.postMessage({ channel: this.channel, ...message, unfurl_links: false })).ts;
+    if (kind === 'parent') {
+      this.ts = (await chat.postMessage({ channel: this.channel, ...message, unfurl_links: false })).ts;
+      // Before the first reply: a thread that shows a step is one the store knows is in flight.
+      this.recordInFlight();
+      await this.inFlight;
+    }
     else if (kind === 'reply') await chat.postMessage({ channel: this.channel, thread_ts: this.ts, ...message, unfurl_links: false });
     else await chat.update({ channel: this.channel, ts: this.ts!, ...message });
+  }
+
+  /** Records the operation once its thread exists (`finish` ends the record). */
+  private recordInFlight(): void {
+    if (this.ifStopped && this.deps.inFlight && this.ts) this.inFlight = this.deps.inFlight.begin({ channel: this.channel, ts: this.ts }, this.ifStopped);
   }
 
   private refused(error: unknown, what: string): void {

@@ -1,6 +1,6 @@
 /**
  * SubOps' own state (issue #28): what must happen once, approval decisions, audit records waiting for
- * Slack. Embedded (PGlite, in the state directory) by default; PostgreSQL when DATABASE_URL is set,
+ * Slack, operations in flight. Embedded (PGlite, in the state directory) by default; PostgreSQL when DATABASE_URL is set,
  * shared by replicas and CLI processes. The schema is migrated at open. Opening the embedded engine takes seconds, so `openStore`
  * returns at once and opens the engine on first use or on `ready()` (which says when it is open, or why
  * it is not); nothing is opened for a process that never asks (`subops --help`).
@@ -10,6 +10,7 @@ import { processOwner, SqlClaimLedger, type ClaimLedger } from './claims.js';
 import { openEmbedded } from './embedded.js';
 import { migrate } from './migrations.js';
 import { openPostgres } from './postgres.js';
+import { SqlOperationLog, type OperationLog } from './operations.js';
 import { SqlAuditOutbox, type AuditOutbox } from './outbox.js';
 import { OpeningSql, type Sql } from './sql.js';
 
@@ -23,8 +24,12 @@ export interface Store {
   approvals: ApprovalBook;
   /** Audit records waiting for Slack. */
   outbox: AuditOutbox;
+  /** Operations in flight, on this process's lease. */
+  operations: OperationLog;
   /** Opens the store if nothing has yet; resolves when it is open and migrated, rejects (StoreError) when it cannot be. */
   ready(): Promise<void>;
+  /** Whether it is open now (what must answer at once asks this rather than wait for it to open). */
+  isOpen(): boolean;
   close(): Promise<void>;
 }
 
@@ -46,11 +51,14 @@ export function openSql(settings: StoreSettings, { deferred = false }: Pick<Stor
 
 /** A store on an engine: two on one engine are two processes' views of one database (tests). */
 export function storeOn(sql: OpeningSql, { now = Date.now }: StoreOptions = {}): Store {
+  const owner = processOwner();
   return {
-    claims: new SqlClaimLedger(sql, processOwner(), now),
+    claims: new SqlClaimLedger(sql, owner, now),
+    operations: new SqlOperationLog(sql, owner, now),
     approvals: new SqlApprovalBook(sql),
     outbox: new SqlAuditOutbox(sql),
     ready: () => sql.ready(),
+    isOpen: () => sql.isOpen,
     close: () => sql.close(),
   };
 }
@@ -70,3 +78,4 @@ export { StoreError } from './errors.js';
 export type { Claim, ClaimLedger, ClaimOutcome } from './claims.js';
 export type { ApprovalBook, RequestRow, StoredDecision } from './approvals.js';
 export type { AuditOutbox, WaitingRecord } from './outbox.js';
+export type { OperationLog, OperationRow } from './operations.js';

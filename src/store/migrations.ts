@@ -36,6 +36,19 @@ const MIGRATIONS: readonly (readonly string[])[] = [
   ],
   // 2: audit records waiting for Slack, in the order they were written.
   ['CREATE TABLE audit_outbox (seq bigserial PRIMARY KEY, record jsonb NOT NULL, queued_ms bigint NOT NULL)'],
+  // 3: operations in flight, each on its process's lease, with what its thread says if it is left unfinished.
+  [
+    `CREATE TABLE operations (
+       id text PRIMARY KEY,
+       owner text NOT NULL,
+       lease_until_ms bigint NOT NULL,
+       channel text NOT NULL,
+       thread_ts text NOT NULL,
+       if_stopped jsonb NOT NULL,
+       started_ms bigint NOT NULL
+     )`,
+    'CREATE INDEX operations_lease ON operations (lease_until_ms)',
+  ],
 ];
 
 /** An arbitrary constant: the advisory lock SubOps' migrations take. */

@@ -23,19 +23,34 @@ export interface Sql extends SqlQueries {
  */
 export class OpeningSql implements Sql {
   private opening: Promise<Sql> | undefined;
-  private allow!: () => void;
+  private open_ = false;
+  private allow: (() => void) | undefined;
+  private refuse: ((error: Error) => void) | undefined;
   private readonly allowed: Promise<void>;
 
   constructor(
     private readonly open: () => Promise<Sql>,
     { deferred = false }: { deferred?: boolean } = {},
   ) {
-    this.allowed = deferred ? new Promise((resolve) => (this.allow = resolve)) : Promise.resolve();
+    this.allowed = deferred
+      ? new Promise((resolve, reject) => {
+          this.allow = resolve;
+          this.refuse = reject;
+        })
+      : Promise.resolve();
+    // Calls waiting for a store closed before it opened are refused; unobserved, that must not end the process.
+    this.allowed.catch(() => undefined);
+  }
+
+  /** Whether the engine is open now: what must answer at once (/healthz) asks this instead of waiting. */
+  get isOpen(): boolean {
+    return this.open_;
   }
 
   /** Opens the engine if nothing has yet; resolves once it is open (rejects with why it could not open). */
   async ready(): Promise<void> {
     this.allow?.();
+    this.refuse = undefined;
     await this.engine();
   }
 
@@ -51,13 +66,18 @@ export class OpeningSql implements Sql {
     return (await this.engine()).transaction(work);
   }
 
-  /** Closes the engine when it was opened; one never opened stays closed. */
+  /** Closes the engine when it was opened; one never opened stays closed, and what waited for it is refused. */
   async close(): Promise<void> {
+    this.refuse?.(new Error('the store was closed before it was opened'));
     const sql = await this.opening?.catch(() => undefined);
     await sql?.close();
   }
 
   private engine(): Promise<Sql> {
-    return (this.opening ??= this.allowed.then(() => this.open()));
+    return (this.opening ??= this.allowed.then(async () => {
+      const sql = await this.open();
+      this.open_ = true;
+      return sql;
+    }));
   }
 }

@@ -91,14 +91,28 @@ export function activationFailure(request: ActivationRequest, startedBy: string,
   // A move or deletion nobody confirmed stays unconfirmed on Retry: the form's confirmation is where it is agreed to.
   if (code === 'device-in-use') lists.push(context('Run /activate again to see the move and confirm it.'));
   if (code === 'delete-unconfirmed') lists.push(context('Run /activate again to see what it deletes and confirm it.'));
-  const retry: RetryValue = { request, startedBy, ...(confirm && { confirm }) };
-  const tail: Block[] = [
-    context('Retrying is safe: the workflow re-reads UISP and only does what is still missing, so no client, service or site is created twice.'),
-    actions(BLOCK.activationRetry, [button({ actionId: ACTION.activationRetry, text: 'Retry', style: 'primary', value: encodeMetadata(RetryValueSchema, retry) })]),
-  ];
+  const tail = retryBlocks(request, startedBy, confirm);
   // However long the lists, the Retry button must survive the 50-block cap.
   const blocks = [section(headline), ...capBlocks(lists, LIMITS.messageBlocks - 1 - tail.length), ...tail];
   return message(`Activation failed: ${escapeMrkdwn(sentence)}`, blocks);
+}
+
+/** Why Retry is safe, and the button that re-runs the activation in the same thread. */
+function retryBlocks(request: ActivationRequest, startedBy: string, confirm: ActivationConfirmation | undefined): Block[] {
+  const retry: RetryValue = { request, startedBy, ...(confirm && { confirm }) };
+  return [
+    context('Retrying is safe: the workflow re-reads UISP and only does what is still missing, so no client, service or site is created twice.'),
+    actions(BLOCK.activationRetry, [button({ actionId: ACTION.activationRetry, text: 'Retry', style: 'primary', value: encodeMetadata(RetryValueSchema, retry) })]),
+  ];
+}
+
+/**
+ * What the thread says when the SubOps process running the activation stopped hard (crash, OOM kill)
+ * before its end: posted by the next process (src/slack/in-flight.ts), with Retry.
+ */
+export function activationStopped(request: ActivationRequest, startedBy: string, confirm?: ActivationConfirmation): SlackMessage {
+  const headline = `:warning: *SubOps stopped* before this activation of *${escapeMrkdwn(request.device)}* ended (its process was restarted or killed). The steps above were done; nothing after them.`;
+  return message(`SubOps stopped before the activation of ${escapeMrkdwn(request.device)} ended.`, [section(headline), ...retryBlocks(request, startedBy, confirm)]);
 }
 
 /** The last reply of a successful run: the one step SubOps never performs. */

@@ -87,6 +87,15 @@ export function decisionReply(request: ApprovalRequest, decision: Decision, by: 
   return message(text, [section(text)]);
 }
 
+/**
+ * What the request's thread says when the SubOps process carrying out the approved change stopped hard
+ * before its end (posted by the next process: src/slack/in-flight.ts).
+ */
+export function approvedRunStopped(request: ApprovalRequest, approver: string): SlackMessage {
+  const text = `${mention(request.requester)} ${mention(approver)} :warning: *SubOps stopped* while carrying out this approved change (its process was restarted or killed): it may be done in part, or not at all. Look at its own thread, if one was started, before asking again; a new request reads UISP afresh.`;
+  return message(text, [section(text)]);
+}
+
 /** The approved operation's outcome, in the request's thread, for the requester and the approver. */
 export function outcomeReply(request: ApprovalRequest, approver: string, outcome: { ok: boolean; sentence: string }): SlackMessage {
   const text = `${mention(request.requester)} ${mention(approver)} ${outcome.ok ? ':white_check_mark:' : ':x:'} ${outcome.sentence}`;

@@ -1,4 +1,4 @@
-/** What the bot process itself tells agents: a repeated delivery, and a restart in progress. */
+/** What the bot process itself tells agents: a repeated delivery, a restart in progress, an operation a stopped process left. */
 import { notice } from './help.js';
 import { CALLBACK } from './ids.js';
 import { modal, section, type ModalView, type SlackMessage } from './kit.js';
@@ -24,4 +24,13 @@ export function restartingModal(): ModalView {
 
 export function alreadySubmittedModal(): ModalView {
   return modal({ callbackId: CALLBACK.info, title: 'SubOps', close: 'Close', blocks: [section(ALREADY_SUBMITTED)] });
+}
+
+/**
+ * What an operation's thread says when the SubOps process running it stopped hard before its end
+ * (posted by the next process: src/slack/in-flight.ts). `what` names the operation, `check` says how to
+ * see whether UISP has the change before trying again.
+ */
+export function operationStopped(what: string, check: string): SlackMessage {
+  return notice(`:warning: *SubOps stopped* before ${what} ended (its process was restarted or killed): UISP may or may not have the change. ${check}`);
 }

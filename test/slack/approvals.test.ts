@@ -237,6 +237,29 @@ describe('a decision nobody can outvote', () => {
   }, 60_000);
 });
 
+describe('approved work a process left unfinished', () => {
+  it('the next process tells the requester and the approver in the request thread, and the run in its own', async () => {
+    await start();
+    await requestPriya();
+    // The approved activation reaches the delete of #102, and its process is killed there.
+    const deletes = h.uisp.sim.gate({ method: 'DELETE', path: /\/clients\/services\/102$/ });
+    await click('Approve', LEAD);
+    await deletes.arrived(1);
+    await h.fake.waitFor('chat.postMessage', (call) => call.args.channel === CHANNEL && call.args.thread_ts !== undefined);
+    const next = await h.replica({ ownServices: true });
+    clock.now += 2 * 60_000;
+    expect(await next.app.sweepInFlight()).toBe(2);
+    const told = thread().filter((m) => m.text.includes('SubOps stopped'));
+    expect(told.map((m) => m.text)).toEqual([
+      `<@${AGENT}> <@${LEAD}> :warning: *SubOps stopped* while carrying out this approved change (its process was restarted or killed): it may be done in part, or not at all. Look at its own thread, if one was started, before asking again; a new request reads UISP afresh.`,
+    ]);
+    const runThread = h.fake.messages(CHANNEL).filter((m) => m.thread_ts !== undefined && m.text.startsWith('SubOps stopped before the activation'));
+    expect(runThread).toHaveLength(1);
+    // Let the killed process's request go only so that the test can close.
+    deletes.open();
+  });
+});
+
 describe('other kinds', () => {
   it('a suspension waits for approval; a service whose status changed meanwhile is left alone, and the thread says why', async () => {
     await start();

@@ -78,7 +78,7 @@ export interface Harness {
   health: HealthProbe;
   app: SubOpsApp;
   /** Starts another app on the same UISP, Slack and settings: a second replica. */
-  replica(): Promise<Replica>;
+  replica(options?: { ownServices?: boolean }): Promise<Replica>;
   /** The app's work in flight: `work.idle()` resolves when everything it was asked has finished. */
   work: WorkTracker;
   /** Set with `gateUisp`. */
@@ -140,6 +140,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   // Each process (the app, each replica, the app after a restart) has its own store on one database.
   const storeClock = { ...((now ?? options.now) && { now: now ?? options.now }) };
   const stores: Store[] = [];
+  const closeLater: (() => Promise<void>)[] = [];
   const openProcessStore = async (): Promise<Store> => {
     const store = await postgresStore({ ...storeClock, ...(stores[0] && { schema: (stores[0] as PostgresStore).schema }) });
     stores.push(store);
@@ -150,7 +151,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const launch = async () => {
     const store = await openProcessStore();
     events = options.events ? createEventServices({ services, settings: eventSettings, statuses: SHARED_STATUSES, logger, metrics, work, claims: store.claims, ...(now && { now }) }) : undefined;
-    const app = createApp({ services, slack, logger, work, identity, events, health: ops.healthzOnSlackPort ? health : undefined, approvalSweepMs: 0, auditDrainMs: 0, store, ...(options.now && { now: options.now }) });
+    const app = createApp({ services, slack, logger, work, identity, events, health: ops.healthzOnSlackPort ? health : undefined, approvalSweepMs: 0, storeSweepMs: 0, store, ...(options.now && { now: options.now }) });
     return { app, running: await startApp(app, slack, { port: 0, host: '127.0.0.1' }) };
   };
   const replicas: Replica[] = [];
@@ -196,12 +197,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await linkWatch.resume(app.client, { events, auditChannelId: slack.auditChannelId, logger }, now);
       events?.links.stop();
     },
-    async replica() {
+    async replica({ ownServices: separate = false } = {}) {
       const replicaWork = new WorkTracker();
       const store = await openProcessStore();
+      // By default replicas share the services (and their locks); `ownServices` makes them another process's.
+      const replicaServices = separate ? createServices(uisp.config) : services;
+      if (separate) closeLater.push(() => replicaServices.close());
       // With `events`, the replica takes UISP webhooks too (point the simulator at `webhookUrl`).
-      const replicaEvents = options.events ? createEventServices({ services, settings: eventSettings, statuses: SHARED_STATUSES, logger, work: replicaWork, claims: store.claims, ...(now && { now }) }) : undefined;
-      const app = createApp({ services, slack, logger, work: replicaWork, identity, approvalSweepMs: 0, auditDrainMs: 0, store, events: replicaEvents, ...(options.now && { now: options.now }) });
+      const replicaEvents = options.events ? createEventServices({ services: replicaServices, settings: eventSettings, statuses: SHARED_STATUSES, logger, work: replicaWork, claims: store.claims, ...(now && { now }) }) : undefined;
+      const app = createApp({ services: replicaServices, slack, logger, work: replicaWork, identity, approvalSweepMs: 0, storeSweepMs: 0, store, events: replicaEvents, ...(options.now && { now: options.now }) });
       const replicaRunning = await startApp(app, slack, { port: 0, host: '127.0.0.1' });
       const replicaOrigin = `http://127.0.0.1:${replicaRunning.port}`;
       const replica: Replica = {
@@ -247,6 +251,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await fake.close();
       await uisp.close();
       for (const store of stores) await store.close();
+      for (const close of closeLater) await close();
     },
   };
   return harness;

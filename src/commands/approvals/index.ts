@@ -18,7 +18,7 @@ import { errorSummary } from '../../slack/errors.js';
 import type { ApprovalRequest, ApprovedOperation, Origin, StoredRequest } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
 import { tellAgent } from '../../slack/notify.js';
-import { approvalNotPostedView, approvalRequestedView, APPROVAL_ACTION, approvalRequestMessage, decidedRequestMessage, decisionReply, outcomeReply, plainPhrase } from '../../views/approvals.js';
+import { approvalNotPostedView, approvalRequestedView, APPROVAL_ACTION, approvalRequestMessage, approvedRunStopped, decidedRequestMessage, decisionReply, outcomeReply, plainPhrase } from '../../views/approvals.js';
 import { mention } from '../../views/format.js';
 import { notice } from '../../views/help.js';
 import { actionsOf } from '../../views/kit.js';
@@ -94,10 +94,13 @@ async function decide(deps: ListenerDeps, client: webApi.WebClient, stored: Stor
     await deps.audit.record({ actorId: request.requester, ...endedAudit(request, decision, by) });
     return { won: true };
   }
+  // Recorded in flight until its outcome is posted: a process that stops hard meanwhile leaves the thread to be told.
+  const inFlight = await deps.reporter.inFlight?.begin({ channel: stored.channel, ts: stored.ts }, approvedRunStopped(request, by));
   const outcome = await runApproved(deps, request, by, logger);
   await deps.work.run(() => client.chat.postMessage({ channel: stored.channel, thread_ts: stored.ts, ...outcomeReply(request, by, outcome), unfurl_links: false })).catch((error: unknown) => {
     logger.warn({ err: errorSummary(error) }, 'could not post the outcome in the approval thread');
   });
+  await inFlight?.end();
   return { won: true };
 }
 

@@ -15,6 +15,7 @@ import { describeFailure } from '../../slack/errors.js';
 import type { Origin, SuspensionAction } from '../../slack/metadata.js';
 import { approvedNote } from '../../views/approvals.js';
 import type { RunOutcome } from '../activation/run.js';
+import { operationStopped } from '../../views/process.js';
 
 /** Reads only: the service, its client and (for suspend) the reason, or an InputError naming the field. */
 export async function loadSuspensionTarget(suspensions: SuspensionService, serviceId: number, reasonId?: number): Promise<SuspensionTarget> {
@@ -37,7 +38,9 @@ export async function runSuspension(deps: ListenerDeps, { action, origin, target
   const { services, statusLabel } = deps;
   const logger = deps.logger.child({ flow: action, serviceId: target.service.id, userId: origin.userId });
   // The parent is queued, not awaited: the CRM call goes out while Slack answers.
-  const report = deps.reporter.start({ origin, parent: suspensionParent({ action, actorId: origin.userId, target }), logger });
+  const id = target.service.id;
+  const ifStopped = operationStopped(`this ${action === 'suspend' ? 'suspension' : 'lift'} of service #${id}`, `Look at client #${target.client.id} with /client before trying again; SubOps changes nothing on a service that is already ${action === 'suspend' ? 'suspended' : 'active'}.`);
+  const report = deps.reporter.start({ origin, parent: suspensionParent({ action, actorId: origin.userId, target }), logger, ifStopped });
   if (approvedBy) report.reply(approvedNote(approvedBy));
 
   let result: SuspensionResult;

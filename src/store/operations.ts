@@ -1,0 +1,84 @@
+/**
+ * Operations in flight, for when a process stops hard (crash, OOM kill, eviction) in the middle of one:
+ * each row names the Slack thread showing it and what that thread should say if it is left unfinished.
+ * Its process holds it on a lease it renews while it runs and deletes it when the operation ends; a row
+ * whose lease ran out belongs to a process that died, and the next one takes it over to say so.
+ */
+import type { SqlQueries } from './sql.js';
+
+export interface OperationRow {
+  id: string;
+  channel: string;
+  threadTs: string;
+  /** The front end's message for the thread when the operation was left unfinished. */
+  ifStopped: unknown;
+  startedAt: number;
+}
+
+export interface OperationLog {
+  begin(row: OperationRow, leaseMs: number): Promise<void>;
+  /** Extends the lease of every operation this process runs. */
+  renew(leaseMs: number): Promise<void>;
+  end(id: string): Promise<void>;
+  /** Takes over the operations whose process stopped holding them (at most `limit`). */
+  takeAbandoned(leaseMs: number, limit: number): Promise<OperationRow[]>;
+  /** Gives one back, for whoever sweeps next. */
+  giveUp(id: string): Promise<void>;
+}
+
+interface Row {
+  id: string;
+  channel: string;
+  thread_ts: string;
+  if_stopped: unknown;
+  started_ms: string | number;
+}
+
+export class SqlOperationLog implements OperationLog {
+  constructor(
+    private readonly sql: SqlQueries,
+    private readonly owner: string,
+    private readonly now: () => number,
+  ) {}
+
+  async begin({ id, channel, threadTs, ifStopped, startedAt }: OperationRow, leaseMs: number): Promise<void> {
+    await this.sql.query('INSERT INTO operations (id, owner, lease_until_ms, channel, thread_ts, if_stopped, started_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+      id,
+      this.owner,
+      this.now() + leaseMs,
+      channel,
+      threadTs,
+      JSON.stringify(ifStopped),
+      startedAt,
+    ]);
+  }
+
+  async renew(leaseMs: number): Promise<void> {
+    await this.sql.query('UPDATE operations SET lease_until_ms = $2 WHERE owner = $1', [this.owner, this.now() + leaseMs]);
+  }
+
+  async end(id: string): Promise<void> {
+    await this.sql.query('DELETE FROM operations WHERE id = $1', [id]);
+  }
+
+  async takeAbandoned(leaseMs: number, limit: number): Promise<OperationRow[]> {
+    const at = this.now();
+    const rows = await this.sql.query<Row>(
+      `UPDATE operations SET owner = $1, lease_until_ms = $2
+       WHERE id IN (SELECT id FROM operations WHERE lease_until_ms <= $3 ORDER BY started_ms LIMIT $4 FOR UPDATE SKIP LOCKED)
+       RETURNING id, channel, thread_ts, if_stopped, started_ms`,
+      [this.owner, at + leaseMs, at, limit],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      channel: row.channel,
+      threadTs: row.thread_ts,
+      ifStopped: typeof row.if_stopped === 'string' ? (JSON.parse(row.if_stopped) as unknown) : row.if_stopped,
+      startedAt: Number(row.started_ms),
+    }));
+  }
+
+  async giveUp(id: string): Promise<void> {
+    await this.sql.query('UPDATE operations SET lease_until_ms = 0 WHERE id = $1 AND owner = $2', [id, this.owner]);
+  }
+}
