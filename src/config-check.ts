@@ -14,8 +14,9 @@ import { UISP_TOKEN_VARIABLES, UispError, type UispSystem } from './services/uis
 import { createUispDispatcher, UispHttp } from './services/uisp/http.js';
 import { errorSummary } from './slack/errors.js';
 import { checkAppToken, checkChannelOnce, checkSlack, StartupError, type BotIdentity, type PostingChannel } from './slack/startup.js';
+import type { StoreSettings } from './store/index.js';
 
-export type CheckName = 'configuration' | 'UISP CRM' | 'UISP NMS' | 'status numbers' | 'Slack auth' | 'Slack app token' | 'audit channel' | 'approvals' | 'digest';
+export type CheckName = 'configuration' | 'UISP CRM' | 'UISP NMS' | 'status numbers' | 'Slack auth' | 'Slack app token' | 'audit channel' | 'approvals' | 'digest' | 'store';
 /** `warning`: works, with something to look at; `skipped`: not asked (the reason is the message). */
 export type CheckStatus = 'ok' | 'warning' | 'failed' | 'skipped';
 
@@ -85,6 +86,7 @@ export function checkConfiguration(env: Env, { scope = 'app', envFile }: ConfigC
     }
   }
   checks.push(checkNumbering(uisp, loaded.numbering));
+  if (loaded.store) checks.push(checkStoreTimed(loaded.store));
   return { problems: [], checks };
 }
 
@@ -106,14 +108,16 @@ interface ScopeSettings {
   slack: SlackSettings | undefined;
   /** How SubOps would run, in a few words. */
   mode: string;
+  /** The bot's state (app scope): DATABASE_URL, else the embedded store. */
+  store?: StoreSettings | undefined;
 }
 
 function loadScope(env: Env, scope: 'app' | 'cli'): ScopeSettings {
   if (scope === 'app') {
-    const { core, slack, digest } = loadAppConfig(env);
+    const { core, slack, digest, store } = loadAppConfig(env);
     const mode = slack.appToken ? 'Socket Mode (SLACK_APP_TOKEN)' : `HTTP mode on PORT ${slack.port} (Slack checks SLACK_SIGNING_SECRET on its first request)`;
     const approvalsChannelId = slack.approvals.settings.required.size ? slack.approvals.channelId : undefined;
-    return { uisp: core.uisp, numbering: core.activation.numbering, slack: { ...slack, approvalsChannelId, digestChannelId: digest?.channelId }, mode };
+    return { uisp: core.uisp, numbering: core.activation.numbering, slack: { ...slack, approvalsChannelId, digestChannelId: digest?.channelId }, mode, store };
   }
   // Both read, so every problem is reported at once.
   let core: ReturnType<typeof loadCoreConfig> | undefined;
@@ -162,6 +166,14 @@ function oneShotHttp(system: UispSystem, uisp: UispConfig): { http: UispHttp; ba
   const headers: Record<string, string> = system === 'crm' ? { 'X-Auth-Token': token, 'X-Auth-App-Key': token } : { 'X-Auth-Token': token };
   const http = new UispHttp({ system, baseUrl: base, headers, dispatcher, timeouts, retry: { retries: 0, backoffMs: 0 } });
   return { http, base, close: () => dispatcher.destroy() };
+}
+
+/** The store, looked at without changing it (src/store/check.ts); loaded only when asked. */
+async function checkStoreTimed(settings: StoreSettings): Promise<CheckResult> {
+  const started = performance.now();
+  const { checkStore } = await import('./store/check.js');
+  const verdict = await checkStore(settings);
+  return { check: 'store', ...verdict, ms: Math.round(performance.now() - started) };
 }
 
 /** Which service status numbering activations replace services by: the setting, or asked of the CRM once. */

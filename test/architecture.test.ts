@@ -65,6 +65,8 @@ describe('architecture', () => {
   /** Folder → the folders (or single modules) under src/ it must not import. */
   const forbidden: Record<string, RegExp> = {
     services: /^(slack|cli|views|commands|playground|simulator|process)\/|^(app|serve|connect)\.ts$/,
+    // SubOps' own state: SQL and its engines, knowing nothing of what it stores for whom.
+    store: /^(services|slack|cli|views|render|commands|playground|simulator|process)\/|^(app|serve|connect|config|config-check|logging)\.ts$/,
     views: /^(slack\/(?!escape\.ts$|metadata\.ts$)|cli|commands|playground|simulator|process)\/|^(app|serve|connect)\.ts$|^services\/(uisp\/(http|exchange|pager|crm-client|nms-client)|container|converge)\.ts$/,
     // The sentences both front ends show: services' types and pure helpers only, nothing of either front end.
     render: /^(slack|cli|views|commands|playground|simulator|process)\/|^(app|serve|connect)\.ts$|^services\/(uisp\/(http|exchange|pager|crm-client|nms-client)|container|converge)\.ts$/,

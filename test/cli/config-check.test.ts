@@ -7,7 +7,9 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCli } from './support.js';
 import { main } from '../../src/cli/main.js';
 import type { EnvFileInfo } from '../../src/process/io.js';
@@ -46,7 +48,10 @@ async function check(env: Record<string, string>, args: string[] = [], envFile?:
   return { code, out, err, lines: out.trimEnd().split('\n'), json: () => JSON.parse(out) as Report };
 }
 
-const bot = () => ({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.apiUrl.replace(/\/$/, ''), ISP_TIMEZONE: 'America/Guyana' });
+// The bot's store: an embedded one in a folder not made yet (a fresh install), looked at, never created.
+const STORE_DIR = join(tmpdir(), `subops-config-check-${process.pid}`, 'store');
+const STORE_LINE = `✓ store            embedded store in ${STORE_DIR} (STORE_DIR): not created yet; the bot creates it at start`;
+const bot = () => ({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.apiUrl.replace(/\/$/, ''), ISP_TIMEZONE: 'America/Guyana', STORE_DIR });
 
 /** A loopback HTTP server answering every request with `answer`. */
 async function stub(answer: (path: string, authorization: string) => { status: number; body: string; type?: string }): Promise<string> {
@@ -66,7 +71,8 @@ describe('subops config check', () => {
     const calls = slack.calls.length;
     const run = await check({ ...bot(), AUDIT_CHANNEL_ID: 'C0AUDIT' });
     expect(run.err).toBe('');
-    expect(run.lines.map((line) => line.slice(0, 19))).toEqual(['✓ configuration    ', '✓ UISP CRM         ', '✓ UISP NMS         ', '✓ Slack auth       ', '✓ audit channel    ', '✓ status numbers   ']);
+    expect(run.lines.map((line) => line.slice(0, 19))).toEqual(['✓ configuration    ', '✓ UISP CRM         ', '✓ UISP NMS         ', '✓ Slack auth       ', '✓ audit channel    ', '✓ status numbers   ', '✓ store            ']);
+    expect(run.lines.at(-1)).toBe(STORE_LINE);
     expect(run.lines[0]).toBe(`✓ configuration    HTTP mode on PORT 3000 (Slack checks SLACK_SIGNING_SECRET on its first request); UISP at ${sim.url}`);
     expect(run.lines[1]).toMatch(new RegExp(`^✓ UISP CRM {9}${sim.url}/crm/api/v1\\.0 answered in \\d+ ms and took UISP_TOKEN$`));
     expect(run.lines[3]).toBe('✓ Slack auth       SLACK_BOT_TOKEN accepted: bot user UBOT (bot B0001) in https://subops-playground.slack.com/');
@@ -91,6 +97,7 @@ describe('subops config check', () => {
       ['UISP NMS', 'ok'],
       ['Slack auth', 'ok'],
       ['status numbers', 'ok'],
+      ['store', 'ok'],
     ]);
     expect(report.checks[0]).toEqual({ check: 'configuration', status: 'ok', message: expect.stringContaining('; 1 setting from /srv/subops/.env'), ms: null });
     for (const c of report.checks.slice(1)) expect(c.ms).toEqual(expect.any(Number));
@@ -138,12 +145,23 @@ describe('subops config check', () => {
     expect(down.code).toBe(1);
   });
 
+  it('the store: a PostgreSQL one at DATABASE_URL is asked its schema; one it cannot reach fails naming DATABASE_URL, never its password', async () => {
+    const shared = await check({ ...bot(), DATABASE_URL: inject('postgresUrl') });
+    expect(shared.lines.at(-1)).toMatch(/^✓ store {12}PostgreSQL at 127\.0\.0\.1:\d+\/postgres \(DATABASE_URL\) answered; (schema version \d+|not set up yet: the bot creates SubOps' tables at start)$/);
+    expect(shared.code).toBe(0);
+    const down = await check({ ...bot(), DATABASE_URL: 'postgres://subops:pw-7c1d@127.0.0.1:1/subops' });
+    expect(down.lines.at(-1)).toMatch(/^✗ store {12}Could not connect to the store at DATABASE_URL \(127\.0\.0\.1:1\/subops\): /);
+    expect(down.lines.join('\n')).not.toContain('pw-7c1d');
+    expect(down.code).toBe(1);
+  });
+
   it('the approvals and digest channels are checked too, each named by its variable, when their settings are on', async () => {
     const run = await check({ ...bot(), AUDIT_CHANNEL_ID: 'C0AUDIT', APPROVAL_REQUIRED_FOR: 'suspension', APPROVALS_CHANNEL_ID: 'C0OUTSIDE', DIGEST_CHANNEL_ID: 'C0AUDIT' });
     expect(run.lines.slice(4)).toEqual([
       '✓ audit channel    AUDIT_CHANNEL_ID C0AUDIT: the bot is in it and can post the audit trail there',
       '✗ approvals        APPROVALS_CHANNEL_ID C0OUTSIDE (#elsewhere): the bot is not a member, so it cannot post approval requests there. Run /invite @SubOps in that channel.',
       "✓ status numbers   interface (6 Quoted, 7 Obsolete; detected: the CRM does not serve GET /version (404), as the interface document's UISP)",
+      STORE_LINE,
     ]);
     expect(run.code).toBe(1);
     const digest = await check({ ...bot(), DIGEST_CHANNEL_ID: 'C0AUDIT' });
@@ -157,6 +175,7 @@ describe('subops config check', () => {
       "✗ Slack auth       Slack refused SLACK_BOT_TOKEN (invalid_auth); copy the Bot User OAuth Token (xoxb-…) from the app's OAuth & Permissions page.",
       '↷ audit channel    AUDIT_CHANNEL_ID C0AUDIT not asked: Slack did not accept SLACK_BOT_TOKEN',
       "✓ status numbers   interface (6 Quoted, 7 Obsolete; detected: the CRM does not serve GET /version (404), as the interface document's UISP)",
+      STORE_LINE,
     ]);
     expect(run.code).toBe(1);
   });
@@ -191,7 +210,7 @@ describe('subops config check', () => {
     const { SLACK_SIGNING_SECRET: _, ...socket } = { ...bot(), SLACK_API_URL: api };
     const good = await check({ ...socket, SLACK_APP_TOKEN: 'xapp-good-app-token' });
     expect(good.lines[0]).toBe(`✓ configuration    Socket Mode (SLACK_APP_TOKEN); UISP at ${sim.url}`);
-    expect(good.lines.slice(3)).toEqual(['✓ Slack auth       SLACK_BOT_TOKEN accepted: bot user U1 (bot B1)', '✓ Slack app token  SLACK_APP_TOKEN accepted (Socket Mode)', "✓ status numbers   interface (6 Quoted, 7 Obsolete; detected: the CRM does not serve GET /version (404), as the interface document's UISP)"]);
+    expect(good.lines.slice(3)).toEqual(['✓ Slack auth       SLACK_BOT_TOKEN accepted: bot user U1 (bot B1)', '✓ Slack app token  SLACK_APP_TOKEN accepted (Socket Mode)', "✓ status numbers   interface (6 Quoted, 7 Obsolete; detected: the CRM does not serve GET /version (404), as the interface document's UISP)", STORE_LINE]);
     expect(good.code).toBe(0);
 
     const revoked = await check({ ...socket, SLACK_APP_TOKEN: 'xapp-revoked-app-token' });

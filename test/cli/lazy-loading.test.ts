@@ -13,6 +13,10 @@ vi.mock('undici', async (original) => (loaded.add('undici'), original()));
 vi.mock('zod', async (original) => (loaded.add('zod'), original()));
 vi.mock('pino', async (original) => (loaded.add('pino'), original()));
 vi.mock('../../src/simulator/index.js', async (original) => (loaded.add('simulator'), original()));
+// SubOps' store and its engines: `subops --help` must not touch them (issue #28).
+vi.mock('../../src/store/index.js', async (original) => (loaded.add('store'), original()));
+vi.mock('@electric-sql/pglite', async (original) => (loaded.add('@electric-sql/pglite'), original()));
+vi.mock('pg', async (original) => (loaded.add('pg'), original()));
 
 async function run(...argv: string[]): Promise<{ code: number; out: string }> {
   const stdout = new PassThrough();
@@ -23,7 +27,7 @@ async function run(...argv: string[]): Promise<{ code: number; out: string }> {
 }
 
 describe('lazy loading of commands', () => {
-  it('`subops --help` loads no dependency and not the simulator', async () => {
+  it('`subops --help` loads no dependency, not the simulator and not the store', async () => {
     const { code, out } = await run('--help');
     expect(code).toBe(0);
     expect(out).toContain('Commands:');
