@@ -419,6 +419,15 @@ function readStore(reader: EnvReader, env: Env, simulator: boolean): StoreSettin
   return { engine: 'embedded', dir: dir ?? (simulator ? undefined : join(stateHome(env), 'subops', 'store')) };
 }
 
+/**
+ * DATABASE_URL when it names a PostgreSQL database: the store CLI processes share with the bot (they never
+ * open the embedded one, which the bot holds). A malformed value is the bot's config check's to report.
+ */
+export function sharedStoreUrl(env: Env): string | undefined {
+  const url = env.DATABASE_URL?.trim();
+  return url && /^postgres(ql)?:\/\/./.test(url) ? url : undefined;
+}
+
 /** The user's state directory: XDG_STATE_HOME (when absolute), else ~/.local/state (HOME, else the account's home). */
 export function stateHome(env: Env): string {
   const xdg = env.XDG_STATE_HOME?.trim();

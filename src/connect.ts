@@ -12,7 +12,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadCoreConfig, stateHome, type CoreConfig, type Env } from './config.js';
+import { loadCoreConfig, sharedStoreUrl, stateHome, type CoreConfig, type Env } from './config.js';
 import { createServices, type ServiceOverrides, type Services } from './services/container.js';
 import type { RunningSimulator, SimulatorData } from './simulator/index.js';
 
@@ -24,12 +24,18 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-export interface ConnectOptions extends Pick<ServiceOverrides, 'observer'> {
+export interface ConnectOptions extends Pick<ServiceOverrides, 'observer' | 'sharedLocks'> {
   /**
    * Whether the embedded simulator (no UISP_URL) keeps its state in the state file between runs: true
    * (the default) for CLI commands, false for the bot (`subops serve --simulator`).
    */
   keepSimulatorState?: boolean;
+  /**
+   * CLI commands (the default): with DATABASE_URL, runs on a device or client take turns with the bot's
+   * replicas and other CLI processes through that store, opened at the first write. The bot passes
+   * `sharedLocks` from its own store instead.
+   */
+  shareStore?: boolean;
 }
 
 /**
@@ -43,7 +49,7 @@ export function simulatorStatePath(env: Env): string {
   return join(stateHome(env), 'subops', 'simulator.json');
 }
 
-export async function connect(env: Env, notice: (line: string) => void, { keepSimulatorState = true, ...overrides }: ConnectOptions = {}): Promise<Connection> {
+export async function connect(env: Env, notice: (line: string) => void, { keepSimulatorState = true, shareStore = true, ...overrides }: ConnectOptions = {}): Promise<Connection> {
   const config = loadCoreConfig(env);
   let simulator: RunningSimulator | undefined;
   let saveState: (() => Promise<void>) | undefined;
@@ -53,12 +59,17 @@ export async function connect(env: Env, notice: (line: string) => void, { keepSi
     saveState = embedded.save;
     config.uisp = { ...config.uisp, url: simulator.url, crmToken: simulator.token, nmsToken: simulator.token };
   }
-  const services = createServices(config, overrides);
+  const storeUrl = shareStore && !overrides.sharedLocks ? sharedStoreUrl(env) : undefined;
+  const store = storeUrl ? (await import('./store/index.js')).openStore({ engine: 'postgres', url: storeUrl }) : undefined;
+  const onStoreError = (error: unknown) =>
+    notice(`Warning: SubOps' store at DATABASE_URL did not answer (${error instanceof Error ? error.message : String(error)}): this run did not take turns with other SubOps processes; its writes still converge on what UISP says.`);
+  const services = createServices(config, { ...overrides, ...(store && { sharedLocks: { claims: store.claims, onStoreError } }) });
   return {
     services,
     config,
     ...(simulator && { simulator }),
     close: async () => {
+      await store?.close();
       await services.close();
       await simulator?.close();
       await saveState?.();

@@ -90,7 +90,13 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
   const onUnhandled = (reason: unknown) => logger.error({ err: errorSummary(reason) }, 'unhandled promise rejection; SubOps keeps running');
   let events: EventServices | undefined;
   const metrics = new Metrics(() => events?.links.pending().length ?? 0, async () => (await auditWaitingIn(store)()) ?? -1);
-  const connection = await connect(io.env, (line) => logger.warn(line), { observer: metrics.uispObserver, keepSimulatorState: false });
+  // With DATABASE_URL, runs on a device or client take turns with the other replicas and CLI processes too.
+  const connection = await connect(io.env, (line) => logger.warn(line), {
+    observer: metrics.uispObserver,
+    keepSimulatorState: false,
+    shareStore: false,
+    ...(config.store.engine === 'postgres' && { sharedLocks: { claims: store.claims, onStoreError: (error: unknown) => logger.warn({ err: errorSummary(error) }, 'the store did not answer: this run takes turns within this process only') } }),
+  });
   process.on('unhandledRejection', onUnhandled);
   let health: HealthProbeType | undefined;
   try {

@@ -8,7 +8,7 @@
  * shared store) the record waits in the store and the bot posts it when Slack takes it.
  */
 import { userInfo } from 'node:os';
-import { loadAuditChannelConfig, type AuditChannelConfig } from '../config.js';
+import { loadAuditChannelConfig, sharedStoreUrl, type AuditChannelConfig } from '../config.js';
 import { Auditor, logAuditSink, type AuditActor, type AuditEntry, type AuditRecord, type AuditSink } from '../services/audit.js';
 import type { FailureNote } from '../services/audit-records.js';
 import { InputError } from '../services/errors.js';
@@ -32,12 +32,6 @@ export interface CliAudit {
   record(entry: AuditEntry): Promise<void>;
 }
 
-/** DATABASE_URL when set to a PostgreSQL URL (the bot's config check reports a malformed one). */
-function databaseUrlOf(env: CliIo['env']): string | undefined {
-  const url = env.DATABASE_URL?.trim();
-  return url && /^postgres(ql)?:\/\/./.test(url) ? url : undefined;
-}
-
 /** The person at the terminal, as the operating system knows them. */
 export function cliActor(env: CliIo['env']): AuditActor {
   let username: string | undefined;
@@ -55,7 +49,7 @@ export async function openCliAudit(io: CliIo, logLevel: string): Promise<CliAudi
   const channel = loadAuditChannelConfig(io.env);
   const logger = createLogger(logLevel, io.stderr);
   const sinks: AuditSink[] = [auditLineSink(io)];
-  if (channel) sinks.push(await slackSink(channel, logger, databaseUrlOf(io.env), io));
+  if (channel) sinks.push(await slackSink(channel, logger, sharedStoreUrl(io.env), io));
   const auditor = new Auditor(sinks, (sink, error) => {
     if (sink !== 'slack') return;
     // Slack's error code (e.g. not_in_channel) or the transport's message: never the request, so never the token.

@@ -9,6 +9,7 @@ import { StatusNumbering } from './activation/numbering.js';
 import { SHARED_STATUSES } from './activation/service-status.js';
 import { ActivationService } from './activation/workflow.js';
 import { KeyedLock } from './converge.js';
+import { SharedLocks, type SharedLockOptions } from './shared-locks.js';
 import { DuplicateService } from './duplicates.js';
 import { LookupService } from './lookups/index.js';
 import { PaymentService } from './payments.js';
@@ -45,6 +46,8 @@ export interface ServiceOverrides {
   now?: () => Date;
   /** Told of every UISP request (metrics). */
   observer?: UispObserver;
+  /** A store shared with other processes (DATABASE_URL): runs on the same device or client take turns across them too. */
+  sharedLocks?: SharedLockOptions;
 }
 
 /** `uisp.url` and both tokens must be present: callers resolve the embedded simulator before this. */
@@ -75,8 +78,9 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
   const now = overrides.now ?? (() => new Date());
   const today = () => todayIn(config.activation.timeZone, now());
   const writeRetry = { retries: uisp.writeRetries, backoffMs: uisp.writeBackoffMs, windowMs: uisp.retryWindowMs };
-  // One set of locks per container: the CLI and the Slack app each build one container per process.
-  const locks = new KeyedLock();
+  // One set of locks per container: the CLI and the Slack app each build one container per process;
+  // with a shared store, held in it too.
+  const locks = overrides.sharedLocks ? new SharedLocks(overrides.sharedLocks) : new KeyedLock();
   const numbering = new StatusNumbering(config.activation.numbering, crm);
   const activation = new ActivationService({ crm, nms, settings: config.activation, numbering, crmBaseUrl: `${uisp.url}/crm`, today, writeRetry, locks });
   return {

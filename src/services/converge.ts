@@ -215,7 +215,13 @@ export async function deleteChecked<T>(policy: WriteRetryPolicy, spec: CheckedDe
  * Per-process locks on resolved ids (device, client). Runs holding any common key run one after the
  * other; keys are taken in sorted order, so two runs never wait on each other.
  */
-export class KeyedLock {
+/** Turns on keys: in one process (KeyedLock), or across processes sharing a store (./shared-locks.ts). */
+export interface Locks {
+  /** Resolves once every key is held; `waited` says whether another run held one first. */
+  acquire(keys: string[]): Promise<{ release: () => void; waited: boolean }>;
+}
+
+export class KeyedLock implements Locks {
   private readonly tails = new Map<string, Promise<void>>();
 
   /** Resolves once every key is held; `waited` says whether another run held one first. */

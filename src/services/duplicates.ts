@@ -9,7 +9,7 @@
  * only when the pure `decideRemoval` says so; otherwise it writes nothing and says why. A person's click
  * is the only way SubOps removes an Active service, or another run's client.
  */
-import type { KeyedLock } from './converge.js';
+import type { Locks } from './converge.js';
 import { lateDuplicates } from './activation/late-duplicates.js';
 import { madeBySubOps, markedClientId } from './activation/markers.js';
 import { sameName } from './activation/names.js';
@@ -208,7 +208,7 @@ export interface DuplicateDeps {
   nms: NmsClient;
   numbering: StatusNumbering;
   /** This process's locks on resolved ids (the activation's): a removal and an activation of one client take turns. */
-  locks: KeyedLock;
+  locks: Locks;
 }
 
 const serviceRef = (s: Service): RecordRef => ({ id: s.id, name: s.name });

@@ -3,7 +3,7 @@
  * (limit ≤ 500) so memory stays bounded by the number of payments shown, not the number counted.
  */
 import { createHash } from 'node:crypto';
-import { ensureOne, noteHas, withMarkers, type KeyedLock, type WriteRetryPolicy } from './converge.js';
+import { ensureOne, noteHas, withMarkers, type Locks, type WriteRetryPolicy } from './converge.js';
 import { clientDisplayName, type CrmClient, type PaymentFilters } from './uisp/crm-client.js';
 import type { Client, Payment, PaymentMethod } from './uisp/schemas.js';
 import { TtlCache } from './cache.js';
@@ -128,7 +128,7 @@ export class PaymentService {
   constructor(
     private readonly crm: CrmClient,
     private readonly today: () => string,
-    private readonly writes: { limits: PaymentLimits; retry: WriteRetryPolicy; locks: KeyedLock },
+    private readonly writes: { limits: PaymentLimits; retry: WriteRetryPolicy; locks: Locks },
     /** Milliseconds, for the caches' TTLs. */
     now: () => number = Date.now,
   ) {

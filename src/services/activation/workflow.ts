@@ -8,7 +8,7 @@
  * and converges: no second client, service or site, and nothing to wait for.
  */
 import type { ActivationConfig } from '../../config.js';
-import type { KeyedLock, WriteRetryPolicy } from '../converge.js';
+import type { Locks, WriteRetryPolicy } from '../converge.js';
 import type { CrmClient } from '../uisp/crm-client.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import { confirmationChanges, planToRun } from './confirmation.js';
@@ -35,7 +35,7 @@ export interface ActivationDeps {
   /** How write steps are retried after transient failures (UISP_WRITE_RETRIES and friends). */
   writeRetry: WriteRetryPolicy;
   /** This process's locks on device and client ids: the CLI and the bot share the services, so share these. */
-  locks: KeyedLock;
+  locks: Locks;
 }
 
 /** A decision with the reads it was made from: a run given it builds on those reads instead of reading again. */
