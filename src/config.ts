@@ -406,7 +406,8 @@ export function loadAppConfig(
 /**
  * SubOps' own state (src/store): PostgreSQL at DATABASE_URL, shared by replicas; else the embedded store
  * in STORE_DIR (default `subops/store` in the state directory). A trial on the bundled simulator
- * (`--simulator`) keeps it in memory, as it keeps the simulator's UISP: neither outlives the process.
+ * (`--simulator`) keeps it in this process's memory, as it keeps the simulator's UISP: neither outlives
+ * the process.
  */
 function readStore(reader: EnvReader, env: Env, simulator: boolean): StoreSettings {
   const url = reader.string('DATABASE_URL');
@@ -416,7 +417,8 @@ function readStore(reader: EnvReader, env: Env, simulator: boolean): StoreSettin
   }
   const dir = reader.string('STORE_DIR');
   if (dir !== undefined && !isAbsolute(dir)) reader.problems.push(`STORE_DIR must be an absolute path (got "${dir}")`);
-  return { engine: 'embedded', dir: dir ?? (simulator ? undefined : join(stateHome(env), 'subops', 'store')) };
+  if (simulator && dir === undefined) return { engine: 'memory' };
+  return { engine: 'embedded', dir: dir ?? join(stateHome(env), 'subops', 'store') };
 }
 
 /**

@@ -14,6 +14,7 @@ import type { HealthProbe as HealthProbeType } from './slack/health.js';
 import { errorSummary } from './slack/errors.js';
 import { createLogger, prettyDestination } from './logging.js';
 import { checkSlack, StartupError } from './slack/startup.js';
+import type { StoreSettings } from './store/index.js';
 
 const SERVE_HELP = `Usage: subops serve [--simulator]
 
@@ -135,7 +136,7 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
     let storeFailure: Error | undefined;
     const storeFailed = new Promise<void>((resolve) => {
       store.ready().then(
-        () => logger.info(config.store.engine === 'postgres' ? 'SubOps state: PostgreSQL at DATABASE_URL' : `SubOps state: the embedded store ${config.store.dir ? `in ${config.store.dir}` : 'in memory (--simulator)'} is open`),
+        () => logger.info(`SubOps state: ${storeName(config.store)}`),
         (error: unknown) => {
           storeFailure = error instanceof Error ? error : new Error(String(error));
           resolve();
@@ -190,6 +191,13 @@ async function loadServing() {
     import('./store/index.js'),
   ]);
   return { ...app, linkWatch, ...connection, ...events, WEBHOOK_PATH: webhooks.WEBHOOK_PATH, ...metrics, ...work, HealthProbe: health.HealthProbe, openStore: store.openStore, StoreError: store.StoreError };
+}
+
+/** Where the bot keeps its state, for the start-up log. */
+function storeName(settings: StoreSettings): string {
+  if (settings.engine === 'postgres') return 'PostgreSQL at DATABASE_URL';
+  if (settings.engine === 'memory') return 'in memory (--simulator): nothing is kept';
+  return `the embedded store ${settings.dir ? `in ${settings.dir}` : 'in memory'} is open`;
 }
 
 /** One line for a receiver that would not start: a port in use, or Socket Mode refused. */

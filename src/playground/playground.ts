@@ -40,7 +40,7 @@ export interface PlaygroundOptions {
   simulator?: SimulatorOptions;
   /** Where the app logs, at LOG_LEVEL from `env`; nowhere when not given. */
   log?: DestinationStream;
-  /** SubOps' own state; by default an embedded store in memory, opened when first needed and gone at exit. */
+  /** SubOps' own state; by default this process's memory, gone at exit. */
   store?: Store;
 }
 
@@ -90,8 +90,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     const logger = createLogger(options.log ? core.logLevel : 'silent', options.log);
     // The same start-up check as `subops serve`, against the fake.
     const identity = await checkSlack({ slack, logger });
-    const store = options.store ?? openStore({ engine: 'embedded', dir: undefined });
-    if (!options.store) closers.push(() => store.close());
+    const store = options.store ?? openStore({ engine: 'memory' });
     const app = createApp({ services, slack, logger, work, identity, store });
     const running = await startApp(app, slack, { port: 0, host: '127.0.0.1' });
     closers.push(() => running.stop());

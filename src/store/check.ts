@@ -18,6 +18,7 @@ export interface StoreVerdict {
 }
 
 export async function checkStore(settings: StoreSettings): Promise<StoreVerdict> {
+  if (settings.engine === 'memory') return { status: 'ok', message: 'in memory (--simulator): nothing is kept' };
   return settings.engine === 'postgres' ? checkPostgres(settings.url) : checkEmbedded(settings.dir);
 }
 
@@ -44,7 +45,7 @@ async function checkPostgres(url: string): Promise<StoreVerdict> {
 }
 
 async function checkEmbedded(dir: string | undefined): Promise<StoreVerdict> {
-  if (!dir) return { status: 'ok', message: 'embedded store in memory (--simulator): nothing is kept' };
+  if (!dir) return { status: 'ok', message: 'embedded store in memory: nothing is kept' };
   const where = `embedded store in ${dir} (STORE_DIR)`;
   const exists = await stat(dir).then((s) => s.isDirectory(), () => false);
   // The folder, or the nearest existing one above it, must be writable by this user.

@@ -1,13 +1,16 @@
 /**
  * SubOps' own state (issue #28): what must happen once, approval decisions, audit records waiting for
- * Slack, operations in flight. Embedded (PGlite, in the state directory) by default; PostgreSQL when DATABASE_URL is set,
- * shared by replicas and CLI processes. The schema is migrated at open. Opening the embedded engine takes seconds, so `openStore`
- * returns at once and opens the engine on first use or on `ready()` (which says when it is open, or why
- * it is not); nothing is opened for a process that never asks (`subops --help`).
+ * Slack, operations in flight. Embedded (PGlite, in the state directory) by default; PostgreSQL when
+ * DATABASE_URL is set, shared by replicas and CLI processes; this process's memory for the demo and
+ * `serve --simulator`, which keep nothing. The schema is migrated at open. Opening the embedded engine
+ * takes seconds, so `openStore` returns at once and opens the engine on `ready()` (which says when it is
+ * open, or why it is not) or on first use (unless `deferred`); nothing is opened for a process that never
+ * asks (`subops --help`).
  */
 import { SqlApprovalBook, type ApprovalBook } from './approvals.js';
 import { processOwner, SqlClaimLedger, type ClaimLedger } from './claims.js';
 import { openEmbedded } from './embedded.js';
+import { Memory, MemoryApprovalBook, MemoryAuditOutbox, MemoryClaimLedger, MemoryOperationLog } from './memory.js';
 import { migrate } from './migrations.js';
 import { openPostgres } from './postgres.js';
 import { SqlOperationLog, type OperationLog } from './operations.js';
@@ -16,8 +19,13 @@ import { OpeningSql, type Sql } from './sql.js';
 
 export type StoreSettings =
   | { engine: 'postgres'; url: string; connectionOptions?: string }
-  /** `dir` undefined: in memory, gone at exit. */
-  | { engine: 'embedded'; dir: string | undefined };
+  /** `dir` undefined: PGlite in memory, gone at exit. */
+  | { engine: 'embedded'; dir: string | undefined }
+  /** This process's memory (./memory.ts): the demo, `serve --simulator`. */
+  | { engine: 'memory' };
+
+/** The engines that speak SQL. */
+type SqlSettings = Exclude<StoreSettings, { engine: 'memory' }>;
 
 export interface Store {
   claims: ClaimLedger;
@@ -41,11 +49,25 @@ export interface StoreOptions {
 }
 
 export function openStore(settings: StoreSettings, options: StoreOptions = {}): Store {
-  return storeOn(openSql(settings, options), options);
+  return settings.engine === 'memory' ? storeIn(new Memory(), options) : storeOn(openSql(settings, options), options);
 }
 
-/** The engine, opening and migrating. */
-export function openSql(settings: StoreSettings, { deferred = false }: Pick<StoreOptions, 'deferred'> = {}): OpeningSql {
+/** A store in this memory: two on one memory are two processes' views of it (tests). */
+export function storeIn(memory: Memory, { now = Date.now }: StoreOptions = {}): Store {
+  const owner = processOwner();
+  return {
+    claims: new MemoryClaimLedger(memory, owner, now),
+    approvals: new MemoryApprovalBook(memory),
+    outbox: new MemoryAuditOutbox(memory),
+    operations: new MemoryOperationLog(memory, owner, now),
+    ready: async () => undefined,
+    isOpen: () => true,
+    close: async () => undefined,
+  };
+}
+
+/** A SQL engine, opening and migrating. */
+export function openSql(settings: SqlSettings, { deferred = false }: Pick<StoreOptions, 'deferred'> = {}): OpeningSql {
   return new OpeningSql(() => openMigrated(settings), { deferred });
 }
 
@@ -63,7 +85,7 @@ export function storeOn(sql: OpeningSql, { now = Date.now }: StoreOptions = {}):
   };
 }
 
-async function openMigrated(settings: StoreSettings): Promise<Sql> {
+async function openMigrated(settings: SqlSettings): Promise<Sql> {
   const sql = settings.engine === 'postgres' ? await openPostgres({ url: settings.url, ...(settings.connectionOptions && { connectionOptions: settings.connectionOptions }) }) : await openEmbedded(settings.dir);
   try {
     await migrate(sql);
@@ -75,6 +97,7 @@ async function openMigrated(settings: StoreSettings): Promise<Sql> {
 }
 
 export { StoreError } from './errors.js';
+export { Memory } from './memory.js';
 export type { Claim, ClaimLedger, ClaimOutcome } from './claims.js';
 export type { ApprovalBook, RequestRow, StoredDecision } from './approvals.js';
 export type { AuditOutbox, WaitingRecord } from './outbox.js';

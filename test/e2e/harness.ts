@@ -12,6 +12,7 @@ import { SLASH_COMMANDS } from '../../src/commands/index.js';
 import { scriptConsole } from '../../src/playground/chat-console.js';
 import { PLAYGROUND_AGENT, PLAYGROUND_DIRECTORY, startPlayground, SUPPORT_CHANNEL, type Playground } from '../../src/playground/playground.js';
 import { TerminalChat, type ChatIdentity, type ChatResult } from '../../src/playground/terminal-chat.js';
+import { postgresStore } from '../support/store.js';
 
 export interface ChatRun {
   result: ChatResult;
@@ -29,7 +30,9 @@ export interface E2e {
 }
 
 export async function startE2e(): Promise<E2e> {
-  const playground = await startPlayground({ env: { ISP_TIMEZONE: 'America/Guyana' } });
+  // The store on the test run's PostgreSQL (the demo's own, PGlite in memory, takes seconds to create).
+  const store = await postgresStore();
+  const playground = await startPlayground({ env: { ISP_TIMEZONE: 'America/Guyana' }, store });
   return {
     playground,
     async chat(lines, user = PLAYGROUND_AGENT) {
@@ -49,7 +52,10 @@ export async function startE2e(): Promise<E2e> {
       return { result, transcript };
     },
     writes: () => playground.simulator.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`),
-    close: () => playground.close(),
+    close: async () => {
+      await playground.close();
+      await store.close();
+    },
   };
 }
 

@@ -1,12 +1,13 @@
 /**
- * The store's behaviour, the same on both engines (issue #28 §1): the embedded PGlite and a real
- * PostgreSQL server started for the test run. Two Store objects on one database are two processes.
+ * The store's behaviour, the same on every engine (issue #28 §1): the embedded PGlite, a real PostgreSQL
+ * server started for the test run, and the memory of the demo. Two Store objects on one database are two
+ * processes.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openSql, openStore, storeOn, StoreError, type Store } from '../../src/store/index.js';
+import { Memory, openSql, openStore, storeIn, storeOn, StoreError, type Store } from '../../src/store/index.js';
 import { openEmbedded } from '../../src/store/embedded.js';
 import { migrate } from '../../src/store/migrations.js';
 import { postgresStore } from '../support/store.js';
@@ -27,6 +28,13 @@ const opened: Store[] = [];
 let embeddedDir: string;
 
 const engines: Engine[] = [
+  {
+    name: 'memory (the demo, serve --simulator)',
+    async pair(now) {
+      const memory = new Memory();
+      return [storeIn(memory, { now }), storeIn(memory, { now })];
+    },
+  },
   {
     name: 'embedded (PGlite)',
     async pair(now) {
@@ -112,6 +120,36 @@ describe.each(engines)('the store on $name', (engine) => {
     const stored = (await b.approvals.at('C1', '1.000001'))!.decision!;
     for (const outcome of outcomes) if (!outcome.won) expect(outcome).toEqual({ won: false, decision: stored.decision, by: stored.by });
     expect(await a.approvals.undecided()).toEqual([]);
+  });
+
+  it('keeps waiting audit records in the order they came, until each is taken out', async () => {
+    for (const n of [1, 2, 3]) await (n % 2 ? a : b).outbox.add({ n }, time.now());
+    expect(await b.outbox.count()).toBe(3);
+    const [first, second] = await a.outbox.oldest(2);
+    expect([first?.record, second?.record]).toEqual([{ n: 1 }, { n: 2 }]);
+    await b.outbox.remove(first!.seq);
+    expect((await a.outbox.oldest(5)).map((w) => w.record)).toEqual([{ n: 2 }, { n: 3 }]);
+    for (const waiting of await a.outbox.oldest(5)) await a.outbox.remove(waiting.seq);
+    expect(await b.outbox.count()).toBe(0);
+  });
+
+  it('an operation in flight is taken over only once its process stopped renewing its lease, and by one process', async () => {
+    const row = { id: 'op-1', channel: 'C1', threadTs: '9.000001', ifStopped: { text: 'stopped' }, startedAt: time.now() };
+    await a.operations.begin(row, 60_000);
+    time.advance(50_000);
+    await a.operations.renew(60_000);
+    time.advance(50_000);
+    expect(await b.operations.takeAbandoned(60_000, 10)).toEqual([]);
+    time.advance(10_000);
+    const [taken, again] = await Promise.all([b.operations.takeAbandoned(60_000, 10), a.operations.takeAbandoned(60_000, 10)]);
+    expect([...taken, ...again]).toEqual([row]);
+    // Given back (its thread could not be told), the next sweep takes it again; ended, nobody does.
+    const taker = taken.length ? b : a;
+    await taker.operations.giveUp('op-1');
+    expect(await a.operations.takeAbandoned(60_000, 10)).toEqual([row]);
+    await a.operations.end('op-1');
+    time.advance(120_000);
+    expect(await b.operations.takeAbandoned(60_000, 10)).toEqual([]);
   });
 
   it('lists the undecided requests, soonest to expire first', async () => {

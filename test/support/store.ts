@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { inject, onTestFinished } from 'vitest';
-import { openStore, type ClaimLedger, type Store, type StoreOptions } from '../../src/store/index.js';
+import { Memory, openStore, storeIn, type ClaimLedger, type Store, type StoreOptions } from '../../src/store/index.js';
 
 export interface PostgresStore extends Store {
   schema: string;
@@ -37,25 +37,9 @@ export async function testStore(options: StoreOptions & { schema?: string } = {}
   return store;
 }
 
-/**
- * A ledger in this process's memory, for unit tests of what uses claims (not of the store: that is
- * test/store/store.test.ts, on both engines): first claim wins, done keys stay claimed, released ones
- * do not.
- */
-export function memoryClaims(): ClaimLedger & { keys: Map<string, 'held' | 'done'> } {
-  const keys = new Map<string, 'held' | 'done'>();
-  return {
-    keys,
-    async claim(key) {
-      const state = keys.get(key);
-      if (state) return { won: false, state };
-      keys.set(key, 'held');
-      return { won: true, claim: { done: async () => void keys.set(key, 'done'), release: async () => void keys.delete(key) } };
-    },
-    async isClaimed(key) {
-      return keys.has(key);
-    },
-  };
+/** Claims in this process's memory (the memory engine's), for unit tests of what uses claims. */
+export function memoryClaims(): ClaimLedger {
+  return storeIn(new Memory()).claims;
 }
 
 /**
