@@ -161,6 +161,8 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
 
     logger.info({ inFlight: work.inFlight, graceMs: slack.shutdownGraceMs }, 'stopping: new requests are turned away while the operations in flight finish');
     events.links.stop();
+    // The watches this process held: the other replicas take them over at their next check.
+    await events.links.handOver();
     digest?.stop();
     const drained = await work.drain(slack.shutdownGraceMs);
     if (!drained) logger.error({ inFlight: work.inFlight }, `stopped with ${work.inFlight} operation(s) still running after SHUTDOWN_GRACE_MS (${slack.shutdownGraceMs} ms); a retry converges where they stopped`);

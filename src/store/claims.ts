@@ -28,6 +28,13 @@ export interface ClaimLedger {
   claim(key: string, options?: ClaimOptions): Promise<ClaimOutcome>;
   /** Whether the key is claimed now (held or done). */
   isClaimed(key: string): Promise<boolean>;
+  /**
+   * Holds `key` for this process on a lease of `holdMs`, as an owner does (a link watch): true when it is
+   * this process's now (newly, renewed, or taken over from a process whose lease ran out).
+   */
+  hold(key: string, holdMs: number): Promise<boolean>;
+  /** Gives up a key this process holds, for another process to take at once. */
+  letGo(key: string): Promise<void>;
 }
 
 const DEFAULT_HOLD_MS = 2 * 60_000;
@@ -64,6 +71,22 @@ export class SqlClaimLedger implements ClaimLedger {
 
   async isClaimed(key: string): Promise<boolean> {
     return (await this.sql.query('SELECT 1 FROM claims WHERE key = $1 AND until_ms > $2', [key, this.now()])).length > 0;
+  }
+
+  async hold(key: string, holdMs: number): Promise<boolean> {
+    const at = this.now();
+    const held = await this.sql.query(
+      `INSERT INTO claims (key, owner, state, until_ms, claimed_ms) VALUES ($1, $2, 'held', $3, $4)
+       ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, until_ms = EXCLUDED.until_ms
+       WHERE claims.owner = EXCLUDED.owner OR claims.until_ms <= $4
+       RETURNING key`,
+      [key, this.owner, at + holdMs, at],
+    );
+    return held.length > 0;
+  }
+
+  async letGo(key: string): Promise<void> {
+    await this.sql.query('DELETE FROM claims WHERE key = $1 AND owner = $2', [key, this.owner]);
   }
 
   private claimOf(key: string): Claim {

@@ -40,6 +40,18 @@ export class MemoryClaimLedger implements ClaimLedger {
     return row !== undefined && row.until > this.now();
   }
 
+  async hold(key: string, holdMs: number): Promise<boolean> {
+    const at = this.now();
+    const row = this.memory.claims.get(key);
+    if (row && row.owner !== this.owner && row.until > at) return false;
+    this.memory.claims.set(key, { owner: this.owner, state: 'held', until: at + holdMs });
+    return true;
+  }
+
+  async letGo(key: string): Promise<void> {
+    if (this.memory.claims.get(key)?.owner === this.owner) this.memory.claims.delete(key);
+  }
+
   private claimOf(key: string): Claim {
     const mine = () => {
       const row = this.memory.claims.get(key);

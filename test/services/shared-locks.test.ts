@@ -80,7 +80,8 @@ describe('two processes sharing a store (DATABASE_URL)', () => {
     const customer = fleetCustomer(0);
     const config = loadCoreConfig({ UISP_URL: sim.url, UISP_TOKEN: sim.token, ISP_TIMEZONE: 'America/Guyana' });
     const told: unknown[] = [];
-    const failing = { claim: async () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')), isClaimed: async () => false };
+    const refused = async () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+    const failing = { claim: refused, isClaimed: refused, hold: refused, letGo: refused };
     const services = createServices(config, { sharedLocks: { claims: failing, onStoreError: (error) => told.push(error) } });
     open.push(services);
     const result = await activate(services, { device: customer.typed[0], firstName: 'Fleet', lastName: customer.lastName });

@@ -186,7 +186,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     gate,
     events,
     async restart() {
+      // A clean stop, as serve's on SIGTERM: the link watches it held are handed over.
       events?.links.stop();
+      await events?.links.handOver();
       await running.stop();
       work = new WorkTracker();
       ({ app, running } = await launch());

@@ -114,8 +114,56 @@ describe('several processes watching the same site', () => {
     await Promise.all([h.settled(), other.settled()]);
     expect(thread(parentTs).filter((m) => m.text.includes('Reminder'))).toHaveLength(1);
     expect(thread(parentTs).filter((m) => m.text.includes('Linked in CRM'))).toHaveLength(1);
-    // Both processes are done with the site.
+    // The owner let go once it was linked: at its next check the other process finds it done, and says nothing.
+    await Promise.all([h.events!.links.check(), other.events!.links.check()]);
+    await Promise.all([h.settled(), other.settled()]);
     expect([h.events!.links.pending(), other.events!.links.pending()]).toEqual([[], []]);
+    expect(thread(parentTs).filter((m) => m.text.includes('Linked in CRM'))).toHaveLength(1);
+  });
+});
+
+describe('one owner at a time', () => {
+  /** The first process watches the site, and a second one (a replica, started later) knows it too. */
+  async function twoWatching() {
+    await start();
+    const activated = await activate('10.20.1.88', 'Jane', 'Doe');
+    await h.events!.links.check();
+    const other = await h.replica();
+    await linkWatch.resume(other.app.client, { events: other.events, auditChannelId: AUDIT_CHANNEL, logger: createLogger('silent') }, now);
+    other.events!.links.stop();
+    linkByHand(activated.siteId, activated.clientId);
+    return { ...activated, other };
+  }
+  const linkedIn = (parentTs: string) => thread(parentTs).filter((m) => m.text.includes('Linked in CRM'));
+
+  it('the owner reports the link; the other process leaves the site alone while the owner holds it', async () => {
+    const { parentTs, other } = await twoWatching();
+    await other.events!.links.check();
+    expect(linkedIn(parentTs)).toEqual([]);
+    expect(other.events!.links.pending()).toHaveLength(1);
+    await h.events!.links.check();
+    await h.settled();
+    expect(linkedIn(parentTs)).toHaveLength(1);
+  });
+
+  it('a process that stops hands its watches over: the other reports at its next check', async () => {
+    const { parentTs, other } = await twoWatching();
+    h.events!.links.stop();
+    await h.events!.links.handOver();
+    await other.events!.links.check();
+    await other.settled();
+    expect(linkedIn(parentTs)).toHaveLength(1);
+  });
+
+  it('a process that died holding a watch loses it when its lease runs out (three check intervals)', async () => {
+    const { parentTs, other } = await twoWatching();
+    t += 2 * 60_000;
+    await other.events!.links.check();
+    expect(linkedIn(parentTs)).toEqual([]);
+    t += 60_000;
+    await other.events!.links.check();
+    await other.settled();
+    expect(linkedIn(parentTs)).toHaveLength(1);
   });
 });
 

@@ -111,6 +111,20 @@ describe.each(engines)('the store on $name', (engine) => {
     expect((await b.claims.claim('uuid:1')).won).toBe(true);
   });
 
+  it('a key held as an owner holds it is renewed by its holder, taken over only after its lease, and given up at once on letGo', async () => {
+    expect(await a.claims.hold('watch:site-1', 30_000)).toBe(true);
+    expect(await b.claims.hold('watch:site-1', 30_000)).toBe(false);
+    time.advance(20_000);
+    expect(await a.claims.hold('watch:site-1', 30_000)).toBe(true);
+    time.advance(20_000);
+    expect(await b.claims.hold('watch:site-1', 30_000)).toBe(false);
+    time.advance(10_000);
+    expect(await b.claims.hold('watch:site-1', 30_000)).toBe(true);
+    expect(await a.claims.hold('watch:site-1', 30_000)).toBe(false);
+    await b.claims.letGo('watch:site-1');
+    expect(await a.claims.hold('watch:site-1', 30_000)).toBe(true);
+  });
+
   it('an approval request gets exactly one decision, however many deciders race', async () => {
     await a.approvals.add({ id: 'req-1', channel: 'C1', ts: '1.000001', request: { what: 'suspend 101' }, expiresAt: time.now() + 60_000 });
     expect((await b.approvals.at('C1', '1.000001'))?.request).toEqual({ what: 'suspend 101' });

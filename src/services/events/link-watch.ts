@@ -6,8 +6,11 @@
  *
  * After a restart `rebuild` finds the pending sites again in UISP (sites carrying SubOps' marker and no
  * binding) and asks the front end where each one's activation was shown (the Slack app reads its audit
- * messages' metadata). Several processes may watch the same site (replicas, a restarted one): each
- * "linked" and each reminder is claimed in the store before it is reported, so it is reported once.
+ * messages' metadata). Several processes may know the same pending site (replicas, a restarted one):
+ * one at a time owns its watch, held in the store on a lease renewed at each check (three intervals
+ * long); the others leave it alone until the owner hands it over (`handOver`, when it stops) or its lease
+ * runs out (it died). Each "linked" and each reminder is also claimed before it is reported, so a
+ * takeover in the middle of one never reports it twice.
  */
 import type { Logger } from 'pino';
 import { awaitsLink, markedClientId, siteOwnership } from '../sites.js';
@@ -58,6 +61,8 @@ export interface LinkWatcherOptions {
   now?: () => number;
 }
 
+const ownerKey = (siteId: string) => `link-watch:${siteId}`;
+
 /** How long a reported link event is remembered: well past any site's wait for its link. */
 const KEEP_MS = 90 * 24 * 3_600_000;
 
@@ -68,6 +73,8 @@ export class LinkWatcher {
   private readonly now: () => number;
   private checking: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** How long this process's hold on a watch lasts without a check: three check intervals. */
+  private holdMs = 3 * 60_000;
 
   constructor(private readonly options: LinkWatcherOptions) {
     this.now = options.now ?? Date.now;
@@ -127,6 +134,7 @@ export class LinkWatcher {
   /** Checks every `intervalMs` until stopped. A failed check is logged; the next one tries again. */
   start(intervalMs: number): void {
     this.stop();
+    this.holdMs = 3 * intervalMs;
     this.timer = setInterval(() => {
       this.check().catch((error: unknown) => this.options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not check the manual CRM–NMS links; trying again next interval'));
     }, intervalMs);
@@ -138,24 +146,45 @@ export class LinkWatcher {
     this.timer = undefined;
   }
 
+  /** Gives up every watch this process holds, for another process to take over at its next check (a stop). */
+  async handOver(): Promise<void> {
+    await Promise.all([...this.links.keys()].map((siteId) => this.options.claims.letGo(ownerKey(siteId)).catch(() => undefined)));
+  }
+
   private async checkOnce(): Promise<void> {
     if (this.links.size === 0) return;
     const sites = new Map((await this.options.nms.listSites()).map((site) => [site.id, site]));
     for (const link of [...this.links.values()]) {
+      if (!(await this.owns(link.siteId))) continue;
       const site = sites.get(link.siteId);
       if (!site) {
         this.options.logger.info({ siteId: link.siteId }, 'a watched site is gone from the NMS: no longer watching its CRM link');
-        this.links.delete(link.siteId);
+        await this.forget(link.siteId);
         continue;
       }
       const ownership = siteOwnership(site);
       if (ownership?.by === 'binding') {
-        this.links.delete(link.siteId);
+        await this.forget(link.siteId);
         await this.emit({ kind: 'linked', link, boundClientId: ownership.clientId });
       } else if (!link.reminded && this.now() - link.since >= this.options.reminderMs) {
         link.reminded = true;
         await this.emit({ kind: 'reminder', link });
       }
+    }
+  }
+
+  /** Stops watching a site and lets go of its watch: a process that still knows it finds it done at once. */
+  private async forget(siteId: string): Promise<void> {
+    this.links.delete(siteId);
+    await this.options.claims.letGo(ownerKey(siteId)).catch(() => undefined);
+  }
+
+  /** Whether this process owns the site's watch now (taking or renewing it); a store that does not answer: it watches anyway. */
+  private async owns(siteId: string): Promise<boolean> {
+    try {
+      return await this.options.claims.hold(ownerKey(siteId), this.holdMs);
+    } catch {
+      return true;
     }
   }
 
