@@ -74,15 +74,16 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
   }
   if (loaded.status === 'rejected') throw loaded.reason;
   const identity = checked.value;
-  const { auditWaitingIn, connect, createApp, createEventServices, EVENTS_PATH, HealthProbe, linkWatch, Metrics, openStore, startApp, startEventListener, startOpsListener, StoreError, WEBHOOK_PATH, WorkTracker } = loaded.value;
-  const store = openStore(config.store, { deferred: true });
+  const { auditWaitingIn, connect, createApp, createEventServices, EVENTS_PATH, HealthProbe, linkWatch, Metrics, startApp, startEventListener, startOpsListener, storeLater, WEBHOOK_PATH, WorkTracker } = loaded.value;
+  // The store's code loads, and the store opens, on `ready()`: calls made before it wait.
+  const store = storeLater(async () => (await import('./store/index.js')).openStore(config.store));
   // A PostgreSQL store answers in milliseconds: a wrong DATABASE_URL stops start-up with one line. The
   // embedded one takes seconds to open: it is opened once the app listens (below).
   if (config.store.engine === 'postgres') {
     try {
       await store.ready();
     } catch (error) {
-      if (!(error instanceof StoreError)) throw error;
+      if (!(error instanceof Error && error.name === 'StoreError')) throw error;
       writeLine(io.stderr, error.message);
       return EXIT.failed;
     }
@@ -190,9 +191,9 @@ async function loadServing() {
     import('./services/metrics.js'),
     import('./slack/work.js'),
     import('./slack/health.js'),
-    import('./store/index.js'),
+    import('./store/later.js'),
   ]);
-  return { ...app, linkWatch, ...connection, ...events, WEBHOOK_PATH: webhooks.WEBHOOK_PATH, ...metrics, ...work, HealthProbe: health.HealthProbe, openStore: store.openStore, StoreError: store.StoreError };
+  return { ...app, linkWatch, ...connection, ...events, WEBHOOK_PATH: webhooks.WEBHOOK_PATH, ...metrics, ...work, HealthProbe: health.HealthProbe, storeLater: store.storeLater };
 }
 
 /** Where the bot keeps its state, for the start-up log. */

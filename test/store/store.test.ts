@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Memory, openSql, openStore, storeIn, storeOn, StoreError, type Store } from '../../src/store/index.js';
 import { openEmbedded } from '../../src/store/embedded.js';
 import { migrate } from '../../src/store/migrations.js';
+import { storeLater } from '../../src/store/later.js';
 import { postgresStore } from '../support/store.js';
 
 /** A moving clock shared by the two "processes" of a test. */
@@ -219,5 +220,30 @@ describe('DATABASE_URL that cannot be reached', () => {
     expect(failure).toBeInstanceOf(StoreError);
     expect((failure as Error).message).toMatch(/^Could not connect to the store at DATABASE_URL \(127\.0\.0\.1:1\/subops\): .*ECONNREFUSED/);
     expect((failure as Error).message).not.toContain('s3cret');
+  });
+});
+
+describe('the bot\'s store before it may open (storeLater)', () => {
+  it('loads nothing until ready(): calls made before it wait, then run on the store', async () => {
+    let opened = 0;
+    const later = storeLater(async () => (opened++, storeIn(new Memory())));
+    const claimed = later.claims.claim('early');
+    expect(later.isOpen()).toBe(false);
+    // Nothing is opened by a call alone; ready() lets it open.
+    await Promise.resolve();
+    expect(opened).toBe(0);
+    await later.ready();
+    expect(opened).toBe(1);
+    expect((await claimed).won).toBe(true);
+    expect(later.isOpen()).toBe(true);
+  });
+
+  it('closed before ready(), it opens nothing and refuses what waited', async () => {
+    let opened = 0;
+    const later = storeLater(async () => (opened++, storeIn(new Memory())));
+    const waiting = later.outbox.count();
+    await later.close();
+    await expect(waiting).rejects.toThrow('the store was closed before it was opened');
+    expect(opened).toBe(0);
   });
 });
