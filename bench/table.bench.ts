@@ -20,7 +20,9 @@ const NOTES = `## How each row is measured
 The code is in \`bench/\` (\`bench/rows/\` one file per target). Everything runs on loopback against
 the project's UISP simulator (latency knob as stated per row) and the fake Slack Web API; the apps under
 test run in their own processes (\`subops serve\`, \`subops …\`, and \`bench/bare-bolt-app.js\` for the
-Bolt baselines), and requests are signed like Slack's by the playground's sender. Baselines are
+Bolt baselines), and requests are signed like Slack's by the playground's sender. Rows 1–4 send their
+first request once \`subops serve\` says its store is open ("SubOps state: …", just after "listening"):
+they measure operations, not the first seconds after start-up. Baselines are
 measured in the same run, alternating with the figure they compare to, so the ratios hold on a busy
 machine; the absolute times do not.
 
