@@ -4,8 +4,8 @@
  * DATABASE_URL is set, shared by replicas and CLI processes; this process's memory for the demo and
  * `serve --simulator`, which keep nothing. The schema is migrated at open. Opening the embedded engine
  * takes seconds, so `openStore` returns at once and opens the engine on `ready()` (which says when it is
- * open, or why it is not) or on first use (unless `deferred`); nothing is opened for a process that never
- * asks (`subops --help`).
+ * open, or why it is not) or on first use; nothing is opened for a process that never asks (`subops
+ * --help`). The bot holds its store as `storeLater` (./later.ts): nothing of it loads before it listens.
  */
 import { SqlApprovalBook, type ApprovalBook } from './approvals.js';
 import { processOwner, SqlClaimLedger, type ClaimLedger } from './claims.js';
@@ -44,12 +44,10 @@ export interface Store {
 export interface StoreOptions {
   /** The processes' clock (ms): leases and memories run on it. */
   now?: () => number;
-  /** Opened only on `ready()`: calls made before it wait (the bot, during start-up). */
-  deferred?: boolean;
 }
 
 export function openStore(settings: StoreSettings, options: StoreOptions = {}): Store {
-  return settings.engine === 'memory' ? storeIn(new Memory(), options) : storeOn(openSql(settings, options), options);
+  return settings.engine === 'memory' ? storeIn(new Memory(), options) : storeOn(openSql(settings), options);
 }
 
 /** A store in this memory: two on one memory are two processes' views of it (tests). */
@@ -67,8 +65,8 @@ export function storeIn(memory: Memory, { now = Date.now }: StoreOptions = {}): 
 }
 
 /** A SQL engine, opening and migrating. */
-export function openSql(settings: SqlSettings, { deferred = false }: Pick<StoreOptions, 'deferred'> = {}): OpeningSql {
-  return new OpeningSql(() => openMigrated(settings), { deferred });
+export function openSql(settings: SqlSettings): OpeningSql {
+  return new OpeningSql(() => openMigrated(settings));
 }
 
 /** A store on an engine: two on one engine are two processes' views of one database (tests). */

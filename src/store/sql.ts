@@ -16,41 +16,22 @@ export interface Sql extends SqlQueries {
 }
 
 /**
- * An engine opened on `ready()`, or on first use unless `deferred`: every call waits for it. The bot
- * starts listening before the embedded engine has opened (that takes seconds, most of it on the event
- * loop), so it opens the store `deferred` and calls `ready()` once it listens; a request that needs the
- * store meanwhile waits for that instead of opening it during start-up.
+ * An engine opened on first use (or on `ready()`): every call waits for it. Nothing is opened for a
+ * process that never asks.
  */
 export class OpeningSql implements Sql {
   private opening: Promise<Sql> | undefined;
-  private open_ = false;
-  private allow: (() => void) | undefined;
-  private refuse: ((error: Error) => void) | undefined;
-  private readonly allowed: Promise<void>;
+  private opened = false;
 
-  constructor(
-    private readonly open: () => Promise<Sql>,
-    { deferred = false }: { deferred?: boolean } = {},
-  ) {
-    this.allowed = deferred
-      ? new Promise((resolve, reject) => {
-          this.allow = resolve;
-          this.refuse = reject;
-        })
-      : Promise.resolve();
-    // Calls waiting for a store closed before it opened are refused; unobserved, that must not end the process.
-    this.allowed.catch(() => undefined);
-  }
+  constructor(private readonly open: () => Promise<Sql>) {}
 
   /** Whether the engine is open now: what must answer at once (/healthz) asks this instead of waiting. */
   get isOpen(): boolean {
-    return this.open_;
+    return this.opened;
   }
 
   /** Opens the engine if nothing has yet; resolves once it is open (rejects with why it could not open). */
   async ready(): Promise<void> {
-    this.allow?.();
-    this.refuse = undefined;
     await this.engine();
   }
 
@@ -66,17 +47,15 @@ export class OpeningSql implements Sql {
     return (await this.engine()).transaction(work);
   }
 
-  /** Closes the engine when it was opened; one never opened stays closed, and what waited for it is refused. */
+  /** Closes the engine when it was opened; one never opened stays closed. */
   async close(): Promise<void> {
-    this.refuse?.(new Error('the store was closed before it was opened'));
     const sql = await this.opening?.catch(() => undefined);
     await sql?.close();
   }
 
   private engine(): Promise<Sql> {
-    return (this.opening ??= this.allowed.then(async () => {
-      const sql = await this.open();
-      this.open_ = true;
+    return (this.opening ??= this.open().then((sql) => {
+      this.opened = true;
       return sql;
     }));
   }
