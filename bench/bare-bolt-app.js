@@ -1,6 +1,6 @@
 // The baselines' Bolt app, run as its own process like `subops serve`: Bolt's HTTP receiver on PORT
 // with the same signing secret and Web API base (SLACK_API_URL, the fake Slack), and the least each
-// row's requests need — acks for /suspend and the suspension form (row 3), and for /payments an ack,
+// row's requests need — acks for /suspend, the suspension form and its client lookup (row 3), and for /payments an ack,
 // one page of payments read from UISP_URL, and the answer at response_url (row 4). Row 6 times its
 // start until "ready".
 /* global fetch */
@@ -11,6 +11,7 @@ const { SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, SLACK_API_URL, UISP_URL, UISP_TOK
 const app = new App({ token: SLACK_BOT_TOKEN, signingSecret: SLACK_SIGNING_SECRET, clientOptions: { slackApiUrl: `${SLACK_API_URL}/` }, logLevel: LogLevel.ERROR });
 app.command('/suspend', async ({ ack }) => ack());
 app.view('suspension_form', async ({ ack }) => ack());
+app.action('suspension_client_lookup', async ({ ack }) => ack());
 app.command('/payments', async ({ ack, respond }) => {
   await ack();
   const answer = await fetch(`${UISP_URL}/crm/api/v1.0/payments?${PAYMENTS_QUERY ?? ''}`, { headers: { 'X-Auth-Token': UISP_TOKEN ?? '' } });

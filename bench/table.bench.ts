@@ -31,8 +31,10 @@ machine; the absolute times do not.
    for Slack from the form submission to the last UISP request, the confirmation step included.
 2. Form submission to the end of the last UISP request of a new-customer activation, UISP at 100 ms,
    Slack answering at once or 100 ms late (a delaying proxy in front of the fake); median of 3 each.
-3. 50 signed \`/suspend 101\` commands at once, then 50 suspension-form submissions at once, 6 rounds;
-   time to the ack; p99 over all of them.
+3. 50 signed requests at once of each kind: \`/suspend 101\`, suspension-form submissions, a client id
+   typed into the suspension form (a form action), \`/payments\`; 12 rounds, each followed by the work
+   after the acks; time to the ack. Per kind, p99 over every round, and the slowest round's p99 against
+   the bare app's slowest round (a stalled round shows there).
 4. 200 \`/payments\` at once, UISP at 20 ms; time to the listing at its response_url; median over 3
    rounds after a warm-up round. Baseline: a Bolt app that acks, reads the same first page of payments
    and responds. UISP requests counted in the simulator's log.

@@ -6,6 +6,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AckFirstApp } from './slack/ack-first.js';
 import { App, HTTPReceiver } from './slack/bolt.js';
 import type { Logger } from 'pino';
 import type { SlackConfig } from './config.js';
@@ -93,8 +94,8 @@ export function createApp({ services, slack, logger, work = new WorkTracker(), i
   const common = { token: slack.botToken, clientOptions, logger: boltLogger(logger), botId: identity.botId, botUserId: identity.botUserId };
   const app = slack.appToken
     ? // installerOptions.clientOptions is how the Socket Mode client (apps.connections.open) gets the API URL too.
-      new App({ ...common, appToken: slack.appToken, socketMode: true, installerOptions: { clientOptions } })
-    : new App({ ...common, receiver: httpReceiver({ slack, logger, work, events, health, auditWaiting: auditWaitingIn(store) }) });
+      new AckFirstApp({ ...common, appToken: slack.appToken, socketMode: true, installerOptions: { clientOptions } })
+    : new AckFirstApp({ ...common, receiver: httpReceiver({ slack, logger, work, events, health, auditWaiting: auditWaitingIn(store) }) });
 
   const access = new AccessPolicy(slack.access, slackGroupMembers({ client: app.client, logger }));
   if (!slack.access.everyone) logger.warn('Neither ALLOWED_USER_IDS nor ALLOWED_USERGROUP_ID is set: every member of the workspace may run SubOps commands.');
