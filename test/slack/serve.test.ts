@@ -83,14 +83,9 @@ describe('serve', () => {
     const exit = serve([], run);
     try {
       const sender = new SlackSender({ url: `http://127.0.0.1:${port}/slack/events`, signingSecret: 'serve-secret' });
-      let reply;
-      for (let attempt = 0; attempt < 50 && !reply; attempt++) {
-        reply = await sender.slashCommand({ command: '/subops', text: 'help', userId: 'U1', channelId: 'C1' }).catch(async () => {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          return undefined;
-        });
-      }
-      expect(reply?.body.text).toBe('SubOps commands');
+      await run.printed(`listening on port ${port}`);
+      const reply = await sender.slashCommand({ command: '/subops', text: 'help', userId: 'U1', channelId: 'C1' });
+      expect(reply.body.text).toBe('SubOps commands');
       expect(run.out()).toContain(`listening on port ${port}`);
       expect(run.out()).toContain(`/metrics and /healthz on 127.0.0.1:${opsPort}`);
       expect(run.out()).toContain('Neither ALLOWED_USER_IDS nor ALLOWED_USERGROUP_ID is set');

@@ -121,7 +121,9 @@ describe('CrmClient.payments()', () => {
   it('is lazy: nothing is requested until the first item is pulled', async () => {
     const pages = servePayments(3);
     const iterator = h.crm.payments()[Symbol.asyncIterator]();
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // An eager first page would reach the mock agent before a request made after it ends: make one.
+    h.pool.intercept({ path: `${CRM_BASE}/version`, method: 'GET' }).reply(200, { version: '2.4.0' }, { headers: JSON_HEADERS });
+    await h.crm.getVersion();
     expect(pages).toHaveLength(0);
 
     await iterator.next();
