@@ -66,6 +66,17 @@ export const newCustomerActivated: ActivationResult = {
   notDone: [],
 };
 
+/** The same activation when UISP does not answer the service's creation: the client and site stay, Retry finishes it. */
+export const newCustomerFailed: ActivationResult = {
+  type: 'result',
+  outcome: 'failed',
+  failedStep: 'service',
+  client: ada,
+  error: { code: 'uisp-error', problem: 'request', detail: 'UISP is unavailable (HTTP 503) (tried 5 times; UISP does not show it yet, it may still appear)', mayHaveApplied: true, beforeWrites: false },
+  done: [{ kind: 'client-created', client: ada }],
+  notDone: [{ kind: 'create-service' }, { kind: 'create-site', name: adaSite.name }, { kind: 'authorize', device: powerBeam }],
+};
+
 // ---------- Activation confirmation: Priya's Quoted service is replaced ----------
 
 export const priyaRequest: ActivationRequest = { device: '10.20.1.51', firstName: 'Priya', lastName: 'Ramnarine' };

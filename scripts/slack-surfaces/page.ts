@@ -7,7 +7,7 @@
 import { readModal, modalLines } from '../../src/playground/modal-form.js';
 import { renderMessage, type DisplayNames } from '../../src/playground/render-text.js';
 import { activationConfirm, activationForm } from '../../src/views/activation.js';
-import { activationParent, activationStep, manualLinkReminder } from '../../src/views/activation-progress.js';
+import { activationFailure, activationParent, activationStep, manualLinkReminder } from '../../src/views/activation-progress.js';
 import { approvalRequestMessage } from '../../src/views/approvals.js';
 import { digestMessage } from '../../src/views/digest.js';
 import { helpMessage } from '../../src/views/help.js';
@@ -63,6 +63,8 @@ function surfaces(): Surface[] {
   const parent = activationParent({ request: f.newCustomer, startedBy: f.AGENT, result: f.newCustomerActivated });
   const steps = f.newCustomerSteps.map(activationStep);
   const reminder = manualLinkReminder(f.newCustomerActivated);
+  const failedParent = activationParent({ request: f.newCustomer, startedBy: f.AGENT, result: f.newCustomerFailed });
+  const failure = activationFailure(f.newCustomer, f.AGENT, f.newCustomerFailed);
   const suspendTarget = { service: f.marcusService, client: f.marcus, reason: f.customerRequest };
   const suspendConfirm = suspensionConfirm('suspend', f.origin, suspendTarget, f.statusLabel);
   const suspended = { ok: true as const, outcome: { kind: 'done' as const, action: 'suspend' as const, service: f.marcusService, after: { ...f.marcusService, status: 3, suspensionReasonId: 2 }, suspensionReason: f.customerRequest } };
@@ -98,6 +100,12 @@ function surfaces(): Surface[] {
         { label: 'the parent message', payload: blocksOf(parent) },
         { label: 'the manual-link reminder', payload: blocksOf(reminder) },
       ],
+    },
+    {
+      title: 'Failed activation, with Retry',
+      when: 'When a step fails, the thread’s last reply says what was and was not done, with **Retry**: it re-reads UISP and does only what is missing.',
+      text: threadText(failedParent, [steps[0]!, steps[1]!, failure]),
+      previews: [{ label: 'the failure reply', payload: blocksOf(failure) }],
     },
     {
       title: 'Suspension confirmation and result',
