@@ -19,7 +19,7 @@ function prose(text: string): string {
 }
 
 /** GitHub's anchor for a heading (github-slugger): its text lowercased, punctuation dropped, spaces as hyphens. */
-export function githubSlug(heading: string): string {
+function githubSlug(heading: string): string {
   const text = heading
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/[`*_]/g, (marker) => (marker === '_' ? '_' : ''))
