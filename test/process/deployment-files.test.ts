@@ -2,7 +2,7 @@
  * The deployment files, read as Docker and Compose read them (Docker itself is not available to the
  * tests): the Dockerfile's stages, user, health check and entry point, what its COPY lines need from
  * the build context, the compose file's bot service, the npm scripts that start processes, and the
- * README's systemd unit. Running the health check against a bot is in deployment-signals.test.ts.
+ * systemd unit in docs/deployment.md. Running the health check against a bot is in deployment-signals.test.ts.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -162,10 +162,10 @@ describe('npm scripts and the systemd unit', () => {
     expect(scripts.simulate).toBe('exec node bin/subops.js simulate');
   });
 
-  it('the README’s unit runs node directly and waits out the drain', () => {
-    const readme = read('README.md');
-    const section = readme.slice(readme.indexOf('\n## Deployment\n'));
-    expect(section.length).toBeLessThan(readme.length);
+  it('the documented systemd unit runs node directly and waits out the drain', () => {
+    const page = read('docs/deployment.md');
+    const section = page.slice(page.indexOf('\n## systemd\n'));
+    expect(section.length).toBeLessThan(page.length);
     const unit = /```ini\n([\s\S]*?)```/.exec(section)![1]!;
     const setting = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(unit)?.[1];
     expect(setting('ExecStart')).toMatch(/^\/\S*node \S*bin\/subops\.js serve$/);

@@ -1,7 +1,7 @@
 /**
  * .env.example stays true: it lists every variable src/config.ts reads (found in its source, so a new
- * setting cannot be left out), each once, with the default the code applies, and README's Configuration
- * table names each one too.
+ * setting cannot be left out), each once, with the default the code applies, and the Configuration page
+ * (docs/configuration.md) names each one too.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -49,10 +49,12 @@ describe('.env.example', () => {
     expect(loadCoreConfig(defaults)).toEqual(loadCoreConfig({}));
   });
 
-  it("every variable is in README's Configuration table too", () => {
-    const readme = read('../../README.md');
-    const start = readme.indexOf('## Configuration');
-    const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  it('every variable is in the settings table of docs/configuration.md too', () => {
+    const page = read('../../docs/configuration.md');
+    const start = page.indexOf('\n## Settings\n');
+    expect(start).toBeGreaterThan(-1);
+    const end = page.indexOf('\n## ', start + 1);
+    const section = page.slice(start, end === -1 ? undefined : end);
     const missing = READ.filter((name) => !section.includes(`\`${name}\``));
     expect(missing).toEqual([]);
   });

@@ -1,0 +1,198 @@
+/**
+ * docs/slack-surfaces.md: what an agent sees in Slack, built by the same view functions the bot uses
+ * (src/views/*) from fixed data (./fixtures.ts), each surface as the terminal demo renders it
+ * (src/playground/render-text.ts, modal-form.ts) and as a Block Kit Builder link that opens the real
+ * blocks. Pure: the same code always gives the same page, which test/docs/slack-surfaces.test.ts checks.
+ */
+import { readModal, modalLines } from '../../src/playground/modal-form.js';
+import { renderMessage, type DisplayNames } from '../../src/playground/render-text.js';
+import { activationConfirm, activationForm } from '../../src/views/activation.js';
+import { activationFailure, activationParent, activationStep, manualLinkReminder } from '../../src/views/activation-progress.js';
+import { approvalRequestMessage } from '../../src/views/approvals.js';
+import { digestMessage } from '../../src/views/digest.js';
+import { helpMessage } from '../../src/views/help.js';
+import { homeView } from '../../src/views/home.js';
+import type { ModalView, SlackMessage } from '../../src/views/kit.js';
+import { clientCardMessage, deviceCardMessage } from '../../src/views/lookups.js';
+import { paymentsList } from '../../src/views/payments.js';
+import { suspensionConfirm, suspensionParent, suspensionResultReply } from '../../src/views/suspension.js';
+import { changeNotice } from '../../src/views/uisp-changes.js';
+import * as f from './fixtures.js';
+
+export const SURFACES_COMMAND = 'npm run docs:surfaces';
+
+const names: DisplayNames = { user: (id) => f.DISPLAY_NAMES.users[id], channel: (id) => f.DISPLAY_NAMES.channels[id] };
+
+/** What Block Kit Builder opens: a message's blocks, a modal, or a Home tab. */
+type Preview = { blocks: unknown } | ModalView | { type: 'home'; blocks: unknown };
+
+/**
+ * The Block Kit Builder URL that opens this payload (its JSON in the fragment). Parentheses are
+ * encoded too, which encodeURIComponent leaves alone, so the URL can stand in a markdown link.
+ */
+export function blockKitBuilderUrl(payload: Preview): string {
+  const fragment = encodeURIComponent(JSON.stringify(payload)).replace(/\(/g, '%28').replace(/\)/g, '%29');
+  return `https://app.slack.com/block-kit-builder/#${fragment}`;
+}
+
+interface Surface {
+  title: string;
+  /** When the agent sees it, in one or two sentences. */
+  when: string;
+  /** The surface as text, one line each. */
+  text: string[];
+  /** One or more payloads, each with a label, for Block Kit Builder. */
+  previews: { label: string; payload: Preview }[];
+}
+
+const messageText = (message: SlackMessage, prefix = '') => renderMessage(message, names).map((line) => `${prefix}${line}`.trimEnd());
+const modalText = (view: ModalView) => {
+  const form = readModal(view as unknown as Record<string, unknown>, names);
+  return modalLines(form, (field) => field.initial);
+};
+const blocksOf = (message: SlackMessage) => ({ blocks: message.blocks });
+
+/** A thread: the parent message, then each reply indented under it. */
+function threadText(parent: SlackMessage, replies: SlackMessage[]): string[] {
+  return [...messageText(parent), ...replies.flatMap((reply) => messageText(reply).map((line, i) => `  ${i === 0 ? '↳ ' : '  '}${line}`.trimEnd()))];
+}
+
+function surfaces(): Surface[] {
+  const activationForm_ = activationForm({ origin: f.origin, values: { device: f.newCustomer.device, firstName: f.newCustomer.firstName, lastName: f.newCustomer.lastName } });
+  const confirm = activationConfirm(f.origin, f.priyaRequest, f.priyaPlan);
+  const parent = activationParent({ request: f.newCustomer, startedBy: f.AGENT, result: f.newCustomerActivated });
+  const steps = f.newCustomerSteps.map(activationStep);
+  const reminder = manualLinkReminder(f.newCustomerActivated);
+  const failedParent = activationParent({ request: f.newCustomer, startedBy: f.AGENT, result: f.newCustomerFailed });
+  const failure = activationFailure(f.newCustomer, f.AGENT, f.newCustomerFailed);
+  const suspendTarget = { service: f.marcusService, client: f.marcus, reason: f.customerRequest };
+  const suspendConfirm = suspensionConfirm('suspend', f.origin, suspendTarget, f.statusLabel);
+  const suspended = { ok: true as const, outcome: { kind: 'done' as const, action: 'suspend' as const, service: f.marcusService, after: { ...f.marcusService, status: 3, suspensionReasonId: 2 }, suspensionReason: f.customerRequest } };
+  const suspendParent = suspensionParent({ action: 'suspend', actorId: f.AGENT, target: suspendTarget, result: suspended });
+  const suspendReply = suspensionResultReply('suspend', suspended, f.statusLabel);
+  const notice = changeNotice(f.paymentNotice, { crmClientUrl: f.crmClientUrl });
+  const listing = paymentsList({ summary: f.marcusPaymentSummary, clientNames: f.clientNames, methodNames: f.methodNames, client: f.marcus });
+  const clientCard = clientCardMessage(f.raviCard, (id) => f.methodNames.get(id));
+  const deviceCard = deviceCardMessage(f.powerBeamCard);
+  const approval = approvalRequestMessage(f.approvalRequest);
+  const home = homeView({ userId: f.AGENT, operations: { ok: true, value: f.homeOperations }, missingLinks: { ok: true, value: f.homeMissingLinks } });
+  const digest = digestMessage(f.digest);
+  const help = helpMessage();
+
+  return [
+    {
+      title: 'Activation form',
+      when: '`/activate 10.20.1.88 ada lovelace` opens it, filled in from the text. The device and client fields search UISP as you type.',
+      text: modalText(activationForm_),
+      previews: [{ label: 'the form', payload: activationForm_ }],
+    },
+    {
+      title: 'Activation confirmation',
+      when: 'Shown before anything is written when the activation deletes a Quoted or Obsolete service (here Priya Ramnarine’s Quoted service #102) or moves a device off another client’s site.',
+      text: modalText(confirm),
+      previews: [{ label: 'the confirmation', payload: confirm }],
+    },
+    {
+      title: 'Activation progress thread',
+      when: 'Posted in the channel where the agent ran `/activate`: the parent message is updated to the final status, each step is a reply, and the last reply is the manual CRM–NMS link reminder.',
+      text: threadText(parent, [...steps, reminder]),
+      previews: [
+        { label: 'the parent message', payload: blocksOf(parent) },
+        { label: 'the manual-link reminder', payload: blocksOf(reminder) },
+      ],
+    },
+    {
+      title: 'Failed activation, with Retry',
+      when: 'When a step fails, the thread’s last reply says what was and was not done, with **Retry**: it re-reads UISP and does only what is missing.',
+      text: threadText(failedParent, [steps[0]!, steps[1]!, failure]),
+      previews: [{ label: 'the failure reply', payload: blocksOf(failure) }],
+    },
+    {
+      title: 'Suspension confirmation and result',
+      when: 'The second step of `/suspend 101`: the service, its current status and the reason. After **Suspend**, the result is posted in the channel with a thread.',
+      text: [...modalText(suspendConfirm), '', ...threadText(suspendParent, [suspendReply])],
+      previews: [
+        { label: 'the confirmation', payload: suspendConfirm },
+        { label: 'the result message', payload: blocksOf(suspendParent) },
+      ],
+    },
+    {
+      title: 'Payment notice (a change made in UISP)',
+      when: 'Posted in the audit channel when a payment is recorded in UISP outside SubOps (UISP webhooks on). A client with a suspended service gets an **Unsuspend** button per service.',
+      text: messageText(notice),
+      previews: [{ label: 'the notice', payload: blocksOf(notice) }],
+    },
+    {
+      title: 'Payments listing',
+      when: '`/payments #1001`, shown only to the agent: 20 a page, totals per currency for the page and the whole range.',
+      text: messageText(listing),
+      previews: [{ label: 'the listing', payload: blocksOf(listing) }],
+    },
+    {
+      title: 'Client card',
+      when: '`/client 1005`, shown only to the agent. The buttons open the forms that apply, pre-filled.',
+      text: messageText(clientCard),
+      previews: [{ label: 'the card', payload: blocksOf(clientCard) }],
+    },
+    {
+      title: 'Device card',
+      when: '`/device 10.20.1.88`, shown only to the agent: a discovered device, offered for activation.',
+      text: messageText(deviceCard),
+      previews: [{ label: 'the card', payload: blocksOf(deviceCard) }],
+    },
+    {
+      title: 'Approval request',
+      when: 'Posted in the approvals channel when `APPROVAL_REQUIRED_FOR` names the change (here `delete-service`); nothing is written until an approver other than the requester presses **Approve**.',
+      text: messageText(approval),
+      previews: [{ label: 'the request', payload: blocksOf(approval) }],
+    },
+    {
+      title: 'App Home',
+      when: 'SubOps’ **Home** tab, read again each time it is opened. Dates are shown in UTC here; Slack shows them in the reader’s time zone.',
+      text: messageText({ text: '', blocks: home.blocks as SlackMessage['blocks'] }),
+      previews: [{ label: 'the Home tab', payload: { type: 'home', blocks: home.blocks } }],
+    },
+    {
+      title: 'Daily digest',
+      when: 'Posted every day at `DIGEST_TIME` in `DIGEST_CHANNEL_ID`: the previous day in `ISP_TIMEZONE`.',
+      text: messageText(digest),
+      previews: [{ label: 'the digest', payload: blocksOf(digest) }],
+    },
+    {
+      title: 'Help',
+      when: '`/subops help`, shown only to the agent.',
+      text: messageText(help),
+      previews: [{ label: 'the help', payload: blocksOf(help) }],
+    },
+  ];
+}
+
+const slug = (title: string) =>
+  title
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} -]/gu, '')
+    .replace(/ /g, '-');
+
+/** The whole page, as committed in docs/slack-surfaces.md. */
+export function slackSurfacesPage(): string {
+  const all = surfaces();
+  const lines = [
+    '# What an agent sees in Slack',
+    '',
+    `<!-- Generated by scripts/slack-surfaces.ts from src/views/*: do not edit; run \`${SURFACES_COMMAND}\`. -->`,
+    '',
+    'Each surface below is built by the view functions the bot uses, from fixed sample data (the',
+    'simulator’s customers), and shown as text the way the terminal demo (`npm run demo`) prints it:',
+    'buttons in brackets, `▾` for menus, thread replies indented under their parent. The link under each',
+    'opens the real Block Kit in Slack’s Block Kit Builder. What each command does is in',
+    '[Using SubOps in Slack](slack.md).',
+    '',
+    ...all.map((s) => `- [${s.title}](#${slug(s.title)})`),
+    '',
+  ];
+  for (const surface of all) {
+    lines.push(`## ${surface.title}`, '', surface.when, '', '```text', ...surface.text, '```', '');
+    lines.push(`Open ${surface.previews.map((p) => `[${p.label}](${blockKitBuilderUrl(p.payload)})`).join(', ')} in Block Kit Builder.`, '');
+  }
+  return lines.join('\n');
+}
