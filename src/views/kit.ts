@@ -5,7 +5,7 @@
  * escaped (see ../slack/escape.ts); plain_text is rendered literally by Slack and needs no escaping.
  */
 import type { types } from '@slack/bolt';
-import { escapeMrkdwn } from '../slack/escape.js';
+import { escapeMrkdwn, oneLine } from '../slack/escape.js';
 import { clip, clipMrkdwn, LIMITS } from './limits.js';
 
 export type Block = types.KnownBlock;
@@ -18,9 +18,10 @@ export interface SlackMessage {
   blocks: Block[];
 }
 
+/** Shown by Slack as given (no mentions, links or formatting), so not escaped; on one line, so a name draws no line of its own. */
 export function plain(text: string, max: number = LIMITS.text): types.PlainTextElement {
   // Slack rejects empty text objects.
-  return { type: 'plain_text', text: clip(text.trim() || '—', max), emoji: true };
+  return { type: 'plain_text', text: clip(oneLine(text).trim() || '—', max), emoji: true };
 }
 
 export function mrkdwn(text: string, max: number = LIMITS.text): types.MrkdwnElement {
