@@ -33,7 +33,7 @@ export function oneLine(text: string): string {
   return text.replace(LINE_BREAKS, ' ');
 }
 
-/** `&`, `<`, `>` as entities: what Slack asks for in any mrkdwn, link targets included. */
+/** `&`, `<`, `>` as entities, alone: for a link's target (src/views/format.ts `link`), where look-alikes would break the URL. Text goes through `escapeMrkdwn`. */
 export function escapeEntities(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
