@@ -350,6 +350,10 @@ describe('names from UISP in the approvals channel', () => {
       expect(text).toContain('&lt;!channel&gt; &lt;https://evil.example/login|Verify your account&gt;');
     }
     expectValidMessage({ text: outcome.text, blocks: outcome.blocks! });
+    // Nor anywhere else SubOps posted: the activation's thread, the audit channel, the updates.
+    const everything = JSON.stringify(['chat.postMessage', 'chat.update', 'chat.postEphemeral'].flatMap((method) => h.fake.callsTo(method).map((c) => [c.args.text, c.args.blocks])));
+    expect(everything).toContain('&lt;!channel&gt;');
+    expect(everything).not.toMatch(/<!channel>|<https:\/\/evil/);
   });
 
   it('a client name with a line break and bold draws no line of its own in the approval request', async () => {
