@@ -24,8 +24,13 @@ export function plain(text: string, max: number = LIMITS.text): types.PlainTextE
   return { type: 'plain_text', text: clip(oneLine(text).trim() || '—', max), emoji: true };
 }
 
+/**
+ * verbatim: Slack would otherwise turn bare URLs, domains and channel names into links and parse some
+ * bare mentions, inside UISP's names too. SubOps' own mentions, links and dates are explicit `<…>`
+ * tokens, which Slack still reads.
+ */
 export function mrkdwn(text: string, max: number = LIMITS.text): types.MrkdwnElement {
-  return { type: 'mrkdwn', text: clipMrkdwn(text.trim() || '—', max) };
+  return { type: 'mrkdwn', text: clipMrkdwn(text.trim() || '—', max), verbatim: true };
 }
 
 export function section(text: string, accessory?: types.Button): types.SectionBlock {

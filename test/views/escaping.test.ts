@@ -74,13 +74,16 @@ const OWN_TOKEN = new RegExp(
   'g',
 );
 
-function texts(value: unknown, type: 'mrkdwn' | 'plain_text'): string[] {
-  if (Array.isArray(value)) return value.flatMap((v) => texts(v, type));
+/** Every text object of one type, however deep in the blocks, options or view. */
+function textObjects(value: unknown, type: 'mrkdwn' | 'plain_text'): { text: string; verbatim?: unknown }[] {
+  if (Array.isArray(value)) return value.flatMap((v) => textObjects(v, type));
   if (!value || typeof value !== 'object') return [];
   const record = value as Record<string, unknown>;
-  const own = record.type === type && typeof record.text === 'string' ? [record.text] : [];
-  return [...own, ...Object.values(record).flatMap((v) => texts(v, type))];
+  const own = record.type === type && typeof record.text === 'string' ? [record as { text: string }] : [];
+  return [...own, ...Object.values(record).flatMap((v) => textObjects(v, type))];
 }
+
+const texts = (value: unknown, type: 'mrkdwn' | 'plain_text') => textObjects(value, type).map((o) => o.text);
 
 /** The mrkdwn a surface posts: its text objects and a message's notification text (parsed as mrkdwn too). */
 function mrkdwnOf(surface: unknown): string[] {
@@ -110,6 +113,12 @@ describe('every surface with hostile UISP and user text', () => {
   it.each(every)('%s: mrkdwn carries no mention, link, line or formatting from a value', (_name, surface) => {
     const found = mrkdwnOf(surface);
     for (const text of found) expectInert(text);
+  });
+
+  it('a bare URL or domain in a name is not turned into a link: every mrkdwn text object is verbatim', () => {
+    const objects = Object.values(surfaces('https://evil.example/login evil-login.example')).flatMap((surface) => textObjects(surface, 'mrkdwn'));
+    expect(objects.length).toBeGreaterThan(100);
+    expect(objects.filter((o) => o.verbatim !== true)).toEqual([]);
   });
 
   it.each(every)('%s: plain_text is shown as typed, on one line', (_name, surface) => {
