@@ -9,12 +9,13 @@
  *   name cannot start a line of its own ("• Nothing is suspended. Safe to approve") or a quote;
  * - `*`, `_`, `~` and backticks that could open or close bold, italics, strikethrough or code are
  *   replaced by look-alikes, and so is a `>` that starts the value (a quote at a line start);
- * - `@channel`, `@here` and `@everyone` get a look-alike `@`: Slack's docs say mrkdwn text objects parse
- *   "certain mentions" on their own unless `verbatim` is set, so a bare one is not left to chance.
+ * - `@channel`, `@here` and `@everyone` get a look-alike `@`: Slack parses "certain mentions" on its own
+ *   where `verbatim` is not set (a message's notification text has no such flag), so a bare one is not
+ *   left to chance.
  *
- * Slack has no backslash escape. A zero-width space next to a marker does not reliably stop Slack from
- * formatting (it can count as a word boundary, which is where markers apply), so look-alikes are used:
- * Slack cannot format a character it does not know as a marker. Slack formats only at word boundaries,
+ * Slack has no backslash escape. A zero-width space is what tools insert to make Slack format in the
+ * middle of a word (it reads as a word boundary), so it cannot be trusted to stop formatting; look-alikes
+ * can: Slack cannot format a character it does not know as a marker. Slack formats only at word boundaries,
  * so a marker between two ASCII letters or digits (`LBE_5AC_Gen2`, `snake_case`) formats nothing and is
  * kept as it is, copyable; names without markers (O'Brien, "Smith & Sons", accents, hyphens) are
  * unchanged apart from `&amp;`, which Slack shows as `&`.
