@@ -7,22 +7,32 @@ import type { ApprovalReason, Decision } from '../services/approvals.js';
 import type { ApprovalRequest, ApprovedOperation, StoredRequest } from '../slack/metadata.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { fullName } from './activation.js';
+import { formatMoney as moneyText } from '../services/money.js';
 import { channelLink, formatMoney, mention } from './format.js';
 import { CALLBACK } from './ids.js';
 import { actions, button, context, header, message, modal, section, type Block, type ModalView, type SlackMessage } from './kit.js';
 
 export const APPROVAL_ACTION = { approve: 'approval_approve', reject: 'approval_reject' } as const;
 
-/** What the operation will do, as a phrase after "asks to". */
-export function operationPhrase(operation: ApprovedOperation): string {
+/** How a phrase shows what it names: bold and escaped in mrkdwn, as it is in plain text. */
+type Naming = (text: string) => string;
+const BOLD: Naming = (text) => `*${escapeMrkdwn(text)}*`;
+const AS_IS: Naming = (text) => text;
+
+function phrase(operation: ApprovedOperation, name: Naming): string {
   switch (operation.kind) {
     case 'activation':
-      return `activate *${escapeMrkdwn(operation.request.device)}* for *${escapeMrkdwn(fullName(operation.request))}*`;
+      return `activate ${name(operation.request.device)} for ${name(fullName(operation.request))}`;
     case 'suspension':
-      return `${operation.action === 'suspend' ? 'suspend' : 'lift the suspension of'} service *#${operation.serviceId}* of *${escapeMrkdwn(operation.clientName)}*`;
+      return `${operation.action === 'suspend' ? 'suspend' : 'lift the suspension of'} service ${name(`#${operation.serviceId}`)} of ${name(operation.clientName)}`;
     case 'payment':
-      return `record a payment of *${formatMoney(operation.input.amount, operation.currency)}* for client *#${operation.input.clientId} ${escapeMrkdwn(operation.clientName)}*`;
+      return `record a payment of ${name(moneyText(operation.input.amount, operation.currency))} for client ${name(`#${operation.input.clientId} ${operation.clientName}`)}`;
   }
+}
+
+/** What the operation will do, as a phrase after "asks to" (mrkdwn). */
+export function operationPhrase(operation: ApprovedOperation): string {
+  return phrase(operation, BOLD);
 }
 
 export function reasonLine(reason: ApprovalReason, currency?: string): string {
@@ -96,15 +106,15 @@ export function approvedRunStopped(request: ApprovalRequest, approver: string): 
   return message(text, [section(text)]);
 }
 
-/** The approved operation's outcome, in the request's thread, for the requester and the approver. */
+/** The approved operation's outcome, in the request's thread, for the requester and the approver; `sentence` is plain text that quotes UISP. */
 export function outcomeReply(request: ApprovalRequest, approver: string, outcome: { ok: boolean; sentence: string }): SlackMessage {
-  const text = `${mention(request.requester)} ${mention(approver)} ${outcome.ok ? ':white_check_mark:' : ':x:'} ${outcome.sentence}`;
+  const text = `${mention(request.requester)} ${mention(approver)} ${outcome.ok ? ':white_check_mark:' : ':x:'} ${escapeMrkdwn(outcome.sentence)}`;
   return message(text, [section(text)]);
 }
 
-/** The operation in plain text (audit summaries, logs): no mrkdwn. */
+/** The operation in plain text (audit summaries, logs): no mrkdwn, names as UISP and the agent gave them. */
 export function plainPhrase(operation: ApprovedOperation): string {
-  return operationPhrase(operation).replace(/\*/g, '');
+  return phrase(operation, AS_IS);
 }
 
 /** The requester's modal when the request could not be posted: nothing was written. */

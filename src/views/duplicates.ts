@@ -92,8 +92,9 @@ export function lateDuplicateNotice(duplicate: LateDuplicate, source: DuplicateS
     }),
     context(`Met by ${MET_BY[source]}. *Remove duplicate* ${wording.checks}; otherwise it says why and changes nothing. ${wording.never}`),
   ];
+  // NMS site ids are UISP's strings, escaped like its names.
   const lates = duplicate.others.map((o) => `#${o.id}`).join(', ');
-  return message(`Late duplicate: client #${client.id} ${escapeMrkdwn(client.name)} has ${wording.counted(duplicate)} (kept ${duplicate.kept.id}; late ${lates})`, blocks);
+  return message(`Late duplicate: client #${client.id} ${escapeMrkdwn(client.name)} has ${wording.counted(duplicate)} (kept ${escapeMrkdwn(String(duplicate.kept.id))}; late ${escapeMrkdwn(lates)})`, blocks);
 }
 
 export function lateDuplicateMetadata(duplicate: LateDuplicate): { event_type: string; event_payload: Record<string, string | number> } {

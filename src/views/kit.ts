@@ -5,7 +5,7 @@
  * escaped (see ../slack/escape.ts); plain_text is rendered literally by Slack and needs no escaping.
  */
 import type { types } from '@slack/bolt';
-import { escapeMrkdwn } from '../slack/escape.js';
+import { escapeMrkdwn, oneLine } from '../slack/escape.js';
 import { clip, clipMrkdwn, LIMITS } from './limits.js';
 
 export type Block = types.KnownBlock;
@@ -18,13 +18,19 @@ export interface SlackMessage {
   blocks: Block[];
 }
 
+/** Shown by Slack as given (no mentions, links or formatting), so not escaped; on one line, so a name draws no line of its own. */
 export function plain(text: string, max: number = LIMITS.text): types.PlainTextElement {
   // Slack rejects empty text objects.
-  return { type: 'plain_text', text: clip(text.trim() || '—', max), emoji: true };
+  return { type: 'plain_text', text: clip(oneLine(text).trim() || '—', max), emoji: true };
 }
 
+/**
+ * verbatim: Slack would otherwise turn bare URLs, domains and channel names into links and parse some
+ * bare mentions, inside UISP's names too. SubOps' own mentions, links and dates are explicit `<…>`
+ * tokens, which Slack still reads.
+ */
 export function mrkdwn(text: string, max: number = LIMITS.text): types.MrkdwnElement {
-  return { type: 'mrkdwn', text: clipMrkdwn(text.trim() || '—', max) };
+  return { type: 'mrkdwn', text: clipMrkdwn(text.trim() || '—', max), verbatim: true };
 }
 
 export function section(text: string, accessory?: types.Button): types.SectionBlock {

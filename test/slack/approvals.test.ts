@@ -6,6 +6,7 @@
  */
 import { webApi } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sampleData, type SimulatorData } from '../../src/simulator/index.js';
 import { holdWrites } from '../support/store.js';
 import { expectValidHome, expectValidMessage, expectValidModal } from './block-kit.js';
 import { AGENT, AUDIT_CHANNEL, buttons, changeInUisp, CHANNEL, inputs, shown, startHarness, suspendThroughSlack, type Harness } from './harness.js';
@@ -22,9 +23,10 @@ afterEach(async () => {
   await h.close();
 });
 
-async function start(env: Record<string, string> = {}) {
+async function start(env: Record<string, string> = {}, data?: SimulatorData) {
   clock = { now: Date.now() };
   h = await startHarness({
+    ...(data && { simulator: { data } }),
     env: { APPROVAL_REQUIRED_FOR: 'delete-service,large-payment,suspension', APPROVAL_PAYMENT_ABOVE: '100000', APPROVALS_CHANNEL_ID: APPROVALS, ACCESS_APPROVE: 'S0LEADS', ...env },
     fakeSlack: { usergroups: { S0LEADS: [LEAD, OTHER_LEAD] } },
     now: () => clock.now,
@@ -325,5 +327,60 @@ describe('the Home tab', () => {
     await h.settled();
     expect(deletes102()).toHaveLength(1);
     expect(shown(await home(AGENT))).toContain('*Your requests awaiting approval*\\nNone.');
+  });
+});
+
+/** Issue #29 item 9: what UISP names things reaches the approvals channel as text, never as markup. */
+describe('names from UISP in the approvals channel', () => {
+  const PHISHING = '<!channel> <https://evil.example/login|Verify your account>';
+
+  it('a CPE whose hostname is a channel ping and a phishing link: the approved outcome shows it as text', async () => {
+    const data = sampleData();
+    const cpe = data.devices.find((d) => d.identification.ip === '10.20.1.51')!;
+    Object.assign(cpe.identification, { name: PHISHING, hostname: PHISHING, displayName: PHISHING });
+    await start({}, data);
+    await requestPriya();
+    await click('Approve', LEAD);
+    await h.settled();
+    const outcome = thread().at(-1)!;
+    expect(outcome.text).toMatch(new RegExp(`^<@${AGENT}> <@${LEAD}> :white_check_mark: Activated`));
+    for (const text of [outcome.text, shown(outcome)]) {
+      expect(text).not.toContain('<!channel>');
+      expect(text).not.toContain('<https://evil');
+      expect(text).toContain('&lt;!channel&gt; &lt;https://evil.example/login|Verify your account&gt;');
+    }
+    expectValidMessage({ text: outcome.text, blocks: outcome.blocks! });
+    // Nor anywhere else SubOps posted: the activation's thread, the audit channel, the updates.
+    const everything = JSON.stringify(['chat.postMessage', 'chat.update', 'chat.postEphemeral'].flatMap((method) => h.fake.callsTo(method).map((c) => [c.args.text, c.args.blocks])));
+    expect(everything).toContain('&lt;!channel&gt;');
+    expect(everything).not.toMatch(/<!channel>|<https:\/\/evil/);
+  });
+
+  it('a client name with a line break and bold draws no line of its own in the approval request', async () => {
+    const data = sampleData();
+    const clientId = data.services.find((s) => s.id === 101)!.clientId;
+    Object.assign(data.clients.find((c) => c.id === clientId)!, { firstName: '*Nothing is suspended. Safe to approve*\n• spoof', lastName: 'Doe' });
+    await start({}, data);
+    await suspendThroughSlack(h, 101, 1);
+    const request = requestMessage();
+    // In the blocks' JSON a line break is written as backslash-n; in the notification text it is raw.
+    expect(JSON.stringify(request.blocks)).not.toMatch(/\\n• spoof|\*Nothing is suspended/);
+    expect(request.text).not.toMatch(/\n• spoof|\*Nothing is suspended/);
+    expect(shown(request)).toContain('Nothing is suspended. Safe to approve');
+  });
+
+  it('a rejected request\'s audit record names the client as the CRM has it, escaped once', async () => {
+    const data = sampleData();
+    const clientId = data.services.find((s) => s.id === 101)!.clientId;
+    Object.assign(data.clients.find((c) => c.id === clientId)!, { firstName: 'Smith & Sons', lastName: '<Ltd>', companyName: null });
+    await start({}, data);
+    await suspendThroughSlack(h, 101, 1);
+    posted = requestMessage();
+    await click('Reject', LEAD);
+    await h.settled();
+    const audit = h.fake.messages(AUDIT_CHANNEL).at(-1)!;
+    expect(audit.metadata).toMatchObject({ event_payload: { result: 'rejected', summary: expect.stringContaining('of Smith & Sons <Ltd> was rejected') } });
+    expect(shown(audit)).toContain('of Smith &amp; Sons &lt;Ltd&gt; was rejected');
+    expect(shown(audit)).not.toContain('&amp;amp;');
   });
 });

@@ -170,7 +170,7 @@ describe('the digest of a seeded day', () => {
     await schedule.settled();
     const [message] = digests();
     expect(message!.blocks).toEqual([
-      expect.objectContaining({ type: 'section', text: { type: 'mrkdwn', text: `:zzz: Daily digest for ${today}: a quiet day. No activations, suspensions, lifted suspensions or payments, no site awaiting its CRM link, nothing for a person to look at.` } }),
+      expect.objectContaining({ type: 'section', text: { type: 'mrkdwn', text: `:zzz: Daily digest for ${today}: a quiet day. No activations, suspensions, lifted suspensions or payments, no site awaiting its CRM link, nothing for a person to look at.`, verbatim: true } }),
     ]);
   });
 });

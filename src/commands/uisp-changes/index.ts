@@ -58,7 +58,7 @@ export function register(app: App, deps: ListenerDeps): void {
     } catch (error) {
       const failure = describeFailure(error);
       if (!failure.expected) log.error({ err: error }, 'could not read the service to unsuspend');
-      await tellAgent(client, origin, notice(`:x: ${escapeMrkdwn(failure.message)} ${failure.changed}`), log);
+      await tellAgent(client, origin, notice(`:x: ${escapeMrkdwn(failure.message)} ${escapeMrkdwn(failure.changed)}`), log);
       return;
     }
     await runSuspension(deps, { action: 'unsuspend', origin, target });
