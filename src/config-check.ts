@@ -62,12 +62,13 @@ export function checkConfiguration(env: Env, { scope = 'app', envFile }: ConfigC
   }
   const { uisp, slack, mode } = loaded;
   const shadowed = envFile?.shadowed ?? [];
+  const ignored = envFile?.ignored ?? [];
   const configuration: CheckResult = {
     check: 'configuration',
-    status: shadowed.length ? 'warning' : 'ok',
+    status: shadowed.length || ignored.length ? 'warning' : 'ok',
     message: `${mode}; ${uisp.url ? `UISP at ${uisp.url}` : 'UISP_URL is not set: the CLI uses the embedded simulator'}${fromFile(envFile)}${
       shadowed.length ? `; ${shadowed.join(', ')} ${shadowed.length === 1 ? 'is' : 'are'} set in the environment too, whose value is used` : ''
-    }`,
+    }${ignored.length ? `; ${ignored.join(', ')} ${ignored.length === 1 ? 'is not a SubOps setting' : 'are not SubOps settings'}: ignored` : ''}`,
     ms: null,
   };
   const checks: Promise<CheckResult>[] = [Promise.resolve(configuration)];

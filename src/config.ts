@@ -12,6 +12,7 @@ import type { NumberingSetting } from './services/activation/numbering.js';
 import { DEFAULT_PAYMENT_MAX_AMOUNT } from './services/input/grammar.js';
 import { DEFAULT_POOL_CONNECTIONS } from './services/uisp/http.js';
 import type { StoreSettings } from './store/index.js';
+import { RETIRED_SETTINGS, type ConfigVariable } from './config-variables.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -160,12 +161,12 @@ class EnvReader {
   readonly problems: string[] = [];
   constructor(private readonly env: Env) {}
 
-  string(name: string): string | undefined {
+  string(name: ConfigVariable): string | undefined {
     const value = this.env[name]?.trim();
     return value ? value : undefined;
   }
 
-  url(name: string, example: string): string | undefined {
+  url(name: ConfigVariable, example: string): string | undefined {
     const value = this.string(name);
     if (value === undefined) return undefined;
     const parsed = z.url({ protocol: /^https?$/ }).safeParse(value);
@@ -176,7 +177,7 @@ class EnvReader {
     return value.replace(/\/+$/, '');
   }
 
-  int(name: string, fallback: number, { min = 0, max }: { min?: number; max?: number } = {}): number {
+  int(name: ConfigVariable, fallback: number, { min = 0, max }: { min?: number; max?: number } = {}): number {
     const raw = this.string(name);
     if (raw === undefined) return fallback;
     const value = Number(raw);
@@ -187,7 +188,7 @@ class EnvReader {
     return value;
   }
 
-  positiveNumber(name: string, fallback: number): number {
+  positiveNumber(name: ConfigVariable, fallback: number): number {
     const raw = this.string(name);
     if (raw === undefined) return fallback;
     const value = Number(raw);
@@ -198,7 +199,7 @@ class EnvReader {
     return value;
   }
 
-  timeZone(name: string): string {
+  timeZone(name: ConfigVariable): string {
     const raw = this.string(name);
     if (raw === undefined) return systemTimeZone();
     if (isTimeZone(raw)) return raw;
@@ -206,19 +207,19 @@ class EnvReader {
     return systemTimeZone();
   }
 
-  required(name: string, hint: string): string {
+  required(name: ConfigVariable, hint: string): string {
     const value = this.string(name);
     if (value === undefined) this.problems.push(`${name} is required (${hint})`);
     return value ?? '';
   }
 
-  prefixed(name: string, prefix: string, hint: string): string | undefined {
+  prefixed(name: ConfigVariable, prefix: string, hint: string): string | undefined {
     const value = this.string(name);
     if (value !== undefined && !value.startsWith(prefix)) this.problems.push(`${name} must start with "${prefix}" (${hint})`);
     return value;
   }
 
-  boolean(name: string, fallback: boolean): boolean {
+  boolean(name: ConfigVariable, fallback: boolean): boolean {
     const raw = this.string(name)?.toLowerCase();
     if (raw === undefined) return fallback;
     if (['true', '1', 'yes'].includes(raw)) return true;
@@ -228,7 +229,7 @@ class EnvReader {
   }
 
   /** An IP address or a host name to listen on. */
-  host(name: string, fallback: string): string {
+  host(name: ConfigVariable, fallback: string): string {
     const value = this.string(name);
     if (value === undefined) return fallback;
     if (isIP(value) || /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(value)) return value;
@@ -237,7 +238,7 @@ class EnvReader {
   }
 
   /** A wall-clock time, HH:MM (24-hour). */
-  localTime(name: string, fallback: LocalTime): LocalTime {
+  localTime(name: ConfigVariable, fallback: LocalTime): LocalTime {
     const raw = this.string(name);
     if (raw === undefined) return fallback;
     const match = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(raw);
@@ -246,7 +247,7 @@ class EnvReader {
     return fallback;
   }
 
-  list(name: string): string[] {
+  list(name: ConfigVariable): string[] {
     return (this.string(name) ?? '')
       .split(',')
       .map((item) => item.trim())
@@ -256,7 +257,7 @@ class EnvReader {
 
 function readAccess(reader: EnvReader): AccessSettings {
   // Literal names: .env.example and README are checked against the variables this file reads.
-  const listed: Record<AccessAction, [string, string[]]> = {
+  const listed: Record<AccessAction, [ConfigVariable, string[]]> = {
     lookup: ['ACCESS_LOOKUP', reader.list('ACCESS_LOOKUP')],
     activate: ['ACCESS_ACTIVATE', reader.list('ACCESS_ACTIVATE')],
     suspend: ['ACCESS_SUSPEND', reader.list('ACCESS_SUSPEND')],
@@ -292,8 +293,6 @@ function readApprovals(reader: EnvReader, auditChannelId: string | undefined): A
 }
 
 const NUMBERING_SETTINGS: readonly string[] = ['auto', 'stock', 'interface'];
-/** The four status numbers of earlier versions, replaced by SERVICE_STATUS_NUMBERING: a leftover one is named, not ignored. */
-const LEGACY_STATUS_VARIABLES = ['SERVICE_STATUS_ACTIVE', 'SERVICE_STATUS_QUOTED', 'SERVICE_STATUS_OBSOLETE', 'SERVICE_STATUS_SUSPENDED'] as const;
 
 function readCore(reader: EnvReader): CoreConfig {
   const url = reader.url('UISP_URL', 'https://uisp.example.net');
@@ -305,7 +304,8 @@ function readCore(reader: EnvReader): CoreConfig {
   }
   const numbering = reader.string('SERVICE_STATUS_NUMBERING') ?? 'auto';
   if (!NUMBERING_SETTINGS.includes(numbering)) reader.problems.push(`SERVICE_STATUS_NUMBERING must be ${NUMBERING_SETTINGS.join(', ')}`);
-  for (const legacy of LEGACY_STATUS_VARIABLES) {
+  // A leftover one of the status numbers SERVICE_STATUS_NUMBERING replaced is named, not ignored.
+  for (const legacy of RETIRED_SETTINGS) {
     if (reader.string(legacy) !== undefined) reader.problems.push(`${legacy} is no longer read: set SERVICE_STATUS_NUMBERING=stock (7 Quoted, 5 Obsolete) or interface (6 Quoted, 7 Obsolete), or leave it unset to detect it`);
   }
   const logLevel = reader.string('LOG_LEVEL') ?? 'info';

@@ -86,7 +86,7 @@ describe('subops config check', () => {
   });
 
   it('--json prints one object with every check, and the .env the process read', async () => {
-    const envFile = { path: '/srv/subops/.env', applied: ['UISP_URL'], shadowed: [] };
+    const envFile = { path: '/srv/subops/.env', applied: ['UISP_URL'], shadowed: [], ignored: [] };
     const run = await check(bot(), ['--json'], envFile);
     expect(run.lines).toHaveLength(1);
     const report = run.json();
@@ -104,10 +104,16 @@ describe('subops config check', () => {
   });
 
   it('a variable set in both the environment and .env is a warning naming it (the environment wins), still exit 0', async () => {
-    const run = await check(bot(), [], { path: '/srv/subops/.env', applied: ['UISP_URL', 'LOG_LEVEL'], shadowed: ['UISP_TOKEN'] });
+    const run = await check(bot(), [], { path: '/srv/subops/.env', applied: ['UISP_TOKEN', 'UISP_URL'], shadowed: ['LOG_LEVEL'], ignored: [] });
     expect(run.lines[0]).toBe(
-      `! configuration    HTTP mode on PORT 3000 (Slack checks SLACK_SIGNING_SECRET on its first request); UISP at ${sim.url}; 2 settings from /srv/subops/.env; UISP_TOKEN is set in the environment too, whose value is used`,
+      `! configuration    HTTP mode on PORT 3000 (Slack checks SLACK_SIGNING_SECRET on its first request); UISP at ${sim.url}; 2 settings from /srv/subops/.env; LOG_LEVEL is set in the environment too, whose value is used`,
     );
+    expect(run.code).toBe(0);
+  });
+
+  it('a variable in .env that is not a SubOps setting is a warning naming it (it was ignored), still exit 0', async () => {
+    const run = await check(bot(), [], { path: '/srv/subops/.env', applied: ['UISP_URL'], shadowed: [], ignored: ['EDITOR', 'NODE_OPTIONS'] });
+    expect(run.lines[0]).toMatch(/^! configuration .*; 1 setting from \/srv\/subops\/\.env; EDITOR, NODE_OPTIONS are not SubOps settings: ignored$/);
     expect(run.code).toBe(0);
   });
 
