@@ -292,6 +292,12 @@ function readApprovals(reader: EnvReader, auditChannelId: string | undefined): A
   return { settings: { required, paymentAbove, expiresAfterMs }, channelId };
 }
 
+/** Approvals on while ACCESS_APPROVE is unset: the sentence config check and start-up warn with. */
+export function approvalsWithoutApprovers({ access, approvals }: Pick<SlackConfig, 'access' | 'approvals'>): string | undefined {
+  if (!approvals.settings.required.size || access.actions.approve) return undefined;
+  return 'APPROVAL_REQUIRED_FOR is set but ACCESS_APPROVE is not: anyone who may use SubOps may approve another person\'s request; set ACCESS_APPROVE to the approvers (a user group S…, or user ids).';
+}
+
 const NUMBERING_SETTINGS: readonly string[] = ['auto', 'stock', 'interface'];
 
 function readCore(reader: EnvReader): CoreConfig {
