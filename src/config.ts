@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
-import { ACCESS_ACTIONS, grantOf, type AccessAction, type AccessSettings } from './services/access.js';
+import { ACCESS_ACTIONS, grantOf, isSlackUserGroupId, isSlackUserId, type AccessAction, type AccessSettings } from './services/access.js';
 import { APPROVAL_KINDS, DEFAULT_APPROVAL_EXPIRY_MS, type ApprovalKind, type ApprovalSettings } from './services/approvals.js';
 import type { NumberingSetting } from './services/activation/numbering.js';
 import { DEFAULT_PAYMENT_MAX_AMOUNT } from './services/input/grammar.js';
@@ -154,6 +154,8 @@ function isTimeZone(name: string): boolean {
 
 const systemTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
 
+const SLACK_API_EXAMPLE = 'https://slack.com/api';
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Collects problems while reading variables, so one run reports all of them. */
@@ -175,6 +177,16 @@ class EnvReader {
       return undefined;
     }
     return value.replace(/\/+$/, '');
+  }
+
+  /** Slack's Web API base: fetch refuses a URL with a user name or password, and Slack takes the bot token. */
+  slackApiUrl(): string | undefined {
+    const value = this.url('SLACK_API_URL', SLACK_API_EXAMPLE);
+    if (value === undefined) return undefined;
+    const { username, password } = new URL(value);
+    if (!username && !password) return value;
+    this.problems.push(`SLACK_API_URL must not hold a user name or password (Slack is asked with SLACK_BOT_TOKEN), e.g. ${SLACK_API_EXAMPLE}`);
+    return undefined;
   }
 
   int(name: ConfigVariable, fallback: number, { min = 0, max }: { min?: number; max?: number } = {}): number {
@@ -247,6 +259,13 @@ class EnvReader {
     return fallback;
   }
 
+  /** A Slack channel id: C…, or G… (a private channel of an older workspace). A name is the usual mistake. */
+  channelId(name: ConfigVariable): string | undefined {
+    const value = this.string(name);
+    if (value !== undefined && !/^[CG][A-Z0-9]+$/.test(value)) this.problems.push(`${name} must be a Slack channel id (C…, G…), as the channel's details show it, not its name (not: ${value})`);
+    return value;
+  }
+
   list(name: ConfigVariable): string[] {
     return (this.string(name) ?? '')
       .split(',')
@@ -273,9 +292,12 @@ function readAccess(reader: EnvReader): AccessSettings {
     if (invalid.length) reader.problems.push(`${name} must list Slack user ids (U…, W…) and user group ids (S…), comma-separated (not: ${invalid.join(', ')})`);
     actions[action] = grant;
   }
-  // Read as before per-action grants existed: any id in the user list is a user, the group setting a group.
+  // Two settings of one kind each, as before per-action grants existed: a typo there locks the team out.
   const userIds = reader.list('ALLOWED_USER_IDS');
+  const notUsers = userIds.filter((id) => !isSlackUserId(id));
+  if (notUsers.length) reader.problems.push(`ALLOWED_USER_IDS must list Slack user ids (U…, W…), comma-separated; a user group goes in ALLOWED_USERGROUP_ID (not: ${notUsers.join(', ')})`);
   const groupId = reader.string('ALLOWED_USERGROUP_ID');
+  if (groupId !== undefined && !isSlackUserGroupId(groupId)) reader.problems.push(`ALLOWED_USERGROUP_ID must be a Slack user group id (S…), as the group's profile shows it (not: ${groupId})`);
   return { everyone: userIds.length || groupId ? { userIds, groupIds: groupId ? [groupId] : [] } : undefined, actions };
 }
 
@@ -286,7 +308,7 @@ function readApprovals(reader: EnvReader, auditChannelId: string | undefined): A
   const required = new Set(kinds.filter((kind): kind is ApprovalKind => !unknown.includes(kind)));
   const paymentAbove = reader.string('APPROVAL_PAYMENT_ABOVE') === undefined ? undefined : reader.positiveNumber('APPROVAL_PAYMENT_ABOVE', 1);
   if (required.has('large-payment') && paymentAbove === undefined) reader.problems.push('APPROVAL_PAYMENT_ABOVE is required when APPROVAL_REQUIRED_FOR lists large-payment (the amount above which a payment needs approval)');
-  const channelId = reader.string('APPROVALS_CHANNEL_ID') ?? auditChannelId;
+  const channelId = reader.channelId('APPROVALS_CHANNEL_ID') ?? auditChannelId;
   if (required.size && !channelId) reader.problems.push('APPROVALS_CHANNEL_ID (or AUDIT_CHANNEL_ID) is required when APPROVAL_REQUIRED_FOR is set: approval requests are posted there');
   const expiresAfterMs = reader.positiveNumber('APPROVAL_EXPIRY_HOURS', DEFAULT_APPROVAL_EXPIRY_MS / 3_600_000) * 3_600_000;
   return { settings: { required, paymentAbove, expiresAfterMs }, channelId };
@@ -371,26 +393,28 @@ export function loadAppConfig(
     reader.problems.push('UISP_URL is required for the Slack app (to try it on sample data instead: `subops serve --simulator`, or `npm run demo`)');
   }
   const appToken = reader.prefixed('SLACK_APP_TOKEN', 'xapp-', 'an app-level token with connections:write, for Socket Mode');
+  const auditChannelId = reader.channelId('AUDIT_CHANNEL_ID');
+  const digestChannelId = reader.channelId('DIGEST_CHANNEL_ID');
   const slack: SlackConfig = {
     botToken: reader.required('SLACK_BOT_TOKEN', 'the bot token, xoxb-…, from OAuth & Permissions'),
     signingSecret: appToken ? reader.string('SLACK_SIGNING_SECRET') : reader.required('SLACK_SIGNING_SECRET', 'needed to verify requests in HTTP mode; or set SLACK_APP_TOKEN for Socket Mode'),
     appToken,
-    apiUrl: reader.url('SLACK_API_URL', 'https://slack.com/api'),
+    apiUrl: reader.slackApiUrl(),
     port: reader.int('PORT', 3000, { min: 1, max: 65_535 }),
-    auditChannelId: reader.string('AUDIT_CHANNEL_ID'),
+    auditChannelId,
     access: readAccess(reader),
-    approvals: readApprovals(reader, reader.string('AUDIT_CHANNEL_ID')),
+    approvals: readApprovals(reader, auditChannelId),
     shutdownGraceMs: reader.int('SHUTDOWN_GRACE_MS', 25_000, { max: 600_000 }),
   };
   if (slack.botToken && !slack.botToken.startsWith('xoxb-')) reader.problems.push('SLACK_BOT_TOKEN must start with "xoxb-"');
   const events: EventsConfig = {
     webhookPort: reader.string('WEBHOOK_PORT') === undefined ? undefined : reader.int('WEBHOOK_PORT', 0, { min: 1, max: 65_535 }),
-    webhookToken: reader.string('WEBHOOK_TOKEN'),
+    webhookToken: readWebhookToken(reader),
     webhookRatePerMinute: reader.int('WEBHOOK_RATE_PER_MINUTE', 600, { min: 1, max: 100_000 }),
     paymentWindowMs: reader.positiveNumber('WEBHOOK_PAYMENT_WINDOW_HOURS', 24) * 3_600_000,
     linkWatchIntervalMs: reader.positiveNumber('LINK_WATCH_INTERVAL_S', 60) * 1000,
     linkReminderMs: reader.positiveNumber('LINK_REMINDER_HOURS', 24) * 3_600_000,
-    failureNotices: reader.string('DIGEST_CHANNEL_ID') !== undefined,
+    failureNotices: digestChannelId !== undefined,
   };
   const ops: OpsConfig = {
     port: reader.int('OPS_PORT', DEFAULT_OPS_PORT, { max: 65_535 }),
@@ -402,11 +426,22 @@ export function loadAppConfig(
   }
   // DIGEST_TIME is checked even without a channel: a typo is reported before the channel is added.
   const digestTime = reader.localTime('DIGEST_TIME', { hour: 8, minute: 0 });
-  const digestChannelId = reader.string('DIGEST_CHANNEL_ID');
   const digest = digestChannelId ? { channelId: digestChannelId, time: digestTime } : undefined;
   const store = readStore(reader, env, simulator);
   if (reader.problems.length) throw new ConfigError(reader.problems);
   return { core, slack, events, ops, digest, store };
+}
+
+/** Guessable in a few tries below this; `openssl rand -hex 32` gives 64 characters. */
+const MIN_WEBHOOK_TOKEN_LENGTH = 24;
+
+/** The secret UISP's webhook calls carry: long enough not to be guessed, never shown. */
+function readWebhookToken(reader: EnvReader): string | undefined {
+  const token = reader.string('WEBHOOK_TOKEN');
+  if (token !== undefined && token.length < MIN_WEBHOOK_TOKEN_LENGTH) {
+    reader.problems.push(`WEBHOOK_TOKEN must be at least ${MIN_WEBHOOK_TOKEN_LENGTH} characters (it has ${token.length}): anyone who guesses it can post events to the bot; make one with \`openssl rand -hex 32\``);
+  }
+  return token;
 }
 
 /**
@@ -456,8 +491,8 @@ export interface AuditChannelConfig {
 export function loadAuditChannelConfig(env: Env): AuditChannelConfig | undefined {
   const reader = new EnvReader(env);
   const botToken = reader.prefixed('SLACK_BOT_TOKEN', 'xoxb-', 'the bot token, used by the CLI to post audit records');
-  const channelId = reader.string('AUDIT_CHANNEL_ID');
-  const apiUrl = reader.url('SLACK_API_URL', 'https://slack.com/api');
+  const channelId = reader.channelId('AUDIT_CHANNEL_ID');
+  const apiUrl = reader.slackApiUrl();
   if (reader.problems.length) throw new ConfigError(reader.problems);
   return botToken && channelId ? { botToken, channelId, apiUrl } : undefined;
 }

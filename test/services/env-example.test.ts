@@ -12,8 +12,8 @@ import { parseEnvText } from '../../src/process/env-syntax.js';
 
 const read = (path: string) => readFileSync(fileURLToPath(new URL(path, import.meta.url)), 'utf8');
 
-/** Every `reader.<kind>('NAME'…)` call in src/config.ts: the variables the configuration reads. */
-const READ = [...new Set([...read('../../src/config.ts').matchAll(/\breader\.\w+\(\s*'([A-Z][A-Z0-9_]*)'/g)].map(([, name]) => name!))];
+/** Every `reader.<kind>('NAME'…)` call in src/config.ts (`this.<kind>` in the reader's own): the variables the configuration reads. */
+const READ = [...new Set([...read('../../src/config.ts').matchAll(/\b(?:reader|this)\.\w+\(\s*'([A-Z][A-Z0-9_]*)'/g)].map(([, name]) => name!))];
 
 /** `NAME=value` lines of .env.example, set (`NAME=`) or commented out (`# NAME=default`). */
 const EXAMPLE = read('../../.env.example')
