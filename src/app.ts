@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { AckFirstApp } from './slack/ack-first.js';
 import { App, HTTPReceiver } from './slack/bolt.js';
 import type { Logger } from 'pino';
-import type { SlackConfig } from './config.js';
+import { approvalsWithoutApprovers, type SlackConfig } from './config.js';
 import * as activation from './commands/activation/index.js';
 import * as approvals from './commands/approvals/index.js';
 import * as duplicates from './commands/duplicates/index.js';
@@ -29,6 +29,7 @@ import { WEBHOOK_PATH, webhookRoute } from './services/events/webhook-endpoint.j
 import { countingFetch } from './slack/api-errors.js';
 import { AccessPolicy } from './services/access.js';
 import { accessGuard } from './slack/access.js';
+import { accessSettingsLine } from './slack/settings-line.js';
 import { slackGroupMembers } from './slack/usergroups.js';
 import { errorSummary } from './slack/errors.js';
 import { createAuditor } from './slack/audit.js';
@@ -98,6 +99,10 @@ export function createApp({ services, slack, logger, work = new WorkTracker(), i
     : new AckFirstApp({ ...common, receiver: httpReceiver({ slack, logger, work, events, health, auditWaiting: auditWaitingIn(store) }) });
 
   const access = new AccessPolicy(slack.access, slackGroupMembers({ client: app.client, logger }));
+  const settingsLine = accessSettingsLine(slack.access, slack.approvals);
+  logger.info(settingsLine.fields, settingsLine.message);
+  const withoutApprovers = approvalsWithoutApprovers(slack);
+  if (withoutApprovers) logger.warn(withoutApprovers);
   if (!slack.access.everyone) logger.warn('Neither ALLOWED_USER_IDS nor ALLOWED_USERGROUP_ID is set: every member of the workspace may run SubOps commands.');
   if (!slack.auditChannelId) logger.warn('AUDIT_CHANNEL_ID is not set: audit records go to the log only.');
   if (events && !events.settings.webhookToken) logger.warn(`WEBHOOK_TOKEN is not set: the UISP webhook endpoint (${WEBHOOK_PATH}) is off, and changes made in UISP outside SubOps are not reported.`);

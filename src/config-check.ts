@@ -5,13 +5,14 @@
  * is written. Every result names the variable to fix; no token or secret ever appears in one.
  */
 import { z } from 'zod';
-import { ConfigError, loadAppConfig, loadAuditChannelConfig, loadCoreConfig, type Env, type UispConfig } from './config.js';
+import { approvalsWithoutApprovers, ConfigError, loadAppConfig, loadAuditChannelConfig, loadCoreConfig, type Env, type UispConfig } from './config.js';
 import { createLogger } from './logging.js';
 import type { EnvFileInfo } from './process/io.js';
 import { describeNumbering, settingVerdict, StatusNumbering, type NumberingSetting } from './services/activation/numbering.js';
 import { CrmClient } from './services/uisp/crm-client.js';
 import { UISP_TOKEN_VARIABLES, UispError, type UispSystem } from './services/uisp/errors.js';
 import { createUispDispatcher, UispHttp } from './services/uisp/http.js';
+import { shownUrl } from './services/uisp/shown-url.js';
 import { errorSummary } from './slack/errors.js';
 import { checkAppToken, checkChannelOnce, checkSlack, StartupError, type BotIdentity, type PostingChannel } from './slack/startup.js';
 import type { StoreSettings } from './store/index.js';
@@ -62,12 +63,16 @@ export function checkConfiguration(env: Env, { scope = 'app', envFile }: ConfigC
   }
   const { uisp, slack, mode } = loaded;
   const shadowed = envFile?.shadowed ?? [];
+  const ignored = envFile?.ignored ?? [];
+  const warnings = [
+    ...(shadowed.length ? [`${shadowed.join(', ')} ${shadowed.length === 1 ? 'is' : 'are'} set in the environment too, whose value is used`] : []),
+    ...(ignored.length ? [`${ignored.join(', ')} ${ignored.length === 1 ? 'is not a SubOps setting' : 'are not SubOps settings'}: ignored`] : []),
+    ...loaded.warnings,
+  ];
   const configuration: CheckResult = {
     check: 'configuration',
-    status: shadowed.length ? 'warning' : 'ok',
-    message: `${mode}; ${uisp.url ? `UISP at ${uisp.url}` : 'UISP_URL is not set: the CLI uses the embedded simulator'}${fromFile(envFile)}${
-      shadowed.length ? `; ${shadowed.join(', ')} ${shadowed.length === 1 ? 'is' : 'are'} set in the environment too, whose value is used` : ''
-    }`,
+    status: warnings.length ? 'warning' : 'ok',
+    message: [`${mode}; ${uisp.url ? `UISP at ${shownUrl(uisp.url)}` : 'UISP_URL is not set: the CLI uses the embedded simulator'}${fromFile(envFile)}`, ...warnings].join('; '),
     ms: null,
   };
   const checks: Promise<CheckResult>[] = [Promise.resolve(configuration)];
@@ -110,6 +115,8 @@ interface ScopeSettings {
   mode: string;
   /** The bot's state (app scope): DATABASE_URL, else the embedded store. */
   store?: StoreSettings | undefined;
+  /** Settings that work but leave something open (approvals without approvers). */
+  warnings: string[];
 }
 
 function loadScope(env: Env, scope: 'app' | 'cli'): ScopeSettings {
@@ -117,7 +124,8 @@ function loadScope(env: Env, scope: 'app' | 'cli'): ScopeSettings {
     const { core, slack, digest, store } = loadAppConfig(env);
     const mode = slack.appToken ? 'Socket Mode (SLACK_APP_TOKEN)' : `HTTP mode on PORT ${slack.port} (Slack checks SLACK_SIGNING_SECRET on its first request)`;
     const approvalsChannelId = slack.approvals.settings.required.size ? slack.approvals.channelId : undefined;
-    return { uisp: core.uisp, numbering: core.activation.numbering, slack: { ...slack, approvalsChannelId, digestChannelId: digest?.channelId }, mode, store };
+    const warnings = [approvalsWithoutApprovers(slack)].filter((warning) => warning !== undefined);
+    return { uisp: core.uisp, numbering: core.activation.numbering, slack: { ...slack, approvalsChannelId, digestChannelId: digest?.channelId }, mode, store, warnings };
   }
   // Both read, so every problem is reported at once.
   let core: ReturnType<typeof loadCoreConfig> | undefined;
@@ -141,6 +149,7 @@ function loadScope(env: Env, scope: 'app' | 'cli'): ScopeSettings {
     numbering: core.activation.numbering,
     slack: audit && { botToken: audit.botToken, apiUrl: audit.apiUrl, appToken: undefined, auditChannelId: audit.channelId },
     mode: audit ? 'CLI, audit records also to AUDIT_CHANNEL_ID' : 'CLI, audit records to stderr only (SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID are not both set)',
+    warnings: [],
   };
 }
 
@@ -155,17 +164,16 @@ function tokenVariable(env: Env, system: UispSystem): string {
   return env[own]?.trim() ? own : 'UISP_TOKEN';
 }
 
-/** One read, on a connection of its own, never retried, within the configured timeouts. */
-/** A connection of its own to one system, never retried, within the configured timeouts. */
+/** A connection of its own to one system, never retried, within the configured timeouts; `base` is its address as shown. */
 function oneShotHttp(system: UispSystem, uisp: UispConfig): { http: UispHttp; base: string; close: () => Promise<void> } {
-  const base = `${uisp.url}${UISP_PATHS[system]}`;
+  const url = `${uisp.url}${UISP_PATHS[system]}`;
   const timeouts = { connectMs: uisp.connectTimeoutMs, requestMs: uisp.requestTimeoutMs, deadlineMs: uisp.deadlineMs };
   const dispatcher = createUispDispatcher(timeouts, 1);
   const token = (system === 'crm' ? uisp.crmToken : uisp.nmsToken) ?? '';
   // Stock UISP CRM reads X-Auth-App-Key, the spec X-Auth-Token: both, as the services layer sends them.
   const headers: Record<string, string> = system === 'crm' ? { 'X-Auth-Token': token, 'X-Auth-App-Key': token } : { 'X-Auth-Token': token };
-  const http = new UispHttp({ system, baseUrl: base, headers, dispatcher, timeouts, retry: { retries: 0, backoffMs: 0 } });
-  return { http, base, close: () => dispatcher.destroy() };
+  const http = new UispHttp({ system, baseUrl: url, headers, dispatcher, timeouts, retry: { retries: 0, backoffMs: 0 } });
+  return { http, base: shownUrl(url), close: () => dispatcher.destroy() };
 }
 
 /** The store, looked at without changing it (src/store/check.ts); loaded only when asked. */

@@ -6,12 +6,13 @@ import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
-import { ACCESS_ACTIONS, grantOf, type AccessAction, type AccessSettings } from './services/access.js';
+import { ACCESS_ACTIONS, grantOf, isSlackUserGroupId, isSlackUserId, type AccessAction, type AccessSettings } from './services/access.js';
 import { APPROVAL_KINDS, DEFAULT_APPROVAL_EXPIRY_MS, type ApprovalKind, type ApprovalSettings } from './services/approvals.js';
 import type { NumberingSetting } from './services/activation/numbering.js';
 import { DEFAULT_PAYMENT_MAX_AMOUNT } from './services/input/grammar.js';
 import { DEFAULT_POOL_CONNECTIONS } from './services/uisp/http.js';
 import type { StoreSettings } from './store/index.js';
+import { RETIRED_SETTINGS, type ConfigVariable } from './config-variables.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -153,6 +154,8 @@ function isTimeZone(name: string): boolean {
 
 const systemTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
 
+const SLACK_API_EXAMPLE = 'https://slack.com/api';
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Collects problems while reading variables, so one run reports all of them. */
@@ -160,12 +163,12 @@ class EnvReader {
   readonly problems: string[] = [];
   constructor(private readonly env: Env) {}
 
-  string(name: string): string | undefined {
+  string(name: ConfigVariable): string | undefined {
     const value = this.env[name]?.trim();
     return value ? value : undefined;
   }
 
-  url(name: string, example: string): string | undefined {
+  url(name: ConfigVariable, example: string): string | undefined {
     const value = this.string(name);
     if (value === undefined) return undefined;
     const parsed = z.url({ protocol: /^https?$/ }).safeParse(value);
@@ -176,7 +179,17 @@ class EnvReader {
     return value.replace(/\/+$/, '');
   }
 
-  int(name: string, fallback: number, { min = 0, max }: { min?: number; max?: number } = {}): number {
+  /** Slack's Web API base: fetch refuses a URL with a user name or password, and Slack takes the bot token. */
+  slackApiUrl(): string | undefined {
+    const value = this.url('SLACK_API_URL', SLACK_API_EXAMPLE);
+    if (value === undefined) return undefined;
+    const { username, password } = new URL(value);
+    if (!username && !password) return value;
+    this.problems.push(`SLACK_API_URL must not hold a user name or password (Slack is asked with SLACK_BOT_TOKEN), e.g. ${SLACK_API_EXAMPLE}`);
+    return undefined;
+  }
+
+  int(name: ConfigVariable, fallback: number, { min = 0, max }: { min?: number; max?: number } = {}): number {
     const raw = this.string(name);
     if (raw === undefined) return fallback;
     const value = Number(raw);
@@ -187,7 +200,7 @@ class EnvReader {
     return value;
   }
 
-  positiveNumber(name: string, fallback: number): number {
+  positiveNumber(name: ConfigVariable, fallback: number): number {
     const raw = this.string(name);
     if (raw === undefined) return fallback;
     const value = Number(raw);
@@ -198,7 +211,7 @@ class EnvReader {
     return value;
   }
 
-  timeZone(name: string): string {
+  timeZone(name: ConfigVariable): string {
     const raw = this.string(name);
     if (raw === undefined) return systemTimeZone();
     if (isTimeZone(raw)) return raw;
@@ -206,19 +219,19 @@ class EnvReader {
     return systemTimeZone();
   }
 
-  required(name: string, hint: string): string {
+  required(name: ConfigVariable, hint: string): string {
     const value = this.string(name);
     if (value === undefined) this.problems.push(`${name} is required (${hint})`);
     return value ?? '';
   }
 
-  prefixed(name: string, prefix: string, hint: string): string | undefined {
+  prefixed(name: ConfigVariable, prefix: string, hint: string): string | undefined {
     const value = this.string(name);
     if (value !== undefined && !value.startsWith(prefix)) this.problems.push(`${name} must start with "${prefix}" (${hint})`);
     return value;
   }
 
-  boolean(name: string, fallback: boolean): boolean {
+  boolean(name: ConfigVariable, fallback: boolean): boolean {
     const raw = this.string(name)?.toLowerCase();
     if (raw === undefined) return fallback;
     if (['true', '1', 'yes'].includes(raw)) return true;
@@ -228,7 +241,7 @@ class EnvReader {
   }
 
   /** An IP address or a host name to listen on. */
-  host(name: string, fallback: string): string {
+  host(name: ConfigVariable, fallback: string): string {
     const value = this.string(name);
     if (value === undefined) return fallback;
     if (isIP(value) || /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(value)) return value;
@@ -237,7 +250,7 @@ class EnvReader {
   }
 
   /** A wall-clock time, HH:MM (24-hour). */
-  localTime(name: string, fallback: LocalTime): LocalTime {
+  localTime(name: ConfigVariable, fallback: LocalTime): LocalTime {
     const raw = this.string(name);
     if (raw === undefined) return fallback;
     const match = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(raw);
@@ -246,7 +259,14 @@ class EnvReader {
     return fallback;
   }
 
-  list(name: string): string[] {
+  /** A Slack channel id: C…, or G… (a private channel of an older workspace). A name is the usual mistake. */
+  channelId(name: ConfigVariable): string | undefined {
+    const value = this.string(name);
+    if (value !== undefined && !/^[CG][A-Z0-9]+$/.test(value)) this.problems.push(`${name} must be a Slack channel id (C…, G…), as the channel's details show it, not its name (not: ${value})`);
+    return value;
+  }
+
+  list(name: ConfigVariable): string[] {
     return (this.string(name) ?? '')
       .split(',')
       .map((item) => item.trim())
@@ -256,7 +276,7 @@ class EnvReader {
 
 function readAccess(reader: EnvReader): AccessSettings {
   // Literal names: .env.example and README are checked against the variables this file reads.
-  const listed: Record<AccessAction, [string, string[]]> = {
+  const listed: Record<AccessAction, [ConfigVariable, string[]]> = {
     lookup: ['ACCESS_LOOKUP', reader.list('ACCESS_LOOKUP')],
     activate: ['ACCESS_ACTIVATE', reader.list('ACCESS_ACTIVATE')],
     suspend: ['ACCESS_SUSPEND', reader.list('ACCESS_SUSPEND')],
@@ -272,9 +292,12 @@ function readAccess(reader: EnvReader): AccessSettings {
     if (invalid.length) reader.problems.push(`${name} must list Slack user ids (U…, W…) and user group ids (S…), comma-separated (not: ${invalid.join(', ')})`);
     actions[action] = grant;
   }
-  // Read as before per-action grants existed: any id in the user list is a user, the group setting a group.
+  // Two settings of one kind each, as before per-action grants existed: a typo there locks the team out.
   const userIds = reader.list('ALLOWED_USER_IDS');
+  const notUsers = userIds.filter((id) => !isSlackUserId(id));
+  if (notUsers.length) reader.problems.push(`ALLOWED_USER_IDS must list Slack user ids (U…, W…), comma-separated; a user group goes in ALLOWED_USERGROUP_ID (not: ${notUsers.join(', ')})`);
   const groupId = reader.string('ALLOWED_USERGROUP_ID');
+  if (groupId !== undefined && !isSlackUserGroupId(groupId)) reader.problems.push(`ALLOWED_USERGROUP_ID must be a Slack user group id (S…), as the group's profile shows it (not: ${groupId})`);
   return { everyone: userIds.length || groupId ? { userIds, groupIds: groupId ? [groupId] : [] } : undefined, actions };
 }
 
@@ -285,15 +308,19 @@ function readApprovals(reader: EnvReader, auditChannelId: string | undefined): A
   const required = new Set(kinds.filter((kind): kind is ApprovalKind => !unknown.includes(kind)));
   const paymentAbove = reader.string('APPROVAL_PAYMENT_ABOVE') === undefined ? undefined : reader.positiveNumber('APPROVAL_PAYMENT_ABOVE', 1);
   if (required.has('large-payment') && paymentAbove === undefined) reader.problems.push('APPROVAL_PAYMENT_ABOVE is required when APPROVAL_REQUIRED_FOR lists large-payment (the amount above which a payment needs approval)');
-  const channelId = reader.string('APPROVALS_CHANNEL_ID') ?? auditChannelId;
+  const channelId = reader.channelId('APPROVALS_CHANNEL_ID') ?? auditChannelId;
   if (required.size && !channelId) reader.problems.push('APPROVALS_CHANNEL_ID (or AUDIT_CHANNEL_ID) is required when APPROVAL_REQUIRED_FOR is set: approval requests are posted there');
   const expiresAfterMs = reader.positiveNumber('APPROVAL_EXPIRY_HOURS', DEFAULT_APPROVAL_EXPIRY_MS / 3_600_000) * 3_600_000;
   return { settings: { required, paymentAbove, expiresAfterMs }, channelId };
 }
 
+/** Approvals on while ACCESS_APPROVE is unset: the sentence config check and start-up warn with. */
+export function approvalsWithoutApprovers({ access, approvals }: Pick<SlackConfig, 'access' | 'approvals'>): string | undefined {
+  if (!approvals.settings.required.size || access.actions.approve) return undefined;
+  return 'APPROVAL_REQUIRED_FOR is set but ACCESS_APPROVE is not: anyone who may use SubOps may approve another person\'s request; set ACCESS_APPROVE to the approvers (a user group S…, or user ids).';
+}
+
 const NUMBERING_SETTINGS: readonly string[] = ['auto', 'stock', 'interface'];
-/** The four status numbers of earlier versions, replaced by SERVICE_STATUS_NUMBERING: a leftover one is named, not ignored. */
-const LEGACY_STATUS_VARIABLES = ['SERVICE_STATUS_ACTIVE', 'SERVICE_STATUS_QUOTED', 'SERVICE_STATUS_OBSOLETE', 'SERVICE_STATUS_SUSPENDED'] as const;
 
 function readCore(reader: EnvReader): CoreConfig {
   const url = reader.url('UISP_URL', 'https://uisp.example.net');
@@ -305,7 +332,8 @@ function readCore(reader: EnvReader): CoreConfig {
   }
   const numbering = reader.string('SERVICE_STATUS_NUMBERING') ?? 'auto';
   if (!NUMBERING_SETTINGS.includes(numbering)) reader.problems.push(`SERVICE_STATUS_NUMBERING must be ${NUMBERING_SETTINGS.join(', ')}`);
-  for (const legacy of LEGACY_STATUS_VARIABLES) {
+  // A leftover one of the status numbers SERVICE_STATUS_NUMBERING replaced is named, not ignored.
+  for (const legacy of RETIRED_SETTINGS) {
     if (reader.string(legacy) !== undefined) reader.problems.push(`${legacy} is no longer read: set SERVICE_STATUS_NUMBERING=stock (7 Quoted, 5 Obsolete) or interface (6 Quoted, 7 Obsolete), or leave it unset to detect it`);
   }
   const logLevel = reader.string('LOG_LEVEL') ?? 'info';
@@ -365,26 +393,28 @@ export function loadAppConfig(
     reader.problems.push('UISP_URL is required for the Slack app (to try it on sample data instead: `subops serve --simulator`, or `npm run demo`)');
   }
   const appToken = reader.prefixed('SLACK_APP_TOKEN', 'xapp-', 'an app-level token with connections:write, for Socket Mode');
+  const auditChannelId = reader.channelId('AUDIT_CHANNEL_ID');
+  const digestChannelId = reader.channelId('DIGEST_CHANNEL_ID');
   const slack: SlackConfig = {
     botToken: reader.required('SLACK_BOT_TOKEN', 'the bot token, xoxb-…, from OAuth & Permissions'),
     signingSecret: appToken ? reader.string('SLACK_SIGNING_SECRET') : reader.required('SLACK_SIGNING_SECRET', 'needed to verify requests in HTTP mode; or set SLACK_APP_TOKEN for Socket Mode'),
     appToken,
-    apiUrl: reader.url('SLACK_API_URL', 'https://slack.com/api'),
+    apiUrl: reader.slackApiUrl(),
     port: reader.int('PORT', 3000, { min: 1, max: 65_535 }),
-    auditChannelId: reader.string('AUDIT_CHANNEL_ID'),
+    auditChannelId,
     access: readAccess(reader),
-    approvals: readApprovals(reader, reader.string('AUDIT_CHANNEL_ID')),
+    approvals: readApprovals(reader, auditChannelId),
     shutdownGraceMs: reader.int('SHUTDOWN_GRACE_MS', 25_000, { max: 600_000 }),
   };
   if (slack.botToken && !slack.botToken.startsWith('xoxb-')) reader.problems.push('SLACK_BOT_TOKEN must start with "xoxb-"');
   const events: EventsConfig = {
     webhookPort: reader.string('WEBHOOK_PORT') === undefined ? undefined : reader.int('WEBHOOK_PORT', 0, { min: 1, max: 65_535 }),
-    webhookToken: reader.string('WEBHOOK_TOKEN'),
+    webhookToken: readWebhookToken(reader),
     webhookRatePerMinute: reader.int('WEBHOOK_RATE_PER_MINUTE', 600, { min: 1, max: 100_000 }),
     paymentWindowMs: reader.positiveNumber('WEBHOOK_PAYMENT_WINDOW_HOURS', 24) * 3_600_000,
     linkWatchIntervalMs: reader.positiveNumber('LINK_WATCH_INTERVAL_S', 60) * 1000,
     linkReminderMs: reader.positiveNumber('LINK_REMINDER_HOURS', 24) * 3_600_000,
-    failureNotices: reader.string('DIGEST_CHANNEL_ID') !== undefined,
+    failureNotices: digestChannelId !== undefined,
   };
   const ops: OpsConfig = {
     port: reader.int('OPS_PORT', DEFAULT_OPS_PORT, { max: 65_535 }),
@@ -396,11 +426,22 @@ export function loadAppConfig(
   }
   // DIGEST_TIME is checked even without a channel: a typo is reported before the channel is added.
   const digestTime = reader.localTime('DIGEST_TIME', { hour: 8, minute: 0 });
-  const digestChannelId = reader.string('DIGEST_CHANNEL_ID');
   const digest = digestChannelId ? { channelId: digestChannelId, time: digestTime } : undefined;
   const store = readStore(reader, env, simulator);
   if (reader.problems.length) throw new ConfigError(reader.problems);
   return { core, slack, events, ops, digest, store };
+}
+
+/** Guessable in a few tries below this; `openssl rand -hex 32` gives 64 characters. */
+const MIN_WEBHOOK_TOKEN_LENGTH = 24;
+
+/** The secret UISP's webhook calls carry: long enough not to be guessed, never shown. */
+function readWebhookToken(reader: EnvReader): string | undefined {
+  const token = reader.string('WEBHOOK_TOKEN');
+  if (token !== undefined && token.length < MIN_WEBHOOK_TOKEN_LENGTH) {
+    reader.problems.push(`WEBHOOK_TOKEN must be at least ${MIN_WEBHOOK_TOKEN_LENGTH} characters (it has ${token.length}): anyone who guesses it can post events to the bot; make one with \`openssl rand -hex 32\``);
+  }
+  return token;
 }
 
 /**
@@ -450,8 +491,8 @@ export interface AuditChannelConfig {
 export function loadAuditChannelConfig(env: Env): AuditChannelConfig | undefined {
   const reader = new EnvReader(env);
   const botToken = reader.prefixed('SLACK_BOT_TOKEN', 'xoxb-', 'the bot token, used by the CLI to post audit records');
-  const channelId = reader.string('AUDIT_CHANNEL_ID');
-  const apiUrl = reader.url('SLACK_API_URL', 'https://slack.com/api');
+  const channelId = reader.channelId('AUDIT_CHANNEL_ID');
+  const apiUrl = reader.slackApiUrl();
   if (reader.problems.length) throw new ConfigError(reader.problems);
   return botToken && channelId ? { botToken, channelId, apiUrl } : undefined;
 }

@@ -1,39 +1,69 @@
 /**
  * `.env` at process start. The process entry (bin/subops.js, for every command, `serve` included) reads
- * the file once, with Node's own parser (util.parseEnv, the one behind `node --env-file` and
- * process.loadEnvFile), into process.env before anything reads the configuration. Variables already in
- * the environment win: the file only fills in what is not set. Nothing else loads it, so tests, which
- * pass env objects of their own, never see a developer's `.env`.
+ * the file once, with SubOps' own parser (src/process/env-syntax.ts), into process.env before anything
+ * reads the configuration, and names it on stderr. Variables already in the environment win: the file
+ * only fills in what is not set. Nothing else loads it, so tests, which pass env objects of their own,
+ * never see a developer's `.env`.
+ *
+ * The file is read from the working directory, so it may be one a cloned repository brought along. It
+ * therefore sets only SubOps' settings (src/config-variables.ts; others are named and ignored), and it
+ * is refused, nothing applied, when:
+ * - a line is none of the forms the syntax allows (each is named by its number);
+ * - every user of the machine may change it (world-writable; a group-writable one is warned about:
+ *   with per-user groups, the common umask 002 makes files so);
+ * - it would aim a secret from the environment at an address of its own (UISP_URL while UISP_TOKEN
+ *   comes from the environment: src/config-variables.ts, SECRET_DESTINATIONS).
  *
  * SUBOPS_ENV_FILE (from the environment only) names another file; set to nothing, no file is read.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseEnv } from 'node:util';
 import type { Env } from '../config.js';
+import { isConfigVariable, SECRET_DESTINATIONS, type ConfigVariable } from '../config-variables.js';
+import { parseEnvText } from './env-syntax.js';
 import { EXIT, writeLine, type EnvFileInfo, type ProcessIo } from './io.js';
 
 export const ENV_FILE_VARIABLE = 'SUBOPS_ENV_FILE';
 export const DEFAULT_ENV_FILE = '.env';
 
+export type EnvTextOutcome = { applied: string[]; shadowed: string[]; ignored: string[]; problem?: undefined } | { problem: string };
+
 /**
- * What the file holds, applied to `env`: only the variables `env` does not have yet are set. An empty
- * value (`AUDIT_CHANNEL_ID=`, as .env.example leaves them) is a setting left out, so it sets nothing.
+ * What the file holds, applied to `env`: only SubOps' settings, and of those only the ones `env` does
+ * not have yet. An empty value (`AUDIT_CHANNEL_ID=`, as .env.example leaves them) is a setting left
+ * out, so it sets nothing. A problem (which names `path`) means nothing was applied.
  */
-export function applyEnvText(env: Env, text: string): Pick<EnvFileInfo, 'applied' | 'shadowed'> {
-  const applied: string[] = [];
-  const shadowed: string[] = [];
-  for (const [name, value] of Object.entries(parseEnv(text))) {
-    if (value === undefined || value.trim() === '') continue;
-    if (env[name] === undefined) {
-      env[name] = value;
-      applied.push(name);
-    } else if (env[name] !== value) shadowed.push(name);
+export function applyEnvText(env: Env, text: string, path: string): EnvTextOutcome {
+  const parsed = parseEnvText(text);
+  if (parsed.problems.length) {
+    return { problem: `${path} was not read: fix ${parsed.problems.length === 1 ? 'this line' : 'these lines'} (NAME=value, one a line):\n${parsed.problems.map((p) => `  ${p}`).join('\n')}` };
   }
-  return { applied: applied.sort(), shadowed: shadowed.sort() };
+  const values = new Map<ConfigVariable, string>();
+  const ignored = new Set<string>();
+  for (const { name, value } of parsed.assignments) {
+    if (!isConfigVariable(name)) ignored.add(name);
+    else if (value.trim() !== '') values.set(name, value);
+  }
+  const applying = [...values.keys()].filter((name) => env[name] === undefined);
+  const shadowed = [...values].filter(([name, value]) => env[name] !== undefined && env[name] !== value).map(([name]) => name);
+  const redirect = secretRedirect(env, applying);
+  if (redirect) return { problem: `${path} was not read: ${redirect}` };
+  for (const name of applying) env[name] = values.get(name);
+  return { applied: applying.sort(), shadowed: shadowed.sort(), ignored: [...ignored].sort() };
 }
 
-export type EnvFileOutcome = { file: EnvFileInfo | undefined; problem?: undefined } | { problem: string };
+/** An address the file would set while a secret sent to it comes from the environment: the sentence saying so. */
+function secretRedirect(env: Env, applying: readonly ConfigVariable[]): string | undefined {
+  for (const address of applying) {
+    const fromEnvironment = (SECRET_DESTINATIONS[address] ?? []).filter((secret) => env[secret]?.trim());
+    if (!fromEnvironment.length) continue;
+    const secrets = fromEnvironment.join(' and ');
+    return `it sets ${address} while ${secrets} ${fromEnvironment.length === 1 ? 'comes' : 'come'} from the environment, and SubOps does not send the environment's secrets to an address a file names. Set ${address} in the environment too, or ${secrets} in the file; or set ${ENV_FILE_VARIABLE} to nothing to read no file.`;
+  }
+  return undefined;
+}
+
+export type EnvFileOutcome = { file: EnvFileInfo | undefined; warnings: string[]; problem?: undefined } | { problem: string };
 
 /**
  * Reads `.env` in `cwd` (or SUBOPS_ENV_FILE) into `env`. No `.env` is fine (file undefined); a file
@@ -42,14 +72,21 @@ export type EnvFileOutcome = { file: EnvFileInfo | undefined; problem?: undefine
  */
 export function loadEnvFile(env: Env, cwd: string): EnvFileOutcome {
   const named = env[ENV_FILE_VARIABLE];
-  if (named !== undefined && named.trim() === '') return { file: undefined };
+  if (named !== undefined && named.trim() === '') return { file: undefined, warnings: [] };
   const path = resolve(cwd, named?.trim() ?? DEFAULT_ENV_FILE);
   let text: string;
+  let mode: number;
   try {
-    text = readFileSync(path, 'utf8');
+    const fd = openSync(path, 'r');
+    try {
+      mode = fstatSync(fd).mode;
+      text = readFileSync(fd, 'utf8');
+    } finally {
+      closeSync(fd);
+    }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    if (named === undefined && code === 'ENOENT') return { file: undefined };
+    if (named === undefined && code === 'ENOENT') return { file: undefined, warnings: [] };
     return {
       problem:
         named === undefined
@@ -57,7 +94,30 @@ export function loadEnvFile(env: Env, cwd: string): EnvFileOutcome {
           : `${ENV_FILE_VARIABLE} names ${path}, which could not be read (${code}): set it to a readable file, or to nothing to read none.`,
     };
   }
-  return { file: { path, ...applyEnvText(env, text) } };
+  const writable = writableBy(mode);
+  const fix = `chmod go-w ${path}`;
+  if (writable === 'every user') return { problem: `${path} was not read: every user of this machine may change it (mode ${octal(mode)}), and with it where SubOps sends its tokens. Run ${fix}.` };
+  const outcome = applyEnvText(env, text, path);
+  if (outcome.problem !== undefined) return outcome;
+  const warnings = writable === 'its group' ? [`${path} may be changed by its group (mode ${octal(mode)}), and with it where SubOps sends its tokens: run ${fix} unless that group is yours alone.`] : [];
+  if (outcome.ignored.length) warnings.push(`${path} sets ${outcome.ignored.join(', ')}, which ${outcome.ignored.length === 1 ? 'is not a SubOps setting' : 'are not SubOps settings'}: ignored (a .env sets only what .env.example lists).`);
+  return { file: { path, ...outcome }, warnings };
+}
+
+/** Windows reports no group or other bits worth the name: the check is for POSIX systems. */
+function writableBy(mode: number): 'every user' | 'its group' | undefined {
+  if (process.platform === 'win32') return undefined;
+  if (mode & 0o002) return 'every user';
+  return mode & 0o020 ? 'its group' : undefined;
+}
+
+const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;
+
+/** The one stderr line every command run with a `.env` starts with: which file, how many settings came from it. */
+export function envFileNotice(file: EnvFileInfo): string {
+  const { path, applied, shadowed } = file;
+  const kept = shadowed.length ? `; the environment's ${shadowed.join(', ')} ${shadowed.length === 1 ? 'wins' : 'win'} over the file's` : '';
+  return `SubOps: settings from ${path} (${applied.length})${kept}`;
 }
 
 /** What the process entry takes from Node's `process` (a test passes its own). */
@@ -71,8 +131,9 @@ export interface EntryProcess {
 }
 
 /**
- * The process entry: `.env` into the environment, then the command with the process's own streams.
- * A `.env` that cannot be read ends the run with one line and exit code 2, before anything runs.
+ * The process entry: `.env` into the environment, named on stderr with any warning about it, then the
+ * command with the process's own streams. A `.env` that is refused ends the run with its reason and
+ * exit code 2, before anything runs.
  */
 export async function runProcess(main: (argv: string[], io: ProcessIo) => Promise<number>, proc: EntryProcess = process): Promise<number> {
   const loaded = loadEnvFile(proc.env, proc.cwd());
@@ -80,5 +141,7 @@ export async function runProcess(main: (argv: string[], io: ProcessIo) => Promis
     writeLine(proc.stderr, loaded.problem);
     return EXIT.usage;
   }
+  if (loaded.file) writeLine(proc.stderr, envFileNotice(loaded.file));
+  for (const warning of loaded.warnings) writeLine(proc.stderr, `SubOps: ${warning}`);
   return main(proc.argv.slice(2), { env: proc.env, envFile: loaded.file, stdout: proc.stdout, stderr: proc.stderr, stdin: proc.stdin });
 }

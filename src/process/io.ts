@@ -14,6 +14,8 @@ export interface EnvFileInfo {
   applied: string[];
   /** Variables it sets that the environment already had: the environment's value is the one used. */
   shadowed: string[];
+  /** Variables it sets that are not SubOps settings: left out of the environment. */
+  ignored: string[];
 }
 
 export interface ProcessIo {

@@ -67,9 +67,12 @@ export class AccessPolicy {
   }
 }
 
-/** Slack ids as configuration names them: user groups start with S, users with U or W. */
+/** Slack ids as configuration names them: users start with U (W on Enterprise Grid), user groups with S. */
+export const isSlackUserId = (id: string) => /^[UW][A-Z0-9]+$/.test(id);
+export const isSlackUserGroupId = (id: string) => /^S[A-Z0-9]+$/.test(id);
+
+/** A grant from a list of user and user group ids; anything else is `invalid`. */
 export function grantOf(ids: readonly string[]): { grant: Grant; invalid: string[] } {
-  const invalid = ids.filter((id) => !/^[SUW][A-Z0-9]+$/.test(id));
-  const valid = ids.filter((id) => !invalid.includes(id));
-  return { grant: { userIds: valid.filter((id) => !id.startsWith('S')), groupIds: valid.filter((id) => id.startsWith('S')) }, invalid };
+  const invalid = ids.filter((id) => !isSlackUserId(id) && !isSlackUserGroupId(id));
+  return { grant: { userIds: ids.filter(isSlackUserId), groupIds: ids.filter(isSlackUserGroupId) }, invalid };
 }

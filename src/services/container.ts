@@ -17,6 +17,7 @@ import { SuspensionService } from './suspensions.js';
 import { CrmClient } from './uisp/crm-client.js';
 import { createUispDispatcher, UispHttp } from './uisp/http.js';
 import { NmsClient } from './uisp/nms-client.js';
+import { shownUrl } from './uisp/shown-url.js';
 import { todayIn } from './dates.js';
 import { OwnChanges } from './events/own-changes.js';
 import { allOf, type UispObserver } from './uisp/exchange.js';
@@ -82,7 +83,7 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
   // with a shared store, held in it too.
   const locks = overrides.sharedLocks ? new SharedLocks(overrides.sharedLocks) : new KeyedLock();
   const numbering = new StatusNumbering(config.activation.numbering, crm);
-  const activation = new ActivationService({ crm, nms, settings: config.activation, numbering, crmBaseUrl: `${uisp.url}/crm`, today, writeRetry, locks });
+  const activation = new ActivationService({ crm, nms, settings: config.activation, numbering, crmBaseUrl: `${shownUrl(uisp.url)}/crm`, today, writeRetry, locks });
   return {
     crm,
     nms,

@@ -42,8 +42,8 @@ interface Report {
   checks: { check: string; status: string; message: string; ms: number | null }[];
 }
 
-async function check(env: Record<string, string>, args: string[] = [], envFile?: EnvFileInfo) {
-  const secrets = [BOT_TOKEN, SIGNING_SECRET, sim.token, ...Object.entries(env).filter(([name]) => /TOKEN|SECRET/.test(name)).map(([, value]) => value)];
+async function check(env: Record<string, string>, args: string[] = [], envFile?: EnvFileInfo, moreSecrets: string[] = []) {
+  const secrets = [BOT_TOKEN, SIGNING_SECRET, sim.token, ...moreSecrets, ...Object.entries(env).filter(([name]) => /TOKEN|SECRET/.test(name)).map(([, value]) => value)];
   const { code, out, err } = await runCli(['config', 'check', ...args], env, secrets, envFile && { envFile });
   return { code, out, err, lines: out.trimEnd().split('\n'), json: () => JSON.parse(out) as Report };
 }
@@ -86,7 +86,7 @@ describe('subops config check', () => {
   });
 
   it('--json prints one object with every check, and the .env the process read', async () => {
-    const envFile = { path: '/srv/subops/.env', applied: ['UISP_URL'], shadowed: [] };
+    const envFile = { path: '/srv/subops/.env', applied: ['UISP_URL'], shadowed: [], ignored: [] };
     const run = await check(bot(), ['--json'], envFile);
     expect(run.lines).toHaveLength(1);
     const report = run.json();
@@ -104,11 +104,70 @@ describe('subops config check', () => {
   });
 
   it('a variable set in both the environment and .env is a warning naming it (the environment wins), still exit 0', async () => {
-    const run = await check(bot(), [], { path: '/srv/subops/.env', applied: ['UISP_URL', 'LOG_LEVEL'], shadowed: ['UISP_TOKEN'] });
+    const run = await check(bot(), [], { path: '/srv/subops/.env', applied: ['UISP_TOKEN', 'UISP_URL'], shadowed: ['LOG_LEVEL'], ignored: [] });
     expect(run.lines[0]).toBe(
-      `! configuration    HTTP mode on PORT 3000 (Slack checks SLACK_SIGNING_SECRET on its first request); UISP at ${sim.url}; 2 settings from /srv/subops/.env; UISP_TOKEN is set in the environment too, whose value is used`,
+      `! configuration    HTTP mode on PORT 3000 (Slack checks SLACK_SIGNING_SECRET on its first request); UISP at ${sim.url}; 2 settings from /srv/subops/.env; LOG_LEVEL is set in the environment too, whose value is used`,
     );
     expect(run.code).toBe(0);
+  });
+
+  it('a variable in .env that is not a SubOps setting is a warning naming it (it was ignored), still exit 0', async () => {
+    const run = await check(bot(), [], { path: '/srv/subops/.env', applied: ['UISP_URL'], shadowed: [], ignored: ['EDITOR', 'NODE_OPTIONS'] });
+    expect(run.lines[0]).toMatch(/^! configuration .*; 1 setting from \/srv\/subops\/\.env; EDITOR, NODE_OPTIONS are not SubOps settings: ignored$/);
+    expect(run.code).toBe(0);
+  });
+
+  it('Slack ids that are not ids (a name, a typo) are problems naming each variable: exit 2, nothing asked', async () => {
+    const before = sim.requests.length;
+    const calls = slack.calls.length;
+    const run = await check({
+      ...bot(),
+      ALLOWED_USER_IDS: 'bob,U0ANNA,S0LEADS',
+      ALLOWED_USERGROUP_ID: 'leads',
+      AUDIT_CHANNEL_ID: '#subops-audit',
+      APPROVAL_REQUIRED_FOR: 'suspension',
+      APPROVALS_CHANNEL_ID: 'approvals',
+      DIGEST_CHANNEL_ID: 'U0ANNA',
+      ACCESS_APPROVE: 'leads',
+    });
+    expect(run.code).toBe(2);
+    expect(run.out).toContain('ALLOWED_USER_IDS must list Slack user ids (U…, W…), comma-separated; a user group goes in ALLOWED_USERGROUP_ID (not: bob, S0LEADS)');
+    expect(run.out).toContain('ALLOWED_USERGROUP_ID must be a Slack user group id (S…), as the group\'s profile shows it (not: leads)');
+    expect(run.out).toContain('AUDIT_CHANNEL_ID must be a Slack channel id (C…, G…), as the channel\'s details show it, not its name (not: #subops-audit)');
+    expect(run.out).toContain('APPROVALS_CHANNEL_ID must be a Slack channel id (C…, G…), as the channel\'s details show it, not its name (not: approvals)');
+    expect(run.out).toContain('DIGEST_CHANNEL_ID must be a Slack channel id (C…, G…), as the channel\'s details show it, not its name (not: U0ANNA)');
+    expect(run.out).toContain('ACCESS_APPROVE must list Slack user ids (U…, W…) and user group ids (S…), comma-separated (not: leads)');
+    expect(sim.requests.length).toBe(before);
+    expect(slack.calls.length).toBe(calls);
+
+    // The CLI's audit channel is checked the same way.
+    const cli = await check({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, AUDIT_CHANNEL_ID: 'subops-audit' }, ['--cli']);
+    expect(cli.code).toBe(2);
+    expect(cli.out).toContain('AUDIT_CHANNEL_ID must be a Slack channel id (C…, G…)');
+  });
+
+  it('a short WEBHOOK_TOKEN is a problem naming it and how to make one, without showing it: exit 2', async () => {
+    const run = await check({ ...bot(), WEBHOOK_TOKEN: 'zQj' });
+    expect(run.code).toBe(2);
+    expect(run.out).toContain('WEBHOOK_TOKEN must be at least 24 characters (it has 3): anyone who guesses it can post events to the bot; make one with `openssl rand -hex 32`');
+    const long = await check({ ...bot(), WEBHOOK_TOKEN: 'a'.repeat(24) });
+    expect(long.code).toBe(0);
+  });
+
+  it('shows UISP_URL without the user name and password it holds', async () => {
+    const run = await check({ ...bot(), UISP_URL: sim.url.replace('http://', 'http://admin:hunter2@') }, [], undefined, ['hunter2']);
+    expect(run.code).toBe(0);
+    expect(run.lines[0]).toContain(`UISP at ${sim.url}`);
+    expect(run.lines[1]).toMatch(new RegExp(`^✓ UISP CRM {9}${sim.url}/crm/api/v1\\.0 answered`));
+    expect(run.out).not.toContain('admin');
+  });
+
+  it('approvals on without ACCESS_APPROVE is a warning saying anyone may approve: exit 0', async () => {
+    const run = await check({ ...bot(), APPROVAL_REQUIRED_FOR: 'suspension', AUDIT_CHANNEL_ID: 'C0AUDIT' });
+    expect(run.lines[0]).toMatch(/^! configuration .*APPROVAL_REQUIRED_FOR is set but ACCESS_APPROVE is not: anyone who may use SubOps may approve another person's request/);
+    expect(run.code).toBe(0);
+    const approvers = await check({ ...bot(), APPROVAL_REQUIRED_FOR: 'suspension', AUDIT_CHANNEL_ID: 'C0AUDIT', ACCESS_APPROVE: 'S0LEADS' });
+    expect(approvers.lines[0]).toMatch(/^✓ configuration /);
   });
 
   it('UISP refusing a token names the variable it came from: the system’s own, else UISP_TOKEN; exit 1', async () => {

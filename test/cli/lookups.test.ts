@@ -30,6 +30,14 @@ describe('subops client', () => {
     expect(writes()).toEqual([]);
   });
 
+  it('a UISP_URL with a user name and password works, but neither is shown in the CRM link', async () => {
+    const withUserInfo = sim.url.replace('http://', 'http://admin:hunter2@');
+    const { code, out } = await runCli(['client', '#1005'], { UISP_URL: withUserInfo, UISP_TOKEN: sim.token }, [sim.token, 'hunter2']);
+    expect(code).toBe(0);
+    expect(out).toContain(`CRM: ${sim.url}/crm/client/1005`);
+    expect(out).not.toContain('admin');
+  });
+
   it('shows an offline device with when it was last seen, and an archived client without next steps', async () => {
     const { code, out } = await subops(['client', 'Leon', 'Hope']);
     expect(code).toBe(0);

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadAppConfig } from '../../src/config.js';
+import { SETTINGS } from '../../src/config-variables.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -138,6 +139,20 @@ describe('compose.yaml', () => {
     expect(config.core.uisp.url).toBeUndefined();
     expect(config.ops).toMatchObject({ host: '127.0.0.1', port: 9464 });
     expect(() => loadAppConfig({ ...env, SLACK_BOT_TOKEN: 'xoxb-compose', SLACK_APP_TOKEN: 'xapp-compose' })).toThrow(/UISP_URL is required/);
+  });
+
+  it('passes every setting in .env on to the bot; only the in-container values are fixed', () => {
+    // What Compose gives the container: the env_file's values, then `environment:` over them, its
+    // ${NAME:-default} read from the same .env. Here the .env sets every setting SubOps reads.
+    const envFiles = (bot.env_file as (string | { path: string })[] | undefined) ?? [];
+    expect(envFiles.map((entry) => (typeof entry === 'string' ? entry : entry.path))).toEqual(['.env']);
+    const dotenv = Object.fromEntries(SETTINGS.map((name) => [name, `from-env-file-${name}`]));
+    const interpolate = (value: unknown) => String(value).replace(/\$\{([A-Z_]+)(?::-([^}]*))?\}/g, (_, name: string, fallback = '') => dotenv[name] || fallback);
+    const container: Record<string, string> = { ...dotenv, ...Object.fromEntries(Object.entries(bot.environment as Record<string, unknown>).map(([name, value]) => [name, interpolate(value)])) };
+    const lost = SETTINGS.filter((name) => container[name] !== dotenv[name]);
+    // The simulator service never talks to a real UISP; the ports and the drain are the image's own.
+    expect(lost).toEqual(['UISP_URL', 'UISP_TOKEN', 'PORT', 'SHUTDOWN_GRACE_MS', 'OPS_PORT']);
+    for (const name of ['ALLOWED_USER_IDS', 'ALLOWED_USERGROUP_ID', 'ACCESS_APPROVE', 'APPROVAL_REQUIRED_FOR', 'WEBHOOK_TOKEN', 'OPS_HOST', 'DATABASE_URL']) expect(container[name], name).toBe(dotenv[name]);
   });
 
   it('gives the drain more time than SHUTDOWN_GRACE_MS before docker stop kills, and leaves PID 1 to the image’s tini', () => {

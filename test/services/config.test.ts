@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadAppConfig, loadCoreConfig } from '../../src/config.js';
+import { ConfigError, loadAppConfig, loadAuditChannelConfig, loadCoreConfig } from '../../src/config.js';
 
 const problemsOf = (fn: () => unknown): string[] => {
   try {
@@ -110,6 +110,13 @@ describe('Slack app configuration', () => {
     expect(problems.map((p) => p.split(' ')[0]).sort()).toEqual(['PORT', 'SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN']);
   });
 
+  it('refuses SLACK_API_URL with a user name or password (Slack takes the bot token; fetch refuses such URLs), without showing it', () => {
+    const apiUrl = 'https://proxy-user:proxy-pass@slack-proxy.example/api';
+    const expected = ['SLACK_API_URL must not hold a user name or password (Slack is asked with SLACK_BOT_TOKEN), e.g. https://slack.com/api'];
+    expect(problemsOf(() => loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', SLACK_API_URL: apiUrl }, { simulator: true }))).toEqual(expected);
+    expect(problemsOf(() => loadAuditChannelConfig({ SLACK_BOT_TOKEN: 'xoxb-1', AUDIT_CHANNEL_ID: 'C0AUDIT', SLACK_API_URL: apiUrl }))).toEqual(expected);
+  });
+
   it('reads the access lists', () => {
     const { slack } = loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ALLOWED_USER_IDS: ' U1, U2 ,', ALLOWED_USERGROUP_ID: 'S9' }, { simulator: true });
     expect(slack).toMatchObject({ access: { everyone: { userIds: ['U1', 'U2'], groupIds: ['S9'] }, actions: {} }, port: 3000 });
@@ -156,8 +163,8 @@ describe('webhooks and the link watch', () => {
   });
 
   it('reads WEBHOOK_PORT, WEBHOOK_TOKEN, WEBHOOK_RATE_PER_MINUTE, WEBHOOK_PAYMENT_WINDOW_HOURS, LINK_WATCH_INTERVAL_S and LINK_REMINDER_HOURS', () => {
-    const { events } = loadAppConfig({ ...base, WEBHOOK_PORT: '3001', WEBHOOK_TOKEN: 'hook', WEBHOOK_RATE_PER_MINUTE: '60', WEBHOOK_PAYMENT_WINDOW_HOURS: '1.5', LINK_WATCH_INTERVAL_S: '0.5', LINK_REMINDER_HOURS: '2' });
-    expect(events).toEqual({ webhookPort: 3001, webhookToken: 'hook', webhookRatePerMinute: 60, paymentWindowMs: 1.5 * 3_600_000, linkWatchIntervalMs: 500, linkReminderMs: 2 * 3_600_000, failureNotices: false });
+    const { events } = loadAppConfig({ ...base, WEBHOOK_PORT: '3001', WEBHOOK_TOKEN: 'hook-token-of-24-characters', WEBHOOK_RATE_PER_MINUTE: '60', WEBHOOK_PAYMENT_WINDOW_HOURS: '1.5', LINK_WATCH_INTERVAL_S: '0.5', LINK_REMINDER_HOURS: '2' });
+    expect(events).toEqual({ webhookPort: 3001, webhookToken: 'hook-token-of-24-characters', webhookRatePerMinute: 60, paymentWindowMs: 1.5 * 3_600_000, linkWatchIntervalMs: 500, linkReminderMs: 2 * 3_600_000, failureNotices: false });
   });
 
   it('names each bad value', () => {

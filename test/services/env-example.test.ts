@@ -1,18 +1,19 @@
 /**
- * .env.example stays true: it lists every variable src/config.ts reads (found in its source, so a new
- * setting cannot be left out), each once, with the default the code applies, and the Configuration page
- * (docs/configuration.md) names each one too.
+ * .env.example stays true: it lists every setting (src/config-variables.ts, which is also what
+ * src/config.ts is found to read in its source, so the list cannot fall behind), each once, with the
+ * default the code applies, and the Configuration page (docs/configuration.md) names each one too.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadAppConfig, loadCoreConfig, type Env } from '../../src/config.js';
+import { SETTINGS } from '../../src/config-variables.js';
+import { parseEnvText } from '../../src/process/env-syntax.js';
 
 const read = (path: string) => readFileSync(fileURLToPath(new URL(path, import.meta.url)), 'utf8');
 
-/** Every `reader.<kind>('NAME'…)` call in src/config.ts: the variables the configuration reads. */
-const READ = [...new Set([...read('../../src/config.ts').matchAll(/\breader\.\w+\(\s*'([A-Z][A-Z0-9_]*)'/g)].map(([, name]) => name!))];
+/** Every `reader.<kind>('NAME'…)` call in src/config.ts (`this.<kind>` in the reader's own): the variables the configuration reads. */
+const READ = [...new Set([...read('../../src/config.ts').matchAll(/\b(?:reader|this)\.\w+\(\s*'([A-Z][A-Z0-9_]*)'/g)].map(([, name]) => name!))];
 
 /** `NAME=value` lines of .env.example, set (`NAME=`) or commented out (`# NAME=default`). */
 const EXAMPLE = read('../../.env.example')
@@ -28,16 +29,22 @@ describe('.env.example', () => {
     expect(READ).toEqual(expect.arrayContaining(['UISP_URL', 'UISP_TOKEN', 'SLACK_BOT_TOKEN', 'OPS_HOST', 'SERVICE_STATUS_NUMBERING']));
   });
 
-  it('lists every variable the configuration reads, once, and nothing else', () => {
+  it('the settings list is what the configuration reads: no setting is listed that nothing reads', () => {
+    expect([...SETTINGS].sort()).toEqual([...READ].sort());
+  });
+
+  it('lists every setting, once, and nothing else', () => {
     const listed = EXAMPLE.map((entry) => entry.name);
     expect(listed.filter((name, i) => listed.indexOf(name) !== i)).toEqual([]);
-    expect([...listed].sort()).toEqual([...READ].sort());
+    expect([...listed].sort()).toEqual([...SETTINGS].sort());
   });
 
   it('sets nothing as it is: the lines not commented out are empty, to be filled in', () => {
     expect(EXAMPLE.filter((entry) => !entry.commented && entry.value !== '')).toEqual([]);
-    // Node's parser (the one SubOps reads .env with) sees only those empty values.
-    expect(Object.values(parseEnv(read('../../.env.example'))).every((value) => value === '')).toBe(true);
+    // SubOps' own parser (the one it reads .env with) reads every line, and sees only those empty values.
+    const parsed = parseEnvText(read('../../.env.example'));
+    expect(parsed.problems).toEqual([]);
+    expect(parsed.assignments.every((assignment) => assignment.value === '')).toBe(true);
   });
 
   it('shows each default the code applies: uncommenting them all changes nothing', () => {

@@ -34,7 +34,7 @@ export const CHANNEL = 'C0SUPPORT';
 export const AUDIT_CHANNEL = 'C0AUDIT';
 export const AGENT = 'U0AGENT';
 /** WEBHOOK_TOKEN of a harness with `events` (unless `env` sets another, or '' to leave the endpoint off). */
-export const WEBHOOK_TOKEN = 'test-webhook-token-7f3a';
+export const WEBHOOK_TOKEN = 'test-webhook-token-7f3a-91c4e0';
 
 export interface HarnessOptions {
   /** Extra SLACK_* / access settings, e.g. ALLOWED_USER_IDS. */

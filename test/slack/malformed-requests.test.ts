@@ -66,7 +66,7 @@ function parserCases(path: string): [string, (string | Buffer)[], number][] {
 describe('the Slack receiver (HTTP mode) and the webhook listener (Socket Mode)', () => {
   let h: Harness | undefined;
   let listener: RunningListener | undefined;
-  const TOKEN = 'hook-SECRET-malformed';
+  const TOKEN = 'hook-SECRET-malformed-2b7e91';
   afterEach(async () => {
     vi.restoreAllMocks();
     await listener?.close();

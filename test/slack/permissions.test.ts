@@ -6,7 +6,7 @@
  */
 import type { App } from '@slack/bolt';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as activation from '../../src/commands/activation/index.js';
 import * as approvals from '../../src/commands/approvals/index.js';
 import * as duplicates from '../../src/commands/duplicates/index.js';
@@ -224,5 +224,50 @@ describe('buttons a user may not use are not offered', () => {
     };
     expect(await homeButtons(SUPPORT)).toEqual(['Activate a customer', 'Look up a client']);
     expect(await homeButtons(BILLING)).toEqual(['Activate a customer', 'Suspend a service', 'Unsuspend a service', 'Record a payment', 'Look up a client']);
+  });
+});
+
+describe('start-up names the permissions the bot runs with', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+  const settingsLines = () => h!.logs.filter((line) => String(line.msg).startsWith('Access: '));
+
+  it('one info line lists who may use SubOps, each action’s grant, and the changes that wait for approval', async () => {
+    h = await startHarness({
+      env: {
+        ALLOWED_USERGROUP_ID: 'S0STAFF',
+        ACCESS_SUSPEND: 'S0BILLING,U0BEN',
+        ACCESS_RECORD_PAYMENT: 'S0BILLING,U0BEN',
+        ACCESS_APPROVE: 'S0LEADS',
+        APPROVAL_REQUIRED_FOR: 'delete-service,large-payment',
+        APPROVAL_PAYMENT_ABOVE: '50000',
+        APPROVALS_CHANNEL_ID: 'C0APPROVALS',
+      },
+    });
+    expect(settingsLines()).toEqual([
+      expect.objectContaining({
+        level: 30,
+        msg: 'Access: SubOps to S0STAFF; lookup, activate, unsuspend: everyone allowed; suspend, record-payment: U0BEN, S0BILLING; approve: S0LEADS. Approvals: delete-service, large-payment above 50000; posted in C0APPROVALS; expire after 4 h.',
+        access: {
+          everyone: ['S0STAFF'],
+          actions: { lookup: null, activate: null, suspend: ['U0BEN', 'S0BILLING'], unsuspend: null, 'record-payment': ['U0BEN', 'S0BILLING'], approve: ['S0LEADS'] },
+        },
+        approvals: { required: ['delete-service', 'large-payment'], paymentAbove: 50000, channelId: 'C0APPROVALS', expiresAfterMs: 4 * 3_600_000 },
+      }),
+    ]);
+    expect(h.logs.filter((line) => String(line.msg).includes('ACCESS_APPROVE is not'))).toEqual([]);
+  });
+
+  it('with nothing restricted it says so, and approvals without ACCESS_APPROVE are a warning', async () => {
+    h = await startHarness({ env: { APPROVAL_REQUIRED_FOR: 'suspension' } });
+    expect(settingsLines().map((line) => line.msg)).toEqual([
+      `Access: SubOps to the whole workspace; lookup, activate, suspend, unsuspend, record-payment, approve: everyone allowed. Approvals: suspension; posted in ${AUDIT_CHANNEL}; expire after 4 h.`,
+    ]);
+    expect(h.logs.filter((line) => String(line.msg).includes('ACCESS_APPROVE is not'))).toEqual([
+      expect.objectContaining({ level: 40, msg: "APPROVAL_REQUIRED_FOR is set but ACCESS_APPROVE is not: anyone who may use SubOps may approve another person's request; set ACCESS_APPROVE to the approvers (a user group S…, or user ids)." }),
+    ]);
   });
 });

@@ -136,17 +136,17 @@ describe('delivery', () => {
   });
 
   it('refuses bodies without an event uuid (400) and, with WEBHOOK_TOKEN, URLs without the token (401)', async () => {
-    await start({ env: { WEBHOOK_TOKEN: 'hook-SECRET-5d1e' } });
+    await start({ env: { WEBHOOK_TOKEN: 'hook-SECRET-5d1e-a7c2f09b3e' } });
     const post = (query: string, body: string) => fetch(`${h.origin}/uisp/webhook${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     expect((await post('', '{}')).status).toBe(401);
     expect((await post('?token=wrong', '{}')).status).toBe(401);
-    expect((await post('?token=hook-SECRET-5d1e', '{"uuid":"nope"}')).status).toBe(400);
-    expect((await post('?token=hook-SECRET-5d1e', 'not json')).status).toBe(400);
+    expect((await post('?token=hook-SECRET-5d1e-a7c2f09b3e', '{"uuid":"nope"}')).status).toBe(400);
+    expect((await post('?token=hook-SECRET-5d1e-a7c2f09b3e', 'not json')).status).toBe(400);
     // The simulator is pointed at the URL with the token: real events still get through.
     await inUisp('PATCH', '/clients/services/101/suspend', { suspensionReasonId: 1 });
     expect(auditLines()).toHaveLength(1);
     expect(h.uisp.sim.requests.filter((r) => r.path.includes('webhook-events'))).toHaveLength(1);
-    expect(h.rawLog()).not.toContain('hook-SECRET-5d1e');
+    expect(h.rawLog()).not.toContain('hook-SECRET-5d1e-a7c2f09b3e');
   });
 });
 
