@@ -62,9 +62,12 @@ function statusLine(result: ActivationResult | undefined): string {
     case 'planned':
       return ':memo: *Dry run*: nothing was written.';
     case 'failed':
-      return `:x: *Failed*: ${escapeMrkdwn(errorSentence(result.error))} See the thread for what was done and to retry.`;
+      return `:x: *Failed*: ${escapeMrkdwn(fullStop(errorSentence(result.error)))} See the thread for what was done and to retry.`;
   }
 }
+
+/** An error sentence from UISP may end without one; the next sentence follows it. */
+const fullStop = (text: string) => (/[.!?]$/.test(text.trim()) ? text : `${text.trimEnd()}.`);
 
 export function activationStep(event: StepEvent): SlackMessage {
   const text = `${STATUS_EMOJI[event.status]} *${STEP_LABEL[event.step]}* (${event.status}): ${escapeMrkdwn(stepSentence(event))}`;

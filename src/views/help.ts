@@ -1,4 +1,5 @@
 /** `/subops help`: every command, what it does and how to call it. */
+import { escapeEntities } from '../slack/escape.js';
 import { context, header, message, section, type SlackMessage } from './kit.js';
 
 const COMMAND_HELP: { usage: string; text: string }[] = [
@@ -18,7 +19,8 @@ const COMMAND_HELP: { usage: string; text: string }[] = [
 export function helpMessage(): SlackMessage {
   return message('SubOps commands', [
     header('SubOps commands'),
-    ...COMMAND_HELP.map((c) => section(`\`${c.usage}\`\n${c.text}`)),
+    // `<name | id>` would be read as a Slack link token: the usage's angle brackets are entities.
+    ...COMMAND_HELP.map((c) => section(`\`${escapeEntities(c.usage)}\`\n${c.text}`)),
     context('Every change is recorded in the audit channel. After an activation, link the client to the NMS site in the CRM web interface: SubOps reminds you with the link.'),
   ]);
 }

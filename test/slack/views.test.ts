@@ -194,6 +194,18 @@ describe('messages', () => {
     expectNoInjectedMarkup(message);
   });
 
+  it('help shows each usage with its angle brackets, not as a Slack link', () => {
+    const text = JSON.stringify(messages.help);
+    expect(text).toContain('`/client &lt;name | id | #id&gt;`');
+    expect(text).toContain('`/device &lt;ip | mac | name&gt;`');
+    expect(text).not.toMatch(/<(name|ip) \|/);
+  });
+
+  it("a failed activation's summary ends its UISP sentence before pointing at the thread", () => {
+    const sentence = activationParent({ request: f.request, startedBy: 'U0AGENT', result: { ...f.failed, error: { code: 'uisp-error', detail: 'The CRM answered 503', mayHaveApplied: true } as never } });
+    expect(JSON.stringify(sentence)).not.toMatch(/[^.!?] See the thread/);
+  });
+
   it('the payments listing shows the newest payments and every currency total', () => {
     const text = JSON.stringify(messages['payments, 60']);
     expect(text).toContain('`2025-01-01`  #1000 Bartholomew');
