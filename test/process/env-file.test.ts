@@ -151,9 +151,12 @@ describe('a real process', () => {
     expect(run.stdout).not.toContain('not-the-token-from-file');
     expect(run.code).toBe(0);
 
-    // SUBOPS_ENV_FILE set to nothing: the file is not read, so there is no UISP_URL.
+    // SUBOPS_ENV_FILE set to nothing: the file is not read, so there is no UISP_URL, which the CLI requires.
     const none = await subops(dir, { UISP_TOKEN: sim.token, SUBOPS_ENV_FILE: '' }, 'config', 'check', '--cli', '--json');
-    expect((JSON.parse(none.stdout) as { envFile: unknown; checks: { status: string }[] }).envFile).toBeNull();
-    expect((JSON.parse(none.stdout) as { checks: { status: string }[] }).checks.map((c) => c.status)).toEqual(['ok', 'skipped', 'skipped', 'skipped']);
+    const unread = JSON.parse(none.stdout) as { envFile: unknown; exitCode: number; problems: string[]; checks: { status: string }[] };
+    expect(unread.envFile).toBeNull();
+    expect(unread).toMatchObject({ exitCode: 2, problems: [expect.stringMatching(/^UISP_URL is required: /)] });
+    expect(unread.checks.map((c) => c.status)).toEqual(['failed']);
+    expect(none.code).toBe(2);
   });
 });

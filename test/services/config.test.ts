@@ -97,7 +97,7 @@ describe('Slack app configuration', () => {
     const problems = problemsOf(() => loadAppConfig({ UISP_URL: 'https://uisp.example.net', UISP_TOKEN: 't' }));
     expect(problems).toHaveLength(2);
     expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/^SLACK_SIGNING_SECRET is required/), expect.stringMatching(/^SLACK_BOT_TOKEN is required/)]));
-    expect(problemsOf(() => loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' }, { simulator: true }))).toEqual([]);
+    expect(problemsOf(() => loadAppConfig({ SUBOPS_SIMULATOR: '1', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' }))).toEqual([]);
   });
 
   it('requires a real UISP unless the bundled simulator is asked for explicitly', () => {
@@ -105,22 +105,22 @@ describe('Slack app configuration', () => {
   });
 
   it('rejects tokens of the wrong kind without printing them', () => {
-    const problems = problemsOf(() => loadAppConfig({ SLACK_BOT_TOKEN: 'xoxp-secret-user-token', SLACK_APP_TOKEN: 'secret-app', PORT: '99999' }, { simulator: true }));
+    const problems = problemsOf(() => loadAppConfig({ SUBOPS_SIMULATOR: '1', SLACK_BOT_TOKEN: 'xoxp-secret-user-token', SLACK_APP_TOKEN: 'secret-app', PORT: '99999' }));
     expect(problems.join('\n')).not.toContain('secret');
     expect(problems.map((p) => p.split(' ')[0]).sort()).toEqual(['PORT', 'SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN']);
   });
 
   it('reads the access lists', () => {
-    const { slack } = loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ALLOWED_USER_IDS: ' U1, U2 ,', ALLOWED_USERGROUP_ID: 'S9' }, { simulator: true });
+    const { slack } = loadAppConfig({ SUBOPS_SIMULATOR: '1', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ALLOWED_USER_IDS: ' U1, U2 ,', ALLOWED_USERGROUP_ID: 'S9' });
     expect(slack).toMatchObject({ access: { everyone: { userIds: ['U1', 'U2'], groupIds: ['S9'] }, actions: {} }, port: 3000 });
   });
 
   it('reads the approval settings: none by default; each problem named by its variable', () => {
     const base = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' };
-    expect(loadAppConfig(base, { simulator: true }).slack.approvals).toEqual({ settings: { required: new Set(), paymentAbove: undefined, expiresAfterMs: 4 * 3_600_000 }, channelId: undefined });
-    const on = loadAppConfig({ ...base, AUDIT_CHANNEL_ID: 'C0AUDIT', APPROVAL_REQUIRED_FOR: 'delete-service, large-payment', APPROVAL_PAYMENT_ABOVE: '250000', APPROVAL_EXPIRY_HOURS: '1.5' }, { simulator: true });
+    expect(loadAppConfig({ SUBOPS_SIMULATOR: '1', ...base }).slack.approvals).toEqual({ settings: { required: new Set(), paymentAbove: undefined, expiresAfterMs: 4 * 3_600_000 }, channelId: undefined });
+    const on = loadAppConfig({ SUBOPS_SIMULATOR: '1', ...base, AUDIT_CHANNEL_ID: 'C0AUDIT', APPROVAL_REQUIRED_FOR: 'delete-service, large-payment', APPROVAL_PAYMENT_ABOVE: '250000', APPROVAL_EXPIRY_HOURS: '1.5' });
     expect(on.slack.approvals).toEqual({ settings: { required: new Set(['delete-service', 'large-payment']), paymentAbove: 250_000, expiresAfterMs: 1.5 * 3_600_000 }, channelId: 'C0AUDIT' });
-    expect(problemsOf(() => loadAppConfig({ ...base, APPROVAL_REQUIRED_FOR: 'deletes,large-payment' }, { simulator: true }))).toEqual([
+    expect(problemsOf(() => loadAppConfig({ SUBOPS_SIMULATOR: '1', ...base, APPROVAL_REQUIRED_FOR: 'deletes,large-payment' }))).toEqual([
       'APPROVAL_REQUIRED_FOR lists delete-service, move-device, large-payment, suspension (not: deletes)',
       'APPROVAL_PAYMENT_ABOVE is required when APPROVAL_REQUIRED_FOR lists large-payment (the amount above which a payment needs approval)',
       'APPROVALS_CHANNEL_ID (or AUDIT_CHANNEL_ID) is required when APPROVAL_REQUIRED_FOR is set: approval requests are posted there',
@@ -128,12 +128,12 @@ describe('Slack app configuration', () => {
   });
 
   it('reads a grant per action, and names the variable of an id that is not a Slack user or group', () => {
-    const { slack } = loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ACCESS_SUSPEND: 'S0BILLING, U0LEAD', ACCESS_RECORD_PAYMENT: 'S0BILLING' }, { simulator: true });
+    const { slack } = loadAppConfig({ SUBOPS_SIMULATOR: '1', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ACCESS_SUSPEND: 'S0BILLING, U0LEAD', ACCESS_RECORD_PAYMENT: 'S0BILLING' });
     expect(slack.access).toEqual({
       everyone: undefined,
       actions: { suspend: { userIds: ['U0LEAD'], groupIds: ['S0BILLING'] }, 'record-payment': { userIds: [], groupIds: ['S0BILLING'] } },
     });
-    const problems = problemsOf(() => loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ACCESS_APPROVE: '@leads' }, { simulator: true }));
+    const problems = problemsOf(() => loadAppConfig({ SUBOPS_SIMULATOR: '1', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ACCESS_APPROVE: '@leads' }));
     expect(problems).toEqual(['ACCESS_APPROVE must list Slack user ids (U…, W…) and user group ids (S…), comma-separated (not: @leads)']);
   });
 });
