@@ -4,7 +4,7 @@
  * then every answer says it was simulated: a closing line after text, `"simulated": true` in every JSON
  * object. Runs `main` with exactly the environment given (no test support adding the switch).
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -148,5 +148,17 @@ describe('--simulator with UISP_URL set', () => {
     expect(JSON.parse(real.out)).not.toHaveProperty('simulated');
     expect(real.err).not.toContain('Simulated');
     expect(uisp.requests.some((request) => request.method === 'PATCH')).toBe(true);
+  });
+});
+
+describe('commands that are the simulator anyway', () => {
+  it('`subops demo` runs on its own simulator, with or without --simulator', async () => {
+    const script = join(folder, 'payments.txt');
+    writeFileSync(script, '/payments\n');
+    for (const argv of [['demo', '--script', script], ['demo', '--script', script, '--simulator']]) {
+      const { code, out, err } = await subops(argv);
+      expect({ code, err }, argv.join(' ')).toEqual({ code: 0, err: '' });
+      expect(out).toContain('SubOps: Latest payments');
+    }
   });
 });

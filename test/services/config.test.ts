@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadAppConfig, loadCoreConfig } from '../../src/config.js';
+import { ConfigError, loadAppConfig, loadCoreConfig, loadUispConfig } from '../../src/config.js';
 
 const problemsOf = (fn: () => unknown): string[] => {
   try {
@@ -102,6 +102,21 @@ describe('Slack app configuration', () => {
 
   it('requires a real UISP unless the bundled simulator is asked for explicitly', () => {
     expect(problemsOf(() => loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' }))).toEqual([expect.stringMatching(/^UISP_URL is required for the Slack app .*subops serve --simulator/)]);
+  });
+
+  it('SUBOPS_SIMULATOR=1 (serve --simulator) leaves UISP_URL and its token aside: the embedded simulator, a store in memory', () => {
+    const slack = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' };
+    const config = loadAppConfig({ ...slack, SUBOPS_SIMULATOR: '1', UISP_URL: 'https://uisp.example.net' });
+    expect(config.core.uisp.url).toBeUndefined();
+    expect(config.store).toEqual({ engine: 'memory' });
+    expect(problemsOf(() => loadAppConfig({ ...slack, SUBOPS_SIMULATOR: 'on' }))).toEqual(['SUBOPS_SIMULATOR must be 1 (the embedded UISP simulator) or 0 (got "on")']);
+    expect(loadAppConfig({ ...slack, SUBOPS_SIMULATOR: '0', UISP_URL: 'https://uisp.example.net', UISP_TOKEN: 't' }).core.uisp.url).toBe('https://uisp.example.net');
+  });
+
+  it('the CLI needs UISP_URL to reach UISP unless the simulator is asked for (loadUispConfig)', () => {
+    expect(problemsOf(() => loadUispConfig({}))).toEqual([expect.stringMatching(/^UISP_URL is required: .*add --simulator .*SUBOPS_SIMULATOR=1/)]);
+    expect(loadUispConfig({ SUBOPS_SIMULATOR: 'true' }).uisp.url).toBeUndefined();
+    expect(loadUispConfig({ UISP_URL: 'https://uisp.example.net', UISP_TOKEN: 't' }).uisp.url).toBe('https://uisp.example.net');
   });
 
   it('rejects tokens of the wrong kind without printing them', () => {
