@@ -6,7 +6,9 @@
 #   docker run --rm --env-file subops.env subops client 1001                          any CLI command
 # docker compose up runs the bot against the simulator (compose.yaml). More in docs/deployment.md.
 
-ARG NODE_VERSION=20
+# Node 24 "Krypton" is an LTS line until 2028-04-30 (Node 20's ended on 2026-04-30). package.json's engines
+# lists the lines SubOps runs on; test/process/deployment-files.test.ts checks this one is still supported.
+ARG NODE_VERSION=24
 
 # Build stage: every dependency (the compiler is a dev dependency), then src/ compiled to dist/.
 FROM node:${NODE_VERSION}-bookworm-slim AS build

@@ -23,7 +23,8 @@ try {
   const problem = launchProblem(error);
   if (problem === undefined) throw error;
   process.stderr.write(`${problem}\n`);
-  process.exitCode = 1;
+  // A bad installation, like bad configuration: restarting (systemd's Restart=on-failure) does not fix it.
+  process.exitCode = 2;
 }
 
 /**
@@ -63,14 +64,14 @@ function stopWhenOrphaned() {
   watch.unref();
 }
 
-/** One line, no stack, for a checkout that was never built or whose dependencies are not installed. */
+/** One line, no stack, for a checkout that was never built or whose dependencies are not installed (exit 2). */
 function launchProblem(error) {
   if (error?.code !== 'ERR_MODULE_NOT_FOUND') return undefined;
   if (typeof error.url === 'string' && error.url.startsWith(DIST.href)) {
     const missing = error.url.slice(DIST.href.length);
     return missing === 'cli/main.js'
-      ? 'SubOps is not built: run npm run build (it needs the dev dependencies, which npm ci installs).'
-      : `SubOps' build in dist/ is out of date (no ${missing}): run npm run build.`;
+      ? 'SubOps is not built (no dist/): run npm ci (it installs the dev dependencies, the compiler among them, and builds), or npm run build where they are installed; or use the Docker image.'
+      : `SubOps' build in dist/ is out of date (no ${missing}): run npm run build (with the dev dependencies installed: npm ci).`;
   }
   const dependency = /Cannot find package '([^']+)'/.exec(String(error.message))?.[1];
   if (dependency !== undefined) return `SubOps' dependencies are not installed (no ${dependency}): run npm ci (or npm ci --omit=dev where dist/ is built).`;

@@ -5,7 +5,7 @@
  * is written. Every result names the variable to fix; no token or secret ever appears in one.
  */
 import { z } from 'zod';
-import { approvalsWithoutApprovers, ConfigError, loadAppConfig, loadAuditChannelConfig, loadCoreConfig, type Env, type UispConfig } from './config.js';
+import { approvalsWithoutApprovers, ConfigError, loadAppConfig, loadAuditChannelConfig, loadUispConfig, type Env, type UispConfig } from './config.js';
 import { createLogger } from './logging.js';
 import type { EnvFileInfo } from './process/io.js';
 import { describeNumbering, settingVerdict, StatusNumbering, type NumberingSetting } from './services/activation/numbering.js';
@@ -43,6 +43,9 @@ export interface ConfigCheckOptions {
   envFile?: EnvFileInfo | undefined;
 }
 
+/** Why there is no UISP_URL to check once the configuration loaded: the simulator was asked for. */
+const SIMULATED = 'SUBOPS_SIMULATOR=1 (or --simulator)';
+
 const UISP_PATHS: Record<UispSystem, string> = { crm: '/crm/api/v1.0', nms: '/nms/api/v2.1' };
 /**
  * One small list per system that SubOps reads anyway, as /healthz does (src/slack/health.ts): a 200
@@ -72,12 +75,12 @@ export function checkConfiguration(env: Env, { scope = 'app', envFile }: ConfigC
   const configuration: CheckResult = {
     check: 'configuration',
     status: warnings.length ? 'warning' : 'ok',
-    message: [`${mode}; ${uisp.url ? `UISP at ${shownUrl(uisp.url)}` : 'UISP_URL is not set: the CLI uses the embedded simulator'}${fromFile(envFile)}`, ...warnings].join('; '),
+    message: [`${mode}; ${uisp.url ? `UISP at ${shownUrl(uisp.url)}` : `${SIMULATED}: the embedded UISP simulator stands in for UISP`}${fromFile(envFile)}`, ...warnings].join('; '),
     ms: null,
   };
   const checks: Promise<CheckResult>[] = [Promise.resolve(configuration)];
   for (const system of ['crm', 'nms'] as const) {
-    checks.push(uisp.url ? checkUisp(system, uisp, env) : Promise.resolve({ check: uispName(system), status: 'skipped', message: 'UISP_URL is not set', ms: null }));
+    checks.push(uisp.url ? checkUisp(system, uisp, env) : Promise.resolve({ check: uispName(system), status: 'skipped', message: `${SIMULATED}: no real UISP is asked`, ms: null }));
   }
   if (slack) {
     const auth = ask('Slack auth', () => checkSlack({ slack: { ...slack, auditChannelId: undefined }, logger: quietLogger([]), attempts: 1 }), botSentence);
@@ -128,10 +131,10 @@ function loadScope(env: Env, scope: 'app' | 'cli'): ScopeSettings {
     return { uisp: core.uisp, numbering: core.activation.numbering, slack: { ...slack, approvalsChannelId, digestChannelId: digest?.channelId }, mode, store, warnings };
   }
   // Both read, so every problem is reported at once.
-  let core: ReturnType<typeof loadCoreConfig> | undefined;
+  let core: ReturnType<typeof loadUispConfig> | undefined;
   const problems: string[] = [];
   try {
-    core = loadCoreConfig(env);
+    core = loadUispConfig(env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     problems.push(...error.problems);
@@ -188,7 +191,7 @@ async function checkStoreTimed(settings: StoreSettings): Promise<CheckResult> {
 async function checkNumbering(uisp: UispConfig, setting: NumberingSetting): Promise<CheckResult> {
   const check = 'status numbers';
   if (setting !== 'auto') return { check, status: 'ok', message: describeNumbering(settingVerdict(setting)), ms: null };
-  if (!uisp.url) return { check, status: 'skipped', message: 'UISP_URL is not set: the embedded simulator is asked when it runs', ms: null };
+  if (!uisp.url) return { check, status: 'skipped', message: `${SIMULATED}: the embedded simulator is asked when it runs`, ms: null };
   const crm = oneShotHttp('crm', uisp);
   const started = performance.now();
   try {

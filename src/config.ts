@@ -24,7 +24,10 @@ export class ConfigError extends Error {
 }
 
 export interface UispConfig {
-  /** Base URL holding both /crm/api/v1.0 and /nms/api/v2.1; undefined means "use the embedded simulator". */
+  /**
+   * Base URL holding both /crm/api/v1.0 and /nms/api/v2.1; undefined means "use the embedded simulator",
+   * once `loadUispConfig` or `loadAppConfig` accepted it: only when it was asked for (`simulatorRequested`).
+   */
   url: string | undefined;
   crmToken: string | undefined;
   nmsToken: string | undefined;
@@ -322,8 +325,11 @@ export function approvalsWithoutApprovers({ access, approvals }: Pick<SlackConfi
 
 const NUMBERING_SETTINGS: readonly string[] = ['auto', 'stock', 'interface'];
 
-function readCore(reader: EnvReader): CoreConfig {
-  const url = reader.url('UISP_URL', 'https://uisp.example.net');
+/** Core settings; on the simulator (`simulatorRequested`) UISP_URL is left aside, its tokens with it. */
+function readCore(reader: EnvReader, env: Env): CoreConfig {
+  const switched = simulatorSwitch(env);
+  if (switched === undefined) reader.problems.push(`SUBOPS_SIMULATOR must be 1 (the embedded UISP simulator) or 0 (got "${env.SUBOPS_SIMULATOR?.trim()}")`);
+  const url = switched ? undefined : reader.url('UISP_URL', 'https://uisp.example.net');
   const shared = reader.string('UISP_TOKEN');
   const crmToken = reader.string('UISP_CRM_TOKEN') ?? shared;
   const nmsToken = reader.string('UISP_NMS_TOKEN') ?? shared;
@@ -370,26 +376,61 @@ function readCore(reader: EnvReader): CoreConfig {
   return config;
 }
 
-/** UISP and workflow settings: all the CLI needs. */
+/** UISP and workflow settings: all the CLI needs. UISP_URL may be missing here; `loadUispConfig` requires it. */
 export function loadCoreConfig(env: Env): CoreConfig {
+  return loadCore(env, false);
+}
+
+/**
+ * The core settings of a run that reaches UISP (src/connect.ts): UISP_URL is required unless the embedded
+ * simulator was asked for. A command run from cron, or from a folder without the `.env`, must not report
+ * success against sample data.
+ */
+export function loadUispConfig(env: Env): CoreConfig {
+  return loadCore(env, true);
+}
+
+function loadCore(env: Env, uispRequired: boolean): CoreConfig {
   const reader = new EnvReader(env);
-  const config = readCore(reader);
+  const config = readCore(reader, env);
+  if (uispRequired && !config.uisp.url && !simulatorRequested(env) && !reader.problems.some((p) => /^(UISP_URL|SUBOPS_SIMULATOR)\b/.test(p))) {
+    reader.problems.push(
+      'UISP_URL is required: set it to your UISP (e.g. https://uisp.example.net, with UISP_TOKEN), or add --simulator to try SubOps against the bundled UISP simulator (SUBOPS_SIMULATOR=1 for every command)',
+    );
+  }
   if (reader.problems.length) throw new ConfigError(reader.problems);
   return config;
 }
 
+/** SUBOPS_SIMULATOR's words: true, false, or undefined for anything else (a problem naming it). */
+const SIMULATOR_SWITCH = new Map<string, boolean>([
+  ['', false],
+  ['0', false],
+  ['false', false],
+  ['no', false],
+  ['1', true],
+  ['true', true],
+  ['yes', true],
+]);
+const simulatorSwitch = (env: Env) => SIMULATOR_SWITCH.get(env.SUBOPS_SIMULATOR?.trim().toLowerCase() ?? '');
+
+/**
+ * Whether the embedded UISP simulator stands in for UISP, whatever UISP_URL says: SUBOPS_SIMULATOR=1, which
+ * `--simulator` sets for one run (src/cli/main.ts). Never the default. Like SUBOPS_ENV_FILE it switches how
+ * the process runs rather than configuring UISP or Slack, so it is read here, outside the EnvReader.
+ */
+export const simulatorRequested = (env: Env): boolean => simulatorSwitch(env) === true;
+
 /**
  * Everything the Slack app needs, core included; all problems reported together. A real UISP is
- * required unless the caller opts into the bundled simulator: a bot serving agents must never fall
- * back to sample data because UISP_URL was forgotten.
+ * required unless the bundled simulator was asked for (`serve --simulator`, SUBOPS_SIMULATOR=1): a bot
+ * serving agents must never fall back to sample data because UISP_URL was forgotten.
  */
-export function loadAppConfig(
-  env: Env,
-  { simulator = false }: { simulator?: boolean } = {},
-): { core: CoreConfig; slack: SlackConfig; events: EventsConfig; ops: OpsConfig; digest: DigestConfig | undefined; store: StoreSettings } {
+export function loadAppConfig(env: Env): { core: CoreConfig; slack: SlackConfig; events: EventsConfig; ops: OpsConfig; digest: DigestConfig | undefined; store: StoreSettings } {
   const reader = new EnvReader(env);
-  const core = readCore(reader);
-  if (!core.uisp.url && !simulator && !reader.problems.some((p) => p.startsWith('UISP_URL'))) {
+  const core = readCore(reader, env);
+  const simulator = simulatorRequested(env);
+  if (!core.uisp.url && !simulator && !reader.problems.some((p) => /^(UISP_URL|SUBOPS_SIMULATOR)\b/.test(p))) {
     reader.problems.push('UISP_URL is required for the Slack app (to try it on sample data instead: `subops serve --simulator`, or `npm run demo`)');
   }
   const appToken = reader.prefixed('SLACK_APP_TOKEN', 'xapp-', 'an app-level token with connections:write, for Socket Mode');

@@ -1,6 +1,7 @@
 /**
- * Turns configuration into running services. Without UISP_URL the CLI starts the bundled simulator, so
- * anyone can try SubOps offline, and says so on stderr.
+ * Turns configuration into running services. When asked (`--simulator`, SUBOPS_SIMULATOR=1) the bundled
+ * UISP simulator stands in for UISP, so anyone can try SubOps offline, and the notice says so; never
+ * without being asked: then a missing UISP_URL is a ConfigError (exit 2).
  *
  * The embedded simulator keeps its state between CLI commands in a state file (`simulatorStatePath`):
  * loaded when a command starts (the sample data when there is none), saved when a command that changed
@@ -12,7 +13,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadCoreConfig, sharedStoreUrl, stateHome, type CoreConfig, type Env } from './config.js';
+import { loadUispConfig, sharedStoreUrl, stateHome, type CoreConfig, type Env } from './config.js';
 import { createServices, type ServiceOverrides, type Services } from './services/container.js';
 import type { RunningSimulator, SimulatorData } from './simulator/index.js';
 
@@ -26,7 +27,7 @@ export interface Connection {
 
 export interface ConnectOptions extends Pick<ServiceOverrides, 'observer' | 'sharedLocks'> {
   /**
-   * Whether the embedded simulator (no UISP_URL) keeps its state in the state file between runs: true
+   * Whether the embedded simulator keeps its state in the state file between runs: true
    * (the default) for CLI commands, false for the bot (`subops serve --simulator`).
    */
   keepSimulatorState?: boolean;
@@ -50,11 +51,13 @@ export function simulatorStatePath(env: Env): string {
 }
 
 export async function connect(env: Env, notice: (line: string) => void, { keepSimulatorState = true, shareStore = true, ...overrides }: ConnectOptions = {}): Promise<Connection> {
-  const config = loadCoreConfig(env);
+  const config = loadUispConfig(env);
   let simulator: RunningSimulator | undefined;
   let saveState: (() => Promise<void>) | undefined;
+  // No URL once loaded: the simulator was asked for (loadUispConfig refuses a missing UISP_URL otherwise).
   if (!config.uisp.url) {
-    const embedded = await startEmbedded(keepSimulatorState ? simulatorStatePath(env) : undefined, notice);
+    const intro = `Simulated: the embedded UISP simulator answers${env.UISP_URL?.trim() ? ' instead of UISP_URL' : ''} (--simulator or SUBOPS_SIMULATOR=1)`;
+    const embedded = await startEmbedded(keepSimulatorState ? simulatorStatePath(env) : undefined, intro, notice);
     simulator = embedded.simulator;
     saveState = embedded.save;
     config.uisp = { ...config.uisp, url: simulator.url, crmToken: simulator.token, nmsToken: simulator.token };
@@ -77,12 +80,12 @@ export async function connect(env: Env, notice: (line: string) => void, { keepSi
   };
 }
 
-async function startEmbedded(statePath: string | undefined, notice: (line: string) => void): Promise<{ simulator: RunningSimulator; save?: () => Promise<void> }> {
+async function startEmbedded(statePath: string | undefined, intro: string, notice: (line: string) => void): Promise<{ simulator: RunningSimulator; save?: () => Promise<void> }> {
   // Loaded only here: with a real UISP the simulator's code and sample data are never read.
   const { loadStateFile, saveStateFile, SimulatorDataError, startSimulator } = await import('./simulator/index.js');
   if (!statePath) {
     const simulator = await startSimulator();
-    notice(`${INTRO} at ${simulator.url} (no real UISP is touched), with sample data; nothing is kept after it stops.`);
+    notice(`${intro} at ${simulator.url} (no real UISP is touched), with sample data; nothing is kept after it stops.`);
     return { simulator };
   }
   let data: SimulatorData | undefined;
@@ -94,7 +97,7 @@ async function startEmbedded(statePath: string | undefined, notice: (line: strin
   }
   const loaded = await fileIdentity(statePath);
   const simulator = await startSimulator(data ? { data } : {});
-  const using = `${INTRO} at ${simulator.url} (no real UISP is touched)`;
+  const using = `${intro} at ${simulator.url} (no real UISP is touched)`;
   if (data) notice(`${using}, with the state earlier commands left in ${statePath} (\`subops simulate --reset\` starts over from the sample data).`);
   else if (problem) notice(`${using}, with sample data: the state in ${statePath} could not be read (${problem}); the next command that changes something replaces it (\`subops simulate --reset\` removes it).`);
   else notice(`${using}, with sample data; its state is kept between commands in ${statePath} (\`subops simulate --reset\` starts over).`);
@@ -112,8 +115,6 @@ async function startEmbedded(statePath: string | undefined, notice: (line: strin
     },
   };
 }
-
-const INTRO = 'UISP_URL is not set: using the embedded UISP simulator';
 
 /** What tells one saved state from the next (each save renames a new file over the path); undefined when there is none. */
 async function fileIdentity(path: string): Promise<string | undefined> {

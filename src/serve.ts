@@ -20,12 +20,13 @@ const SERVE_HELP = `Usage: subops serve [--simulator]
 
 Runs the Slack app. Socket Mode when SLACK_APP_TOKEN is set; otherwise HTTP on PORT (default 3000)
 at /slack/events, verifying requests with SLACK_SIGNING_SECRET. SLACK_BOT_TOKEN is always required.
-UISP_URL is required; --simulator runs against the bundled UISP simulator and its sample data
-instead (for trials; agents' changes then go nowhere). At start it checks that Slack answers (retrying
-a few times), accepts SLACK_BOT_TOKEN and lets the bot post in AUDIT_CHANNEL_ID. GET /healthz (whether
-UISP and Slack are reachable) and GET /metrics (Prometheus) are served on OPS_HOST:OPS_PORT (default
-127.0.0.1:9464), not on PORT. With WEBHOOK_TOKEN set, UISP CRM webhooks are taken at POST /uisp/webhook
-(in Socket Mode on WEBHOOK_PORT, when set); without it that endpoint is off. On SIGTERM it turns
+UISP_URL is required; --simulator (or SUBOPS_SIMULATOR=1) runs against the bundled UISP simulator and
+its sample data instead, whatever UISP_URL says (for trials; agents' changes then go nowhere). At start
+it checks that Slack answers (retrying a few times), accepts SLACK_BOT_TOKEN and lets the bot post in
+AUDIT_CHANNEL_ID. GET /healthz (whether UISP and Slack are reachable) and GET /metrics (Prometheus)
+are served on OPS_HOST:OPS_PORT (default 127.0.0.1:9464), not on PORT. With WEBHOOK_TOKEN set, UISP
+CRM webhooks are taken at POST /uisp/webhook (in Socket Mode on WEBHOOK_PORT, when set); without it
+that endpoint is off. On SIGTERM it turns
 new requests away, lets running operations finish for up to SHUTDOWN_GRACE_MS (default 25000), then exits.
 See README.md for every setting.`;
 
@@ -40,14 +41,15 @@ export interface ServeOptions {
  * ran out with work in flight — each one line on stderr, never a stack trace; 0 stopped cleanly.
  */
 export async function serve(argv: string[], io: ProcessIo, options: ServeOptions = {}): Promise<number> {
-  const { values } = parseFlags(argv, { simulator: { type: 'boolean' } });
+  // `--simulator` is the CLI's for every command (src/cli/main.ts): it arrives as SUBOPS_SIMULATOR=1.
+  const { values } = parseFlags(argv, {});
   if (values.help) {
     writeLine(io.stdout, SERVE_HELP);
     return EXIT.ok;
   }
   let config: ReturnType<typeof loadAppConfig>;
   try {
-    config = loadAppConfig(io.env, { simulator: values.simulator ?? false });
+    config = loadAppConfig(io.env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     writeLine(io.stderr, error.message);

@@ -5,10 +5,12 @@
  * `"audit":true`, whatever LOG_LEVEL says. When SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID are set the record
  * is also posted to the audit channel, through the same Slack API base as the bot (SLACK_API_URL). A
  * Slack failure never fails the write: it is said in one line on stderr; with DATABASE_URL (the bot's
- * shared store) the record waits in the store and the bot posts it when Slack takes it.
+ * shared store) the record waits in the store and the bot posts it when Slack takes it. On the embedded
+ * simulator nothing real changed: the record stays on stderr, marked simulated, and the team's audit
+ * channel (and the digest read from it) never shows a simulated write.
  */
 import { userInfo } from 'node:os';
-import { loadAuditChannelConfig, sharedStoreUrl, type AuditChannelConfig } from '../config.js';
+import { loadAuditChannelConfig, sharedStoreUrl, simulatorRequested, type AuditChannelConfig } from '../config.js';
 import { Auditor, logAuditSink, type AuditActor, type AuditEntry, type AuditRecord, type AuditSink } from '../services/audit.js';
 import type { FailureNote } from '../services/audit-records.js';
 import { InputError } from '../services/errors.js';
@@ -48,8 +50,10 @@ export function cliActor(env: CliIo['env']): AuditActor {
 export async function openCliAudit(io: CliIo, logLevel: string): Promise<CliAudit> {
   const channel = loadAuditChannelConfig(io.env);
   const logger = createLogger(logLevel, io.stderr);
-  const sinks: AuditSink[] = [auditLineSink(io)];
-  if (channel) sinks.push(await slackSink(channel, logger, sharedStoreUrl(io.env), io));
+  const simulated = simulatorRequested(io.env);
+  const sinks: AuditSink[] = [auditLineSink(io, simulated)];
+  if (channel && simulated) writeLine(io.stderr, `Simulated: the audit record is not posted to Slack channel ${channel.channelId}; it is only on stderr.`);
+  else if (channel) sinks.push(await slackSink(channel, logger, sharedStoreUrl(io.env), io));
   const auditor = new Auditor(sinks, (sink, error) => {
     if (sink !== 'slack') return;
     // Slack's error code (e.g. not_in_channel) or the transport's message: never the request, so never the token.
@@ -62,18 +66,19 @@ export async function openCliAudit(io: CliIo, logLevel: string): Promise<CliAudi
 
 /**
  * The audit record on stderr. A person at a terminal reads one short line; anything else (a file, a
- * log collector) gets the structured JSON line. Its logger has a level of its own: LOG_LEVEL tunes the
+ * log collector) gets the structured JSON line; on the simulator both say so. Its logger has a level of its own: LOG_LEVEL tunes the
  * diagnostics, never the audit trail.
  */
-function auditLineSink(io: CliIo): AuditSink {
-  if (isTerminal(io, 'stderr') && !io.logJson) return { name: 'log', write: (record) => writeText(io.stderr, auditLine(record)) };
-  return logAuditSink(createLogger('info', io.stderr));
+function auditLineSink(io: CliIo, simulated: boolean): AuditSink {
+  if (isTerminal(io, 'stderr') && !io.logJson) return { name: 'log', write: (record) => writeText(io.stderr, auditLine(record, simulated)) };
+  const logger = createLogger('info', io.stderr);
+  return logAuditSink(simulated ? logger.child({ simulated: true }) : logger);
 }
 
-/** "Audit: suspend by alice (CLI): suspended", as the audit channel's message says it. */
-export function auditLine(record: AuditRecord): string {
+/** "Audit: suspend by alice (CLI): suspended", as the audit channel's message says it ("Audit (simulated): …" on the simulator). */
+export function auditLine(record: AuditRecord, simulated = false): string {
   const who = record.actor.via === 'cli' ? `${record.actor.username} (CLI)` : record.actor.userId;
-  return `Audit: ${record.action} by ${who}: ${record.result}`;
+  return `Audit${simulated ? ' (simulated)' : ''}: ${record.action} by ${who}: ${record.result}`;
 }
 
 /**

@@ -8,12 +8,12 @@ import { InputError } from '../services/errors.js';
 import { changeNotice, UispError } from '../services/uisp/errors.js';
 import { FIELD_FLAGS } from './args.js';
 import { EXIT, UsageError, writeLine, writeText, type CliIo } from './io.js';
-import { errorJson, type ProblemJson } from './json.js';
+import { errorJson, jsonLine, type ProblemJson } from './json.js';
 
 /** Messages may carry UISP text, so they are escaped on the terminal (and exact in JSON). */
 export function reportFailure(error: unknown, io: CliIo, help: string | undefined, json = false): number {
   const { code, problems } = classify(error, io, help);
-  if (json) writeLine(io.stdout, JSON.stringify(errorJson(problems)));
+  if (json) writeLine(io.stdout, jsonLine(io, errorJson(problems)));
   return code;
 }
 

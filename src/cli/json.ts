@@ -1,8 +1,11 @@
 /**
  * What `--json` prints: SubOps' own objects, never raw UISP records, with the same field names in every
  * command. README.md ("JSON output") documents each shape; change both together. Every field is always
- * present (null when unknown), so scripts can rely on the keys.
+ * present (null when unknown), so scripts can rely on the keys; on the embedded simulator every object
+ * has `"simulated": true` besides (`jsonLine`).
  */
+import { simulatorRequested } from '../config.js';
+import type { CliIo } from './io.js';
 import type { ActivationEvent, ActivationOutcome, ClientRef, DeviceRef, LateDuplicate, ServiceRef, StepName, StepStatus } from '../services/activation/types.js';
 import { candidateLines, errorSentence, lateDuplicateSentence, resultLists, resultSentence, stepSentence } from '../render/activation.js';
 import type { ActivationPrefill, CardGap, ClientLookup, ClientMatch, DeviceLine, DeviceLookup } from '../services/lookups/index.js';
@@ -314,4 +317,15 @@ export interface ErrorJson {
 export function errorJson(problems: [ProblemJson, ...ProblemJson[]]): ErrorJson {
   const [first] = problems;
   return { type: 'error', field: first.field, message: first.message, problems };
+}
+
+// ---------- every object ----------
+
+/**
+ * One object as a line of output. While the embedded simulator stands in for UISP (--simulator,
+ * SUBOPS_SIMULATOR=1), every object says so with `"simulated": true`, whatever else it is: a script can
+ * never take a simulated answer for UISP's.
+ */
+export function jsonLine(io: Pick<CliIo, 'env'>, value: object): string {
+  return JSON.stringify(simulatorRequested(io.env) ? { ...value, simulated: true } : value);
 }

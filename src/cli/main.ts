@@ -4,7 +4,7 @@
  * or configuration.
  *
  * Each command's module is imported only when that command runs: `subops --help` loads this file and
- * io.ts, `subops payments` never loads Bolt or the simulator (unless UISP_URL is unset), and only
+ * io.ts, `subops payments` never loads Bolt or the simulator (unless --simulator), and only
  * `serve` and `demo` load Bolt.
  */
 import { EXIT, guardOutput, writeLine, writeText, type CliIo } from './io.js';
@@ -44,11 +44,15 @@ elsewhere --yes confirms (every command that writes accepts it). A write's audit
 stderr: a short line on a terminal, one JSON line otherwise or with --log-json.
 subops --version prints the version.
 
-UISP is reached through UISP_URL and UISP_TOKEN; without UISP_URL an embedded simulator
-with sample data is used. See README.md for every setting.`;
+UISP is reached through UISP_URL and UISP_TOKEN (without UISP_URL a command stops, exit 2).
+--simulator (any command; SUBOPS_SIMULATOR=1 for every run) uses the embedded UISP simulator and
+its sample data instead, and every answer says so ("simulated": true in --json objects).
+See README.md for every setting.`;
 
-export async function main(argv: string[], io: CliIo): Promise<number> {
-  const { args, logJson } = globalOptions(argv);
+export async function main(argv: string[], given: CliIo): Promise<number> {
+  const { args, logJson, simulator } = globalOptions(argv);
+  // One switch for the whole run, read where the configuration is read: --simulator is SUBOPS_SIMULATOR=1.
+  const io = simulator ? { ...given, env: { ...given.env, SUBOPS_SIMULATOR: '1' } } : given;
   const [first, ...afterFirst] = args;
   if (first === '--version' || first === '-V') return writeLine(io.stdout, `subops ${await version()}`), EXIT.ok;
   // `subops help activate` is `subops activate --help`.
@@ -77,12 +81,12 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   return code;
 }
 
-/** What stands for the whole run rather than one command: `--log-json` (anywhere before `--`). */
-function globalOptions(argv: string[]): { args: string[]; logJson: boolean } {
+/** What stands for the whole run rather than one command: `--log-json` and `--simulator` (anywhere before `--`). */
+function globalOptions(argv: string[]): { args: string[]; logJson: boolean; simulator: boolean } {
   const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
   const options = argv.slice(0, end);
-  const args = [...options.filter((arg) => arg !== '--log-json'), ...argv.slice(end)];
-  return { args, logJson: args.length < argv.length };
+  const args = [...options.filter((arg) => arg !== '--log-json' && arg !== '--simulator'), ...argv.slice(end)];
+  return { args, logJson: options.includes('--log-json'), simulator: options.includes('--simulator') };
 }
 
 const wantsJson = (args: string[]) => (args.includes('--') ? args.slice(0, args.indexOf('--')) : args).includes('--json');
@@ -95,7 +99,10 @@ async function unknownCommand(name: string, io: CliIo, json: boolean): Promise<n
     : `Unknown command "${name}".${meant ? ` Did you mean "${meant}"? (subops help ${meant})` : ''}`;
   writeText(io.stderr, message);
   writeLine(io.stderr, `\n${usage}`);
-  if (json) writeLine(io.stdout, JSON.stringify((await import('./json.js')).errorJson([{ field: option ? name : '<command>', message }])));
+  if (json) {
+    const { errorJson, jsonLine } = await import('./json.js');
+    writeLine(io.stdout, jsonLine(io, errorJson([{ field: option ? name : '<command>', message }])));
+  }
   return EXIT.usage;
 }
 

@@ -56,8 +56,9 @@ export interface Playground {
   close(): Promise<void>;
 }
 
-// Settings a caller's environment must not bring in: where UISP and Slack are, and who may act.
-const OWN_SETTINGS = /^(UISP_|SLACK_|ALLOWED_|AUDIT_CHANNEL_ID$|PORT$)/;
+// Settings a caller's environment must not bring in: where UISP and Slack are (the playground's own
+// simulator, whatever SUBOPS_SIMULATOR says), and who may act.
+const OWN_SETTINGS = /^(UISP_|SLACK_|ALLOWED_|AUDIT_CHANNEL_ID$|PORT$|SUBOPS_SIMULATOR$)/;
 
 export async function startPlayground(options: PlaygroundOptions = {}): Promise<Playground> {
   const closers: (() => Promise<void>)[] = [];

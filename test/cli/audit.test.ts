@@ -75,6 +75,15 @@ describe('the audit channel', () => {
     expect(auditLines(err)).toEqual([expect.objectContaining({ via: 'cli', actor: USER, action, result })]);
   });
 
+  it('on the embedded simulator (--simulator) nothing is posted: the record stays on stderr, marked simulated', async () => {
+    fake = await startFakeSlack();
+    const { code, err } = await runCli(['suspend', '--service-id', '101', '--reason', '1', '--yes', '--simulator'], slackEnv(), [BOT_TOKEN]);
+    expect(code).toBe(0);
+    expect(fake.callsTo('chat.postMessage')).toEqual([]);
+    expect(auditLines(err)).toEqual([expect.objectContaining({ action: 'suspend', result: 'suspended', simulated: true })]);
+    expect(err).toContain(`Simulated: the audit record is not posted to Slack channel ${AUDIT_CHANNEL}`);
+  });
+
   it('nothing to do is audited too, as such', async () => {
     fake = await startFakeSlack();
     const { code } = await subops(['suspend', '--service-id', '104', '--reason', '1'], slackEnv());

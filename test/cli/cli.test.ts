@@ -134,11 +134,12 @@ describe('subops activate', () => {
     expect(writes()).toEqual([]);
   });
 
-  it('without UISP_URL runs against the embedded simulator and says so on stderr', async () => {
-    const { code, err, out } = await subops(['activate', '--device', '10.20.1.88', '--first-name', 'ada', '--last-name', 'lovelace'], {});
+  it('with --simulator runs against the embedded simulator and says so on stderr and at the end of stdout', async () => {
+    const { code, err, out } = await subops(['activate', '--device', '10.20.1.88', '--first-name', 'ada', '--last-name', 'lovelace', '--simulator'], {});
     expect(code).toBe(0);
-    expect(err).toMatch(/UISP_URL is not set: using the embedded UISP simulator/);
+    expect(err).toMatch(/^Simulated: the embedded UISP simulator answers/);
     expect(out).toContain('Manual step');
+    expect(out).toMatch(/\nSimulated: the embedded UISP simulator answered, not UISP .*\n$/);
   });
 
   it('bad configuration: exit 2 naming every variable, before connecting', async () => {

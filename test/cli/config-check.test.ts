@@ -44,7 +44,8 @@ interface Report {
 
 async function check(env: Record<string, string>, args: string[] = [], envFile?: EnvFileInfo, moreSecrets: string[] = []) {
   const secrets = [BOT_TOKEN, SIGNING_SECRET, sim.token, ...moreSecrets, ...Object.entries(env).filter(([name]) => /TOKEN|SECRET/.test(name)).map(([, value]) => value)];
-  const { code, out, err } = await runCli(['config', 'check', ...args], env, secrets, envFile && { envFile });
+  // Exactly `env`: the simulator only when it says so.
+  const { code, out, err } = await runCli(['config', 'check', ...args], { SUBOPS_SIMULATOR: '0', ...env }, secrets, envFile && { envFile });
   return { code, out, err, lines: out.trimEnd().split('\n'), json: () => JSON.parse(out) as Report };
 }
 
@@ -305,15 +306,22 @@ describe('subops config check', () => {
     });
   });
 
-  it('--cli checks what the CLI reads: without UISP_URL it would use the simulator, and Slack only with an audit channel', async () => {
+  it('--cli checks what the CLI reads: UISP_URL unless the simulator is asked for, and Slack only with an audit channel', async () => {
     const bare = await check({}, ['--cli']);
     expect(bare.lines).toEqual([
-      '✓ configuration    CLI, audit records to stderr only (SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID are not both set); UISP_URL is not set: the CLI uses the embedded simulator',
-      '↷ UISP CRM         UISP_URL is not set',
-      '↷ UISP NMS         UISP_URL is not set',
-      '↷ status numbers   UISP_URL is not set: the embedded simulator is asked when it runs',
+      '✗ configuration    1 problem; UISP and Slack were not asked',
+      '    - UISP_URL is required: set it to your UISP (e.g. https://uisp.example.net, with UISP_TOKEN), or add --simulator to try SubOps against the bundled UISP simulator (SUBOPS_SIMULATOR=1 for every command)',
     ]);
-    expect(bare.code).toBe(0);
+    expect(bare.code).toBe(2);
+
+    const simulated = await check({ SUBOPS_SIMULATOR: '1' }, ['--cli']);
+    expect(simulated.lines).toEqual([
+      '✓ configuration    CLI, audit records to stderr only (SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID are not both set); SUBOPS_SIMULATOR=1 (or --simulator): the embedded UISP simulator stands in for UISP',
+      '↷ UISP CRM         SUBOPS_SIMULATOR=1 (or --simulator): no real UISP is asked',
+      '↷ UISP NMS         SUBOPS_SIMULATOR=1 (or --simulator): no real UISP is asked',
+      '↷ status numbers   SUBOPS_SIMULATOR=1 (or --simulator): the embedded simulator is asked when it runs',
+    ]);
+    expect(simulated.code).toBe(0);
 
     const audited = await check({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_API_URL: slack.apiUrl.replace(/\/$/, ''), AUDIT_CHANNEL_ID: 'C0AUDIT' }, ['--cli']);
     expect(audited.lines.map((line) => line.slice(0, 1) + line.slice(1, 18).trim())).toEqual(['✓configuration', '✓UISP CRM', '✓UISP NMS', '✓Slack auth', '✓audit channel', '✓status numbers']);

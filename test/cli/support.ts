@@ -22,7 +22,7 @@ afterAll(() => {
 });
 
 /**
- * A state file of its own for the embedded simulator (SUBOPS_SIMULATOR_STATE): a run without UISP_URL
+ * A state file of its own for the embedded simulator (SUBOPS_SIMULATOR_STATE): a run on the simulator
  * starts from the sample data, as a fresh simulator, and never reads or writes the real home folder.
  * Give the same path to several runs to have them share one embedded simulator's state.
  */
@@ -31,7 +31,11 @@ export function freshSimulatorState(): string {
   return join(stateFolder, `simulator-${++stateFiles}.json`);
 }
 
-/** Without SUBOPS_SIMULATOR_STATE in `env`, each run has a fresh embedded simulator (`freshSimulatorState`). */
+/**
+ * Without UISP_URL in `env`, the run asks for the embedded simulator (SUBOPS_SIMULATOR=1, as a person
+ * would with --simulator; `env` may say otherwise); without SUBOPS_SIMULATOR_STATE, each run has a fresh
+ * one (`freshSimulatorState`).
+ */
 export async function runCli(argv: string[], env: Record<string, string>, secrets: string[], io: Partial<Pick<ProcessIo, 'envFile'>> = {}): Promise<CliRun> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -39,7 +43,8 @@ export async function runCli(argv: string[], env: Record<string, string>, secret
   let err = '';
   stdout.on('data', (chunk) => (out += chunk));
   stderr.on('data', (chunk) => (err += chunk));
-  const code = await main(argv, { env: { ISP_TIMEZONE: 'America/Guyana', SUBOPS_SIMULATOR_STATE: freshSimulatorState(), ...env }, stdout, stderr, stdin: new PassThrough(), ...io });
+  const simulator = env.UISP_URL === undefined ? { SUBOPS_SIMULATOR: '1' } : {};
+  const code = await main(argv, { env: { ISP_TIMEZONE: 'America/Guyana', SUBOPS_SIMULATOR_STATE: freshSimulatorState(), ...simulator, ...env }, stdout, stderr, stdin: new PassThrough(), ...io });
   for (const secret of secrets) expect(out + err).not.toContain(secret);
   return { code, out, err };
 }

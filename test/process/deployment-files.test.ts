@@ -63,6 +63,31 @@ function ignoredByDocker(path: string): boolean {
   });
 }
 
+/** When each Node LTS line stops getting security fixes (nodejs.org/en/about/previous-releases). */
+const NODE_LTS_END_OF_LIFE: Record<number, string> = { 18: '2025-04-30', 20: '2026-04-30', 22: '2027-04-30', 24: '2028-04-30' };
+
+/** The Node major of every stage's `node:` image, with `${NODE_VERSION}` taken from its ARG default; all stages agree. */
+function imageNodeMajor(text: string, stages: Stage[]): number {
+  const fallback = /^ARG\s+NODE_VERSION=(\S+)\s*$/m.exec(text)?.[1];
+  const majors = new Set(stages.map((stage) => /^node:(\d+)/.exec(stage.from.replace('${NODE_VERSION}', fallback ?? ''))?.[1]));
+  expect([...majors]).toHaveLength(1);
+  return Number([...majors][0]);
+}
+
+/** Whether an engines range of the forms package.json uses (`^20.19.0 || ^22.12.0 || >=24`) accepts a version. */
+function enginesAccept(range: string, version: string): boolean {
+  const [major, minor, patch] = version.split('.').map(Number) as [number, number, number];
+  const atLeast = (floor: string) => {
+    const [a = 0, b = 0, c = 0] = floor.split('.').map(Number);
+    return major !== a ? major > a : minor !== b ? minor > b : patch >= c;
+  };
+  return range.split('||').some((alternative) => {
+    const [, operator, floor] = /^\s*(\^|>=)(\d+(?:\.\d+){0,2})\s*$/.exec(alternative) ?? [];
+    if (!floor) throw new Error(`engines alternative not understood: "${alternative}"`);
+    return atLeast(floor) && (operator === '>=' || major === Number(floor.split('.')[0]));
+  });
+}
+
 describe('Dockerfile', () => {
   const stages = dockerfileStages(read('Dockerfile'));
   const build = stages.find((stage) => stage.name === 'build')!;
@@ -80,6 +105,18 @@ describe('Dockerfile', () => {
     expect(runtimeRuns).not.toMatch(/npm run build|\btsc\b|npm ci(?! --omit=dev)/);
     expect(all(runtime, 'COPY')).toContain('--from=build /app/dist ./dist');
     expect(all(runtime, 'COPY').join('\n')).not.toMatch(/\bsrc\b/);
+  });
+
+  it('runs a Node LTS line still supported today, which package.json engines accepts (as it accepts the Node running the tests)', () => {
+    const major = imageNodeMajor(read('Dockerfile'), stages);
+    const endOfLife = NODE_LTS_END_OF_LIFE[major];
+    expect(endOfLife, `node ${major} is not an LTS line SubOps knows: add it to NODE_LTS_END_OF_LIFE`).toBeDefined();
+    expect(new Date(`${endOfLife!}T23:59:59Z`).getTime(), `node ${major} reached end of life on ${endOfLife!}`).toBeGreaterThan(Date.now());
+    const { engines } = JSON.parse(read('package.json')) as { engines: { node: string } };
+    expect(enginesAccept(engines.node, `${major}.99.0`), `engines "${engines.node}" and node ${major}`).toBe(true);
+    expect(enginesAccept(engines.node, process.versions.node), `engines "${engines.node}" and this node ${process.versions.node}`).toBe(true);
+    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { engines?: { node: string } }> };
+    expect(lock.packages['']!.engines).toEqual(engines);
   });
 
   it('runs as an unprivileged user', () => {
@@ -135,7 +172,7 @@ describe('compose.yaml', () => {
     const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(bot.environment as Record<string, string>)) env[name] = String(value).replace(/^\$\{[A-Z_]+:-(.*)\}$/, '$1');
     expect(env.UISP_URL).toBe('');
-    const config = loadAppConfig({ ...env, SLACK_BOT_TOKEN: 'xoxb-compose', SLACK_APP_TOKEN: 'xapp-compose' }, { simulator: true });
+    const config = loadAppConfig({ SUBOPS_SIMULATOR: '1', ...env, SLACK_BOT_TOKEN: 'xoxb-compose', SLACK_APP_TOKEN: 'xapp-compose' });
     expect(config.core.uisp.url).toBeUndefined();
     expect(config.ops).toMatchObject({ host: '127.0.0.1', port: 9464 });
     expect(() => loadAppConfig({ ...env, SLACK_BOT_TOKEN: 'xoxb-compose', SLACK_APP_TOKEN: 'xapp-compose' })).toThrow(/UISP_URL is required/);

@@ -144,21 +144,25 @@ describe('bin/subops.js without a build', () => {
     return { code: closed.code, stdout: child.stdout(), stderr: child.stderr() };
   }
 
-  it('says in one line that it is not built, with the command that builds it: exit 1, no stack trace', async () => {
-    expect(await run(checkout('never-built', {}))).toEqual({ code: 1, stdout: '', stderr: 'SubOps is not built: run npm run build (it needs the dev dependencies, which npm ci installs).\n' });
+  it('says in one line that it is not built, and how to get a build: exit 2 (a bad installation: restarting does not fix it), no stack trace', async () => {
+    expect(await run(checkout('never-built', {}))).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'SubOps is not built (no dist/): run npm ci (it installs the dev dependencies, the compiler among them, and builds), or npm run build where they are installed; or use the Docker image.\n',
+    });
   });
 
-  it('names a build that is out of date', async () => {
+  it('names a build that is out of date: exit 2', async () => {
     const bin = checkout('stale-build', { 'cli/main.js': 'export async function main() { return 0; }\n' });
-    expect(await run(bin)).toEqual({ code: 1, stdout: '', stderr: "SubOps' build in dist/ is out of date (no process/env-file.js): run npm run build.\n" });
+    expect(await run(bin)).toEqual({ code: 2, stdout: '', stderr: "SubOps' build in dist/ is out of date (no process/env-file.js): run npm run build (with the dev dependencies installed: npm ci).\n" });
   });
 
-  it('names a dependency that is not installed', async () => {
+  it('names a dependency that is not installed: exit 2', async () => {
     const bin = checkout('no-dependencies', {
       'cli/main.js': "import '@subops-test/not-installed';\nexport async function main() { return 0; }\n",
       'process/env-file.js': 'export async function runProcess(main) { return main(); }\n',
     });
-    expect(await run(bin)).toEqual({ code: 1, stdout: '', stderr: "SubOps' dependencies are not installed (no @subops-test/not-installed): run npm ci (or npm ci --omit=dev where dist/ is built).\n" });
+    expect(await run(bin)).toEqual({ code: 2, stdout: '', stderr: "SubOps' dependencies are not installed (no @subops-test/not-installed): run npm ci (or npm ci --omit=dev where dist/ is built).\n" });
   });
 });
 

@@ -262,11 +262,13 @@ describe('a real process', () => {
     expect(report.checks[0]!.message).toContain('ISP_TIMEZONE is set in the environment too, whose value is used');
     expect(run.code).toBe(0);
 
-    // SUBOPS_ENV_FILE set to nothing: the file is not read, so there is no UISP_URL, and nothing is named.
-    const none = await subops(dir, { SUBOPS_ENV_FILE: '' }, 'config', 'check', '--cli', '--json');
-    expect(none.stderr).toBe('');
-    expect((JSON.parse(none.stdout) as { envFile: unknown; checks: { status: string }[] }).envFile).toBeNull();
-    expect((JSON.parse(none.stdout) as { checks: { status: string }[] }).checks.map((c) => c.status)).toEqual(['ok', 'skipped', 'skipped', 'skipped']);
+    // SUBOPS_ENV_FILE set to nothing: the file is not read, so there is no UISP_URL, which the CLI requires.
+    const none = await subops(dir, { UISP_TOKEN: sim.token, SUBOPS_ENV_FILE: '' }, 'config', 'check', '--cli', '--json');
+    const unread = JSON.parse(none.stdout) as { envFile: unknown; exitCode: number; problems: string[]; checks: { status: string }[] };
+    expect(unread.envFile).toBeNull();
+    expect(unread).toMatchObject({ exitCode: 2, problems: [expect.stringMatching(/^UISP_URL is required: /)] });
+    expect(unread.checks.map((c) => c.status)).toEqual(['failed']);
+    expect(none.code).toBe(2);
   });
 
   it('a cloned .env aiming UISP_URL elsewhere never gets the exported token: exit 2, nothing is asked', { timeout: 60_000 }, async () => {

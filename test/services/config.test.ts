@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadAppConfig, loadAuditChannelConfig, loadCoreConfig } from '../../src/config.js';
+import { ConfigError, loadAppConfig, loadAuditChannelConfig, loadCoreConfig, loadUispConfig } from '../../src/config.js';
 
 const problemsOf = (fn: () => unknown): string[] => {
   try {
@@ -97,15 +97,30 @@ describe('Slack app configuration', () => {
     const problems = problemsOf(() => loadAppConfig({ UISP_URL: 'https://uisp.example.net', UISP_TOKEN: 't' }));
     expect(problems).toHaveLength(2);
     expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/^SLACK_SIGNING_SECRET is required/), expect.stringMatching(/^SLACK_BOT_TOKEN is required/)]));
-    expect(problemsOf(() => loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' }, { simulator: true }))).toEqual([]);
+    expect(problemsOf(() => loadAppConfig({ SUBOPS_SIMULATOR: '1', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' }))).toEqual([]);
   });
 
   it('requires a real UISP unless the bundled simulator is asked for explicitly', () => {
     expect(problemsOf(() => loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' }))).toEqual([expect.stringMatching(/^UISP_URL is required for the Slack app .*subops serve --simulator/)]);
   });
 
+  it('SUBOPS_SIMULATOR=1 (serve --simulator) leaves UISP_URL and its token aside: the embedded simulator, a store in memory', () => {
+    const slack = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' };
+    const config = loadAppConfig({ ...slack, SUBOPS_SIMULATOR: '1', UISP_URL: 'https://uisp.example.net' });
+    expect(config.core.uisp.url).toBeUndefined();
+    expect(config.store).toEqual({ engine: 'memory' });
+    expect(problemsOf(() => loadAppConfig({ ...slack, SUBOPS_SIMULATOR: 'on' }))).toEqual(['SUBOPS_SIMULATOR must be 1 (the embedded UISP simulator) or 0 (got "on")']);
+    expect(loadAppConfig({ ...slack, SUBOPS_SIMULATOR: '0', UISP_URL: 'https://uisp.example.net', UISP_TOKEN: 't' }).core.uisp.url).toBe('https://uisp.example.net');
+  });
+
+  it('the CLI needs UISP_URL to reach UISP unless the simulator is asked for (loadUispConfig)', () => {
+    expect(problemsOf(() => loadUispConfig({}))).toEqual([expect.stringMatching(/^UISP_URL is required: .*add --simulator .*SUBOPS_SIMULATOR=1/)]);
+    expect(loadUispConfig({ SUBOPS_SIMULATOR: 'true' }).uisp.url).toBeUndefined();
+    expect(loadUispConfig({ UISP_URL: 'https://uisp.example.net', UISP_TOKEN: 't' }).uisp.url).toBe('https://uisp.example.net');
+  });
+
   it('rejects tokens of the wrong kind without printing them', () => {
-    const problems = problemsOf(() => loadAppConfig({ SLACK_BOT_TOKEN: 'xoxp-secret-user-token', SLACK_APP_TOKEN: 'secret-app', PORT: '99999' }, { simulator: true }));
+    const problems = problemsOf(() => loadAppConfig({ SUBOPS_SIMULATOR: '1', SLACK_BOT_TOKEN: 'xoxp-secret-user-token', SLACK_APP_TOKEN: 'secret-app', PORT: '99999' }));
     expect(problems.join('\n')).not.toContain('secret');
     expect(problems.map((p) => p.split(' ')[0]).sort()).toEqual(['PORT', 'SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN']);
   });
@@ -113,21 +128,21 @@ describe('Slack app configuration', () => {
   it('refuses SLACK_API_URL with a user name or password (Slack takes the bot token; fetch refuses such URLs), without showing it', () => {
     const apiUrl = 'https://proxy-user:proxy-pass@slack-proxy.example/api';
     const expected = ['SLACK_API_URL must not hold a user name or password (Slack is asked with SLACK_BOT_TOKEN), e.g. https://slack.com/api'];
-    expect(problemsOf(() => loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', SLACK_API_URL: apiUrl }, { simulator: true }))).toEqual(expected);
+    expect(problemsOf(() => loadAppConfig({ SUBOPS_SIMULATOR: '1', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', SLACK_API_URL: apiUrl }))).toEqual(expected);
     expect(problemsOf(() => loadAuditChannelConfig({ SLACK_BOT_TOKEN: 'xoxb-1', AUDIT_CHANNEL_ID: 'C0AUDIT', SLACK_API_URL: apiUrl }))).toEqual(expected);
   });
 
   it('reads the access lists', () => {
-    const { slack } = loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ALLOWED_USER_IDS: ' U1, U2 ,', ALLOWED_USERGROUP_ID: 'S9' }, { simulator: true });
+    const { slack } = loadAppConfig({ SUBOPS_SIMULATOR: '1', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ALLOWED_USER_IDS: ' U1, U2 ,', ALLOWED_USERGROUP_ID: 'S9' });
     expect(slack).toMatchObject({ access: { everyone: { userIds: ['U1', 'U2'], groupIds: ['S9'] }, actions: {} }, port: 3000 });
   });
 
   it('reads the approval settings: none by default; each problem named by its variable', () => {
     const base = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' };
-    expect(loadAppConfig(base, { simulator: true }).slack.approvals).toEqual({ settings: { required: new Set(), paymentAbove: undefined, expiresAfterMs: 4 * 3_600_000 }, channelId: undefined });
-    const on = loadAppConfig({ ...base, AUDIT_CHANNEL_ID: 'C0AUDIT', APPROVAL_REQUIRED_FOR: 'delete-service, large-payment', APPROVAL_PAYMENT_ABOVE: '250000', APPROVAL_EXPIRY_HOURS: '1.5' }, { simulator: true });
+    expect(loadAppConfig({ SUBOPS_SIMULATOR: '1', ...base }).slack.approvals).toEqual({ settings: { required: new Set(), paymentAbove: undefined, expiresAfterMs: 4 * 3_600_000 }, channelId: undefined });
+    const on = loadAppConfig({ SUBOPS_SIMULATOR: '1', ...base, AUDIT_CHANNEL_ID: 'C0AUDIT', APPROVAL_REQUIRED_FOR: 'delete-service, large-payment', APPROVAL_PAYMENT_ABOVE: '250000', APPROVAL_EXPIRY_HOURS: '1.5' });
     expect(on.slack.approvals).toEqual({ settings: { required: new Set(['delete-service', 'large-payment']), paymentAbove: 250_000, expiresAfterMs: 1.5 * 3_600_000 }, channelId: 'C0AUDIT' });
-    expect(problemsOf(() => loadAppConfig({ ...base, APPROVAL_REQUIRED_FOR: 'deletes,large-payment' }, { simulator: true }))).toEqual([
+    expect(problemsOf(() => loadAppConfig({ SUBOPS_SIMULATOR: '1', ...base, APPROVAL_REQUIRED_FOR: 'deletes,large-payment' }))).toEqual([
       'APPROVAL_REQUIRED_FOR lists delete-service, move-device, large-payment, suspension (not: deletes)',
       'APPROVAL_PAYMENT_ABOVE is required when APPROVAL_REQUIRED_FOR lists large-payment (the amount above which a payment needs approval)',
       'APPROVALS_CHANNEL_ID (or AUDIT_CHANNEL_ID) is required when APPROVAL_REQUIRED_FOR is set: approval requests are posted there',
@@ -135,12 +150,12 @@ describe('Slack app configuration', () => {
   });
 
   it('reads a grant per action, and names the variable of an id that is not a Slack user or group', () => {
-    const { slack } = loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ACCESS_SUSPEND: 'S0BILLING, U0LEAD', ACCESS_RECORD_PAYMENT: 'S0BILLING' }, { simulator: true });
+    const { slack } = loadAppConfig({ SUBOPS_SIMULATOR: '1', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ACCESS_SUSPEND: 'S0BILLING, U0LEAD', ACCESS_RECORD_PAYMENT: 'S0BILLING' });
     expect(slack.access).toEqual({
       everyone: undefined,
       actions: { suspend: { userIds: ['U0LEAD'], groupIds: ['S0BILLING'] }, 'record-payment': { userIds: [], groupIds: ['S0BILLING'] } },
     });
-    const problems = problemsOf(() => loadAppConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ACCESS_APPROVE: '@leads' }, { simulator: true }));
+    const problems = problemsOf(() => loadAppConfig({ SUBOPS_SIMULATOR: '1', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ACCESS_APPROVE: '@leads' }));
     expect(problems).toEqual(['ACCESS_APPROVE must list Slack user ids (U…, W…) and user group ids (S…), comma-separated (not: @leads)']);
   });
 });

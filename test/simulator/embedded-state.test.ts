@@ -1,5 +1,5 @@
 /**
- * The embedded simulator (no UISP_URL) keeps its state between CLI commands in a state file: where it
+ * The embedded simulator (--simulator, SUBOPS_SIMULATOR=1) keeps its state between CLI commands in a state file: where it
  * lives, saving and loading it (atomically, so concurrent processes never leave a broken file), what the
  * commands say on stderr, `subops simulate --reset`, and `serve --simulator` keeping nothing.
  */
@@ -73,12 +73,12 @@ describe('saveStateFile and loadStateFile', () => {
   });
 });
 
-describe('CLI commands without UISP_URL', () => {
+describe('CLI commands on the embedded simulator', () => {
   it('remember what earlier commands did, and say on stderr where the state lives', async () => {
     const first = await subops(['payments', 'add', '--client-id', '1001', '--amount', '25', '--key', 'receipt-1']);
     expect(first.code).toBe(0);
     expect(first.out).toMatch(/^Recorded payment #\d+/);
-    expect(first.err).toContain(`UISP_URL is not set: using the embedded UISP simulator at http://127.0.0.1:`);
+    expect(first.err).toContain(`Simulated: the embedded UISP simulator answers (--simulator or SUBOPS_SIMULATOR=1) at http://127.0.0.1:`);
     expect(first.err).toContain(`with sample data; its state is kept between commands in ${state} (\`subops simulate --reset\` starts over).`);
 
     const again = await subops(['payments', 'add', '--client-id', '1001', '--amount', '25', '--key', 'receipt-1']);
@@ -105,7 +105,7 @@ describe('CLI commands without UISP_URL', () => {
   it('`subops simulate --reset` forgets the state: the next command starts from the sample data', async () => {
     await subops(['payments', 'add', '--client-id', '1001', '--amount', '25', '--key', 'receipt-1']);
     const reset = await subops(['simulate', '--reset']);
-    expect(reset).toMatchObject({ code: 0, out: `The embedded simulator's state is reset (${state} removed): the next command without UISP_URL starts from the sample data.\n` });
+    expect(reset).toMatchObject({ code: 0, out: `The embedded simulator's state is reset (${state} removed): the next command with --simulator starts from the sample data.\n` });
     expect(existsSync(state)).toBe(false);
     expect((await subops(['payments', 'add', '--client-id', '1001', '--amount', '25', '--key', 'receipt-1'])).out).toMatch(/^Recorded payment/);
     // Resetting when there is nothing to reset is fine too.
@@ -137,7 +137,7 @@ describe('CLI commands without UISP_URL', () => {
   });
 
   it('two commands that overlap: the one that ends last wins, says so, and the file stays whole', async () => {
-    const env = { SUBOPS_SIMULATOR_STATE: state, ISP_TIMEZONE: 'America/Guyana' };
+    const env = { SUBOPS_SIMULATOR: '1', SUBOPS_SIMULATOR_STATE: state, ISP_TIMEZONE: 'America/Guyana' };
     const a = await connect(env, () => undefined);
     const notices: string[] = [];
     const b = await connect(env, (line) => notices.push(line));
@@ -154,10 +154,10 @@ describe('CLI commands without UISP_URL', () => {
 
   it('`subops serve --simulator` (keepSimulatorState: false) keeps nothing and never touches the state file', async () => {
     const notices: string[] = [];
-    const bot = await connect({ SUBOPS_SIMULATOR_STATE: state }, (line) => notices.push(line), { keepSimulatorState: false });
+    const bot = await connect({ SUBOPS_SIMULATOR: '1', SUBOPS_SIMULATOR_STATE: state }, (line) => notices.push(line), { keepSimulatorState: false });
     await bot.services.payments.record({ clientId: 1001, amount: 11 }, { operationKey: 'bot' });
     await bot.close();
-    expect(notices).toEqual([expect.stringMatching(/^UISP_URL is not set: using the embedded UISP simulator at \S+ \(no real UISP is touched\), with sample data; nothing is kept after it stops\.$/)]);
+    expect(notices).toEqual([expect.stringMatching(/^Simulated: the embedded UISP simulator answers \(--simulator or SUBOPS_SIMULATOR=1\) at \S+ \(no real UISP is touched\), with sample data; nothing is kept after it stops\.$/)]);
     expect(existsSync(state)).toBe(false);
   });
 });
@@ -166,7 +166,7 @@ describe('real processes sharing one state file', () => {
   const BUILT = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
   // HOME points into the test's folder too: nothing reads or writes the real home.
-  const spawnSubops = (args: string[]) => runSubops(args, { HOME: folder, SUBOPS_SIMULATOR_STATE: state, ISP_TIMEZONE: 'America/Guyana', NO_COLOR: '1' });
+  const spawnSubops = (args: string[]) => runSubops([...args, '--simulator'], { HOME: folder, SUBOPS_SIMULATOR_STATE: state, ISP_TIMEZONE: 'America/Guyana', NO_COLOR: '1' });
 
   it('four `subops payments add` at once leave a whole state with at least one of them, and no temporary file', { timeout: 60_000 }, async () => {
     expect(existsSync(BUILT), 'dist/ is missing: run `npm run build` (npm ci does it)').toBe(true);

@@ -219,8 +219,8 @@ describe('serve while running', () => {
 describe('SHUTDOWN_GRACE_MS', () => {
   const base = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' };
   it('defaults to 25 s and takes a whole number of ms, naming the variable when it cannot', () => {
-    expect(loadAppConfig(base, { simulator: true }).slack.shutdownGraceMs).toBe(25_000);
-    expect(loadAppConfig({ ...base, SHUTDOWN_GRACE_MS: '5000' }, { simulator: true }).slack.shutdownGraceMs).toBe(5_000);
-    expect(() => loadAppConfig({ ...base, SHUTDOWN_GRACE_MS: 'soon' }, { simulator: true })).toThrow(/SHUTDOWN_GRACE_MS must be a whole number/);
+    expect(loadAppConfig({ SUBOPS_SIMULATOR: '1', ...base }).slack.shutdownGraceMs).toBe(25_000);
+    expect(loadAppConfig({ SUBOPS_SIMULATOR: '1', ...base, SHUTDOWN_GRACE_MS: '5000' }).slack.shutdownGraceMs).toBe(5_000);
+    expect(() => loadAppConfig({ SUBOPS_SIMULATOR: '1', ...base, SHUTDOWN_GRACE_MS: 'soon' })).toThrow(/SHUTDOWN_GRACE_MS must be a whole number/);
   });
 });

@@ -7,6 +7,7 @@ import { activationChecking, activationConfirm, activationForm, activationStarte
 import { activationFailure, activationParent, activationStep, manualLinkReminder, retryStarted } from '../../src/views/activation-progress.js';
 import { auditMessage } from '../../src/views/audit.js';
 import { ACCESS_REFUSED, helpMessage, notice } from '../../src/views/help.js';
+import type { ActivationResult } from '../../src/services/activation/types.js';
 import type { Block } from '../../src/views/kit.js';
 import { LIMITS } from '../../src/views/limits.js';
 import { paymentForm, paymentRecordedMessage, paymentRecordedView, paymentRecording, paymentsList } from '../../src/views/payments.js';
@@ -202,7 +203,7 @@ describe('messages', () => {
   });
 
   it("a failed activation's summary ends its UISP sentence before pointing at the thread", () => {
-    const sentence = activationParent({ request: f.request, startedBy: 'U0AGENT', result: { ...f.failed, error: { code: 'uisp-error', detail: 'The CRM answered 503', mayHaveApplied: true } as never } });
+    const sentence = activationParent({ request: f.request, startedBy: 'U0AGENT', result: { ...f.failed, error: { code: 'uisp-error', problem: 'request', detail: 'The CRM answered 503', mayHaveApplied: true, beforeWrites: false } } as ActivationResult });
     expect(JSON.stringify(sentence)).not.toMatch(/[^.!?] See the thread/);
   });
 

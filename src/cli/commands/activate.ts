@@ -1,6 +1,6 @@
 import { validateActivationRequest, type ActivationField } from '../../services/activation/request.js';
 import { flagProblems, parseFlags } from '../args.js';
-import { connect } from '../../connect.js';
+import { connectCli } from '../connection.js';
 import { EXIT, writeLine, writeText, type CliIo } from '../io.js';
 import { canAsk } from '../../process/io.js';
 import { YES_FLAG } from '../../process/flags.js';
@@ -8,7 +8,7 @@ import { confirm } from '../../process/prompt.js';
 import { activationQuestion, dryRunQuestionLine, renderEvent, renderPlan } from '../render.js';
 import { terminalSafe } from '../terminal.js';
 import { openCliAudit } from '../audit.js';
-import { activationEventJson, errorJson } from '../json.js';
+import { activationEventJson, errorJson, jsonLine } from '../json.js';
 import { changeSentence, resultSentence } from '../../render/activation.js';
 import { activationAudit } from '../../services/audit-records.js';
 import type { ActivationConfirmation, ActivationRequest, ActivationResult, ShownConfirmation } from '../../services/activation/types.js';
@@ -86,7 +86,7 @@ export async function activate(argv: string[], io: CliIo): Promise<number> {
   if (!validation.ok) throw flagProblems(validation.errors, FLAG_OF);
   const { request } = validation;
   const json = values.json ?? false;
-  const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
+  const connection = await connectCli(io, json ? 'json' : 'text');
   try {
     const audit = await openCliAudit(io, connection.config.logLevel);
     const label = (status: number) => connection.services.numbering.label(status);
@@ -97,14 +97,14 @@ export async function activate(argv: string[], io: CliIo): Promise<number> {
       const asked = await askToConfirm(connection.services.activation, request, io);
       if (asked === 'declined') {
         writeText(io.stderr, 'Not confirmed: nothing was changed.');
-        if (json) writeLine(io.stdout, JSON.stringify(errorJson([{ field: '--yes', message: 'Not confirmed: nothing was changed.' }])));
+        if (json) writeLine(io.stdout, jsonLine(io, errorJson([{ field: '--yes', message: 'Not confirmed: nothing was changed.' }])));
         return EXIT.failed;
       }
       options = asked;
     }
     let result: ActivationResult | undefined;
     for await (const event of connection.services.activation.run(request, options)) {
-      if (json) writeLine(io.stdout, JSON.stringify(activationEventJson(event, label)));
+      if (json) writeLine(io.stdout, jsonLine(io, activationEventJson(event, label)));
       else writeText(io.stdout, ...renderEvent(event));
       if (event.type === 'result') {
         result = event;

@@ -1,6 +1,7 @@
 import { parseFlags } from '../args.js';
 import type { CheckResult, CheckStatus } from '../../config-check.js';
 import { EXIT, UsageError, writeLine, writeText, type CliIo } from '../io.js';
+import { jsonLine } from '../json.js';
 
 export const configHelp = `Usage: subops config check [--cli] [--json]
 
@@ -39,6 +40,6 @@ export async function config(argv: string[], io: CliIo): Promise<number> {
     }
   }
   const exitCode = run.problems.length ? EXIT.usage : results.some((result) => result.status === 'failed') ? EXIT.failed : EXIT.ok;
-  if (values.json) writeLine(io.stdout, JSON.stringify({ ok: exitCode === EXIT.ok, exitCode, envFile: io.envFile ?? null, problems: run.problems, checks: results }));
+  if (values.json) writeLine(io.stdout, jsonLine(io, { ok: exitCode === EXIT.ok, exitCode, envFile: io.envFile ?? null, problems: run.problems, checks: results }));
   return exitCode;
 }

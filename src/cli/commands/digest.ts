@@ -2,7 +2,7 @@
 import { formatISO } from 'date-fns/formatISO';
 import { parseISO } from 'date-fns/parseISO';
 import { loadAuditChannelConfig, loadCoreConfig, type AuditChannelConfig } from '../../config.js';
-import { connect } from '../../connect.js';
+import { connectCli } from '../connection.js';
 import { createLogger } from '../../logging.js';
 import { AUDIT_PARTS_MISSING, digestParts, digestTitle, quietDayLine, type DigestLine } from '../../render/digest.js';
 import { daysBefore, todayIn } from '../../services/dates.js';
@@ -12,7 +12,7 @@ import { errorSummary } from '../../slack/errors.js';
 import { parseFlags } from '../args.js';
 import { auditChannelClient } from '../audit.js';
 import { EXIT, UsageError, writeLine, writeText, type CliIo } from '../io.js';
-import { digestJson, errorJson } from '../json.js';
+import { digestJson, errorJson, jsonLine } from '../json.js';
 
 export const digestHelp = `Usage: subops digest [--date YYYY-MM-DD] [--json]
 
@@ -34,23 +34,22 @@ export async function digest(argv: string[], io: CliIo): Promise<number> {
   const { timeZone } = core.activation;
   const date = values.date === undefined ? daysBefore(todayIn(timeZone), 1) : calendarDate(values.date);
   const channel = loadAuditChannelConfig(io.env);
-  const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
-  let read: Digest;
+  const connection = await connectCli(io, values.json ? 'json' : 'text');
   try {
     const audit = channel && (await auditChannel(channel, createLogger(core.logLevel, io.stderr)));
-    read = await readDigest({ crm: connection.services.crm, nms: connection.services.nms, timeZone, audit }, date);
+    const read = await readDigest({ crm: connection.services.crm, nms: connection.services.nms, timeZone, audit }, date);
+    if (!read.audit) writeText(io.stderr, AUDIT_PARTS_MISSING);
+    if (values.json) writeLine(io.stdout, jsonLine(io, digestJson(read)));
+    else writeText(io.stdout, ...digestLines(read));
+    return EXIT.ok;
   } catch (error) {
     if (!(error instanceof AuditChannelUnreadable)) throw error;
     writeText(io.stderr, error.message);
-    if (values.json) writeLine(io.stdout, JSON.stringify(errorJson([{ field: 'AUDIT_CHANNEL_ID', message: error.message }])));
+    if (values.json) writeLine(io.stdout, jsonLine(io, errorJson([{ field: 'AUDIT_CHANNEL_ID', message: error.message }])));
     return EXIT.failed;
   } finally {
     await connection.close();
   }
-  if (!read.audit) writeText(io.stderr, AUDIT_PARTS_MISSING);
-  if (values.json) writeLine(io.stdout, JSON.stringify(digestJson(read)));
-  else writeText(io.stdout, ...digestLines(read));
-  return EXIT.ok;
 }
 
 /** A real calendar date written YYYY-MM-DD (2025-02-30 is not one). */

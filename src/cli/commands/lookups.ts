@@ -1,9 +1,9 @@
 /** `subops client <name | id>` and `subops device <ip | mac | name>`: the lookup cards in the terminal. */
 import { flagValue, parseFlags } from '../args.js';
-import { connect } from '../../connect.js';
+import { connectCli } from '../connection.js';
 import { EXIT, writeLine, writeText, type CliIo } from '../io.js';
 import { readClientKey, readLine } from '../../services/input/grammar.js';
-import { clientLookupJson, deviceLookupJson } from '../json.js';
+import { clientLookupJson, deviceLookupJson, jsonLine } from '../json.js';
 import { renderClientCard, renderClientMatches, renderDeviceCard, renderDeviceMatches, renderNoClient } from '../render-cards.js';
 
 export const clientHelp = `Usage: subops client <name | id | #id> [--json]
@@ -36,12 +36,12 @@ export async function client(argv: string[], io: CliIo): Promise<number> {
   const { text, json, help } = queryOf(argv);
   if (help) return writeLine(io.stdout, clientHelp), EXIT.ok;
   flagValue('<name | id>', readClientKey(text, 'Client'));
-  const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
+  const connection = await connectCli(io, json ? 'json' : 'text');
   try {
     const { lookups, payments } = connection.services;
     const found = await lookups.client(text);
     const methods = found.kind === 'card' && found.card.lastPayment?.methodId ? await payments.listMethods().catch(() => []) : [];
-    if (json) writeLine(io.stdout, JSON.stringify(clientLookupJson(found, methods)));
+    if (json) writeLine(io.stdout, jsonLine(io, clientLookupJson(found, methods)));
     else if (found.kind === 'card') writeText(io.stdout, ...renderClientCard(found.card, (id) => methods.find((m) => m.id === id)?.name));
     else if (found.kind === 'matches') writeText(io.stdout, ...renderClientMatches(found.query, found.matches));
     else writeText(io.stdout, ...renderNoClient(found.query, found.activate));
@@ -55,10 +55,10 @@ export async function device(argv: string[], io: CliIo): Promise<number> {
   const { text, json, help } = queryOf(argv);
   if (help) return writeLine(io.stdout, deviceHelp), EXIT.ok;
   flagValue('<ip | mac | name>', readLine()(text, 'Device'));
-  const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
+  const connection = await connectCli(io, json ? 'json' : 'text');
   try {
     const found = await connection.services.lookups.device(text);
-    if (json) writeLine(io.stdout, JSON.stringify(deviceLookupJson(found)));
+    if (json) writeLine(io.stdout, jsonLine(io, deviceLookupJson(found)));
     else if (found.kind === 'card') writeText(io.stdout, ...renderDeviceCard(found.card));
     else if (found.kind === 'matches') writeText(io.stdout, ...renderDeviceMatches(found.query, found.matches));
     else writeText(io.stdout, `No NMS device matches "${found.query}" (IP, MAC or name, authorized or discovered).`);

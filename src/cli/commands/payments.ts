@@ -1,6 +1,6 @@
 /** `subops payments` (list, with totals per currency, or export) and `subops payments add`. */
 import { flagProblems, flagValue, parseFlags } from '../args.js';
-import { connect } from '../../connect.js';
+import { connectCli } from '../connection.js';
 import { loadCoreConfig } from '../../config.js';
 import { EXIT, outputClosed, UsageError, whenWritable, writeLine, writeLines, writeText, type CliIo } from '../io.js';
 import { renderPaymentSummary } from '../render.js';
@@ -13,7 +13,7 @@ import { progressFor, type ClockedIo } from '../progress.js';
 import { clientDisplayName } from '../../services/uisp/crm-client.js';
 import { paymentAudit, paymentFailureAudit } from '../../services/audit-records.js';
 import { auditedFailure, openCliAudit } from '../audit.js';
-import { clientJson, paymentJson, type RecordedPaymentJson } from '../json.js';
+import { clientJson, jsonLine, paymentJson, type RecordedPaymentJson } from '../json.js';
 
 /** How many of the newest payments the human listing shows at most (totals always cover all). */
 const MAX_SHOWN = 10_000;
@@ -51,7 +51,7 @@ export async function payments(argv: string[], io: CliIo): Promise<number> {
   if (!read.ok) throw flagProblems(read.problems);
   const { query } = read;
   const limit = flagValue('--limit', optional(readWholeNumber({ min: 1, max: MAX_SHOWN }))(values.limit, 'Limit'));
-  const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
+  const connection = await connectCli(io, values.csv ? 'csv' : values.json ? 'json' : 'text');
   try {
     if (values.csv || values.json) return await exportPayments(connection.services.payments, { ...query, ...(limit !== undefined && { show: limit }) }, values.csv ? 'csv' : 'json', io);
     return await listPayments(connection.services.payments, { ...query, show: limit ?? 20 }, io);
@@ -76,7 +76,7 @@ async function exportPayments(service: PaymentService, query: PaymentQuery, form
       // The reader went away (`| head -1`): stop paging through UISP for output nobody reads.
       if (outputClosed(io.stdout)) break;
       const methods = format === 'json' ? methodsOf(page.methodNames) : [];
-      const lines = page.payments.map((payment) => (format === 'csv' ? paymentCsvLine(payment, page) : JSON.stringify(paymentJson(payment, methods))));
+      const lines = page.payments.map((payment) => (format === 'csv' ? paymentCsvLine(payment, page) : jsonLine(io, paymentJson(payment, methods))));
       if (!writeLines(io.stdout, lines)) await whenWritable(io.stdout);
       pages++;
       rows += lines.length;
@@ -130,7 +130,7 @@ async function addPayment(argv: string[], io: CliIo): Promise<number> {
   const read = readPaymentInput({ client: values['client-id'], amount: values.amount, method: values.method, note: values.note }, loadCoreConfig(io.env).payments);
   if (!read.ok) throw flagProblems(read.problems);
   const { input } = read;
-  const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
+  const connection = await connectCli(io, values.json ? 'json' : 'text');
   try {
     const audit = await openCliAudit(io, connection.config.logLevel);
     const { payments: service } = connection.services;
@@ -143,7 +143,7 @@ async function addPayment(argv: string[], io: CliIo): Promise<number> {
       throw error;
     }
     const { payment, client, method, alreadyRecorded } = recorded;
-    if (values.json) writeLine(io.stdout, JSON.stringify({ payment: paymentJson(payment, method ? [method] : []), client: clientJson(client), alreadyRecorded } satisfies RecordedPaymentJson));
+    if (values.json) writeLine(io.stdout, jsonLine(io, { payment: paymentJson(payment, method ? [method] : []), client: clientJson(client), alreadyRecorded } satisfies RecordedPaymentJson));
     else {
       const what = `payment #${payment.id}: ${formatMoney(payment.amount, payment.currencyCode)} from client #${client.id} ${clientDisplayName(client)}${method ? ` by ${method.name}` : ''}`;
       writeText(

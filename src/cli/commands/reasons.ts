@@ -1,6 +1,7 @@
 import { parseFlags } from '../args.js';
-import { connect } from '../../connect.js';
+import { connectCli } from '../connection.js';
 import { EXIT, writeLine, writeText, type CliIo } from '../io.js';
+import { jsonLine } from '../json.js';
 
 export const reasonsHelp = `Usage: subops reasons [--json]
 
@@ -9,10 +10,10 @@ Lists the CRM's service suspension reasons (ids and names) for \`subops suspend 
 export async function reasons(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, { json: { type: 'boolean' } });
   if (values.help) return writeLine(io.stdout, reasonsHelp), EXIT.ok;
-  const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
+  const connection = await connectCli(io, values.json ? 'json' : 'text');
   try {
     for (const reason of await connection.services.suspensions.listReasons()) {
-      if (values.json) writeLine(io.stdout, JSON.stringify(reason));
+      if (values.json) writeLine(io.stdout, jsonLine(io, reason));
       else writeText(io.stdout, `${String(reason.id).padStart(5)}  ${reason.name}`);
     }
     return EXIT.ok;

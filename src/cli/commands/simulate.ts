@@ -11,10 +11,10 @@ Runs the UISP simulator (CRM /crm/api/v1.0 and NMS /nms/api/v2.1 on one base URL
 Point SubOps at it with UISP_URL and UISP_TOKEN. --data loads a JSON data set instead of the sample.
 This server keeps nothing after it stops.
 
-Without UISP_URL, every other command runs against an embedded simulator whose state is kept between
-commands in SUBOPS_SIMULATOR_STATE, else $XDG_STATE_HOME/subops/simulator.json, else
-~/.local/state/subops/simulator.json. --reset forgets that state, so the next command starts from the
-sample data again (or, with --data, from that data set), and exits.`;
+With --simulator (or SUBOPS_SIMULATOR=1), every other command runs against an embedded simulator whose
+state is kept between commands in SUBOPS_SIMULATOR_STATE, else $XDG_STATE_HOME/subops/simulator.json,
+else ~/.local/state/subops/simulator.json. --reset forgets that state, so the next command starts from
+the sample data again (or, with --data, from that data set), and exits.`;
 
 export async function simulate(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, { port: { type: 'string' }, data: { type: 'string' }, token: { type: 'string' }, latency: { type: 'string' }, reset: { type: 'boolean' } });
@@ -42,7 +42,7 @@ async function reset(io: CliIo, values: { port?: string | undefined; token?: str
     writeLine(io.stdout, `The embedded simulator's state is now the data set ${values.data} (${path}).`);
   } else {
     await removeStateFile(path);
-    writeLine(io.stdout, `The embedded simulator's state is reset (${path} removed): the next command without UISP_URL starts from the sample data.`);
+    writeLine(io.stdout, `The embedded simulator's state is reset (${path} removed): the next command with --simulator starts from the sample data.`);
   }
   return EXIT.ok;
 }

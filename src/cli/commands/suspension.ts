@@ -10,7 +10,7 @@ import { suspensionAudit, suspensionFailureAudit } from '../../services/audit-re
 import type { SuspensionAction, SuspensionOutcome, SuspensionService } from '../../services/suspensions.js';
 import { clientDisplayName } from '../../services/uisp/client-name.js';
 import type { Service, SuspensionReason } from '../../services/uisp/schemas.js';
-import { connect } from '../../connect.js';
+import { connectCli } from '../connection.js';
 import { readId, readIdOrName } from '../../services/input/grammar.js';
 import { canAsk } from '../../process/io.js';
 import { YES_FLAG } from '../../process/flags.js';
@@ -18,7 +18,7 @@ import { confirm } from '../../process/prompt.js';
 import { flagValue, parseFlags } from '../args.js';
 import { auditedFailure, openCliAudit } from '../audit.js';
 import { EXIT, writeLine, writeText, type CliIo } from '../io.js';
-import { errorJson, suspensionJson, type StatusLabeller } from '../json.js';
+import { errorJson, jsonLine, suspensionJson, type StatusLabeller } from '../json.js';
 
 export const suspendHelp = `Usage: subops suspend --service-id <id> --reason <id or name> [--yes] [--json]
 
@@ -72,7 +72,7 @@ interface SuspensionRequest {
 type Confirmation = { go: true } | { go: false; why: 'declined' | 'unconfirmed'; service: Service } | { go: false; why: 'nothing-to-write'; outcome: SuspensionOutcome };
 
 async function run(io: CliIo, { action, serviceId, json, yes, reasonText }: SuspensionRequest): Promise<number> {
-  const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
+  const connection = await connectCli(io, json ? 'json' : 'text');
   try {
     const audit = await openCliAudit(io, connection.config.logLevel);
     const { suspensions } = connection.services;
@@ -89,7 +89,7 @@ async function run(io: CliIo, { action, serviceId, json, yes, reasonText }: Susp
       throw error;
     }
     const message = describe(outcome, label);
-    if (json) writeLine(io.stdout, JSON.stringify(suspensionJson(outcome, message, label, reason)));
+    if (json) writeLine(io.stdout, jsonLine(io, suspensionJson(outcome, message, label, reason)));
     else writeText(outcome.kind === 'refused' ? io.stderr : io.stdout, message);
     await audit.record(suspensionAudit(outcome, label));
     return outcome.kind === 'refused' ? EXIT.failed : EXIT.ok;
@@ -135,7 +135,7 @@ function notConfirmed(io: CliIo, action: SuspensionAction, { why, service }: { w
       ? 'Not confirmed: nothing was changed.'
       : `${doing} ${which(service)} needs confirmation: run it on a terminal to be asked, or add --yes. Nothing was changed.`;
   writeText(io.stderr, message);
-  if (json) writeLine(io.stdout, JSON.stringify(errorJson([{ field: '--yes', message }])));
+  if (json) writeLine(io.stdout, jsonLine(io, errorJson([{ field: '--yes', message }])));
   return EXIT.failed;
 }
 
