@@ -1,10 +1,11 @@
 /**
  * A second pair of eyes (issue #21 §2): which confirmed operations need another person's approval
- * before anything is written, and what a click on Approve or Reject may do. Pure decisions; the Slack
- * app keeps the requests (as message metadata) and runs the approved operation as the requester's,
- * reading UISP again first. The CLI is run by whoever holds the UISP token and asks no approval.
+ * before anything is written, what a click on Approve or Reject may do, and which grant the requester
+ * must still hold when it runs. Pure decisions; the Slack app keeps the requests (in the store) and runs
+ * the approved operation as the requester's, reading UISP again first. The CLI is run by whoever holds the UISP token and asks no approval.
  */
 import { z } from 'zod';
+import type { AccessAction } from './access.js';
 
 export const APPROVAL_KINDS = ['delete-service', 'move-device', 'large-payment', 'suspension'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
@@ -48,6 +49,21 @@ export function approvalReasons(settings: ApprovalSettings, subject: ApprovalSub
       return required.has('large-payment') && settings.paymentAbove !== undefined && subject.amount > settings.paymentAbove
         ? [{ kind: 'large-payment', amount: subject.amount, above: settings.paymentAbove }]
         : [];
+  }
+}
+
+/**
+ * The grant the requester needs for this operation, checked again when the approved request runs: an
+ * approval vouches for the change, not for who asked; someone who lost the grant since asking gets nothing run.
+ */
+export function grantNeeded(subject: { kind: 'activation' } | { kind: 'suspension'; action: 'suspend' | 'unsuspend' } | { kind: 'payment' }): AccessAction {
+  switch (subject.kind) {
+    case 'activation':
+      return 'activate';
+    case 'suspension':
+      return subject.action;
+    case 'payment':
+      return 'record-payment';
   }
 }
 

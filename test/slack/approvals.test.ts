@@ -22,11 +22,12 @@ afterEach(async () => {
   await h.close();
 });
 
-async function start(env: Record<string, string> = {}) {
+/** `groups`: more user groups of the fake workspace; the test may change their members as it goes. */
+async function start(env: Record<string, string> = {}, groups: Record<string, string[]> = {}) {
   clock = { now: Date.now() };
   h = await startHarness({
     env: { APPROVAL_REQUIRED_FOR: 'delete-service,large-payment,suspension', APPROVAL_PAYMENT_ABOVE: '100000', APPROVALS_CHANNEL_ID: APPROVALS, ACCESS_APPROVE: 'S0LEADS', ...env },
-    fakeSlack: { usergroups: { S0LEADS: [LEAD, OTHER_LEAD] } },
+    fakeSlack: { usergroups: Object.assign(groups, { S0LEADS: [LEAD, OTHER_LEAD] }) },
     now: () => clock.now,
   });
 }
@@ -213,6 +214,32 @@ describe('acted on once', () => {
     await start();
     await requestPriya();
     await h.restart();
+    await click('Approve', LEAD);
+    await h.settled();
+    expect(deletes102()).toHaveLength(1);
+  });
+});
+
+describe('the requester\'s grant, checked again when the approved request runs', () => {
+  it('a requester who left the group ACCESS_ACTIVATE names before the approval: nothing runs, and the thread says why', async () => {
+    const groups: Record<string, string[]> = { S0AGENTS: [AGENT] };
+    await start({ ACCESS_ACTIVATE: 'S0AGENTS' }, groups);
+    await requestPriya();
+    // The agent leaves the group; the next process (a restart) reads the groups afresh.
+    groups.S0AGENTS = [];
+    await h.restart();
+    await click('Approve', LEAD);
+    await h.settled();
+    expect(h.uisp.writes()).toEqual([]);
+    expect(h.fake.messages(CHANNEL)).toEqual([]);
+    expect(thread().at(-1)!.text).toBe(
+      `<@${AGENT}> <@${LEAD}> :x: *Activating a customer* is no longer granted to <@${AGENT}> (the access settings changed since the request), so the approved request did not run. Nothing was written.`,
+    );
+  });
+
+  it('a requester still in the group: the approved request runs', async () => {
+    await start({ ACCESS_ACTIVATE: 'S0AGENTS' }, { S0AGENTS: [AGENT] });
+    await requestPriya();
     await click('Approve', LEAD);
     await h.settled();
     expect(deletes102()).toHaveLength(1);
