@@ -8,7 +8,7 @@ import { webApi } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
 import { holdWrites } from '../support/store.js';
 import { expectValidHome, expectValidMessage, expectValidModal } from './block-kit.js';
-import { AGENT, AUDIT_CHANNEL, buttons, changeInUisp, CHANNEL, inputs, shown, startHarness, suspendThroughSlack, type Harness } from './harness.js';
+import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, buttons, changeInUisp, CHANNEL, inputs, shown, startHarness, suspendThroughSlack, type Harness } from './harness.js';
 
 const APPROVALS = 'C0APPROVALS';
 const LEAD = 'U0LEAD';
@@ -243,6 +243,66 @@ describe('the requester\'s grant, checked again when the approved request runs',
     await click('Approve', LEAD);
     await h.settled();
     expect(deletes102()).toHaveLength(1);
+  });
+});
+
+describe('Retry on an approved activation that failed', () => {
+  /** Approves Priya's request, whose run fails at the delete of #102 (UISP does not answer it); the failure report, with Retry. */
+  async function approvedRunFails() {
+    await start();
+    await requestPriya();
+    h.uisp.sim.setFaults([{ method: 'DELETE', path: '/crm/api/v1.0/clients/services/102', kind: 'status', status: 503 }]);
+    await click('Approve', LEAD);
+    await h.settled();
+    h.uisp.sim.setFaults([]);
+    const failure = h.fake.messages(CHANNEL).find((m) => m.text.startsWith('Activation failed'))!;
+    expect([...buttons(failure).keys()]).toEqual(['Retry']);
+    return failure;
+  }
+
+  it('within the approval’s validity, runs in the same thread as before', async () => {
+    const failure = await approvedRunFails();
+    const tried = deletes102().length;
+    await h.sender.blockAction({ userId: AGENT, actionId: 'activation_retry', message: failure });
+    await h.settled();
+    expect(deletes102()).toHaveLength(tried + 1);
+    expect(h.fake.messages(APPROVALS).filter((m) => m.thread_ts === undefined)).toHaveLength(1);
+  });
+
+  it('after the approval expired, asks for a new approval instead of running, and the thread says so', async () => {
+    const failure = await approvedRunFails();
+    const writes = h.uisp.writes().length;
+    clock.now += 5 * HOUR;
+    await h.sender.blockAction({ userId: AGENT, actionId: 'activation_retry', message: failure });
+    await h.settled();
+    expect(h.uisp.writes()).toHaveLength(writes);
+    const requests = h.fake.messages(APPROVALS).filter((m) => m.thread_ts === undefined);
+    expect(requests).toHaveLength(2);
+    expect(shown(requests[1]!)).toContain(`<@${AGENT}> asks to activate *10.20.1.51* for *Priya Ramnarine*`);
+    const told = h.fake.messages(CHANNEL).filter((m) => m.thread_ts === failure.thread_ts && m.text.includes('approval'));
+    expect(told.at(-1)!.text).toMatch(new RegExp(`^:lock: <@${AGENT}>, the approval of this activation has expired \\(.*\\), so Retry did not run it\\. Nothing was changed\\. A new approval request is in <#${APPROVALS}>`));
+    // The used Retry button is gone: the thread has one way forward, the new request.
+    expect(shown(h.fake.messages(CHANNEL).find((m) => m.ts === failure.ts)!)).toContain(`Approval asked again by <@${AGENT}>`);
+    // The new request is decided like any other: approved, it runs (after reading UISP again).
+    posted = requests[1];
+    await click('Approve', LEAD);
+    await h.settled();
+    expect(h.uisp.writes().slice(writes)).toContain('DELETE /crm/api/v1.0/clients/services/102');
+  });
+});
+
+describe('a Retry button SubOps never offered', () => {
+  it('posted with the bot token (the CLI holds it) to delete a service the approval rule covers: nothing runs, the presser is told', async () => {
+    await start();
+    // The CLI's token is the bot's: its message looks like SubOps' failure report, with a Retry that deletes #102.
+    const bot = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: h.fake.apiUrl });
+    const value = JSON.stringify({ request: { device: '10.20.1.51', firstName: 'priya', lastName: 'ramnarine' }, startedBy: AGENT, confirm: { deletes: [102] } });
+    const posted = await bot.chat.postMessage({ channel: CHANNEL, text: 'Activation failed', blocks: [{ type: 'actions', block_id: 'activation_retry', elements: [{ type: 'button', action_id: 'activation_retry', text: { type: 'plain_text', text: 'Retry' }, value }] }] });
+    const message = h.fake.messages(CHANNEL).find((m) => m.ts === posted.ts)!;
+    await h.sender.blockAction({ userId: AGENT, actionId: 'activation_retry', message });
+    await h.settled();
+    expect(h.uisp.writes()).toEqual([]);
+    expect(toldPrivately(AGENT)).toEqual([':lock: This Retry deletes services or moves a device, which needs approval, and no approval stands for it. Run /activate again to ask for one. Nothing was changed.']);
   });
 });
 

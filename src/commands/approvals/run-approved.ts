@@ -49,6 +49,7 @@ export async function runApproved(deps: ListenerDeps, request: ApprovalRequest, 
         confirm: { deletes: confirmedDeletes.map((s) => s.id), ...(confirmedMove && { moveFrom: confirmedMove.siteId }) },
         decided: checked.decision,
         approvedBy: approver,
+        approvalId: request.id,
       });
     }
     case 'suspension': {
