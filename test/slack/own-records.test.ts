@@ -274,4 +274,16 @@ describe('records of writes that changed nothing, and old records', () => {
     expect(oldest).toHaveLength(4);
     expect(oldest[1]! - oldest[0]!).toBeGreaterThanOrEqual(OWN_CHANGE_WINDOW_MS + 60_000 - 1);
   });
+
+  it('a sealed record posted again later (anyone holding the bot token can copy one) explains no change past the window of its seal', async () => {
+    fake = await startFakeSlack();
+    const bot = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: fake.apiUrl });
+    const seal = recordSeal('the-signing-secret');
+    // Sealed long ago, posted now: the message is new, the record is not.
+    const sealedLongAgo = () => Date.now() - OWN_CHANGE_WINDOW_MS - 60_000;
+    await slackAuditSink(bot, AUDIT_CHANNEL, seal, sealedLongAgo).write(suspendRecord({ via: 'slack', userId: AGENT }));
+    const auth = await bot.auth.test();
+    const identity: BotIdentity = { botId: auth.bot_id!, botUserId: auth.user_id!, appId: auth.app_id, workspaceUrl: auth.url, seal };
+    expect(await auditTrail({ client: bot, channelId: AUDIT_CHANNEL, identity })({ entity: 'service', id: 101, changeType: 'suspend' })).toBe(false);
+  });
 });
