@@ -40,7 +40,7 @@ import { createLateDuplicateNotices } from './slack/duplicate-notices.js';
 import type { ListenerDeps } from './slack/deps.js';
 import { healthRoute, type AuditWaiting, type HealthProbe } from './slack/health.js';
 import type { Metrics } from './services/metrics.js';
-import { guardInbound } from './slack/inbound.js';
+import { guardInbound, routeFailures } from './slack/inbound.js';
 import { boltLogger } from './slack/logging.js';
 import type { BotIdentity } from './slack/startup.js';
 import { createThreadReporter } from './slack/thread-reporter.js';
@@ -112,7 +112,7 @@ export function createApp({ services, slack, logger, work = new WorkTracker(), i
   app.use(dropRedeliveries(deliveries, store.claims, logger));
   app.use(accessGuard(access, logger));
 
-  const audit = createAuditor({ client: app.client, channelId: slack.auditChannelId, logger, store, work, ...(metrics && { sinks: [metrics.auditSink] }) });
+  const audit = createAuditor({ client: app.client, channelId: slack.auditChannelId, seal: identity.seal, logger, store, work, ...(metrics && { sinks: [metrics.auditSink] }) });
   const inFlight = new InFlightOperations({ operations: store.operations, client: app.client, logger, now });
   const deps: ListenerDeps = {
     services,
@@ -172,6 +172,7 @@ function httpReceiver({ slack, logger, work, events, health, auditWaiting }: Pic
     signingSecret,
     endpoints: [EVENTS_PATH],
     logger: boltLogger(logger),
+    dispatchErrorHandler: routeFailures(logger),
     customRoutes: [...(health ? [{ path: '/healthz', method: 'GET', handler: healthRoute(health, work, auditWaiting) }] : []), ...(events ? webhookRoutes(events) : [])],
   });
   receiver.requestListener = guardInbound(receiver.requestListener, { signingSecret, endpoints: [EVENTS_PATH], logger });

@@ -1,10 +1,11 @@
 /**
  * A second pair of eyes (issue #21 §2): which confirmed operations need another person's approval
- * before anything is written, and what a click on Approve or Reject may do. Pure decisions; the Slack
- * app keeps the requests (as message metadata) and runs the approved operation as the requester's,
- * reading UISP again first. The CLI is run by whoever holds the UISP token and asks no approval.
+ * before anything is written, what a click on Approve or Reject may do, and which grant the requester
+ * must still hold when it runs. Pure decisions; the Slack app keeps the requests (in the store) and runs
+ * the approved operation as the requester's, reading UISP again first. The CLI is run by whoever holds the UISP token and asks no approval.
  */
 import { z } from 'zod';
+import type { AccessAction } from './access.js';
 
 export const APPROVAL_KINDS = ['delete-service', 'move-device', 'large-payment', 'suspension'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
@@ -22,7 +23,7 @@ export const DEFAULT_APPROVAL_EXPIRY_MS = 4 * 3_600_000;
 
 /** A confirmed operation as the approval rule sees it. */
 export type ApprovalSubject =
-  | { kind: 'activation'; deletes: readonly number[]; moveFromSite: string | undefined }
+  | { kind: 'activation'; deletes: readonly number[] | 'any'; moveFromSite: string | undefined }
   | { kind: 'suspension'; action: 'suspend' | 'unsuspend' }
   | { kind: 'payment'; amount: number };
 
@@ -39,7 +40,8 @@ export function approvalReasons(settings: ApprovalSettings, subject: ApprovalSub
   switch (subject.kind) {
     case 'activation':
       return [
-        ...(required.has('delete-service') && subject.deletes.length ? [{ kind: 'delete-service' as const, serviceIds: [...subject.deletes] }] : []),
+        // 'any' (the CLI's --yes; a Retry value may carry it) deletes whatever the run finds: approval is needed whatever it is.
+        ...(required.has('delete-service') && subject.deletes.length ? [{ kind: 'delete-service' as const, serviceIds: subject.deletes === 'any' ? [] : [...subject.deletes] }] : []),
         ...(required.has('move-device') && subject.moveFromSite ? [{ kind: 'move-device' as const, fromSite: subject.moveFromSite }] : []),
       ];
     case 'suspension':
@@ -48,6 +50,37 @@ export function approvalReasons(settings: ApprovalSettings, subject: ApprovalSub
       return required.has('large-payment') && settings.paymentAbove !== undefined && subject.amount > settings.paymentAbove
         ? [{ kind: 'large-payment', amount: subject.amount, above: settings.paymentAbove }]
         : [];
+  }
+}
+
+/** What a Retry of a failed run may do: run (as approved by `approvedBy`, when it needed approval), or ask for approval again. */
+export type RetryVerdict = { kind: 'run'; approvedBy: string | undefined } | { kind: 'ask-again'; why: 'expired' | 'not-approved' };
+
+/**
+ * A Retry of a run that needs approval (`reasons`, as the approval rule reads what the Retry would do)
+ * runs only under an approval that stands: approved, and not past its expiry. Otherwise nothing runs:
+ * an expired approval is asked for again; a Retry that names none (or one not approved) was never
+ * approved for this, and the person is sent back to the form.
+ */
+export function judgeRetry(reasons: readonly ApprovalReason[], approval: { decision: Decision | undefined; by: string; expiresAt: number } | undefined, at: number): RetryVerdict {
+  if (!reasons.length) return { kind: 'run', approvedBy: undefined };
+  if (approval?.decision !== 'approved') return { kind: 'ask-again', why: 'not-approved' };
+  if (at >= approval.expiresAt) return { kind: 'ask-again', why: 'expired' };
+  return { kind: 'run', approvedBy: approval.by };
+}
+
+/**
+ * The grant the requester needs for this operation, checked again when the approved request runs: an
+ * approval vouches for the change, not for who asked; someone who lost the grant since asking gets nothing run.
+ */
+export function grantNeeded(subject: { kind: 'activation' } | { kind: 'suspension'; action: 'suspend' | 'unsuspend' } | { kind: 'payment' }): AccessAction {
+  switch (subject.kind) {
+    case 'activation':
+      return 'activate';
+    case 'suspension':
+      return subject.action;
+    case 'payment':
+      return 'record-payment';
   }
 }
 

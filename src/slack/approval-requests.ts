@@ -37,6 +37,12 @@ export async function readRequest(book: ApprovalBook, channel: string, ts: strin
   return row && stateOf(row);
 }
 
+/** The request of this id, as the store holds it now. */
+export async function readRequestById(book: ApprovalBook, id: string): Promise<RequestState | undefined> {
+  const row = await book.byId(id);
+  return row && stateOf(row);
+}
+
 /** Every request without a decision (expired ones included: the sweep decides those). */
 export async function readUndecided(book: ApprovalBook): Promise<StoredRequest[]> {
   return (await book.undecided()).map(stateOf).filter((state) => state !== undefined);

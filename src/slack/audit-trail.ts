@@ -7,7 +7,9 @@
  * Anyone with an app in the channel can post a message with the same metadata, and so can a person:
  * what is read back counts only when SubOps wrote it (`writtenBySubOps`: the bot_id, and the app_id when
  * both are known, that auth.test named at start). Every SubOps process posts with the same bot token,
- * so the CLI's records count too.
+ * the CLI included, and so may anyone the token was given to: a record decides something (a UISP change
+ * is SubOps' own and not reported; an audit record names a Slack user as the actor) only with the bot's
+ * seal (./record-seal.ts). The CLI's own records are listed, as the CLI's.
  */
 import type { webApi } from '@slack/bolt';
 import { auditRecordMakes, OWN_CHANGE_WINDOW_MS, type RecordedElsewhere } from '../services/events/own-changes.js';
@@ -53,6 +55,17 @@ export interface AuditMessage {
   ts: string;
   /** The record's facts as its metadata carries them: action, result, ok, target ids, actor… */
   payload: Record<string, unknown>;
+  /** When the bot's seal on it verifies: the time it was sealed (ms); undefined for any other record (the CLI's). */
+  sealedAt: number | undefined;
+}
+
+/**
+ * Whether an audit record may be shown for what it says: the bot's (sealed), or one naming a CLI user
+ * (the CLI posts those, unsealed); an unsealed record naming a Slack user was not written by the bot. A
+ * reader without the seal (the CLI's digest) takes what SubOps' bot_id is on.
+ */
+export function believable(record: Pick<AuditMessage, 'payload' | 'sealedAt'>, self: Pick<BotIdentity, 'seal'>): boolean {
+  return !self.seal || record.sealedAt !== undefined || record.payload.actor_via === 'cli';
 }
 
 export interface AuditReadOptions {
@@ -62,9 +75,9 @@ export interface AuditReadOptions {
   oldest?: string | undefined;
 }
 
-/** The audit records SubOps wrote to the channel, newest first, a page of 200 messages at a time. */
+/** The audit records SubOps wrote to the channel, newest first, a page of 200 messages at a time (each with whether the bot sealed it). */
 export async function* auditRecords(client: webApi.WebClient, channelId: string, self: BotIdentity, options: AuditReadOptions): AsyncGenerator<AuditMessage> {
-  for await (const { ts, payload } of ownMessages(client, channelId, self, [AUDIT_EVENT_TYPE], options)) yield { ts, payload };
+  for await (const { ts, payload, sealedAt } of ownMessages(client, channelId, self, [AUDIT_EVENT_TYPE], options)) yield { ts, payload, sealedAt };
 }
 
 /** SubOps' own messages in the channel whose metadata is one of `eventTypes`, newest first. */
@@ -81,7 +94,8 @@ export async function* ownMessages(
     for (const message of history.messages ?? []) {
       const eventType = message.metadata?.event_type;
       if (!message.ts || !eventType || !eventTypes.includes(eventType) || !writtenBySubOps(message, self)) continue;
-      yield { ts: message.ts, eventType, payload: message.metadata!.event_payload as Record<string, unknown> };
+      const payload = message.metadata!.event_payload as Record<string, unknown>;
+      yield { ts: message.ts, eventType, payload, sealedAt: self.seal?.verify(eventType, payload) };
     }
     cursor = history.response_metadata?.next_cursor || undefined;
     if (!history.has_more || !cursor) return;
@@ -102,9 +116,10 @@ export interface AuditTrailOptions {
 const RECENT_PAGES = 5;
 
 /**
- * SubOps' own changes made in other processes, as the audit records SubOps wrote to the channel in the
- * last OWN_CHANGE_WINDOW_MS show: a record explains a change only when its write changed something and
- * it was written within that window of the change (auditRecordMakes).
+ * SubOps' own changes made in other bot processes, as the audit records they sealed in the last
+ * OWN_CHANGE_WINDOW_MS show: a record explains a change only when its write changed something and it was
+ * sealed within that window of the change (auditRecordMakes). A record without the bot's seal (the CLI's,
+ * or one posted by anyone holding the bot token) explains nothing: the change is reported.
  *
  * The change's time: UISP's record of a webhook event (GET /webhook-events/{uuid}, the CRM API
  * blueprint's WebhookEvent: uuid, changeType, entity, entityId) carries none, and UISP sends the webhook
@@ -130,6 +145,6 @@ export function auditTrail({ client, channelId, identity, reuseMs = 2_000, now =
         if (last === reading) last = undefined;
       });
     }
-    return (await last.records).some(({ ts, payload }) => auditRecordMakes(payload, change, { recordedAt: Number(ts) * 1000, changedAt }));
+    return (await last.records).some(({ payload, sealedAt }) => sealedAt !== undefined && auditRecordMakes(payload, change, { recordedAt: sealedAt, changedAt }));
   };
 }

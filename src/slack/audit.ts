@@ -14,19 +14,26 @@ import type { AuditSource } from '../services/digest/read.js';
 import { AUDIT_EVENT_TYPE, auditMessage, auditMetadata } from '../views/audit.js';
 import { LATE_DUPLICATE_EVENT_TYPE } from '../views/duplicates.js';
 import { UISP_CHANGE_EVENT_TYPE, WEBHOOK_FAILED_EVENT_TYPE } from '../views/uisp-changes.js';
-import { ownMessages, ownPermalink } from './audit-trail.js';
+import { believable, ownMessages, ownPermalink } from './audit-trail.js';
+import type { RecordSeal } from './record-seal.js';
 import { errorSummary } from './errors.js';
 import type { BotIdentity } from './startup.js';
 import { outboxSink, type OutboxSink, type OutboxSinkOptions } from './audit-outbox.js';
 import type { Store } from '../store/index.js';
 
-/** Posts each record to the audit channel; throws when Slack refuses (the Auditor reports it). */
-export function slackAuditSink(client: webApi.WebClient, channelId: string): AuditSink {
+/**
+ * Posts each record to the audit channel; throws when Slack refuses (the Auditor reports it). With the
+ * bot's `seal`, a record of a Slack user's operation is sealed; a CLI record (one the CLI left in the
+ * store's outbox included) never is: only the bot's own records decide anything (./record-seal.ts).
+ */
+export function slackAuditSink(client: webApi.WebClient, channelId: string, seal?: RecordSeal, now: () => number = Date.now): AuditSink {
   return {
     name: 'slack',
     async write(record) {
       // The metadata lets SubOps find the record again after a restart (the pending CRM–NMS links).
-      await client.chat.postMessage({ channel: channelId, ...auditMessage(record), metadata: auditMetadata(record), unfurl_links: false });
+      const metadata = auditMetadata(record);
+      const sealed = seal && record.actor.via === 'slack' ? { ...metadata, event_payload: seal.seal(metadata.event_type, metadata.event_payload, now()) } : metadata;
+      await client.chat.postMessage({ channel: channelId, ...auditMessage(record), metadata: sealed, unfurl_links: false });
     },
   };
 }
@@ -48,6 +55,8 @@ export interface SlackAuditor {
 export interface AuditorOptions {
   client: webApi.WebClient;
   channelId: string | undefined;
+  /** The bot's seal for its records (BotIdentity.seal). */
+  seal?: RecordSeal | undefined;
   logger: Logger;
   store: Pick<Store, 'outbox' | 'claims'>;
   /** Work in flight, for the outbox's drains. */
@@ -55,8 +64,8 @@ export interface AuditorOptions {
   sinks?: AuditSink[];
 }
 
-export function createAuditor({ client, channelId, logger, store, work, sinks: extra = [] }: AuditorOptions): SlackAuditor {
-  const outbox = channelId ? outboxSink({ post: async (record) => slackAuditSink(client, channelId).write(record), outbox: store.outbox, claims: store.claims, logger, work }) : undefined;
+export function createAuditor({ client, channelId, seal, logger, store, work, sinks: extra = [] }: AuditorOptions): SlackAuditor {
+  const outbox = channelId ? outboxSink({ post: async (record) => slackAuditSink(client, channelId, seal).write(record), outbox: store.outbox, claims: store.claims, logger, work }) : undefined;
   const sinks = [logAuditSink(logger), ...(outbox ? [outbox] : []), ...extra];
   const auditor = new Auditor(sinks, (sink, error, record) => {
     logger.error({ err: errorSummary(error), sink, auditChannel: channelId, action: record.action }, 'could not post to the audit channel (is the bot a member?)');
@@ -91,14 +100,17 @@ const TRAIL_KINDS: Record<string, TrailMessage['kind']> = {
 const DIGEST_PAGES = 50;
 
 /**
- * The audit channel as the digest reads it (the bot's and the CLI's): only messages SubOps wrote, and a
- * thread link only when it is one of this workspace's own permalinks.
+ * The audit channel as the digest reads it (the bot's and the CLI's): only messages SubOps wrote (an
+ * audit record naming a Slack user only with the bot's seal), and a thread link only when it is one of
+ * this workspace's own permalinks.
  */
 export function auditTrailSource(client: webApi.WebClient, channelId: string, identity: BotIdentity): AuditSource {
   return async function* (from, to) {
     const bounds = { pages: DIGEST_PAGES, oldest: (from.getTime() / 1000).toFixed(6), latest: (to.getTime() / 1000).toFixed(6) };
-    for await (const { ts, eventType, payload } of ownMessages(client, channelId, identity, Object.keys(TRAIL_KINDS), bounds)) {
-      const { permalink, ...facts } = payload;
+    for await (const message of ownMessages(client, channelId, identity, Object.keys(TRAIL_KINDS), bounds)) {
+      const { ts, eventType, payload } = message;
+      if (eventType === AUDIT_EVENT_TYPE && !believable(message, identity)) continue;
+      const { permalink, seal: _seal, sealed_at: _sealedAt, ...facts } = payload;
       const own = ownPermalink(permalink, identity);
       yield { ts, kind: TRAIL_KINDS[eventType]!, payload: own ? { ...facts, permalink: own } : facts };
     }

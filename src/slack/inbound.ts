@@ -17,8 +17,11 @@
  *   verifies the signature again: a second lock that costs one HMAC per genuine request (Slack's own),
  *   kept so the receiver stays safe without the gate; unsigned or forged requests never reach Bolt.
  * - Other routes (GET /healthz, POST /uisp/webhook, GET /metrics): a Content-Length over
- *   MAX_REQUEST_BODY_BYTES gets 413; a handler that throws is answered 500 by Bolt (and logged), one
- *   that rejects is logged and answered 500 here.
+ *   MAX_REQUEST_BODY_BYTES gets 413; a handler that throws is answered 500 by Bolt (and logged by
+ *   `routeFailures`), one that rejects is logged and answered 500 here.
+ * - A request no route serves gets 404 from Bolt, logged by `routeFailures` with its method and path
+ *   only: the query string of `GET /uisp/webhook?token=…` is WEBHOOK_TOKEN, which Bolt's own handler
+ *   would write to the log.
  *
  * What Node's parser refuses (a bad request line, header or chunk) never reaches the gate: Node
  * answers 400, or 431 for headers over 16 KB, and closes the socket.
@@ -26,6 +29,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
+import type { ReceiverDispatchErrorHandlerArgs } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { MAX_REQUEST_BODY_BYTES, refuse } from '../services/events/http-listener.js';
 import { defaultBodyLimit } from './bolt.js';
@@ -168,6 +172,36 @@ export interface InboundGuardOptions {
   now?: () => number;
 }
 
+/** The path of a request target, without its query string (which may carry a token); undefined when it does not parse. */
+function pathOf(target: string | undefined): string | undefined {
+  try {
+    return new URL(target ?? '', 'http://localhost').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Bolt's custom route error code: no route serves the request (Bolt's HTTPReceiverDeferredRequestError). */
+const NO_ROUTE = 'slack_bolt_http_receiver_deferred_request_error';
+
+/**
+ * The receiver's dispatchErrorHandler: a request no route serves gets 404, a route that throws 500,
+ * each logged with its method and path only, never its URL's query string.
+ */
+export function routeFailures(logger: Logger): (args: ReceiverDispatchErrorHandlerArgs) => void {
+  return ({ error, request, response }) => {
+    const fields = { method: request.method, path: pathOf(request.url) };
+    if ((error as { code?: unknown }).code === NO_ROUTE) {
+      logger.info(fields, 'a request no route serves (HTTP 404)');
+      refuse(request, response, 404, 'not found');
+      return;
+    }
+    logger.error({ ...fields, err: error.message }, 'a request failed (HTTP 500)');
+    if (!response.headersSent) refuse(request, response, 500, 'internal error');
+    else if (!response.writableEnded) response.destroy();
+  };
+}
+
 /** Wraps the receiver's request listener (HTTPReceiver.requestListener). */
 export function guardInbound(next: RequestListener, { signingSecret, endpoints, logger, now = Date.now }: InboundGuardOptions): RequestListener {
   const failed = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
@@ -216,10 +250,8 @@ export function guardInbound(next: RequestListener, { signingSecret, endpoints, 
 
   return (req, res) => {
     // Bolt routes on exactly this parse; a URL it would throw on is refused here.
-    let path: string;
-    try {
-      path = new URL(req.url ?? '', 'http://localhost').pathname;
-    } catch {
+    const path = pathOf(req.url);
+    if (path === undefined) {
       logger.warn({ method: req.method }, 'refused a request whose URL does not parse (HTTP 400)');
       return refuse(req, res, 400, 'bad request');
     }

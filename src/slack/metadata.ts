@@ -79,8 +79,12 @@ export const PaymentRangeSchema = z.object({
 });
 export type PaymentRange = z.infer<typeof PaymentRangeSchema>;
 
-/** The Retry button's value: the request to re-run, who started the original run (the parent message names them) and what they confirmed. */
-export const RetryValueSchema = z.object({ request: ActivationRequestSchema, startedBy: z.string().min(1), confirm: ConfirmationSchema.optional() });
+/**
+ * The Retry button's value: the request to re-run, who started the original run (the parent message
+ * names them), what they confirmed, and the approval request it ran under (the store holds whether that
+ * approval still stands).
+ */
+export const RetryValueSchema = z.object({ request: ActivationRequestSchema, startedBy: z.string().min(1), confirm: ConfirmationSchema.optional(), approvalId: z.string().min(1).optional() });
 export type RetryValue = z.infer<typeof RetryValueSchema>;
 
 /** An Activate button's value (client and device cards): what the activation form is filled with. */

@@ -11,6 +11,7 @@
 import type { Logger } from 'pino';
 import type { SlackConfig } from '../config.js';
 import { errorSummary } from './errors.js';
+import { sealOf, type RecordSeal } from './record-seal.js';
 
 export class StartupError extends Error {
   override readonly name = 'StartupError';
@@ -34,6 +35,7 @@ const CALL_TIMEOUT_MS = 10_000;
  * Who SubOps is in Slack, from auth.test at start. Every SubOps process posts with the same bot token
  * (bot replicas and CLI runs alike), so Slack stamps this bot_id (and app_id) on everything SubOps
  * writes: what is read back from Slack counts only when it carries them (src/slack/audit-trail.ts).
+ * What tells the bot's records from the CLI's is the seal only the bot's processes can make.
  */
 export interface BotIdentity {
   botUserId: string;
@@ -42,10 +44,12 @@ export interface BotIdentity {
   appId?: string | undefined;
   /** The workspace's address, `https://<team>.slack.com/` (auth.test's url): its own permalinks start with it. */
   workspaceUrl?: string | undefined;
+  /** The bot processes' seal on their records (./record-seal.ts); the CLI, which has no key, has none. */
+  seal?: RecordSeal | undefined;
 }
 
 export interface StartupCheckOptions {
-  slack: Pick<SlackConfig, 'botToken' | 'apiUrl' | 'auditChannelId'>;
+  slack: Pick<SlackConfig, 'botToken' | 'apiUrl' | 'auditChannelId'> & Partial<Pick<SlackConfig, 'signingSecret' | 'appToken'>>;
   logger: Logger;
   /** Attempts while Slack is unreachable, and the first backoff (doubling); default 5 and 1 s. */
   attempts?: number;
@@ -94,7 +98,8 @@ export async function checkSlack(options: StartupCheckOptions): Promise<BotIdent
   try {
     const auth = await reach<AuthTestAnswer>('auth.test');
     if (!auth.user_id || !auth.bot_id) throw new StartupError('SLACK_BOT_TOKEN is not a bot token (auth.test names no bot); use the Bot User OAuth Token, xoxb-…');
-    identity = { botUserId: auth.user_id, botId: auth.bot_id, ...(auth.app_id && { appId: auth.app_id }), ...(auth.url && { workspaceUrl: auth.url }) };
+    const seal = sealOf(slack);
+    identity = { botUserId: auth.user_id, botId: auth.bot_id, ...(auth.app_id && { appId: auth.app_id }), ...(auth.url && { workspaceUrl: auth.url }), ...(seal && { seal }) };
   } catch (error) {
     if (!(error instanceof SlackRefusal)) throw error;
     if (TOKEN_REFUSED.has(error.code)) throw new StartupError(`Slack refused SLACK_BOT_TOKEN (${error.code}); copy the Bot User OAuth Token (xoxb-…) from the app's OAuth & Permissions page.`);

@@ -23,6 +23,8 @@ export interface ApprovalBook {
   add(row: { id: string; channel: string; ts: string; request: unknown; expiresAt: number }): Promise<void>;
   /** The request posted as the message at channel/ts. */
   at(channel: string, ts: string): Promise<RequestRow | undefined>;
+  /** The request of this id (what a Retry of its approved run names). */
+  byId(id: string): Promise<RequestRow | undefined>;
   /** The first decision stands; a later one is refused with it. */
   decide(id: string, decision: StoredDecision, by: string, at: number): Promise<DecideOutcome>;
   /** Every request without a decision, oldest first. */
@@ -59,6 +61,11 @@ export class SqlApprovalBook implements ApprovalBook {
 
   async at(channel: string, ts: string): Promise<RequestRow | undefined> {
     const [row] = await this.sql.query<Row>('SELECT * FROM approval_requests WHERE channel = $1 AND ts = $2', [channel, ts]);
+    return row && rowOf(row);
+  }
+
+  async byId(id: string): Promise<RequestRow | undefined> {
+    const [row] = await this.sql.query<Row>('SELECT * FROM approval_requests WHERE id = $1', [id]);
     return row && rowOf(row);
   }
 

@@ -82,6 +82,11 @@ export class MemoryApprovalBook implements ApprovalBook {
     return row && structuredClone(row);
   }
 
+  async byId(id: string): Promise<RequestRow | undefined> {
+    const row = this.memory.approvals.get(id);
+    return row && structuredClone(row);
+  }
+
   async decide(id: string, decision: StoredDecision, by: string, at: number): Promise<DecideOutcome> {
     const row = this.memory.approvals.get(id);
     if (!row) throw new Error(`approval request ${id} is not in the store`);

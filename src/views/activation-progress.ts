@@ -81,7 +81,7 @@ export function activationStep(event: StepEvent): SlackMessage {
  * What was done, what was not, and a Retry button that re-runs the converging workflow in this thread
  * with what the agent had confirmed.
  */
-export function activationFailure(request: ActivationRequest, startedBy: string, result: ActivationResult, confirm?: ActivationConfirmation): SlackMessage {
+export function activationFailure(request: ActivationRequest, startedBy: string, result: ActivationResult, confirm?: ActivationConfirmation, approvalId?: string): SlackMessage {
   const sentence = resultSentence(result);
   const headline = `:x: *Activation failed.* ${escapeMrkdwn(sentence)}`;
   const code = result.outcome === 'failed' ? result.error.code : undefined;
@@ -94,15 +94,15 @@ export function activationFailure(request: ActivationRequest, startedBy: string,
   // A move or deletion nobody confirmed stays unconfirmed on Retry: the form's confirmation is where it is agreed to.
   if (code === 'device-in-use') lists.push(context('Run /activate again to see the move and confirm it.'));
   if (code === 'delete-unconfirmed') lists.push(context('Run /activate again to see what it deletes and confirm it.'));
-  const tail = retryBlocks(request, startedBy, confirm);
+  const tail = retryBlocks(request, startedBy, confirm, approvalId);
   // However long the lists, the Retry button must survive the 50-block cap.
   const blocks = [section(headline), ...capBlocks(lists, LIMITS.messageBlocks - 1 - tail.length), ...tail];
   return message(`Activation failed: ${escapeMrkdwn(sentence)}`, blocks);
 }
 
 /** Why Retry is safe, and the button that re-runs the activation in the same thread. */
-function retryBlocks(request: ActivationRequest, startedBy: string, confirm: ActivationConfirmation | undefined): Block[] {
-  const retry: RetryValue = { request, startedBy, ...(confirm && { confirm }) };
+function retryBlocks(request: ActivationRequest, startedBy: string, confirm: ActivationConfirmation | undefined, approvalId: string | undefined): Block[] {
+  const retry: RetryValue = { request, startedBy, ...(confirm && { confirm }), ...(approvalId && { approvalId }) };
   return [
     context('Retrying is safe: the workflow re-reads UISP and only does what is still missing, so no client, service or site is created twice.'),
     actions(BLOCK.activationRetry, [button({ actionId: ACTION.activationRetry, text: 'Retry', style: 'primary', value: encodeMetadata(RetryValueSchema, retry) })]),
@@ -113,9 +113,9 @@ function retryBlocks(request: ActivationRequest, startedBy: string, confirm: Act
  * What the thread says when the SubOps process running the activation stopped hard (crash, OOM kill)
  * before its end: posted by the next process (src/slack/in-flight.ts), with Retry.
  */
-export function activationStopped(request: ActivationRequest, startedBy: string, confirm?: ActivationConfirmation): SlackMessage {
+export function activationStopped(request: ActivationRequest, startedBy: string, confirm?: ActivationConfirmation, approvalId?: string): SlackMessage {
   const headline = `:warning: *SubOps stopped* before this activation of *${escapeMrkdwn(request.device)}* ended (its process was restarted or killed). The steps above were done; nothing after them.`;
-  return message(`SubOps stopped before the activation of ${escapeMrkdwn(request.device)} ended.`, [section(headline), ...retryBlocks(request, startedBy, confirm)]);
+  return message(`SubOps stopped before the activation of ${escapeMrkdwn(request.device)} ended.`, [section(headline), ...retryBlocks(request, startedBy, confirm, approvalId)]);
 }
 
 /** The last reply of a successful run: the one step SubOps never performs. */

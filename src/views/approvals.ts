@@ -106,6 +106,17 @@ export function approvedRunStopped(request: ApprovalRequest, approver: string): 
   return message(text, [section(text)]);
 }
 
+/**
+ * Retry on a failed approved run whose approval has expired, in the run's thread: nothing ran, and a new
+ * request went to the approvals channel (`asked`), or could not be posted (`problem`).
+ */
+export function approvalAskedAgain(expired: ApprovalRequest, by: string, outcome: { asked: string } | { problem: string }): SlackMessage {
+  const then = `:lock: ${mention(by)}, the approval of this activation has expired (${when(expired.expiresAt)}), so Retry did not run it. Nothing was changed.`;
+  const now = 'asked' in outcome ? `A new approval request is in ${channelLink(outcome.asked)}: once approved, it runs after reading UISP again.` : `A new approval request could not be posted (${escapeMrkdwn(outcome.problem)}); press Retry again.`;
+  const text = `${then} ${now}`;
+  return message(text, [section(text)]);
+}
+
 /** The approved operation's outcome, in the request's thread, for the requester and the approver; `sentence` is plain text that quotes UISP. */
 export function outcomeReply(request: ApprovalRequest, approver: string, outcome: { ok: boolean; sentence: string }): SlackMessage {
   const text = `${mention(request.requester)} ${mention(approver)} ${outcome.ok ? ':white_check_mark:' : ':x:'} ${escapeMrkdwn(outcome.sentence)}`;

@@ -132,8 +132,8 @@ describe('per-source limits', () => {
     expect(flood.map((r) => r.status)).toEqual([200, 200, 200, 200, 429, 429, 429, 429, 429, 429]);
     expect(flood.slice(4).map((r) => r.headers['retry-after'])).toEqual(Array(6).fill('15'));
     expect(JSON.parse(flood[4]!.body)).toEqual({ ok: false, error: 'too many deliveries from this address, send again later' });
-    // A wrong token from a flooding address is limited too (guessing is slowed as well).
-    expect((await post(`${url}?token=guess`, { from: '127.0.0.2', body: event(99) })).status).toBe(429);
+    // A wrong token is answered for what it is: its refusals are counted apart (below).
+    expect((await post(`${url}?token=guess`, { from: '127.0.0.2', body: event(99) })).status).toBe(401);
     // UISP's address has its own allowance.
     expect((await post(withToken, { from: '127.0.0.1', body: event(100) })).status).toBe(200);
     t += 15_000;
@@ -141,8 +141,25 @@ describe('per-source limits', () => {
     release();
     await processor.idle();
     expect(asked).toHaveLength(6);
-    expect(outcomes.filter((o) => o === 'limited')).toHaveLength(7);
+    expect(outcomes.filter((o) => o === 'limited')).toHaveLength(6);
     expect(lines.filter((line) => line.includes('exceed WEBHOOK_RATE_PER_MINUTE'))).toHaveLength(1);
+  });
+
+  it('wrong-token posts never use up an address’s deliveries: UISP behind the same address (a proxy, NAT) is still served', async () => {
+    const { url, processor, asked, outcomes, lines } = await start({ ratePerMinute: 20 });
+    const wrong = [];
+    for (let n = 1; n <= 50; n++) wrong.push((await post(`${url}?token=guess-${n}`, { body: event(n) })).status);
+    // Refusals have a bucket of their own: past it, wrong tokens get 429 (logged once, not once each).
+    expect(wrong).toEqual([...Array(20).fill(401), ...Array(30).fill(429)]);
+    const genuine = await post(`${url}?token=${TOKEN}`, { body: event(100) });
+    expect(genuine.status).toBe(200);
+    expect(lines.filter((line) => line.includes('refused a webhook delivery'))).toHaveLength(20);
+    expect(lines.filter((line) => line.includes('wrong WEBHOOK_TOKEN'))).toHaveLength(1);
+    release();
+    await processor.idle();
+    expect(asked).toEqual([uuid(100)]);
+    expect(outcomes.filter((o) => o === 'refused')).toHaveLength(20);
+    expect(outcomes.filter((o) => o === 'limited')).toHaveLength(30);
   });
 
   it('an address whose share of the backlog is full gets 503 with Retry-After; another address’s events are still taken and come next', async () => {

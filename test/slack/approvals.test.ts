@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { sampleData, type SimulatorData } from '../../src/simulator/index.js';
 import { holdWrites } from '../support/store.js';
 import { expectValidHome, expectValidMessage, expectValidModal } from './block-kit.js';
-import { AGENT, AUDIT_CHANNEL, buttons, changeInUisp, CHANNEL, inputs, shown, startHarness, suspendThroughSlack, type Harness } from './harness.js';
+import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, buttons, changeInUisp, CHANNEL, inputs, shown, startHarness, suspendThroughSlack, type Harness } from './harness.js';
 
 const APPROVALS = 'C0APPROVALS';
 const LEAD = 'U0LEAD';
@@ -23,12 +23,13 @@ afterEach(async () => {
   await h.close();
 });
 
-async function start(env: Record<string, string> = {}, data?: SimulatorData) {
+/** `groups`: more user groups of the fake workspace (the test may change their members as it goes); `data`: the simulator's. */
+async function start(env: Record<string, string> = {}, { groups = {}, data }: { groups?: Record<string, string[]>; data?: SimulatorData } = {}) {
   clock = { now: Date.now() };
   h = await startHarness({
     ...(data && { simulator: { data } }),
     env: { APPROVAL_REQUIRED_FOR: 'delete-service,large-payment,suspension', APPROVAL_PAYMENT_ABOVE: '100000', APPROVALS_CHANNEL_ID: APPROVALS, ACCESS_APPROVE: 'S0LEADS', ...env },
-    fakeSlack: { usergroups: { S0LEADS: [LEAD, OTHER_LEAD] } },
+    fakeSlack: { usergroups: Object.assign(groups, { S0LEADS: [LEAD, OTHER_LEAD] }) },
     now: () => clock.now,
   });
 }
@@ -221,6 +222,92 @@ describe('acted on once', () => {
   });
 });
 
+describe('the requester\'s grant, checked again when the approved request runs', () => {
+  it('a requester who left the group ACCESS_ACTIVATE names before the approval: nothing runs, and the thread says why', async () => {
+    const groups: Record<string, string[]> = { S0AGENTS: [AGENT] };
+    await start({ ACCESS_ACTIVATE: 'S0AGENTS' }, { groups });
+    await requestPriya();
+    // The agent leaves the group; the next process (a restart) reads the groups afresh.
+    groups.S0AGENTS = [];
+    await h.restart();
+    await click('Approve', LEAD);
+    await h.settled();
+    expect(h.uisp.writes()).toEqual([]);
+    expect(h.fake.messages(CHANNEL)).toEqual([]);
+    expect(thread().at(-1)!.text).toBe(
+      `<@${AGENT}> <@${LEAD}> :x: Activating a customer is no longer granted to the requester (the access settings changed since the request), so the approved request did not run. Nothing was written.`,
+    );
+  });
+
+  it('a requester still in the group: the approved request runs', async () => {
+    await start({ ACCESS_ACTIVATE: 'S0AGENTS' }, { groups: { S0AGENTS: [AGENT] } });
+    await requestPriya();
+    await click('Approve', LEAD);
+    await h.settled();
+    expect(deletes102()).toHaveLength(1);
+  });
+});
+
+describe('Retry on an approved activation that failed', () => {
+  /** Approves Priya's request, whose run fails at the delete of #102 (UISP does not answer it); the failure report, with Retry. */
+  async function approvedRunFails() {
+    await start();
+    await requestPriya();
+    h.uisp.sim.setFaults([{ method: 'DELETE', path: '/crm/api/v1.0/clients/services/102', kind: 'status', status: 503 }]);
+    await click('Approve', LEAD);
+    await h.settled();
+    h.uisp.sim.setFaults([]);
+    const failure = h.fake.messages(CHANNEL).find((m) => m.text.startsWith('Activation failed'))!;
+    expect([...buttons(failure).keys()]).toEqual(['Retry']);
+    return failure;
+  }
+
+  it('within the approval’s validity, runs in the same thread as before', async () => {
+    const failure = await approvedRunFails();
+    const tried = deletes102().length;
+    await h.sender.blockAction({ userId: AGENT, actionId: 'activation_retry', message: failure });
+    await h.settled();
+    expect(deletes102()).toHaveLength(tried + 1);
+    expect(h.fake.messages(APPROVALS).filter((m) => m.thread_ts === undefined)).toHaveLength(1);
+  });
+
+  it('after the approval expired, asks for a new approval instead of running, and the thread says so', async () => {
+    const failure = await approvedRunFails();
+    const writes = h.uisp.writes().length;
+    clock.now += 5 * HOUR;
+    await h.sender.blockAction({ userId: AGENT, actionId: 'activation_retry', message: failure });
+    await h.settled();
+    expect(h.uisp.writes()).toHaveLength(writes);
+    const requests = h.fake.messages(APPROVALS).filter((m) => m.thread_ts === undefined);
+    expect(requests).toHaveLength(2);
+    expect(shown(requests[1]!)).toContain(`<@${AGENT}> asks to activate *10.20.1.51* for *Priya Ramnarine*`);
+    const told = h.fake.messages(CHANNEL).filter((m) => m.thread_ts === failure.thread_ts && m.text.includes('approval'));
+    expect(told.at(-1)!.text).toMatch(new RegExp(`^:lock: <@${AGENT}>, the approval of this activation has expired \\(.*\\), so Retry did not run it\\. Nothing was changed\\. A new approval request is in <#${APPROVALS}>`));
+    // The used Retry button is gone: the thread has one way forward, the new request.
+    expect(shown(h.fake.messages(CHANNEL).find((m) => m.ts === failure.ts)!)).toContain(`Approval asked again by <@${AGENT}>`);
+    // The new request is decided like any other: approved, it runs (after reading UISP again).
+    posted = requests[1];
+    await click('Approve', LEAD);
+    await h.settled();
+    expect(h.uisp.writes().slice(writes)).toContain('DELETE /crm/api/v1.0/clients/services/102');
+  });
+});
+
+describe('a Retry button SubOps never offered', () => {
+  it('posted with the bot token (the CLI holds it) to delete a service the approval rule covers: nothing runs, the presser is told', async () => {
+    await start();
+    // The CLI's token is the bot's: its message looks like SubOps' failure report, with a Retry that deletes #102.
+    const bot = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: h.fake.apiUrl });
+    const value = JSON.stringify({ request: { device: '10.20.1.51', firstName: 'priya', lastName: 'ramnarine' }, startedBy: AGENT, confirm: { deletes: [102] } });
+    const posted = await bot.chat.postMessage({ channel: CHANNEL, text: 'Activation failed', blocks: [{ type: 'actions', block_id: 'activation_retry', elements: [{ type: 'button', action_id: 'activation_retry', text: { type: 'plain_text', text: 'Retry' }, value }] }] });
+    const message = h.fake.messages(CHANNEL).find((m) => m.ts === posted.ts)!;
+    await h.sender.blockAction({ userId: AGENT, actionId: 'activation_retry', message });
+    await h.settled();
+    expect(h.uisp.writes()).toEqual([]);
+    expect(toldPrivately(AGENT)).toEqual([':lock: This Retry deletes services or moves a device, which needs approval, and no approval stands for it. Run /activate again to ask for one. Nothing was changed.']);
+  });
+});
+
 describe('a decision nobody can outvote', () => {
   it('a thread flooded with a thousand replies before a Reject: the Reject stands, a later Approve runs nothing', async () => {
     await start();
@@ -338,7 +425,7 @@ describe('names from UISP in the approvals channel', () => {
     const data = sampleData();
     const cpe = data.devices.find((d) => d.identification.ip === '10.20.1.51')!;
     Object.assign(cpe.identification, { name: PHISHING, hostname: PHISHING, displayName: PHISHING });
-    await start({}, data);
+    await start({}, { data });
     await requestPriya();
     await click('Approve', LEAD);
     await h.settled();
@@ -360,7 +447,7 @@ describe('names from UISP in the approvals channel', () => {
     const data = sampleData();
     const clientId = data.services.find((s) => s.id === 101)!.clientId;
     Object.assign(data.clients.find((c) => c.id === clientId)!, { firstName: '*Nothing is suspended. Safe to approve*\n• spoof', lastName: 'Doe' });
-    await start({}, data);
+    await start({}, { data });
     await suspendThroughSlack(h, 101, 1);
     const request = requestMessage();
     // In the blocks' JSON a line break is written as backslash-n; in the notification text it is raw.
@@ -373,7 +460,7 @@ describe('names from UISP in the approvals channel', () => {
     const data = sampleData();
     const clientId = data.services.find((s) => s.id === 101)!.clientId;
     Object.assign(data.clients.find((c) => c.id === clientId)!, { firstName: 'Smith & Sons', lastName: '<Ltd>', companyName: null });
-    await start({}, data);
+    await start({}, { data });
     await suspendThroughSlack(h, 101, 1);
     posted = requestMessage();
     await click('Reject', LEAD);

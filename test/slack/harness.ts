@@ -20,7 +20,7 @@ import { createEventServices, type EventServices } from '../../src/services/even
 import { Metrics } from '../../src/services/metrics.js';
 import * as linkWatch from '../../src/commands/link-watch/index.js';
 import { createLogger } from '../../src/slack/logging.js';
-import { checkSlack } from '../../src/slack/startup.js';
+import { checkSlack, type BotIdentity } from '../../src/slack/startup.js';
 import { WorkTracker } from '../../src/slack/work.js';
 import { UispGate } from '../support/uisp-gate.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
@@ -69,6 +69,8 @@ export interface Replica {
 export interface Harness {
   uisp: UispFixture;
   fake: FakeSlack;
+  /** SubOps in Slack, as checked at start: its ids, and the bot's seal on its records. */
+  identity: BotIdentity;
   sender: SlackSender;
   /** The app's HTTP origin, e.g. http://127.0.0.1:PORT (events at /slack/events; /uisp/webhook with events). */
   origin: string;
@@ -196,7 +198,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       Object.assign(harness, { app, work, events, origin });
       harness.sender = new SlackSender({ url: `${origin}/slack/events`, signingSecret: SIGNING_SECRET, responseUrl: () => fake.responseUrl() });
       pointWebhooks();
-      await linkWatch.resume(app.client, { events, auditChannelId: slack.auditChannelId, logger }, now);
+      await linkWatch.resume(app.client, { events, auditChannelId: slack.auditChannelId, logger, identity }, now);
       events?.links.stop();
     },
     async replica({ ownServices: separate = false } = {}) {
@@ -226,6 +228,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     settled: () => work.idle(),
     store: stores[0] as PostgresStore,
+    identity,
     logs,
     rawLog: () => lines.join(''),
     command: (command, text = '', userId = AGENT) => harness.sender.slashCommand({ command, text, userId, channelId: CHANNEL }),

@@ -103,7 +103,7 @@ describe('several processes watching the same site', () => {
     await start();
     const { siteId, clientId, parentTs } = await activate('10.20.1.88', 'Jane', 'Doe');
     const other = await h.replica();
-    await linkWatch.resume(other.app.client, { events: other.events, auditChannelId: AUDIT_CHANNEL, logger: createLogger('silent') }, now);
+    await linkWatch.resume(other.app.client, { events: other.events, auditChannelId: AUDIT_CHANNEL, logger: createLogger('silent'), identity: h.identity }, now);
     other.events!.links.stop();
     expect(other.events!.links.pending().map((link) => [link.siteId, link.thread])).toEqual([[siteId, { channel: CHANNEL, ts: parentTs }]]);
 
@@ -129,7 +129,7 @@ describe('one owner at a time', () => {
     const activated = await activate('10.20.1.88', 'Jane', 'Doe');
     await h.events!.links.check();
     const other = await h.replica();
-    await linkWatch.resume(other.app.client, { events: other.events, auditChannelId: AUDIT_CHANNEL, logger: createLogger('silent') }, now);
+    await linkWatch.resume(other.app.client, { events: other.events, auditChannelId: AUDIT_CHANNEL, logger: createLogger('silent'), identity: h.identity }, now);
     other.events!.links.stop();
     linkByHand(activated.siteId, activated.clientId);
     return { ...activated, other };

@@ -2,7 +2,8 @@
  * What SubOps reads back from Slack — audit records (recognising its own changes, the Home tab), the
  * activation's thread and reminder (the link watch after a restart) — counts only when SubOps wrote it:
  * the bot_id (and app_id) auth.test named at start. Another app in the channel, or a person, posting
- * messages with SubOps' exact metadata changes nothing. And a record explains a UISP event only when its
+ * messages with SubOps' exact metadata changes nothing; nor does a message posted with the bot token
+ * itself (the CLI holds it) without the bot's seal. And a record explains a UISP event only when its
  * write changed something, within OWN_CHANGE_WINDOW_MS of the event.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import { startFakeSlack, type FakeSlack } from '../../src/playground/fake-slack.
 import { slackAuditSink } from '../../src/slack/audit.js';
 import { auditTrail, ownPermalink, writtenBySubOps } from '../../src/slack/audit-trail.js';
 import type { BotIdentity } from '../../src/slack/startup.js';
+import { recordSeal } from '../../src/slack/record-seal.js';
 import { auditMessage, auditMetadata } from '../../src/views/audit.js';
 import { linkReminder } from '../../src/views/link-watch.js';
 import { runCli } from '../cli/support.js';
@@ -21,7 +23,16 @@ import { startForgingSlack, type Forger, type ForgingSlack } from './forger.js';
 import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, CHANNEL, inputs, shown, startHarness, type Harness, type HarnessOptions, changeInUisp } from './harness.js';
 
 const HOUR = 3_600_000;
-const FORGERS: Forger[] = ['another app', 'a person'];
+/** Who may post SubOps-looking messages: another app, a person, or whoever holds the bot token (the CLI does). */
+type Poster = Forger | 'the bot token';
+const FORGERS: Poster[] = ['another app', 'a person', 'the bot token'];
+
+/** Posts as `by`: the bot token's messages are stamped as SubOps', the forger's as its own. */
+async function forge(by: Poster, channel: string, message: Record<string, unknown>): Promise<string> {
+  if (by !== 'the bot token') return forger!.post(by, channel, message);
+  const bot = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: h!.fake.apiUrl });
+  return (await bot.chat.postMessage({ channel, text: '', ...message })).ts!;
+}
 
 let h: Harness | undefined;
 let forger: ForgingSlack | undefined;
@@ -101,15 +112,15 @@ describe('who wrote a message', () => {
 
 describe('forged audit records', () => {
   it.each(FORGERS)('from %s, with SubOps’ metadata, do not hide a change made in UISP: the notice is posted', async (by) => {
-    const { h, forger } = await startForged({ events: {} });
-    await forger.post(by, AUDIT_CHANNEL, auditPost(suspendRecord()));
+    const { h } = await startForged({ events: {} });
+    await forge(by, AUDIT_CHANNEL, auditPost(suspendRecord({ via: 'slack', userId: AGENT })));
     await inUisp(h, 'PATCH', '/clients/services/101/suspend', { suspensionReasonId: 1 });
     // The audit channel was read, and the forged record did not count.
     expect(h.fake.callsTo('conversations.history').some((call) => call.args.channel === AUDIT_CHANNEL)).toBe(true);
     expect(outsideNotices(h)).toEqual([expect.stringMatching(/^:double_vertical_bar: Service #101 .* was \*suspended\* in UISP, outside SubOps\.$/)]);
   });
 
-  it('the CLI’s own record, posted with the same bot token, still counts: its suspension is not reported again', async () => {
+  it('the CLI’s own record, posted with the same bot token, does not hide its change either: the suspension is reported', async () => {
     const h = await start({ events: {} });
     // The bot asks the CRM about the webhook only once the CLI has audited, as when processing outlasts the CLI.
     const confirming = h.uisp.sim.gate({ method: 'GET', path: /\/webhook-events\// });
@@ -120,20 +131,21 @@ describe('forged audit records', () => {
     await h.uisp.sim.webhooksSettled();
     await h.settled();
     expect(h.uisp.sim.webhookEvents.map((e) => e.eventName)).toEqual(['service.suspend']);
-    expect(h.fake.messages(AUDIT_CHANNEL).map((m) => m.text)).toEqual([expect.stringMatching(/^suspend by \S+ \(CLI\): suspended$/)]);
+    expect(h.fake.messages(AUDIT_CHANNEL).map((m) => m.text)).toContainEqual(expect.stringMatching(/^suspend by \S+ \(CLI\): suspended$/));
+    expect(outsideNotices(h)).toEqual([expect.stringMatching(/^:double_vertical_bar: Service #101 .* was \*suspended\* in UISP, outside SubOps\.$/)]);
   });
 
   it.each(FORGERS)("from %s put nothing on the Home tab; SubOps' own records are listed, linked only to the workspace's own threads", async (by) => {
-    const { h, forger } = await startForged();
+    const { h } = await startForged();
     const bot = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: h.fake.apiUrl });
     const parent = await bot.chat.postMessage({ channel: CHANNEL, text: 'Payment recorded' });
     const { permalink } = await bot.chat.getPermalink({ channel: CHANNEL, message_ts: parent.ts! });
-    const sink = slackAuditSink(bot, AUDIT_CHANNEL);
+    const sink = slackAuditSink(bot, AUDIT_CHANNEL, h.identity.seal);
     await sink.write({ action: 'payment', targets: { paymentId: 9001, clientId: 1002 }, result: 'recorded', ok: true, summary: 'Recorded payment #9001', actor: { via: 'slack', userId: AGENT }, permalink, thread: { channel: CHANNEL, ts: parent.ts! } });
     // SubOps' own record, but its link leads out of the workspace: listed without it.
     await sink.write({ ...suspendRecord({ via: 'slack', userId: AGENT }), permalink: 'https://evil.example.com/archives/C0SUPPORT/p1700000000000100' });
     for (const link of [permalink, 'https://evil.example.com/archives/C0SUPPORT/p1700000000000100']) {
-      await forger.post(by, AUDIT_CHANNEL, auditPost({ action: 'activate', targets: { device: '10.20.1.88', clientId: 1001, serviceId: 101, siteId: 'site-1' }, result: 'activated', ok: true, summary: 'FORGED activation', actor: { via: 'slack', userId: AGENT }, permalink: link }));
+      await forge(by, AUDIT_CHANNEL, auditPost({ action: 'activate', targets: { device: '10.20.1.88', clientId: 1001, serviceId: 101, siteId: 'site-1' }, result: 'activated', ok: true, summary: 'FORGED activation', actor: { via: 'slack', userId: AGENT }, permalink: link }));
     }
 
     const reply = await h.sender.event({ type: 'app_home_opened', user: AGENT, channel: 'D0HOME', tab: 'home' });
@@ -172,18 +184,18 @@ describe('the link watch after a restart, with forged messages', () => {
   it.each(FORGERS)('from %s: "Linked in CRM" and the reminder still go to the activation’s real thread', async (by) => {
     // The test clock starts a minute after the wall clock, which stamps the fake's messages.
     t = Date.now() + 60_000;
-    const { h, forger } = await startForged({ events: { now }, env: { LINK_REMINDER_HOURS: '24' } });
+    const { h } = await startForged({ events: { now }, env: { LINK_REMINDER_HOURS: '24' } });
     const { site, parentTs } = await activate(h, '10.20.1.88', 'Jane', 'Doe');
     const [pending] = h.events!.links.pending();
     const real = h.fake.messages(AUDIT_CHANNEL).find((m) => JSON.stringify(m.metadata ?? '').includes('"action":"activate"'))!;
     const metadata = real.metadata as { event_payload: Record<string, string | number | boolean> };
 
     // Newer than SubOps' record, same shape, same site: its thread is one the forger started.
-    const decoy = await forger.post(by, CHANNEL, { text: 'Reply here for your CRM link' });
+    const decoy = await forge(by, CHANNEL, { text: 'Reply here for your CRM link' });
     const { thread_channel: _channel, thread_ts: _ts, ...facts } = metadata.event_payload;
-    await forger.post(by, AUDIT_CHANNEL, { text: real.text, blocks: real.blocks, metadata: { event_type: 'subops_audit', event_payload: { ...facts, thread_channel: CHANNEL, thread_ts: decoy } } });
+    await forge(by, AUDIT_CHANNEL, { text: real.text, blocks: real.blocks, metadata: { event_type: 'subops_audit', event_payload: { ...facts, thread_channel: CHANNEL, thread_ts: decoy } } });
     // And a reminder in the real thread, as if SubOps had posted it already.
-    const forgedReminder = await forger.post(by, CHANNEL, { ...linkReminder(pending!, 24), thread_ts: parentTs });
+    const forgedReminder = await forge(by, CHANNEL, { ...linkReminder(pending!, 24), thread_ts: parentTs });
 
     t += 25 * HOUR;
     await h.restart();
@@ -245,18 +257,33 @@ describe('records of writes that changed nothing, and old records', () => {
   it(`a record SubOps wrote explains a change only within ${OWN_CHANGE_WINDOW_MS / 60_000} minutes of it, and only to SubOps`, async () => {
     const slack = (fake = await startFakeSlack());
     const bot = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: fake.apiUrl });
-    await slackAuditSink(bot, AUDIT_CHANNEL).write(suspendRecord());
+    const seal = recordSeal('the-signing-secret');
+    await slackAuditSink(bot, AUDIT_CHANNEL, seal).write(suspendRecord({ via: 'slack', userId: AGENT }));
     const auth = await bot.auth.test();
-    const identity: BotIdentity = { botId: auth.bot_id!, botUserId: auth.user_id!, appId: auth.app_id, workspaceUrl: auth.url };
+    const identity: BotIdentity = { botId: auth.bot_id!, botUserId: auth.user_id!, appId: auth.app_id, workspaceUrl: auth.url, seal };
     const suspension = { entity: 'service', id: 101, changeType: 'suspend' };
     const recognised = (options: Partial<Parameters<typeof auditTrail>[0]>) => auditTrail({ client: bot, channelId: AUDIT_CHANNEL, identity, ...options })(suspension);
 
     expect(await recognised({})).toBe(true);
     expect(await recognised({ now: () => Date.now() + OWN_CHANGE_WINDOW_MS + 60_000 })).toBe(false);
     expect(await recognised({ identity: { botId: 'B0OTHERAPP', botUserId: 'U0OTHERBOT' } })).toBe(false);
+    // Another key (a process without the bot's secret) does not verify it.
+    expect(await recognised({ identity: { ...identity, seal: recordSeal('another-secret') } })).toBe(false);
     // Only the window before the change is read.
     const oldest = slack.callsTo('conversations.history').map((call) => Number(call.args.oldest) * 1000);
-    expect(oldest).toHaveLength(3);
+    expect(oldest).toHaveLength(4);
     expect(oldest[1]! - oldest[0]!).toBeGreaterThanOrEqual(OWN_CHANGE_WINDOW_MS + 60_000 - 1);
+  });
+
+  it('a sealed record posted again later (anyone holding the bot token can copy one) explains no change past the window of its seal', async () => {
+    fake = await startFakeSlack();
+    const bot = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: fake.apiUrl });
+    const seal = recordSeal('the-signing-secret');
+    // Sealed long ago, posted now: the message is new, the record is not.
+    const sealedLongAgo = () => Date.now() - OWN_CHANGE_WINDOW_MS - 60_000;
+    await slackAuditSink(bot, AUDIT_CHANNEL, seal, sealedLongAgo).write(suspendRecord({ via: 'slack', userId: AGENT }));
+    const auth = await bot.auth.test();
+    const identity: BotIdentity = { botId: auth.bot_id!, botUserId: auth.user_id!, appId: auth.app_id, workspaceUrl: auth.url, seal };
+    expect(await auditTrail({ client: bot, channelId: AUDIT_CHANNEL, identity })({ entity: 'service', id: 101, changeType: 'suspend' })).toBe(false);
   });
 });

@@ -137,4 +137,17 @@ describe('secrets', () => {
       expect(sentToSlack).not.toContain(secret);
     }
   });
+
+  it('a request no route serves (a GET, a mistyped path) is logged by its path, never its query string (WEBHOOK_TOKEN)', async () => {
+    const token = 'hook-SECRET-in-the-query-string';
+    h = await startHarness({ events: {}, env: { WEBHOOK_TOKEN: token } });
+    const get = await fetch(`${h.origin}/uisp/webhook?token=${token}`);
+    const mistyped = await fetch(`${h.origin}/uisp/webhooks?token=${token}&response_url=https%3A%2F%2Fhooks.slack.com%2Fsecret`, { method: 'POST', body: '{}' });
+    expect([get.status, mistyped.status]).toEqual([404, 404]);
+    await h.settled();
+    expect(h.rawLog()).not.toContain(token);
+    expect(h.rawLog()).not.toContain('hooks.slack.com');
+    const unmatched = h.logs.filter((l) => String(l.msg).includes('no route'));
+    expect(unmatched).toEqual([expect.objectContaining({ method: 'GET', path: '/uisp/webhook' }), expect.objectContaining({ method: 'POST', path: '/uisp/webhooks' })]);
+  });
 });

@@ -4,9 +4,8 @@
  * entity and posts one line to the audit channel — never for changes SubOps made itself.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../cli/support.js';
 import { crm } from '../simulator/helpers.js';
-import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, shown, startHarness, suspendThroughSlack, WEBHOOK_TOKEN, type Harness, type HarnessOptions, changeInUisp } from './harness.js';
+import { AGENT, AUDIT_CHANNEL, CHANNEL, inputs, selected, shown, startHarness, suspendThroughSlack, WEBHOOK_TOKEN, type Harness, type HarnessOptions, changeInUisp } from './harness.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -62,20 +61,25 @@ describe('changes made in UISP outside SubOps', () => {
 });
 
 describe('SubOps’ own changes', () => {
-  it('a suspension made by `subops suspend` in another process is recognised from its audit record, not posted again', async () => {
+  it('a suspension made through another bot process (a replica) is recognised from its sealed audit record, not posted again', async () => {
     await start();
-    // Webhooks held back until the CLI has audited, as when processing outlasts the CLI's audit post.
+    const replica = await h.replica({ ownServices: true });
+    // Webhooks held back until the replica has audited, as when processing outlasts its audit post.
     h.uisp.sim.setWebhookUrl(undefined);
-    const env = { UISP_URL: h.uisp.sim.url, UISP_TOKEN: h.uisp.sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, AUDIT_CHANNEL_ID: AUDIT_CHANNEL, SLACK_API_URL: h.fake.apiUrl };
-    const cli = await runCli(['suspend', '--service-id', '101', '--reason', '1', '--yes'], env, [BOT_TOKEN]);
-    expect(cli.code).toBe(0);
+    await replica.sender.slashCommand({ command: '/suspend', text: '101', userId: AGENT, channelId: CHANNEL });
+    const { id } = await h.openedView();
+    await h.fake.waitFor('views.update', (call) => JSON.stringify(call.args.view).includes('"block_id":"reason"'));
+    await replica.sender.viewSubmission({ userId: AGENT, view: h.fake.views.get(id)!, values: { ...inputs({ service: '101' }), reason: selected('value', '1') } });
+    await h.viewBecomes(id, 'suspension_confirm');
+    await replica.sender.viewSubmission({ userId: AGENT, view: h.fake.views.get(id)!, values: {} });
+    await replica.settled();
     h.uisp.sim.setWebhookUrl(`${h.origin}/uisp/webhook?token=${WEBHOOK_TOKEN}`);
     h.uisp.sim.resendWebhook(h.uisp.sim.webhookEvents[0]!.uuid);
     await h.uisp.sim.webhooksSettled();
     await h.settled();
     expect(h.uisp.sim.webhookEvents.map((e) => e.eventName)).toEqual(['service.suspend']);
     expect(confirmations()).toHaveLength(1);
-    expect(auditLines()).toEqual([expect.stringMatching(/^suspend by \S+ \(CLI\): suspended$/)]);
+    expect(auditLines()).toEqual([`suspend by <@${AGENT}>: suspended`]);
     expect(h.fake.callsTo('conversations.history')).toHaveLength(1);
   });
 

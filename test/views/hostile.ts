@@ -15,7 +15,7 @@ import type { ApprovalRequest, Origin, StoredRequest } from '../../src/slack/met
 import { accessRefusalText } from '../../src/views/access.js';
 import { activationChecking, activationConfirm, activationForm, activationStarted } from '../../src/views/activation.js';
 import { activationFailure, activationParent, activationStep, activationStopped, manualLinkReminder } from '../../src/views/activation-progress.js';
-import { approvalNotPostedView, approvalRequestedView, approvalRequestMessage, approvedRunStopped, decidedRequestMessage, outcomeReply, pendingApprovalBlocks } from '../../src/views/approvals.js';
+import { approvalAskedAgain, approvalNotPostedView, approvalRequestedView, approvalRequestMessage, approvedRunStopped, decidedRequestMessage, outcomeReply, pendingApprovalBlocks } from '../../src/views/approvals.js';
 import { auditMessage } from '../../src/views/audit.js';
 import { digestMessage } from '../../src/views/digest.js';
 import { lateDuplicateNotice, noticeAfterClick, removalLine } from '../../src/views/duplicates.js';
@@ -167,6 +167,8 @@ export function surfaces(v: string): Record<string, unknown> {
     'outcomeReply, activation': outcomeReply(approvals.activation, 'U0LEAD', { ok: true, sentence: `Activated ${v}: service #140, site "${v}", device ${v}.` }),
     'outcomeReply, failure quoting UISP': outcomeReply(approvals.payment, 'U0LEAD', { ok: false, sentence: `Could not read UISP again: ${v} Nothing was written.` }),
     'approvedRunStopped': approvedRunStopped(approvals.payment, 'U0LEAD'),
+    'approvalAskedAgain, asked': approvalAskedAgain(approvals.activation, 'U0AGENT', { asked: 'C0APPROVALS' }),
+    'approvalAskedAgain, not posted': approvalAskedAgain(approvals.activation, 'U0AGENT', { problem: v }),
     'approvalNotPostedView': approvalNotPostedView('Activate subscriber', v),
     'approvalRequestedView': approvalRequestedView('Activate subscriber', approvals.activation, 'C0APPROVALS'),
     'pendingApprovalBlocks': pendingApprovalBlocks(stored, stored),

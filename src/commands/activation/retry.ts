@@ -1,41 +1,93 @@
 /**
  * Retry on a failed activation: re-runs the (converging) workflow in the same thread. The button is
  * replaced by who retried, so the thread shows one live Retry at a time.
+ *
+ * A Retry that deletes services or moves a device the approval rule covers runs only under the approval
+ * its run had, while the store says it stands (approved, not expired): after the expiry it asks for a
+ * new approval instead (the run's thread says so), and without one it runs nothing.
  */
-import type { App, BlockButtonAction } from '@slack/bolt';
+import type { App, BlockButtonAction, webApi } from '@slack/bolt';
+import type { Logger } from 'pino';
+import { approvalReasons, judgeRetry, type RetryVerdict } from '../../services/approvals.js';
+import { readRequestById, type RequestState } from '../../slack/approval-requests.js';
 import { errorSummary } from '../../slack/errors.js';
 import { runActivation } from './run.js';
 import { onceButton } from '../../slack/deliveries.js';
 import type { ListenerDeps } from '../../slack/deps.js';
-import { decodeMetadata, RetryValueSchema } from '../../slack/metadata.js';
+import { decodeMetadata, RetryValueSchema, type Origin, type RetryValue } from '../../slack/metadata.js';
+import { tellAgent } from '../../slack/notify.js';
+import { approvalAskedAgain } from '../../views/approvals.js';
 import { mention } from '../../views/format.js';
+import { notice } from '../../views/help.js';
 import { ACTION, BLOCK } from '../../views/ids.js';
 import { context, type Block } from '../../views/kit.js';
+import { postApprovalRequest } from '../approvals/index.js';
 
 export function registerRetry(app: App, deps: ListenerDeps): void {
   app.action<BlockButtonAction>(ACTION.activationRetry, onceButton(deps, async ({ ack, body, action, client }) => {
     await ack();
-    const { request, startedBy, confirm } = decodeMetadata(RetryValueSchema, action.value);
+    const retry = decodeMetadata(RetryValueSchema, action.value);
+    const { request, startedBy, confirm } = retry;
     const channelId = body.channel?.id;
     const failureReply = body.message;
     if (!channelId || !failureReply) throw new Error('Retry clicked outside a message');
     const logger = deps.logger.child({ flow: 'activation', userId: body.user.id, retry: true });
-    const blocks = (failureReply.blocks as Block[] | undefined)?.filter((block) => block.block_id !== BLOCK.activationRetry) ?? [];
-    // Marked while the re-run goes on: UISP does not wait for Slack (the mark counts as work in flight).
-    void deps.work.run(async () => {
-      try {
-        await client.chat.update({ channel: channelId, ts: failureReply.ts, text: failureReply.text ?? 'Activation failed', blocks: [...blocks, context(`:repeat: Retried by ${mention(body.user.id)}`)] });
-      } catch (error) {
-        logger.warn({ err: errorSummary(error) }, 'could not mark the failure report as retried');
-      }
-    });
-    await runActivation(deps, {
-      request,
-      startedBy,
-      ...(confirm && { confirm }),
-      origin: { channelId, userId: body.user.id, ...(body.response_url && { responseUrl: body.response_url }) },
-      // Bolt types a message's extra fields as any: thread_ts is a string when the reply is in a thread.
-      parentTs: typeof failureReply.thread_ts === 'string' ? failureReply.thread_ts : failureReply.ts,
-    });
+    const origin: Origin = { channelId, userId: body.user.id, ...(body.response_url && { responseUrl: body.response_url }) };
+    // Bolt types a message's extra fields as any: thread_ts is a string when the reply is in a thread.
+    const parentTs: string = typeof failureReply.thread_ts === 'string' ? failureReply.thread_ts : failureReply.ts;
+    const judged = await judge(deps, retry, logger);
+    if (!judged) return void (await tellAgent(client, origin, notice(':x: SubOps could not read the approval this activation ran under. Nothing was changed; press Retry again.'), logger));
+    const { verdict, approval } = judged;
+    const markButton = (line: string) =>
+      // Marked while the re-run goes on: UISP does not wait for Slack (the mark counts as work in flight).
+      void deps.work.run(async () => {
+        const blocks = (failureReply.blocks as Block[] | undefined)?.filter((block) => block.block_id !== BLOCK.activationRetry) ?? [];
+        try {
+          await client.chat.update({ channel: channelId, ts: failureReply.ts, text: failureReply.text ?? 'Activation failed', blocks: [...blocks, context(line)] });
+        } catch (error) {
+          logger.warn({ err: errorSummary(error) }, 'could not mark the failure report as retried');
+        }
+      });
+    if (verdict.kind === 'ask-again') {
+      if (verdict.why === 'expired' && approval) return askAgain(deps, client, { approval, origin, thread: { channel: channelId, ts: parentTs }, markButton, logger });
+      return void (await tellAgent(client, origin, notice(':lock: This Retry deletes services or moves a device, which needs approval, and no approval stands for it. Run /activate again to ask for one. Nothing was changed.'), logger));
+    }
+    markButton(`:repeat: Retried by ${mention(body.user.id)}`);
+    await runActivation(deps, { request, startedBy, ...(confirm && { confirm }), origin, parentTs, ...(verdict.approvedBy && { approvedBy: verdict.approvedBy, approvalId: retry.approvalId }) });
   }));
+}
+
+/** What this Retry may do, with the approval it names as the store holds it now; undefined when the store cannot be read. */
+async function judge(deps: ListenerDeps, { confirm, approvalId }: RetryValue, logger: Logger): Promise<{ verdict: RetryVerdict; approval: RequestState | undefined } | undefined> {
+  const reasons = approvalReasons(deps.approvals.settings, { kind: 'activation', deletes: confirm?.deletes ?? [], moveFromSite: confirm?.moveFrom });
+  let approval: RequestState | undefined;
+  try {
+    approval = reasons.length && approvalId ? await readRequestById(deps.store.approvals, approvalId) : undefined;
+  } catch (error) {
+    logger.error({ err: errorSummary(error), approvalId }, 'could not read the approval a Retry names');
+    return undefined;
+  }
+  const standing = approval && { decision: approval.decision?.decision, by: approval.decision?.by ?? '', expiresAt: approval.request.expiresAt };
+  return { verdict: judgeRetry(reasons, standing, deps.approvals.now()), approval };
+}
+
+interface AskAgain {
+  approval: RequestState;
+  /** Who pressed Retry, where: the new request is theirs. */
+  origin: Origin;
+  /** The run's thread, told what happened. */
+  thread: { channel: string; ts: string };
+  markButton: (line: string) => void;
+  logger: Logger;
+}
+
+/** The expired approval's operation, asked for again by whoever pressed Retry; the run's thread says so. */
+async function askAgain(deps: ListenerDeps, client: webApi.WebClient, { approval, origin, thread, markButton, logger }: AskAgain): Promise<void> {
+  const { request } = approval;
+  const outcome = await postApprovalRequest(deps, client, { origin, reasons: request.reasons, operation: request.operation, logger });
+  if (outcome.posted) markButton(`:lock: Approval asked again by ${mention(origin.userId)}`);
+  const reply = approvalAskedAgain(request, origin.userId, outcome.posted ? { asked: outcome.channelId } : { problem: outcome.problem });
+  await deps.work
+    .run(() => client.chat.postMessage({ channel: thread.channel, thread_ts: thread.ts, ...reply, unfurl_links: false }))
+    .catch((error: unknown) => logger.warn({ err: errorSummary(error) }, 'could not say in the thread that the approval was asked again'));
 }

@@ -31,6 +31,8 @@ export interface ActivationRun {
   decided?: ReadDecision;
   /** The run needed a second pair of eyes: who approved it (named in the thread and the audit record). */
   approvedBy?: string | undefined;
+  /** The approval request it runs under: Retry names it, and runs only while that approval stands. */
+  approvalId?: string | undefined;
 }
 
 /** What a run came to, for whoever waits on it elsewhere (an approval's thread). */
@@ -41,11 +43,11 @@ export interface RunOutcome {
 
 /** Runs on the same device or client take turns inside ActivationService (its lock is on resolved ids). */
 export async function runActivation(deps: ListenerDeps, run: ActivationRun): Promise<RunOutcome> {
-  const { request, origin, startedBy, confirm, decided, approvedBy } = run;
+  const { request, origin, startedBy, confirm, decided, approvedBy, approvalId } = run;
   const logger = deps.logger.child({ flow: 'activation', device: request.device, userId: origin.userId });
 
   // The parent is queued, not awaited: the first UISP requests go out while Slack answers.
-  const report = deps.reporter.start({ origin, parent: activationParent({ request, startedBy }), parentTs: run.parentTs, logger, ifStopped: activationStopped(request, startedBy, confirm) });
+  const report = deps.reporter.start({ origin, parent: activationParent({ request, startedBy }), parentTs: run.parentTs, logger, ifStopped: activationStopped(request, startedBy, confirm, approvalId) });
   if (run.parentTs) report.reply(retryStarted(origin.userId));
   if (approvedBy) report.reply(approvedNote(approvedBy));
 
@@ -67,7 +69,7 @@ export async function runActivation(deps: ListenerDeps, run: ActivationRun): Pro
   if (outcome.duplicates?.length) deps.lateDuplicates.post(outcome.duplicates, 'activation');
 
   report.update(activationParent({ request, startedBy, result: outcome }));
-  if (outcome.outcome === 'failed') report.reply(activationFailure(request, startedBy, outcome, confirm));
+  if (outcome.outcome === 'failed') report.reply(activationFailure(request, startedBy, outcome, confirm, approvalId));
   else if (manualStep || outcome.client) report.reply(manualLinkReminder(outcome));
   // The manual CRM–NMS link is watched from here until it is made (src/commands/link-watch), in its thread.
   const thread = await report.posted();

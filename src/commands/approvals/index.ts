@@ -34,10 +34,12 @@ export interface ApprovalAsk {
   logger: Logger;
 }
 
-/** Posts the request instead of running the operation; nothing is written to UISP. */
-export async function requestApproval(deps: ListenerDeps, client: webApi.WebClient, ask: ApprovalAsk): Promise<void> {
+/** A request posted in the approvals channel and kept in the store, or why it is not. */
+export type PostedRequest = { posted: true; request: ApprovalRequest; channelId: string } | { posted: false; problem: string };
+
+/** Posts the request in the approvals channel and keeps it in the store; nothing is written to UISP. */
+export async function postApprovalRequest(deps: ListenerDeps, client: webApi.WebClient, { origin, reasons, operation, logger }: Omit<ApprovalAsk, 'viewId' | 'title'>): Promise<PostedRequest> {
   const { settings, channelId, now } = deps.approvals;
-  const { viewId, title, origin, reasons, operation, logger } = ask;
   const at = now();
   const request: ApprovalRequest = { id: randomUUID(), requester: origin.userId, origin, requestedAt: at, expiresAt: at + settings.expiresAfterMs, reasons, operation };
   let posted: { ts?: string | undefined } | undefined;
@@ -49,11 +51,18 @@ export async function requestApproval(deps: ListenerDeps, client: webApi.WebClie
     logger.error({ err: errorSummary(error), channelId }, 'could not post or store the approval request');
     // A request message the store does not hold could never be decided: take it down again.
     if (posted?.ts) await client.chat.delete({ channel: channelId!, ts: posted.ts }).catch(() => undefined);
-    await updateView(client, { viewId, view: approvalNotPostedView(title, errorSummary(error).message) }, logger);
-    return;
+    return { posted: false, problem: errorSummary(error).message };
   }
   logger.info({ requestId: request.id, reasons: reasons.map((r) => r.kind) }, 'approval requested');
-  await updateView(client, { viewId, view: approvalRequestedView(title, request, channelId!) }, logger);
+  return { posted: true, request, channelId: channelId! };
+}
+
+/** Posts the request instead of running the operation, and says so in the requester's modal. */
+export async function requestApproval(deps: ListenerDeps, client: webApi.WebClient, ask: ApprovalAsk): Promise<void> {
+  const { viewId, title, logger } = ask;
+  const outcome = await postApprovalRequest(deps, client, ask);
+  const view = outcome.posted ? approvalRequestedView(title, outcome.request, outcome.channelId) : approvalNotPostedView(title, outcome.problem);
+  await updateView(client, { viewId, view }, logger);
 }
 
 const auditActionOf = (operation: ApprovedOperation): AuditAction => (operation.kind === 'activation' ? 'activate' : operation.kind === 'suspension' ? operation.action : 'payment');

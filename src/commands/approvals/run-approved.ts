@@ -1,14 +1,17 @@
 /**
- * An approved operation runs as the requester's, where they asked for it, after reading UISP again:
- * if anything it was confirmed on changed meanwhile (a service's status, the device's site, a refusal
- * now), it stops and says so, and nothing is written.
+ * An approved operation runs as the requester's, where they asked for it, once the requester is found to
+ * still hold the grant it needs (ACCESS_*, user groups read as for any request) and after reading UISP
+ * again: if the grant is gone, or anything it was confirmed on changed meanwhile (a service's status, the
+ * device's site, a refusal now), it stops and says so, and nothing is written.
  */
 import type { Logger } from 'pino';
+import { grantNeeded } from '../../services/approvals.js';
 import { paymentAudit } from '../../services/audit-records.js';
 import { changeSentence, errorSentence } from '../../render/activation.js';
 import type { ApprovalRequest } from '../../slack/metadata.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure } from '../../slack/errors.js';
+import { ACTION_LABEL } from '../../views/access.js';
 import { runActivation, type RunOutcome } from '../activation/run.js';
 import { recordPayment } from '../payments/recording.js';
 import { loadSuspensionTarget, runSuspension } from '../suspension/run.js';
@@ -18,6 +21,13 @@ const unread = (error: unknown): RunOutcome => ({ ok: false, sentence: `Could no
 export async function runApproved(deps: ListenerDeps, request: ApprovalRequest, approver: string, logger: Logger): Promise<RunOutcome> {
   const { operation } = request;
   const origin = { ...request.origin, userId: request.requester };
+  const grant = await deps.access.check(request.requester, grantNeeded(operation));
+  if (!grant.allowed) {
+    // Plain text, as every outcome sentence: the reply names the requester first.
+    const what = grant.action ? `${ACTION_LABEL[grant.action]} is` : 'SubOps is';
+    logger.warn({ requestId: request.id, requester: request.requester, action: grant.action }, 'the requester no longer holds the grant: the approved request did not run');
+    return { ok: false, sentence: `${what} no longer granted to the requester (the access settings changed since the request), so the approved request did not run. Nothing was written.` };
+  }
   switch (operation.kind) {
     case 'activation': {
       const { request: activation, confirmedDeletes, confirmedMove, confirmedClientId } = operation;
@@ -39,6 +49,7 @@ export async function runApproved(deps: ListenerDeps, request: ApprovalRequest, 
         confirm: { deletes: confirmedDeletes.map((s) => s.id), ...(confirmedMove && { moveFrom: confirmedMove.siteId }) },
         decided: checked.decision,
         approvedBy: approver,
+        approvalId: request.id,
       });
     }
     case 'suspension': {

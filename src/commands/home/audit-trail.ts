@@ -3,11 +3,12 @@
  * message metadata (src/views/audit.ts), so the Home tab lists recent operations without a database.
  * Only the records SubOps wrote are listed, and a record's thread link only when it is one of the
  * workspace's own permalinks (src/slack/audit-trail.ts): another app, or a person, posting the same
- * metadata puts nothing on anyone's Home tab.
+ * metadata puts nothing on anyone's Home tab, and a record naming a Slack user is listed only with the
+ * bot's seal (one posted with the bot token by the CLI, or anyone else holding it, is not).
  */
 import type { webApi } from '@slack/bolt';
 import { z } from 'zod';
-import { auditRecords, ownPermalink } from '../../slack/audit-trail.js';
+import { auditRecords, believable, ownPermalink } from '../../slack/audit-trail.js';
 import type { BotIdentity } from '../../slack/startup.js';
 import type { AuditLine } from '../../views/home.js';
 
@@ -29,7 +30,9 @@ const MAX_PAGES = 3;
 export async function readAuditTrail(client: webApi.WebClient, channel: string, self: BotIdentity, userId: string, limit: number): Promise<{ mine: AuditLine[]; team: AuditLine[] }> {
   const mine: AuditLine[] = [];
   const team: AuditLine[] = [];
-  for await (const { ts, payload } of auditRecords(client, channel, self, { pages: MAX_PAGES })) {
+  for await (const record of auditRecords(client, channel, self, { pages: MAX_PAGES })) {
+    const { ts, payload } = record;
+    if (!believable(record, self)) continue;
     const parsed = AuditPayload.safeParse(payload);
     if (!parsed.success) continue;
     const line = auditLine(parsed.data, ts, self);

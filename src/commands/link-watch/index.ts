@@ -5,7 +5,9 @@
  * again in the metadata of the activation's audit message, and whether its reminder was already posted.
  * Only what SubOps wrote counts (src/slack/audit-trail.ts): an audit message, a thread parent or a
  * reminder posted by another app, or by a person, is passed over, so none of them can send "Linked in
- * CRM" to a thread of their choosing or hold a reminder back.
+ * CRM" to a thread of their choosing or hold a reminder back. The audit message and the reminder must
+ * carry the bot's seal (src/slack/record-seal.ts), so neither can a message posted with the bot token by
+ * the CLI (or anyone else holding the token).
  */
 import type { App, webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
@@ -27,7 +29,7 @@ export function register(app: App, deps: ListenerDeps): void {
 
   events.links.subscribe(async (event: LinkEvent) => {
     const { thread } = event.link;
-    const msg = event.kind === 'linked' ? linkedReply(event) : linkReminder(event.link, reminderHours);
+    const msg = event.kind === 'linked' ? linkedReply(event) : sealedReminder(linkReminder(event.link, reminderHours), identity);
     const channel = thread?.channel ?? auditChannelId;
     if (!channel) {
       log.info({ siteId: event.link.siteId, kind: event.kind }, 'manual CRM–NMS link event with nowhere to post it');
@@ -37,6 +39,15 @@ export function register(app: App, deps: ListenerDeps): void {
     if (event.kind === 'linked' && thread) await markParentLinked(app.client, thread, identity, log);
   });
 }
+
+/** The reminder with the bot's seal on its metadata: after a restart, only a sealed one counts as posted. */
+function sealedReminder(reminder: ReturnType<typeof linkReminder>, self: BotIdentity): ReturnType<typeof linkReminder> {
+  const { metadata } = reminder;
+  return self.seal ? { ...reminder, metadata: { ...metadata, event_payload: self.seal.seal(metadata.event_type, metadata.event_payload, Date.now()) as Record<string, string> } } : reminder;
+}
+
+/** Whether the bot sealed this metadata (an audit record or a reminder). */
+const sealedByBot = (metadata: { event_type: string; event_payload: Record<string, unknown> }, self: BotIdentity): boolean => self.seal?.verify(metadata.event_type, metadata.event_payload) !== undefined;
 
 /** Adds "Linked in CRM" under the activation's parent message, as it reads now (only a message SubOps wrote). */
 async function markParentLinked(client: webApi.WebClient, thread: { channel: string; ts: string }, self: BotIdentity, log: Logger): Promise<void> {
@@ -78,7 +89,7 @@ export function activationLookup(client: webApi.WebClient, auditChannelId: strin
       const history = await client.conversations.history({ channel: auditChannelId, include_all_metadata: true, limit: 200, ...(cursor && { cursor }) });
       for (const message of history.messages ?? []) {
         const audit = ActivationAuditMetadata.safeParse(message.metadata);
-        if (!audit.success || !writtenBySubOps(message, self)) continue;
+        if (!audit.success || !writtenBySubOps(message, self) || !sealedByBot(audit.data, self)) continue;
         const { siteId, thread_channel: channel, thread_ts: ts } = audit.data.event_payload;
         if (!wanted.has(siteId) || found.has(siteId)) continue;
         found.set(siteId, { thread: { channel, ts }, since: Number(message.ts) * 1000, reminded: false });
@@ -92,7 +103,7 @@ export function activationLookup(client: webApi.WebClient, auditChannelId: strin
         found.delete(siteId);
         continue;
       }
-      if (now() - record.since >= reminderMs) record.reminded = replies.some((m) => writtenBySubOps(m, self) && remindsOf(m.metadata, siteId));
+      if (now() - record.since >= reminderMs) record.reminded = replies.some((m) => writtenBySubOps(m, self) && remindsOf(m.metadata, siteId, self));
     }
     return found;
   };
@@ -108,28 +119,22 @@ async function threadOf(client: webApi.WebClient, thread: { channel: string; ts:
   }
 }
 
-function remindsOf(metadata: unknown, siteId: string): boolean {
+function remindsOf(metadata: unknown, siteId: string, self: BotIdentity): boolean {
   const reminder = ReminderMetadata.safeParse(metadata);
-  return reminder.success && reminder.data.event_payload.site_id === siteId;
+  return reminder.success && reminder.data.event_payload.site_id === siteId && sealedByBot(reminder.data, self);
 }
 
 /**
  * After start-up: the pending links are rebuilt from UISP and Slack, then checked every
  * LINK_WATCH_INTERVAL_S. A failure to rebuild is logged; activations from now on are still watched.
- * `identity`: SubOps in Slack, as checked at start; without it, auth.test is asked.
+ * `identity`: SubOps in Slack, as checked at start, with the bot's seal.
  */
-export async function resume(
-  client: webApi.WebClient,
-  deps: Pick<ListenerDeps, 'events' | 'auditChannelId' | 'logger'> & { identity?: BotIdentity | undefined },
-  now: () => number = Date.now,
-): Promise<void> {
+export async function resume(client: webApi.WebClient, deps: Pick<ListenerDeps, 'events' | 'auditChannelId' | 'logger' | 'identity'>, now: () => number = Date.now): Promise<void> {
   const { events, auditChannelId, logger } = deps;
   if (!events) return;
   const reminderMs = events.settings.linkReminderMs;
-  // Asked only when a pending site needs its thread; a failure leaves the links watched without one.
-  const lookup: ActivationLookup | undefined = auditChannelId
-    ? async (siteIds) => activationLookup(client, auditChannelId, deps.identity ?? (await askIdentity(client)), reminderMs, now)(siteIds)
-    : undefined;
+  // Read only when a pending site needs its thread; a failure leaves the links watched without one.
+  const lookup: ActivationLookup | undefined = auditChannelId ? activationLookup(client, auditChannelId, deps.identity, reminderMs, now) : undefined;
   try {
     const count = await events.links.rebuild(lookup);
     if (count) logger.info({ pending: count }, 'manual CRM–NMS links still pending, watched again');
@@ -137,11 +142,4 @@ export async function resume(
     logger.warn({ err: errorSummary(error) }, 'could not rebuild the pending manual CRM–NMS links');
   }
   events.links.start(events.settings.linkWatchIntervalMs);
-}
-
-/** SubOps' identity as Slack's auth.test names it, for a caller without the one checked at start. */
-async function askIdentity(client: webApi.WebClient): Promise<BotIdentity> {
-  const auth = await client.auth.test();
-  if (!auth.bot_id || !auth.user_id) throw new Error('auth.test names no bot: SLACK_BOT_TOKEN is not a bot token');
-  return { botId: auth.bot_id, botUserId: auth.user_id, appId: auth.app_id, workspaceUrl: auth.url };
 }

@@ -3,10 +3,12 @@
  * it the route does not exist: 404). In HTTP mode it is a route of the bot's own server; in Socket Mode a
  * small listener of its own (./http-listener.ts). The answer comes at once and the event is processed in
  * the background (./webhooks.ts):
- * - 429 with Retry-After when the sender's address has used up its WEBHOOK_RATE_PER_MINUTE (checked
- *   first, so guessing the token is limited too);
  * - 401 for a wrong or missing token: `?token=<it>` in the URL (what UISP's webhook settings can send),
- *   or the `X-Webhook-Token` header, or `Authorization: Bearer <it>`; compared in constant time;
+ *   or the `X-Webhook-Token` header, or `Authorization: Bearer <it>`; compared in constant time. Checked
+ *   first: wrong-token posts never spend the address's deliveries, so a flood of them from the address
+ *   UISP also sends from (a reverse proxy, NAT) does not turn UISP's events away. They have a bucket of
+ *   their own, of the same size: past it they get 429 (logged once per episode, not once each);
+ * - 429 with Retry-After when the sender's address has used up its WEBHOOK_RATE_PER_MINUTE;
  * - 413 / 400 for a body too large, not JSON, or without an event uuid;
  * - 503 with Retry-After while the backlog (or this address's share of it) is full or the process shuts
  *   down: UISP sends the event again;
@@ -39,23 +41,35 @@ export interface WebhookRouteOptions {
 
 /** The handler's promise goes to the listener (or the gate), which answers 500 and logs if it rejects. */
 export function webhookRoute({ processor, token, ratePerMinute = DEFAULT_WEBHOOK_RATE_PER_MINUTE, now }: WebhookRouteOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  const limiter = new RateLimiter(ratePerMinute, now);
-  return (req, res) => answer(req, res, { processor, token, limiter });
+  const limits = { deliveries: new RateLimiter(ratePerMinute, now), refusals: new RateLimiter(ratePerMinute, now) };
+  return (req, res) => answer(req, res, { processor, token, limits });
 }
 
-async function answer(req: IncomingMessage, res: ServerResponse, { processor, token, limiter }: { processor: WebhookProcessor; token: string; limiter: RateLimiter }): Promise<void> {
+interface Limits {
+  /** Deliveries that carry the token. */
+  deliveries: RateLimiter;
+  /** Wrong-token posts, apart: they never spend what UISP's own deliveries from the same address may use. */
+  refusals: RateLimiter;
+}
+
+async function answer(req: IncomingMessage, res: ServerResponse, { processor, token, limits }: { processor: WebhookProcessor; token: string; limits: Limits }): Promise<void> {
   const source = sourceOf(req);
-  const allowance = limiter.take(source);
-  if (!allowance.ok) {
-    processor.limited(source, allowance.retryAfterS, allowance.first);
-    req.resume();
-    return reply(res, 429, { ok: false, error: 'too many deliveries from this address, send again later' }, { 'retry-after': String(allowance.retryAfterS) });
-  }
   // The URL and the headers hold the token: it is compared, never logged.
   if (!carriesToken(req, token)) {
-    processor.refuse('wrong or missing WEBHOOK_TOKEN');
     req.resume();
+    const refusal = limits.refusals.take(source);
+    if (!refusal.ok) {
+      processor.limited(source, refusal.retryAfterS, refusal.first, 'wrong-token');
+      return reply(res, 429, { ok: false, error: 'too many deliveries from this address, send again later' }, { 'retry-after': String(refusal.retryAfterS) });
+    }
+    processor.refuse('wrong or missing WEBHOOK_TOKEN');
     return reply(res, 401, { ok: false, error: 'unauthorized' });
+  }
+  const allowance = limits.deliveries.take(source);
+  if (!allowance.ok) {
+    processor.limited(source, allowance.retryAfterS, allowance.first, 'deliveries');
+    req.resume();
+    return reply(res, 429, { ok: false, error: 'too many deliveries from this address, send again later' }, { 'retry-after': String(allowance.retryAfterS) });
   }
   const text = await readBody(req);
   if (text === undefined) {

@@ -178,9 +178,13 @@ export class WebhookProcessor {
     this.options.onOutcome?.('unknown', 'refused');
   }
 
-  /** A delivery turned away because its source sent more than its rate allows: counted; logged once per episode (`first`). */
-  limited(source: string, retryAfterS: number, first: boolean): void {
-    if (first) this.log.warn({ source, retryAfterS }, 'webhook deliveries from this address exceed WEBHOOK_RATE_PER_MINUTE: answered 429 until it slows down');
+  /**
+   * A delivery turned away because its source sent more than its rate allows (`deliveries` with the token,
+   * or `wrong-token` posts, counted apart): counted; logged once per episode (`first`).
+   */
+  limited(source: string, retryAfterS: number, first: boolean, kind: 'deliveries' | 'wrong-token'): void {
+    if (first && kind === 'deliveries') this.log.warn({ source, retryAfterS }, 'webhook deliveries from this address exceed WEBHOOK_RATE_PER_MINUTE: answered 429 until it slows down');
+    if (first && kind === 'wrong-token') this.log.warn({ source, retryAfterS }, 'posts with a wrong WEBHOOK_TOKEN from this address exceed WEBHOOK_RATE_PER_MINUTE: answered 429 until it slows down (deliveries with the token are still taken)');
     this.options.onOutcome?.('unknown', 'limited');
   }
 
