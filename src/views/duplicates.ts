@@ -87,7 +87,7 @@ export function lateDuplicateNotice(duplicate: LateDuplicate, source: DuplicateS
     section(`*Kept:* ${named(duplicate.kept)}, ${wording.kept}.`),
     ...duplicate.others.map((other) => {
       const request = removalRequest(duplicate, other.id);
-      const remove = button({ actionId: ACTION.removeDuplicate, text: 'Remove duplicate', style: 'danger', value: encodeMetadata(RemoveDuplicateValueSchema, request) });
+      const remove = button({ actionId: `${ACTION.removeDuplicate}:${request.duplicateId}`, text: 'Remove duplicate', style: 'danger', value: encodeMetadata(RemoveDuplicateValueSchema, request) });
       return { ...section(`*${wording.late}:* ${named(other)}`, remove), block_id: lateBlockId(request) };
     }),
     context(`Met by ${MET_BY[source]}. *Remove duplicate* ${wording.checks}; otherwise it says why and changes nothing. ${wording.never}`),

@@ -83,7 +83,7 @@ export function changeNotice(notice: ChangeNotice, options: ChangeViewOptions): 
       actions(
         BLOCK.uispUnsuspend,
         change.suspendedServices.map((service) =>
-          button({ actionId: ACTION.uispUnsuspend, text: `Unsuspend #${service.id}`, style: 'primary', value: unsuspendValue(service.id) }),
+          button({ actionId: `${ACTION.uispUnsuspend}:${service.id}`, text: `Unsuspend #${service.id}`, style: 'primary', value: unsuspendValue(service.id) }),
         ),
       ),
     );

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/support.js';
 import { crm } from '../simulator/helpers.js';
-import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, shown, startHarness, suspendThroughSlack, WEBHOOK_TOKEN, type Harness, type HarnessOptions, changeInUisp } from './harness.js';
+import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, buttons, shown, startHarness, suspendThroughSlack, WEBHOOK_TOKEN, type Harness, type HarnessOptions, changeInUisp } from './harness.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -162,7 +162,7 @@ describe('a payment by a client whose service is suspended', () => {
     const notice = await paymentNotice();
     expect(notice.text).toMatch(/^:moneybag: A payment of \*GYD 10,000\.00\* .*#1005 Ravi Persaud/);
     expect(shown(notice)).toContain('suspended service: service #104');
-    expect(shown(notice)).toContain('"action_id":"uisp_unsuspend"');
+    expect(shown(notice)).toContain('"action_id":"uisp_unsuspend:104"');
 
     const pressed = await h.sender.blockAction({ userId: AGENT, actionId: 'uisp_unsuspend', value: '{"serviceId":104}', message: notice });
     expect(pressed.status).toBe(200);
@@ -173,13 +173,31 @@ describe('a payment by a client whose service is suspended', () => {
     expect(h.uisp.writes()).toEqual(['POST /crm/api/v1.0/payments', 'PATCH /crm/api/v1.0/clients/services/104/cancel-suspend']);
     expect(h.uisp.sim.data.services.find((s) => s.id === 104)!.status).toBe(1);
     const [updatedNotice, parent, audit] = h.fake.messages(AUDIT_CHANNEL).filter((m) => m.thread_ts === undefined);
-    expect(shown(updatedNotice!)).not.toContain('"action_id":"uisp_unsuspend"');
+    expect(shown(updatedNotice!)).not.toContain('"action_id":"uisp_unsuspend');
     expect(shown(updatedNotice!)).toContain(`Unsuspend of service #104 started by <@${AGENT}>`);
     expect(shown(parent!)).toContain('#104');
     expect(h.fake.messages(AUDIT_CHANNEL).find((m) => m.thread_ts === parent!.ts)!.text).toMatch(/^:white_check_mark: Service #104/);
     expect(audit!.text).toBe(`unsuspend by <@${AGENT}>: unsuspended`);
     // The thread of the un-suspension, and no "lifted in UISP" line for SubOps' own change.
     expect(auditLines().filter((line) => line.includes('outside SubOps'))).toHaveLength(1);
+  });
+
+  it('a client with two suspended services: the notice is posted with one Unsuspend per service, and each lifts its own', async () => {
+    await start();
+    await inUisp('POST', '/clients/1005/services', { status: 1, servicePlanPeriodId: 37, activeFrom: '2026-01-01', invoicingStart: '2026-01-01' });
+    const second = h.uisp.sim.data.services.at(-1)!.id;
+    await inUisp('PATCH', `/clients/services/${second}/suspend`, { suspensionReasonId: 1 });
+    await inUisp('POST', '/payments', { clientId: 1005, amount: 10_000 });
+    const notice = h.fake.messages(AUDIT_CHANNEL).find((m) => m.text.startsWith(':moneybag:'));
+    // Slack refuses a block with two buttons of one action_id: the notice would be lost.
+    expect(notice, 'the payment notice was posted').toBeDefined();
+    const unsuspends = [...buttons(notice!).entries()].filter(([label]) => label.startsWith('Unsuspend'));
+    expect(unsuspends.map(([label]) => label)).toEqual(['Unsuspend #104', `Unsuspend #${second}`]);
+
+    const [, pressed] = unsuspends[1]!;
+    await h.sender.blockAction({ userId: AGENT, actionId: pressed.action_id, value: pressed.value!, message: notice! });
+    await h.settled();
+    expect(h.uisp.writes().filter((w) => w.includes('cancel-suspend'))).toEqual([`PATCH /crm/api/v1.0/clients/services/${second}/cancel-suspend`]);
   });
 
   it('access rules apply to the button: a member who may not act is refused and nothing is written', async () => {

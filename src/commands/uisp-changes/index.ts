@@ -15,7 +15,7 @@ import { tellAgent } from '../../slack/notify.js';
 import { loadSuspensionTarget, runSuspension } from '../suspension/run.js';
 import { notice } from '../../views/help.js';
 import { ACTION } from '../../views/ids.js';
-import type { Block } from '../../views/kit.js';
+import { actionsOf, type Block } from '../../views/kit.js';
 import { changeMetadata, changeNotice, UnsuspendValueSchema, unsuspendPressed, webhookFailedNotice } from '../../views/uisp-changes.js';
 
 export function register(app: App, deps: ListenerDeps): void {
@@ -40,7 +40,7 @@ export function register(app: App, deps: ListenerDeps): void {
     });
   }
 
-  app.action<BlockButtonAction>(ACTION.uispUnsuspend, onceButton(deps, async ({ ack, body, action, client }) => {
+  app.action<BlockButtonAction>(actionsOf(ACTION.uispUnsuspend), onceButton(deps, async ({ ack, body, action, client }) => {
     await ack();
     const { serviceId } = UnsuspendValueSchema.parse(JSON.parse(action.value ?? 'null'));
     const channelId = body.channel?.id;
