@@ -4,6 +4,7 @@
  * answer 422) and a service that is not Active is never suspended. Lifting always goes through
  * cancel-suspend: UISP has no /unsuspend endpoint (spec §4).
  */
+import { z } from 'zod';
 import { withRetries, type WriteRetryPolicy } from './converge.js';
 import type { CrmClient } from './uisp/crm-client.js';
 import { UispError, UispWriteNotAppliedError } from './uisp/errors.js';
@@ -33,6 +34,34 @@ export function applicableAction(status: number, statuses: ServiceStatusTable): 
   if (status === statuses.suspended) return 'unsuspend';
   return undefined;
 }
+
+/**
+ * What a button showed of a service when its message was drawn (carried in the button's value): its
+ * status and, while suspended, which suspension — its reason and, as UISP lists suspension periods, the
+ * one in force. A suspension lifted and imposed again is another suspension, even for the same reason.
+ */
+export const ShownServiceSchema = z.object({ status: z.number().int(), reasonId: z.number().int().nullable(), periodId: z.number().int().nullable() });
+export type ShownService = z.infer<typeof ShownServiceSchema>;
+
+/** Pure: what a button drawn now for this service shows of it. */
+export function shownService(service: Service): ShownService {
+  const inForce = service.suspensionPeriods?.find((period) => !period.endDate);
+  return { status: service.status, reasonId: service.suspensionReasonId ?? null, periodId: inForce?.id ?? null };
+}
+
+/** Pure: whether UISP changed the service since a button showed it; a button that carries nothing (drawn before buttons did) counts as changed. */
+export function changedSince(shown: ShownService | undefined, service: Service): boolean {
+  if (!shown) return true;
+  const now = shownService(service);
+  return now.status !== shown.status || now.reasonId !== shown.reasonId || now.periodId !== shown.periodId;
+}
+
+/**
+ * A button pressed on an older message: `as-shown` when UISP still says what the button showed (the
+ * action runs as it always did), `changed` otherwise — the front end then shows the normal confirmation
+ * with the service as it is now, and nothing is written until the person confirms.
+ */
+export type PressedButton = { kind: 'as-shown'; service: Service } | { kind: 'changed'; service: Service; decision: SuspensionDecision };
 
 /**
  * Why a change was refused. not-active: only an Active service can be suspended. crm-refused: the
@@ -105,6 +134,12 @@ export class SuspensionService {
 
   applicableAction(service: Service): SuspensionAction | undefined {
     return applicableAction(service.status, this.statuses);
+  }
+
+  /** What a press of a button for `action`, drawn showing `shown`, may do now (read from UISP). */
+  async pressed(action: SuspensionAction, serviceId: number, shown: ShownService | undefined): Promise<PressedButton> {
+    const service = await this.getService(serviceId);
+    return changedSince(shown, service) ? { kind: 'changed', service, decision: this.decide(action, service) } : { kind: 'as-shown', service };
   }
 
   /** Suspends the service if it is Active, for a reason the caller has already resolved. */

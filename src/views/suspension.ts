@@ -159,6 +159,8 @@ export interface SuspensionTarget {
   service: Service;
   client: Client;
   reason?: SuspensionReason | undefined;
+  /** A suspended service: the reason of the suspension in force, as UISP names it. */
+  suspendedFor?: SuspensionReason | undefined;
 }
 
 /**
@@ -174,6 +176,7 @@ export function suspensionConfirm(action: SuspensionAction, origin: Origin, targ
     `*Current status*\n${escapeMrkdwn(statusLabel(service.status))}`,
   ];
   if (reason) items.push(`*Reason*\n${escapeMrkdwn(reason.name)}`);
+  if (target.suspendedFor) items.push(`*Suspended for*\n${escapeMrkdwn(target.suspendedFor.name)}`);
   return modal({
     callbackId: CALLBACK.suspensionConfirm,
     title: words.confirmTitle,

@@ -164,7 +164,8 @@ describe('a payment by a client whose service is suspended', () => {
     expect(shown(notice)).toContain('suspended service: service #104');
     expect(shown(notice)).toContain('"action_id":"uisp_unsuspend:104"');
 
-    const pressed = await h.sender.blockAction({ userId: AGENT, actionId: 'uisp_unsuspend', value: '{"serviceId":104}', message: notice });
+    const button = buttons(notice).get('Unsuspend #104')!;
+    const pressed = await h.sender.blockAction({ userId: AGENT, actionId: button.action_id, value: button.value!, message: notice });
     expect(pressed.status).toBe(200);
     await h.settled();
     await h.uisp.sim.webhooksSettled();
@@ -198,6 +199,53 @@ describe('a payment by a client whose service is suspended', () => {
     await h.sender.blockAction({ userId: AGENT, actionId: pressed.action_id, value: pressed.value!, message: notice! });
     await h.settled();
     expect(h.uisp.writes().filter((w) => w.includes('cancel-suspend'))).toEqual([`PATCH /crm/api/v1.0/clients/services/${second}/cancel-suspend`]);
+  });
+
+  it('a suspension lifted and imposed again (for Abuse) since the notice: its old Unsuspend opens the confirmation naming Abuse, and lifts nothing', async () => {
+    await start();
+    const notice = await paymentNotice();
+    h.uisp.sim.data.suspensionReasons.push({ id: 9, name: 'Abuse' });
+    await inUisp('PATCH', '/clients/services/104/cancel-suspend');
+    await inUisp('PATCH', '/clients/services/104/suspend', { suspensionReasonId: 9 });
+    const written = h.uisp.writes();
+
+    const pressed = buttons(notice).get('Unsuspend #104')!;
+    await h.sender.blockAction({ userId: AGENT, actionId: pressed.action_id, value: pressed.value!, message: notice });
+    await h.settled();
+
+    expect(h.uisp.writes()).toEqual(written);
+    expect(h.uisp.sim.data.services.find((s) => s.id === 104)).toMatchObject({ status: 3, suspensionReasonId: 9 });
+    const { id, view } = await h.openedView();
+    expect(view.callback_id).toBe('suspension_confirm');
+    expect(shown(view as { blocks?: unknown[] })).toContain('Abuse');
+    expect(shown(view as { blocks?: unknown[] })).toContain('Suspended');
+    // The notice still offers the button: nothing was started from it.
+    expect(h.fake.messages(AUDIT_CHANNEL).find((m) => m.ts === notice.ts)!.text).toBe(notice.text);
+    expect(shown(h.fake.messages(AUDIT_CHANNEL).find((m) => m.ts === notice.ts)!)).not.toContain('started by');
+
+    // Confirmed in that modal, the Abuse suspension is lifted: the person saw it.
+    await h.submit(id, {});
+    await h.settled();
+    expect(h.uisp.writes()).toEqual([...written, 'PATCH /crm/api/v1.0/clients/services/104/cancel-suspend']);
+  });
+
+  it('a suspension unchanged since the notice: its Unsuspend lifts it at once, as before', async () => {
+    await start();
+    const notice = await paymentNotice();
+    const pressed = buttons(notice).get('Unsuspend #104')!;
+    await h.sender.blockAction({ userId: AGENT, actionId: pressed.action_id, value: pressed.value!, message: notice });
+    await h.settled();
+    expect(h.uisp.writes()).toEqual(['POST /crm/api/v1.0/payments', 'PATCH /crm/api/v1.0/clients/services/104/cancel-suspend']);
+    expect(h.fake.calls.filter((c) => c.method === 'views.open')).toEqual([]);
+  });
+
+  it('a button posted before buttons carried what they showed: the confirmation, nothing lifted from the button', async () => {
+    await start();
+    const notice = await paymentNotice();
+    await h.sender.blockAction({ userId: AGENT, actionId: 'uisp_unsuspend', value: '{"serviceId":104}', message: notice });
+    await h.settled();
+    expect(h.uisp.writes()).toEqual(['POST /crm/api/v1.0/payments']);
+    expect((await h.openedView()).view.callback_id).toBe('suspension_confirm');
   });
 
   it('access rules apply to the button: a member who may not act is refused and nothing is written', async () => {

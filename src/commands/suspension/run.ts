@@ -17,13 +17,20 @@ import { approvedNote } from '../../views/approvals.js';
 import type { RunOutcome } from '../activation/run.js';
 import { operationStopped } from '../../views/process.js';
 
-/** Reads only: the service, its client and (for suspend) the reason, or an InputError naming the field. */
+/**
+ * Reads only: the service, its client, (for suspend) the reason, and what a suspended service is
+ * suspended for, or an InputError naming the field. The reason in force is shown, never needed: when the
+ * reasons cannot be read, it is left out.
+ */
 export async function loadSuspensionTarget(suspensions: SuspensionService, serviceId: number, reasonId?: number): Promise<SuspensionTarget> {
   const service = await suspensions.getService(serviceId);
-  const [client, reasons] = await Promise.all([suspensions.getClient(service.clientId), reasonId === undefined ? undefined : suspensions.listReasons()]);
-  const reason = reasons?.find((r) => r.id === reasonId);
-  if (reasons && !reason) throw new InputError('reason', `No suspension reason #${reasonId}; pick one from the list.`);
-  return { service, client, reason };
+  const inForceId = suspensions.applicableAction(service) === 'unsuspend' ? service.suspensionReasonId : undefined;
+  const reading = reasonId !== undefined ? suspensions.listReasons() : inForceId != null ? suspensions.listReasons().catch(() => undefined) : undefined;
+  const [client, reasons] = await Promise.all([suspensions.getClient(service.clientId), reading]);
+  const reason = reasonId === undefined ? undefined : reasons?.find((r) => r.id === reasonId);
+  if (reasonId !== undefined && !reason) throw new InputError('reason', `No suspension reason #${reasonId}; pick one from the list.`);
+  const suspendedFor = inForceId == null ? undefined : reasons?.find((r) => r.id === inForceId);
+  return { service, client, reason, ...(suspendedFor && { suspendedFor }) };
 }
 
 export interface SuspensionRun {
