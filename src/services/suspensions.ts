@@ -136,6 +136,15 @@ export class SuspensionService {
     return applicableAction(service.status, this.statuses);
   }
 
+  /**
+   * Whether a confirmation drawn showing `shown` must be shown again before `action` is written on the
+   * service as read now: UISP changed it since, and the change would still write (a lift of another
+   * suspension than the one shown). A change that now writes nothing runs and says so.
+   */
+  asksAgain(action: SuspensionAction, shown: ShownService | undefined, service: Service): boolean {
+    return changedSince(shown, service) && this.decide(action, service) === 'write';
+  }
+
   /** What a press of a button for `action`, drawn showing `shown`, may do now (read from UISP). */
   async pressed(action: SuspensionAction, serviceId: number, shown: ShownService | undefined): Promise<PressedButton> {
     const service = await this.getService(serviceId);

@@ -2,7 +2,7 @@
  * /suspend and /unsuspend share one flow, parameterised by the action: a form (service id, or a client
  * and one of its services, plus the reason when suspending), a confirmation, and the thread messages.
  */
-import type { SuspensionAction as ServiceAction, SuspensionOutcome, SuspensionRefusal } from '../services/suspensions.js';
+import { shownService, type SuspensionAction as ServiceAction, type SuspensionOutcome, type SuspensionRefusal } from '../services/suspensions.js';
 import type { Client, Service, SuspensionReason } from '../services/uisp/schemas.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { encodeMetadata, SuspensionMetaSchema, type Origin, type SuspensionAction } from '../slack/metadata.js';
@@ -183,7 +183,7 @@ export function suspensionConfirm(action: SuspensionAction, origin: Origin, targ
     submit: words.submit,
     close: 'Back out',
     blocks: [...(notice ? [context(`:information_source: ${escapeMrkdwn(notice)}`)] : []), section(`${words.emoji} *${words.question}*`), fields(items)],
-    privateMetadata: encodeMetadata(SuspensionMetaSchema, { action, origin, serviceId: service.id, ...(reason && { reasonId: reason.id }) }),
+    privateMetadata: encodeMetadata(SuspensionMetaSchema, { action, origin, serviceId: service.id, ...(reason && { reasonId: reason.id }), shown: shownService(service) }),
   });
 }
 
