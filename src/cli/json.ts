@@ -64,7 +64,8 @@ export interface PaymentJson {
  * is the one the activation reported; `others` the late ones. `record: 'client'`: `kept` is the client
  * itself (the one activations use) and `others` its SubOps-made namesakes with no service, which the
  * lookup leaves out (left by a run that failed midway, or made late); their sites come as `'site'` others.
- * Named only: nothing removes them but a person's click on the audit notice's Remove duplicate.
+ * Named only: nothing removes them but a person (the audit notice's Remove duplicate, or
+ * `subops duplicates remove`).
  */
 export interface LateDuplicateJson {
   record: 'client' | 'service' | 'site';

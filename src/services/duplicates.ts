@@ -5,9 +5,10 @@
  * leave a newer SubOps-made namesake of the customer's client with nothing under it, and its site. Whoever
  * meets them (an activation's result, a `/client` card, a UISP event) names them (`find`, the pure
  * ./activation/late-duplicates.ts); nobody removes them on their own. `remove` is what the audit notice's
- * **Remove duplicate** button calls: it reads both records again, in that call, and removes the late one
- * only when the pure `decideRemoval` says so; otherwise it writes nothing and says why. A person's click
- * is the only way SubOps removes an Active service, or another run's client.
+ * **Remove duplicate** button calls, and `subops duplicates remove` (its request from `requestFor`): it
+ * reads both records again, in that call, and removes the late one only when the pure `decideRemoval`
+ * says so; otherwise it writes nothing and says why. A person's word (the click, or the CLI's
+ * confirmation) is the only way SubOps removes an Active service, or another run's client.
  */
 import type { Locks } from './converge.js';
 import { lateDuplicates } from './activation/late-duplicates.js';

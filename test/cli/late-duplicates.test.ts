@@ -1,7 +1,8 @@
 /**
  * `subops activate` with a late duplicate of the client (two SubOps-made Active services): the terminal
  * names it with the render's sentence, `--json` adds it to the result (`duplicates`, [] when none), and
- * nothing is removed: only a person's click on the Slack notice does that.
+ * nothing is removed: only a person does that (the Slack notice's button, or `subops duplicates remove`:
+ * test/cli/duplicates.test.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
