@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
-import { invoice, seedClientDuplicate, seedServiceDuplicate } from '../support/late-duplicates.js';
+import { invoice, seedClientDuplicate, seedServiceDuplicate, seedSiteDuplicate } from '../support/late-duplicates.js';
 import { auditLines, runCli } from './support.js';
 import { runAtTerminal } from './terminal-run.js';
 
@@ -54,6 +54,15 @@ describe('subops duplicates remove', () => {
     });
     expect(deletes(s)).toEqual([]);
     expect(auditLines(run.err)).toEqual([expect.objectContaining({ action: 'remove-duplicate', result: 'refused:invoiced', ok: false })]);
+  });
+
+  it('removes a late site (--site-id), DELETE to the NMS', async () => {
+    const s = (sim = await startSimulator());
+    const { kept, late } = await seedSiteDuplicate(s);
+    const run = await subops(s, ['duplicates', 'remove', '--client-id', '1004', '--site-id', late, '--yes', '--json']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.out)).toMatchObject({ outcome: 'removed', refusal: null, record: 'site', clientId: 1004, late: { id: late }, kept: { id: kept } });
+    expect(s.requests.filter((r) => r.method === 'DELETE').map((r) => r.path)).toEqual([expect.stringContaining(late)]);
   });
 
   it('refuses the service activations keep (the older one): not the late one', async () => {
@@ -106,6 +115,7 @@ describe('subops duplicates remove', () => {
     [['duplicates', 'remove', '--client-id', '1004', '--service-id', '7', '--site-id', 'x'], 'exactly one of'],
     [['duplicates', 'remove', '--client-id', 'abc', '--service-id', '7'], '--client-id'],
     [['duplicates', 'list'], 'duplicates remove'],
+    [['duplicates'], 'Missing subcommand'],
   ])('bad input %j: exit 2 naming it, UISP never asked', async (argv, named) => {
     const s = (sim = await startSimulator());
     const run = await subops(s, argv);

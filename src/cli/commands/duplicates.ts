@@ -38,8 +38,8 @@ elsewhere --yes confirms, and without it nothing is written (exit 1).
 
 export async function duplicates(argv: string[], io: CliIo): Promise<number> {
   const [verb, ...rest] = argv;
-  if (verb === '--help' || verb === '-h' || verb === undefined) return writeLine(io.stdout, duplicatesHelp), verb === undefined ? EXIT.usage : EXIT.ok;
-  if (verb !== 'remove') throw new UsageError(`Unknown subcommand "${verb}": only \`subops duplicates remove\`.`, '<command>');
+  if (verb === '--help' || verb === '-h') return writeLine(io.stdout, duplicatesHelp), EXIT.ok;
+  if (verb !== 'remove') throw new UsageError(`${verb === undefined ? 'Missing subcommand' : `Unknown subcommand "${verb}"`}: only \`subops duplicates remove\`.`, '<command>');
   const { values } = parseFlags(rest, {
     'client-id': { type: 'string' },
     'service-id': { type: 'string' },
