@@ -66,8 +66,9 @@ export type PressedButton = { kind: 'as-shown'; service: Service } | { kind: 'ch
 /**
  * Why a change was refused. not-active: only an Active service can be suspended. crm-refused: the
  * status allowed it but the CRM said no (its answer is in `detail`, for logs, never shown as is).
+ * changed: a lift found another suspension than the one the button or confirmation showed.
  */
-export type SuspensionRefusal = 'not-active' | 'crm-refused';
+export type SuspensionRefusal = 'not-active' | 'crm-refused' | 'changed';
 
 export type SuspensionOutcome =
   | {
@@ -153,18 +154,23 @@ export class SuspensionService {
 
   /** Suspends the service if it is Active, for a reason the caller has already resolved. */
   suspend(serviceId: number, reason: SuspensionReason): Promise<SuspensionOutcome> {
-    return this.change('suspend', serviceId, () => this.crm.suspendService(serviceId, reason.id), reason);
+    return this.change('suspend', serviceId, () => this.crm.suspendService(serviceId, reason.id), { reason });
   }
 
-  /** Lifts the suspension of the service if it is suspended (cancel-suspend). */
-  unsuspend(serviceId: number): Promise<SuspensionOutcome> {
-    return this.change('unsuspend', serviceId, () => this.crm.cancelSuspendService(serviceId));
+  /**
+   * Lifts the suspension of the service if it is suspended (cancel-suspend). With `shown` (what the
+   * person confirmed), only that suspension: another one found by the read right before the write is
+   * refused (`changed`), nothing written.
+   */
+  unsuspend(serviceId: number, shown?: ShownService): Promise<SuspensionOutcome> {
+    return this.change('unsuspend', serviceId, () => this.crm.cancelSuspendService(serviceId), { shown });
   }
 
-  private async change(action: SuspensionAction, serviceId: number, write: () => Promise<void>, reason?: SuspensionReason): Promise<SuspensionOutcome> {
+  private async change(action: SuspensionAction, serviceId: number, write: () => Promise<void>, { reason, shown }: { reason?: SuspensionReason; shown?: ShownService | undefined }): Promise<SuspensionOutcome> {
     const service = await this.getService(serviceId);
     const decision = this.decide(action, service);
     if (decision !== 'write') return this.unchanged(action, decision, service);
+    if (shown && changedSince(shown, service)) return { kind: 'refused', action, service, reason: 'changed', status: service.status };
     let attempts = 0;
     try {
       // Transient failures are retried; before each retry the service is read again, so a change whose

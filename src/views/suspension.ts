@@ -200,6 +200,7 @@ export function unchangedText(action: SuspensionAction, service: Service, why: '
   const label = statusLabel(service.status);
   if (why === 'already') return action === 'suspend' ? `Service #${service.id} is already suspended.` : `Service #${service.id} is not suspended (status ${label}): there is no suspension to lift.`;
   if (why === 'not-active') return `Service #${service.id} is ${label}: only an Active service can be suspended.`;
+  if (why === 'changed') return `Service #${service.id} was suspended again in UISP since it was shown, so its suspension was not lifted; look at it again (/unsuspend ${service.id}) before lifting it.`;
   return `The CRM refused to ${action === 'suspend' ? 'suspend' : 'lift the suspension of'} service #${service.id} (status ${label}); check the service in the CRM.`;
 }
 

@@ -62,6 +62,19 @@ describe('against the simulator', () => {
     expect(await suspensions.pressed('unsuspend', 104, undefined)).toMatchObject({ kind: 'changed' });
   });
 
+  it('a lift of what was shown: another suspension found by the read right before the write is refused, nothing written', async () => {
+    uisp = await startUisp();
+    const { suspensions } = uisp.services;
+    const shown = shownService(await suspensions.getService(104));
+    await suspensions.unsuspend(104);
+    await suspensions.suspend(104, await reasonOf(2));
+    const written = uisp.writes();
+    expect(await suspensions.unsuspend(104, shown)).toMatchObject({ kind: 'refused', reason: 'changed', service: { status: 3, suspensionReasonId: 2 } });
+    expect(uisp.writes()).toEqual(written);
+    // The same suspension as shown: lifted.
+    expect(await suspensions.unsuspend(104, shownService(await suspensions.getService(104)))).toMatchObject({ kind: 'done' });
+  });
+
   it('suspending an already suspended service writes nothing and says so', async () => {
     uisp = await startUisp();
     const outcome = await uisp.services.suspensions.suspend(104, await reasonOf(2));

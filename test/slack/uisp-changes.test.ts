@@ -229,6 +229,35 @@ describe('a payment by a client whose service is suspended', () => {
     expect(h.uisp.writes()).toEqual([...written, 'PATCH /crm/api/v1.0/clients/services/104/cancel-suspend']);
   });
 
+  it('a suspension imposed again between the press and the write: the read right before the write leaves it alone, and the thread says why', async () => {
+    await start();
+    const notice = await paymentNotice();
+    h.uisp.sim.data.suspensionReasons.push({ id: 9, name: 'Abuse' });
+    const reads = h.uisp.sim.gate({ method: 'GET', path: /\/clients\/services\/104$/ });
+    const pressed = buttons(notice).get('Unsuspend #104')!;
+    const pressing = h.sender.blockAction({ userId: AGENT, actionId: pressed.action_id, value: pressed.value!, message: notice });
+    // The press's check, then the target's read: UISP still says what the notice showed.
+    await reads.arrived(1);
+    await reads.release(0);
+    await reads.arrived(2);
+    await reads.release(1);
+    // The lift's own read, right before its write: meanwhile the suspension is lifted and imposed again.
+    await reads.arrived(3);
+    await crm(h.uisp.sim, 'PATCH', '/clients/services/104/cancel-suspend');
+    await crm(h.uisp.sim, 'PATCH', '/clients/services/104/suspend', { suspensionReasonId: 9 });
+    const written = h.uisp.writes();
+    reads.open();
+    await pressing;
+    await h.settled();
+    await h.uisp.sim.webhooksSettled();
+    await h.settled();
+
+    expect(h.uisp.writes()).toEqual(written);
+    expect(h.uisp.sim.data.services.find((s) => s.id === 104)).toMatchObject({ status: 3, suspensionReasonId: 9 });
+    const replies = h.fake.messages(AUDIT_CHANNEL).filter((m) => m.thread_ts !== undefined);
+    expect(replies.map((m) => m.text)).toContainEqual(expect.stringContaining('Service #104 was suspended again in UISP since it was shown, so its suspension was not lifted'));
+  });
+
   it('a suspension unchanged since the notice: its Unsuspend lifts it at once, as before', async () => {
     await start();
     const notice = await paymentNotice();

@@ -48,6 +48,6 @@ export function registerConfirm(app: App, deps: ListenerDeps): void {
       await requestApproval(deps, client, { viewId: view.id, title: action === 'suspend' ? 'Suspend service' : 'Lift suspension', origin, reasons, operation, logger });
       return;
     }
-    await runSuspension(deps, { action, origin, target });
+    await runSuspension(deps, { action, origin, target, ...(action === 'unsuspend' && { shown }) });
   }));
 }

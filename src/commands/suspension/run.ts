@@ -6,7 +6,7 @@
  * gets the outcome privately).
  */
 import { suspensionAudit, suspensionFailureAudit } from '../../services/audit-records.js';
-import type { SuspensionService } from '../../services/suspensions.js';
+import type { ShownService, SuspensionService } from '../../services/suspensions.js';
 import { InputError } from '../../services/errors.js';
 import { threadNotPosted } from '../../views/thread-not-posted.js';
 import { suspensionParent, suspensionResultReply, type SuspensionResult, type SuspensionTarget } from '../../views/suspension.js';
@@ -39,9 +39,11 @@ export interface SuspensionRun {
   target: SuspensionTarget;
   /** The change needed a second pair of eyes: who approved it. */
   approvedBy?: string | undefined;
+  /** A lift: the service as the person saw it (button or confirmation); another suspension found right before the write is left alone. */
+  shown?: ShownService | undefined;
 }
 
-export async function runSuspension(deps: ListenerDeps, { action, origin, target, approvedBy }: SuspensionRun): Promise<RunOutcome> {
+export async function runSuspension(deps: ListenerDeps, { action, origin, target, approvedBy, shown }: SuspensionRun): Promise<RunOutcome> {
   const { services, statusLabel } = deps;
   const logger = deps.logger.child({ flow: action, serviceId: target.service.id, userId: origin.userId });
   // The parent is queued, not awaited: the CRM call goes out while Slack answers.
@@ -52,7 +54,7 @@ export async function runSuspension(deps: ListenerDeps, { action, origin, target
 
   let result: SuspensionResult;
   try {
-    const outcome = action === 'suspend' ? await services.suspensions.suspend(target.service.id, target.reason!) : await services.suspensions.unsuspend(target.service.id);
+    const outcome = action === 'suspend' ? await services.suspensions.suspend(target.service.id, target.reason!) : await services.suspensions.unsuspend(target.service.id, shown);
     if (outcome.kind === 'refused' && outcome.detail) logger.warn({ refusal: outcome.reason, detail: outcome.detail }, `${action} refused`);
     result = { ok: true, outcome };
   } catch (error) {

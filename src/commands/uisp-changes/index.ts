@@ -81,7 +81,7 @@ export function register(app: App, deps: ListenerDeps): void {
       await cannotRead(error);
       return;
     }
-    await runSuspension(deps, { action: 'unsuspend', origin, target });
+    await runSuspension(deps, { action: 'unsuspend', origin, target, shown });
   }));
 }
 
