@@ -10,6 +10,7 @@ import type { ActivationEvent, ActivationOutcome, ClientRef, DeviceRef, LateDupl
 import { candidateLines, errorSentence, lateDuplicateSentence, resultLists, resultSentence, stepSentence } from '../render/activation.js';
 import type { ActivationPrefill, CardGap, ClientLookup, ClientMatch, DeviceLine, DeviceLookup } from '../services/lookups/index.js';
 import type { SuspensionAction, SuspensionOutcome, SuspensionRefusal } from '../services/suspensions.js';
+import type { RemovalOutcome, RemovalRefusal, RemovalRequest } from '../services/duplicates.js';
 import { clientDisplayName } from '../services/uisp/crm-client.js';
 import type { Client, Payment, PaymentMethod, Service, SuspensionReason } from '../services/uisp/schemas.js';
 import { displayNote } from '../services/payments.js';
@@ -66,7 +67,8 @@ export interface PaymentJson {
  * is the one the activation reported; `others` the late ones. `record: 'client'`: `kept` is the client
  * itself (the one activations use) and `others` its SubOps-made namesakes with no service, which the
  * lookup leaves out (left by a run that failed midway, or made late); their sites come as `'site'` others.
- * Named only: nothing removes them but a person's click on the audit notice's Remove duplicate.
+ * Named only: nothing removes them but a person (the audit notice's Remove duplicate, or
+ * `subops duplicates remove`).
  */
 export interface LateDuplicateJson {
   record: 'client' | 'service' | 'site';
@@ -169,6 +171,32 @@ export function suspensionJson(outcome: SuspensionOutcome, message: string, labe
     service: serviceJson(outcome.service, label),
     after: outcome.kind === 'done' && outcome.after ? serviceJson(outcome.after, label) : null,
     reason: reason ? { id: reason.id, name: reason.name } : null,
+    message,
+  };
+}
+
+/** `subops duplicates remove --json`: what came of the removal, as the Slack notice's button reports it. */
+export interface RemovalJson {
+  /** removed (exit 0); refused: nothing written, `refusal` says why (exit 1, but `gone`: already removed, exit 0); failed: UISP did not remove it (exit 1). */
+  outcome: RemovalOutcome['kind'];
+  refusal: RemovalRefusal['reason'] | null;
+  record: RemovalRequest['record'];
+  clientId: number;
+  /** The late record and the kept one, as just read (name null when UISP no longer has it). */
+  late: { id: number | string; name: string | null };
+  kept: { id: number | string; name: string | null };
+  message: string;
+}
+
+export function removalJson(outcome: RemovalOutcome, message: string): RemovalJson {
+  const { request } = outcome;
+  return {
+    outcome: outcome.kind,
+    refusal: outcome.kind === 'refused' ? outcome.refusal.reason : null,
+    record: request.record,
+    clientId: request.clientId,
+    late: { id: request.duplicateId, name: outcome.duplicate?.name ?? null },
+    kept: { id: request.keptId, name: outcome.kept?.name ?? null },
     message,
   };
 }

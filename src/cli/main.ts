@@ -24,6 +24,7 @@ const COMMANDS: Record<string, Command> = {
   client: { summary: 'show a client: balance, services, last payment, site and devices', load: async () => import('./commands/lookups.js').then((m) => ({ run: m.client, help: m.clientHelp })) },
   device: { summary: 'show a device: status, signal, uptime, site and client', load: async () => import('./commands/lookups.js').then((m) => ({ run: m.device, help: m.deviceHelp })) },
   payments: { summary: 'list payments with totals, or `payments add`', load: async () => import('./commands/payments.js').then((m) => ({ run: acceptingYes(m.payments), help: m.paymentsHelp })) },
+  duplicates: { summary: 'remove a late duplicate that `activate` named (`duplicates remove`)', load: async () => import('./commands/duplicates.js').then((m) => ({ run: m.duplicates, help: m.duplicatesHelp })) },
   digest: { summary: "print a day's digest: activations, suspensions, payments, pending links", load: async () => import('./commands/digest.js').then((m) => ({ run: m.digest, help: m.digestHelp })) },
   reasons: { summary: 'list suspension reasons', load: async () => import('./commands/reasons.js').then((m) => ({ run: m.reasons, help: m.reasonsHelp })) },
   simulate: { summary: 'run the UISP simulator', load: async () => import('./commands/simulate.js').then((m) => ({ run: m.simulate, help: m.simulateHelp })) },

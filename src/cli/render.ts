@@ -1,5 +1,5 @@
 /** Human-readable terminal lines for workflow events and payment listings. */
-import type { ActivationEvent, ActivationPlan, StepStatus } from '../services/activation/types.js';
+import type { ActivationEvent, ActivationPlan, LateDuplicate, StepStatus } from '../services/activation/types.js';
 import { planEvents } from '../services/activation/run-log.js';
 import { candidateLines, describeMove, lateDuplicateSentence, leftAloneSentence, resultLists, resultSentence, stepSentence } from '../render/activation.js';
 import { formatMoney } from '../services/money.js';
@@ -17,11 +17,18 @@ export function renderEvent(event: ActivationEvent): string[] {
     if (notDone.length) lines.push(`  Not done: ${notDone.join('; ')}`);
     for (const candidate of candidateLines(event.error)) lines.push(`  - ${candidate}`);
   }
-  // Late duplicates the run met: named, never removed (a person decides: the audit notice's Remove duplicate in Slack).
-  for (const duplicate of event.duplicates ?? []) lines.push(`  Late duplicate: ${lateDuplicateSentence(duplicate)}`);
+  // Late duplicates the run met: named, never removed (a person decides: the audit notice's Remove duplicate
+  // in Slack, or the command named here, which checks the same).
+  for (const duplicate of event.duplicates ?? []) {
+    lines.push(`  Late duplicate: ${lateDuplicateSentence(duplicate)}`);
+    for (const late of duplicate.others) lines.push(`    To remove it: subops duplicates remove --client-id ${duplicate.client.id} ${LATE_FLAG[duplicate.record]} ${late.id}`);
+  }
   if (event.leftAlone?.length && event.outcome !== 'planned') lines.push(`  ${capitalized(leftAloneSentence(event.leftAlone))}`);
   return lines;
 }
+
+/** How `subops duplicates remove` names each kind of late record. */
+const LATE_FLAG: Record<LateDuplicate['record'], string> = { service: '--service-id', site: '--site-id', client: '--late-client-id' };
 
 const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 

@@ -59,6 +59,38 @@ export function conversationProblem(channel: unknown): ApiResult | undefined {
 }
 
 /**
+ * Slack refuses blocks whose ids collide: two blocks of one message or view with the same block_id, or
+ * two elements of one block with the same action_id (`invalid_blocks` for a message). One `[ERROR]`
+ * line per collision, by JSON pointer under `pointer`.
+ */
+export function duplicateIdProblems(blocks: unknown[], pointer: string): string[] {
+  const problems: string[] = [];
+  const blockIds = new Set<string>();
+  blocks.forEach((block, index) => {
+    if (!isRecord(block)) return;
+    const blockId = stringField(block, 'block_id');
+    if (blockId !== undefined) {
+      if (blockIds.has(blockId)) problems.push(`[ERROR] duplicate block_id "${blockId}" [json-pointer:${pointer}/${index}/block_id]`);
+      blockIds.add(blockId);
+    }
+    const actionIds = new Set<string>();
+    for (const element of blockElements(block)) {
+      const actionId = stringField(element, 'action_id');
+      if (actionId === undefined) continue;
+      if (actionIds.has(actionId)) problems.push(`[ERROR] duplicate action_id "${actionId}" in one block [json-pointer:${pointer}/${index}]`);
+      actionIds.add(actionId);
+    }
+  });
+  return problems;
+}
+
+/** The interactive elements of a block: an actions block's elements, a section's accessory, an input's element. */
+function blockElements(block: Record<string, unknown>): Record<string, unknown>[] {
+  const elements: unknown[] = Array.isArray(block.elements) ? [...(block.elements as unknown[])] : [];
+  return [...elements, block.accessory, block.element].filter(isRecord);
+}
+
+/**
  * Slack gives every block the app left without a block_id a random one; interactive payloads and
  * view state are keyed by it, so the fake does the same.
  */

@@ -8,6 +8,7 @@ import {
   conversationProblem,
   missingArguments,
   stringField,
+  duplicateIdProblems,
   withBlockIds,
   type ApiArgs,
   type ApiResult,
@@ -202,6 +203,8 @@ function contentProblem(args: ApiArgs): ApiResult | undefined {
   if (Array.isArray(blocks) && blocks.length > MAX_MESSAGE_BLOCKS) {
     return apiError('invalid_blocks', [`[ERROR] no more than ${MAX_MESSAGE_BLOCKS} items allowed [json-pointer:/blocks]`]);
   }
+  const duplicates = Array.isArray(blocks) ? duplicateIdProblems(blocks, '/blocks') : [];
+  if (duplicates.length) return apiError('invalid_blocks', duplicates);
   if (attachments !== undefined && !Array.isArray(attachments)) return apiError('invalid_attachments');
   return undefined;
 }

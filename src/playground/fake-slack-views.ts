@@ -6,6 +6,7 @@
 import { randomInt } from 'node:crypto';
 import {
   apiError,
+  duplicateIdProblems,
   isRecord,
   missingArguments,
   stringField,
@@ -92,6 +93,8 @@ export class FakeViews {
     if (!isRecord(definition) || definition.type !== 'home') return apiError('invalid_arguments', ["[ERROR] must be 'home' [json-pointer:/view/type]"]);
     if (!Array.isArray(definition.blocks)) return apiError('invalid_arguments', ['[ERROR] must be an array [json-pointer:/view/blocks]']);
     if (definition.blocks.length > MAX_MODAL_BLOCKS) return apiError('invalid_arguments', [`[ERROR] no more than ${MAX_MODAL_BLOCKS} items allowed [json-pointer:/view/blocks]`]);
+    const duplicates = duplicateIdProblems(definition.blocks, '/view/blocks');
+    if (duplicates.length) return apiError('invalid_arguments', duplicates);
     const userId = String(args.user_id);
     const id = stringField(this.homes.get(userId) ?? {}, 'id') ?? `V${String(++this.lastViewNumber).padStart(10, '0')}`;
     const view: View = { id, team_id: this.identity.teamId, type: 'home', blocks: withBlockIds(definition.blocks), callback_id: definition.callback_id ?? '', private_metadata: definition.private_metadata ?? '', state: { values: {} }, app_id: this.identity.appId, bot_id: this.identity.botId };
@@ -142,6 +145,7 @@ function modalProblem(view: unknown): ApiResult | undefined {
     complain('/blocks', 'must be an array');
   } else {
     if (view.blocks.length > MAX_MODAL_BLOCKS) complain('/blocks', `no more than ${MAX_MODAL_BLOCKS} items allowed`);
+    problems.push(...duplicateIdProblems(view.blocks, '/view/blocks'));
     const hasInput = view.blocks.some((block) => isRecord(block) && block.type === 'input');
     if (hasInput && view.submit === undefined) complain('/submit', 'is required when the view has input blocks');
   }

@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { apiError, isRecord, PLAYGROUND_WORKSPACE, type ApiArgs, type ApiResult, type MethodHandler } from './fake-slack-api.js';
+import { apiError, duplicateIdProblems, isRecord, PLAYGROUND_WORKSPACE, type ApiArgs, type ApiResult, type MethodHandler } from './fake-slack-api.js';
 import { FakeDirectory, type FakeChannel, type FakeUser } from './fake-slack-directory.js';
 import { FakeFiles, type FakeFile } from './fake-slack-files.js';
 import { FakeMessages, type FakeMessage } from './fake-slack-messages.js';
@@ -308,6 +308,10 @@ class LoopbackFakeSlack implements FakeSlack {
     }
     if (!isRecord(parsed)) {
       res.writeHead(400, { 'content-type': 'text/plain' }).end('invalid_payload');
+      return;
+    }
+    if (Array.isArray(parsed.blocks) && duplicateIdProblems(parsed.blocks, '/blocks').length) {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('invalid_blocks');
       return;
     }
     const response: RecordedResponse = { url: url.href, body: parsed };

@@ -58,7 +58,7 @@ function reasonText(refusal: RemovalRefusal, request: RemovalRequest, late: stri
 
 const ids = (what: string, list: number[]) => `${what} ${list.map((id) => `#${id}`).join(', ')}`;
 
-/** What a click of Remove duplicate did, in one sentence (the notice's update and the audit summary). */
+/** What a click of Remove duplicate (or `subops duplicates remove`) did, in one sentence (the notice's update, the terminal, the audit summary). */
 export function removalSentence(outcome: RemovalOutcome): string {
   const { request } = outcome;
   switch (outcome.kind) {
@@ -72,8 +72,8 @@ export function removalSentence(outcome: RemovalOutcome): string {
     case 'failed': {
       const late = describeRecord(request.record, outcome.duplicate, request.duplicateId);
       return outcome.mayHaveApplied
-        ? `UISP did not confirm removing ${late} (${outcome.detail}): it may or may not be gone. Press Remove duplicate again: it reads UISP first.`
-        : `UISP did not remove ${late} (${outcome.detail}); it is still there. Press Remove duplicate again to retry.`;
+        ? `UISP did not confirm removing ${late} (${outcome.detail}): it may or may not be gone. Try again (Remove duplicate, or subops duplicates remove): it reads UISP first.`
+        : `UISP did not remove ${late} (${outcome.detail}); it is still there. Try again (Remove duplicate, or subops duplicates remove).`;
     }
   }
 }

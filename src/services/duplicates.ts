@@ -5,9 +5,10 @@
  * leave a newer SubOps-made namesake of the customer's client with nothing under it, and its site. Whoever
  * meets them (an activation's result, a `/client` card, a UISP event) names them (`find`, the pure
  * ./activation/late-duplicates.ts); nobody removes them on their own. `remove` is what the audit notice's
- * **Remove duplicate** button calls: it reads both records again, in that call, and removes the late one
- * only when the pure `decideRemoval` says so; otherwise it writes nothing and says why. A person's click
- * is the only way SubOps removes an Active service, or another run's client.
+ * **Remove duplicate** button calls, and `subops duplicates remove` (its request from `requestFor`): it
+ * reads both records again, in that call, and removes the late one only when the pure `decideRemoval`
+ * says so; otherwise it writes nothing and says why. A person's word (the click, or the CLI's
+ * confirmation) is the only way SubOps removes an Active service, or another run's client.
  */
 import type { Locks } from './converge.js';
 import { lateDuplicates } from './activation/late-duplicates.js';
@@ -23,6 +24,7 @@ import { clientDisplayName, type CrmClient } from './uisp/crm-client.js';
 import { emptyIfNotFound, nullIfNotFound, UispError, UispNotFoundError } from './uisp/errors.js';
 import type { NmsClient } from './uisp/nms-client.js';
 import type { Client, Device, Invoice, Payment, Service, Site } from './uisp/schemas.js';
+import { notFoundAsInputError } from './errors.js';
 
 /**
  * What the button asks: remove `duplicateId`, keeping `keptId` (the one the activation reported). For a
@@ -95,6 +97,19 @@ export interface NamesakeReads {
   services: Service[];
   /** The request's client (the one activations use), null when not found. */
   keptClient: Client | null;
+}
+
+/** Pure: the removal of one late record of this duplicate (what the notice's button carries, what the CLI asks). */
+export function removalRequest(duplicate: LateDuplicate, lateId: number | string): RemovalRequest {
+  const clientId = duplicate.client.id;
+  switch (duplicate.record) {
+    case 'client':
+      return { clientId, record: 'client', keptId: clientId, duplicateId: Number(lateId) };
+    case 'service':
+      return { clientId, record: 'service', keptId: Number(duplicate.kept.id), duplicateId: Number(lateId) };
+    case 'site':
+      return { clientId, record: 'site', keptId: String(duplicate.kept.id), duplicateId: String(lateId) };
+  }
 }
 
 const refuse = (refusal: RemovalRefusal): RemovalDecision => ({ remove: false, refusal });
@@ -227,6 +242,19 @@ export class DuplicateService {
     const [client, services] = await Promise.all([crm.getClient(clientId), crm.listServices(clientId)]);
     const [sites, devices] = await Promise.all([nms.listSites(), nms.listDevices()]);
     return duplicatesOf(clientRef(client), clientActivation(client), services, sites, devices);
+  }
+
+  /**
+   * A removal asked for by naming the late record (the CLI): the request the notice's button would carry.
+   * A namesake client is asked as named (the client activations use is the one kept); a service or site
+   * keeps the record `find` names beside it now, and is null when UISP shows no late duplicate of that
+   * kind for the client. `remove` then reads both again and decides, as for a click.
+   */
+  async requestFor(clientId: number, record: RemovalRequest['record'], lateId: number | string): Promise<RemovalRequest | null> {
+    if (record === 'client') return { clientId, record, keptId: clientId, duplicateId: Number(lateId) };
+    const found = await notFoundAsInputError(this.find(clientId), 'client', `No CRM client #${clientId}.`);
+    const duplicate = found.find((d) => d.record === record);
+    return duplicate ? removalRequest(duplicate, lateId) : null;
   }
 
   /**

@@ -37,6 +37,8 @@ export interface PaymentSummary {
   /** Totals per currency of `payments` alone (the page shown). */
   pageTotals: CurrencyTotal[];
   count: number;
+  /** The client the query names, as just read. */
+  client?: Client | undefined;
 }
 
 export interface PaymentInput {
@@ -144,6 +146,7 @@ export class PaymentService {
   /** `onPage` hears of each page of UISP's answer as it is counted (a long range reads hundreds: the CLI shows progress). */
   async summarize(query: PaymentQuery, { onPage }: { onPage?: (read: PagesRead) => void } = {}): Promise<PaymentSummary> {
     const ranged = this.range(query);
+    const client = await this.namedClient(query);
     const show = query.show ?? 20;
     const skip = query.skip ?? 0;
     const payments: Payment[] = [];
@@ -160,7 +163,12 @@ export class PaymentService {
     }
     const pageTotals = new CurrencyTotals();
     for (const payment of payments) pageTotals.add(payment);
-    return { query: ranged, payments, totals: totals.list(), pageTotals: pageTotals.list(), count };
+    return { query: ranged, payments, totals: totals.list(), pageTotals: pageTotals.list(), count, ...(client && { client }) };
+  }
+
+  /** The client a query names, read first: an unknown id is "no client #id" (an InputError), never "no payments". */
+  private async namedClient(query: PaymentQuery): Promise<Client | undefined> {
+    return query.clientId === undefined ? undefined : this.getClient(query.clientId);
   }
 
   /**
@@ -186,6 +194,7 @@ export class PaymentService {
       const client = await this.clients.get(id, () => this.crm.getClient(id)).catch(() => undefined);
       if (client) clientNames.set(id, clientDisplayName(client));
     };
+    await this.namedClient(query);
     let left = query.show ?? Infinity;
     for await (const fetched of this.crm.paymentPages(this.filters(this.range(query)))) {
       const payments = fetched.length > left ? fetched.slice(0, left) : fetched;

@@ -4,6 +4,7 @@
  * answer 422) and a service that is not Active is never suspended. Lifting always goes through
  * cancel-suspend: UISP has no /unsuspend endpoint (spec §4).
  */
+import { z } from 'zod';
 import { withRetries, type WriteRetryPolicy } from './converge.js';
 import type { CrmClient } from './uisp/crm-client.js';
 import { UispError, UispWriteNotAppliedError } from './uisp/errors.js';
@@ -35,10 +36,39 @@ export function applicableAction(status: number, statuses: ServiceStatusTable): 
 }
 
 /**
+ * What a button showed of a service when its message was drawn (carried in the button's value): its
+ * status and, while suspended, which suspension — its reason and, as UISP lists suspension periods, the
+ * one in force. A suspension lifted and imposed again is another suspension, even for the same reason.
+ */
+export const ShownServiceSchema = z.object({ status: z.number().int(), reasonId: z.number().int().nullable(), periodId: z.number().int().nullable() });
+export type ShownService = z.infer<typeof ShownServiceSchema>;
+
+/** Pure: what a button drawn now for this service shows of it. */
+export function shownService(service: Service): ShownService {
+  const inForce = service.suspensionPeriods?.find((period) => !period.endDate);
+  return { status: service.status, reasonId: service.suspensionReasonId ?? null, periodId: inForce?.id ?? null };
+}
+
+/** Pure: whether UISP changed the service since a button showed it; a button that carries nothing (drawn before buttons did) counts as changed. */
+export function changedSince(shown: ShownService | undefined, service: Service): boolean {
+  if (!shown) return true;
+  const now = shownService(service);
+  return now.status !== shown.status || now.reasonId !== shown.reasonId || now.periodId !== shown.periodId;
+}
+
+/**
+ * A button pressed on an older message: `as-shown` when UISP still says what the button showed (the
+ * action runs as it always did), `changed` otherwise — the front end then shows the normal confirmation
+ * with the service as it is now, and nothing is written until the person confirms.
+ */
+export type PressedButton = { kind: 'as-shown'; service: Service } | { kind: 'changed'; service: Service; decision: SuspensionDecision };
+
+/**
  * Why a change was refused. not-active: only an Active service can be suspended. crm-refused: the
  * status allowed it but the CRM said no (its answer is in `detail`, for logs, never shown as is).
+ * changed: a lift found another suspension than the one the button or confirmation showed.
  */
-export type SuspensionRefusal = 'not-active' | 'crm-refused';
+export type SuspensionRefusal = 'not-active' | 'crm-refused' | 'changed';
 
 export type SuspensionOutcome =
   | {
@@ -107,20 +137,40 @@ export class SuspensionService {
     return applicableAction(service.status, this.statuses);
   }
 
+  /**
+   * Whether a confirmation drawn showing `shown` must be shown again before `action` is written on the
+   * service as read now: UISP changed it since, and the change would still write (a lift of another
+   * suspension than the one shown). A change that now writes nothing runs and says so.
+   */
+  asksAgain(action: SuspensionAction, shown: ShownService | undefined, service: Service): boolean {
+    return changedSince(shown, service) && this.decide(action, service) === 'write';
+  }
+
+  /** What a press of a button for `action`, drawn showing `shown`, may do now (read from UISP). */
+  async pressed(action: SuspensionAction, serviceId: number, shown: ShownService | undefined): Promise<PressedButton> {
+    const service = await this.getService(serviceId);
+    return changedSince(shown, service) ? { kind: 'changed', service, decision: this.decide(action, service) } : { kind: 'as-shown', service };
+  }
+
   /** Suspends the service if it is Active, for a reason the caller has already resolved. */
   suspend(serviceId: number, reason: SuspensionReason): Promise<SuspensionOutcome> {
-    return this.change('suspend', serviceId, () => this.crm.suspendService(serviceId, reason.id), reason);
+    return this.change('suspend', serviceId, () => this.crm.suspendService(serviceId, reason.id), { reason });
   }
 
-  /** Lifts the suspension of the service if it is suspended (cancel-suspend). */
-  unsuspend(serviceId: number): Promise<SuspensionOutcome> {
-    return this.change('unsuspend', serviceId, () => this.crm.cancelSuspendService(serviceId));
+  /**
+   * Lifts the suspension of the service if it is suspended (cancel-suspend). With `shown` (what the
+   * person confirmed), only that suspension: another one found by the read right before the write is
+   * refused (`changed`), nothing written.
+   */
+  unsuspend(serviceId: number, shown?: ShownService): Promise<SuspensionOutcome> {
+    return this.change('unsuspend', serviceId, () => this.crm.cancelSuspendService(serviceId), { shown });
   }
 
-  private async change(action: SuspensionAction, serviceId: number, write: () => Promise<void>, reason?: SuspensionReason): Promise<SuspensionOutcome> {
+  private async change(action: SuspensionAction, serviceId: number, write: () => Promise<void>, { reason, shown }: { reason?: SuspensionReason; shown?: ShownService | undefined }): Promise<SuspensionOutcome> {
     const service = await this.getService(serviceId);
     const decision = this.decide(action, service);
     if (decision !== 'write') return this.unchanged(action, decision, service);
+    if (shown && changedSince(shown, service)) return { kind: 'refused', action, service, reason: 'changed', status: service.status };
     let attempts = 0;
     try {
       // Transient failures are retried; before each retry the service is read again, so a change whose

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ApprovalReasonSchema } from '../services/approvals.js';
+import { ShownServiceSchema } from '../services/suspensions.js';
 import { LIMITS } from '../views/limits.js';
 
 /** Where a command ran: progress is posted there; response_url reaches the agent even where the bot is not a member. */
@@ -65,6 +66,8 @@ export const SuspensionMetaSchema = z.object({
   /** Set on the confirm view: exactly what the agent confirmed. */
   serviceId: z.number().int().optional(),
   reasonId: z.number().int().optional(),
+  /** Set on the confirm view: the service as it showed it; a different one is shown again before anything is written. */
+  shown: ShownServiceSchema.optional(),
 });
 
 export const PaymentMetaSchema = z.object({ origin: OriginSchema });

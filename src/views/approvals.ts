@@ -164,8 +164,8 @@ export function pendingApprovalBlocks(mine: StoredRequest[], waiting: StoredRequ
     blocks.push(
       section(`${mention(stored.request.requester)} asks to ${operationPhrase(stored.request.operation)}.\n${stored.request.reasons.map((r) => reasonLine(r, currencyOf(stored.request.operation))).join('; ')}`),
       actions(`approval_${stored.request.id}`, [
-        button({ actionId: APPROVAL_ACTION.approve, text: 'Approve', style: 'primary', value: where }),
-        button({ actionId: APPROVAL_ACTION.reject, text: 'Reject', style: 'danger', value: where }),
+        button({ actionId: `${APPROVAL_ACTION.approve}:${stored.request.id}`, text: 'Approve', style: 'primary', value: where }),
+        button({ actionId: `${APPROVAL_ACTION.reject}:${stored.request.id}`, text: 'Reject', style: 'danger', value: where }),
       ]),
     );
   }

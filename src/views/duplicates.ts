@@ -8,7 +8,7 @@
 import { lateDuplicateSentence } from '../render/activation.js';
 import { describeRecord } from '../render/duplicates.js';
 import type { LateDuplicate } from '../services/activation/types.js';
-import type { RemovalOutcome, RemovalRequest } from '../services/duplicates.js';
+import { removalRequest, type RemovalOutcome, type RemovalRequest } from '../services/duplicates.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { encodeMetadata, RemoveDuplicateValueSchema } from '../slack/metadata.js';
 import { link, mention } from './format.js';
@@ -26,19 +26,6 @@ const MET_BY: Record<DuplicateSource, string> = {
 
 /** Slack message metadata of a notice: which duplicate it names (to find it again, e.g. after a restart). */
 export const LATE_DUPLICATE_EVENT_TYPE = 'subops_late_duplicate';
-
-/** The button's request for one late record of this duplicate. */
-export function removalRequest(duplicate: LateDuplicate, lateId: number | string): RemovalRequest {
-  const clientId = duplicate.client.id;
-  switch (duplicate.record) {
-    case 'client':
-      return { clientId, record: 'client', keptId: clientId, duplicateId: Number(lateId) };
-    case 'service':
-      return { clientId, record: 'service', keptId: Number(duplicate.kept.id), duplicateId: Number(lateId) };
-    case 'site':
-      return { clientId, record: 'site', keptId: String(duplicate.kept.id), duplicateId: String(lateId) };
-  }
-}
 
 /** How the notice words each kind of record: the kept one, the late ones, what the button checks, the fallback text. */
 const WORDING: Record<LateDuplicate['record'], { kept: string; late: string; checks: string; never: string; counted: (duplicate: LateDuplicate) => string }> = {
@@ -87,7 +74,7 @@ export function lateDuplicateNotice(duplicate: LateDuplicate, source: DuplicateS
     section(`*Kept:* ${named(duplicate.kept)}, ${wording.kept}.`),
     ...duplicate.others.map((other) => {
       const request = removalRequest(duplicate, other.id);
-      const remove = button({ actionId: ACTION.removeDuplicate, text: 'Remove duplicate', style: 'danger', value: encodeMetadata(RemoveDuplicateValueSchema, request) });
+      const remove = button({ actionId: `${ACTION.removeDuplicate}:${request.duplicateId}`, text: 'Remove duplicate', style: 'danger', value: encodeMetadata(RemoveDuplicateValueSchema, request) });
       return { ...section(`*${wording.late}:* ${named(other)}`, remove), block_id: lateBlockId(request) };
     }),
     context(`Met by ${MET_BY[source]}. *Remove duplicate* ${wording.checks}; otherwise it says why and changes nothing. ${wording.never}`),

@@ -19,9 +19,9 @@ export const ACTION = {
   activationRetry: 'activation_retry',
   /** Enter in the suspension modal's client-id box: list that client's services. */
   suspensionClientLookup: 'suspension_client_lookup',
-  /** Unsuspend on a notice of a payment made in UISP by a client whose service is suspended. */
+  /** Unsuspend on a notice of a payment made in UISP by a client whose service is suspended (`uisp_unsuspend:<service id>`). */
   uispUnsuspend: 'uisp_unsuspend',
-  /** Remove duplicate on a late-duplicate notice in the audit channel (one per late record, in its own block). */
+  /** Remove duplicate on a late-duplicate notice in the audit channel (one per late record, in its own block; `:<record id>`). */
   removeDuplicate: 'remove_duplicate',
 } as const;
 

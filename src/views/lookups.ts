@@ -99,7 +99,7 @@ export function clientMatchesMessage(query: string, matches: ClientMatch[], pick
   const blocks: Block[] = [section(`*${matches.length} clients match “${escapeMrkdwn(query)}”*`)];
   for (const c of shown) {
     const details = [c.archived ? 'archived' : '', c.address ?? '', c.email ?? '', c.phone ?? ''].filter(Boolean).map(escapeMrkdwn);
-    blocks.push(section(`*#${c.id} ${escapeMrkdwn(clip(c.name, NAME_IN_ROW))}*\n${details.join('  ·  ') || '—'}`, button({ actionId: pick.actionId, text: pick.text, value: pick.value(c) })));
+    blocks.push(section(`*#${c.id} ${escapeMrkdwn(clip(c.name, NAME_IN_ROW))}*\n${details.join('  ·  ') || '—'}`, button({ actionId: `${pick.actionId}:${c.id}`, text: pick.text, value: pick.value(c) })));
   }
   if (matches.length > shown.length) blocks.push(context(`…and ${matches.length - shown.length} more: type more of the name, or the id (\`/client #1001\`).`));
   return message(`${matches.length} clients match “${escapeMrkdwn(query)}”`, blocks);
@@ -142,7 +142,7 @@ export function deviceCardMessage(card: DeviceCard, allowed: ReadonlySet<AccessA
 export function deviceMatchesMessage(query: string, matches: DeviceLine[], keyOf: (d: DeviceLine) => string): SlackMessage {
   const shown = matches.slice(0, MATCHES_SHOWN);
   const blocks: Block[] = [section(`*${matches.length} devices match “${escapeMrkdwn(query)}”*`)];
-  for (const d of shown) blocks.push(section(deviceRow(d), button({ actionId: LOOKUP_ACTION.openDevice, text: 'Open', value: keyOf(d) })));
+  shown.forEach((d, row) => blocks.push(section(deviceRow(d), button({ actionId: `${LOOKUP_ACTION.openDevice}:${row + 1}`, text: 'Open', value: keyOf(d) }))));
   if (matches.length > shown.length) blocks.push(context(`…and ${matches.length - shown.length} more: give the IP or MAC address.`));
   return message(`${matches.length} devices match “${escapeMrkdwn(query)}”`, blocks);
 }

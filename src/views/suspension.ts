@@ -2,7 +2,7 @@
  * /suspend and /unsuspend share one flow, parameterised by the action: a form (service id, or a client
  * and one of its services, plus the reason when suspending), a confirmation, and the thread messages.
  */
-import type { SuspensionAction as ServiceAction, SuspensionOutcome, SuspensionRefusal } from '../services/suspensions.js';
+import { shownService, type SuspensionAction as ServiceAction, type SuspensionOutcome, type SuspensionRefusal } from '../services/suspensions.js';
 import type { Client, Service, SuspensionReason } from '../services/uisp/schemas.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { encodeMetadata, SuspensionMetaSchema, type Origin, type SuspensionAction } from '../slack/metadata.js';
@@ -159,6 +159,8 @@ export interface SuspensionTarget {
   service: Service;
   client: Client;
   reason?: SuspensionReason | undefined;
+  /** A suspended service: the reason of the suspension in force, as UISP names it. */
+  suspendedFor?: SuspensionReason | undefined;
 }
 
 /**
@@ -174,13 +176,14 @@ export function suspensionConfirm(action: SuspensionAction, origin: Origin, targ
     `*Current status*\n${escapeMrkdwn(statusLabel(service.status))}`,
   ];
   if (reason) items.push(`*Reason*\n${escapeMrkdwn(reason.name)}`);
+  if (target.suspendedFor) items.push(`*Suspended for*\n${escapeMrkdwn(target.suspendedFor.name)}`);
   return modal({
     callbackId: CALLBACK.suspensionConfirm,
     title: words.confirmTitle,
     submit: words.submit,
     close: 'Back out',
     blocks: [...(notice ? [context(`:information_source: ${escapeMrkdwn(notice)}`)] : []), section(`${words.emoji} *${words.question}*`), fields(items)],
-    privateMetadata: encodeMetadata(SuspensionMetaSchema, { action, origin, serviceId: service.id, ...(reason && { reasonId: reason.id }) }),
+    privateMetadata: encodeMetadata(SuspensionMetaSchema, { action, origin, serviceId: service.id, ...(reason && { reasonId: reason.id }), shown: shownService(service) }),
   });
 }
 
@@ -197,6 +200,7 @@ export function unchangedText(action: SuspensionAction, service: Service, why: '
   const label = statusLabel(service.status);
   if (why === 'already') return action === 'suspend' ? `Service #${service.id} is already suspended.` : `Service #${service.id} is not suspended (status ${label}): there is no suspension to lift.`;
   if (why === 'not-active') return `Service #${service.id} is ${label}: only an Active service can be suspended.`;
+  if (why === 'changed') return `Service #${service.id} was suspended again in UISP since it was shown, so its suspension was not lifted; look at it again (/unsuspend ${service.id}) before lifting it.`;
   return `The CRM refused to ${action === 'suspend' ? 'suspend' : 'lift the suspension of'} service #${service.id} (status ${label}); check the service in the CRM.`;
 }
 

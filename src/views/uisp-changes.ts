@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { ChangeNotice } from '../services/events/webhooks.js';
+import { shownService, ShownServiceSchema } from '../services/suspensions.js';
 import { clientDisplayName } from '../services/uisp/client-name.js';
 import type { Client, Service } from '../services/uisp/schemas.js';
 import { escapeMrkdwn } from '../slack/escape.js';
@@ -12,9 +13,13 @@ import { formatMoney, link, mention } from './format.js';
 import { ACTION, BLOCK } from './ids.js';
 import { actions, button, context, message, section, type Block, type SlackMessage } from './kit.js';
 
-/** The Unsuspend button's value: which service to lift. */
-export const UnsuspendValueSchema = z.object({ serviceId: z.number().int().positive() });
-const unsuspendValue = (serviceId: number) => JSON.stringify(UnsuspendValueSchema.parse({ serviceId }));
+/**
+ * The Unsuspend button's value: which service to lift, and what the notice showed of it (a press after
+ * UISP changed it asks again). Buttons posted before they carried `shown` count as changed.
+ */
+export const UnsuspendValueSchema = z.object({ serviceId: z.number().int().positive(), shown: ShownServiceSchema.optional() });
+const unsuspendValue = (service: Service) => JSON.stringify(UnsuspendValueSchema.parse({ serviceId: service.id, shown: shownService(service) }));
+const unsuspendActionId = (serviceId: number) => `${ACTION.uispUnsuspend}:${serviceId}`;
 
 const OUTSIDE = 'in UISP, outside SubOps';
 
@@ -83,7 +88,7 @@ export function changeNotice(notice: ChangeNotice, options: ChangeViewOptions): 
       actions(
         BLOCK.uispUnsuspend,
         change.suspendedServices.map((service) =>
-          button({ actionId: ACTION.uispUnsuspend, text: `Unsuspend #${service.id}`, style: 'primary', value: unsuspendValue(service.id) }),
+          button({ actionId: unsuspendActionId(service.id), text: `Unsuspend #${service.id}`, style: 'primary', value: unsuspendValue(service) }),
         ),
       ),
     );
@@ -96,7 +101,7 @@ export function changeNotice(notice: ChangeNotice, options: ChangeViewOptions): 
 export function unsuspendPressed(blocks: Block[], serviceId: number, userId: string): Block[] {
   const kept = blocks.flatMap((block): Block[] => {
     if (block.type !== 'actions' || block.block_id !== BLOCK.uispUnsuspend) return [block];
-    const elements = block.elements.filter((element) => !('value' in element) || element.value !== unsuspendValue(serviceId));
+    const elements = block.elements.filter((element) => !('action_id' in element) || element.action_id !== unsuspendActionId(serviceId));
     return elements.length ? [{ ...block, elements }] : [];
   });
   return [...kept, context(`:arrow_forward: Unsuspend of service #${serviceId} started by ${mention(userId)}`)];

@@ -1,7 +1,8 @@
 /**
  * `subops activate` with a late duplicate of the client (two SubOps-made Active services): the terminal
  * names it with the render's sentence, `--json` adds it to the result (`duplicates`, [] when none), and
- * nothing is removed: only a person's click on the Slack notice does that.
+ * nothing is removed: only a person does that (the Slack notice's button, or `subops duplicates remove`:
+ * test/cli/duplicates.test.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
@@ -26,6 +27,7 @@ describe('subops activate meets a late duplicate', () => {
     expect(run.out).toContain(
       `  Late duplicate: Client #1004 Shanice Williams has 2 Active services made by SubOps: #${kept} "Standard Monthly" (the one activations keep and report) and #${late} "Standard Monthly" (made late, after its activation gave up)\n`,
     );
+    expect(run.out).toContain(`    To remove it: subops duplicates remove --client-id 1004 --service-id ${late}\n`);
     expect(s.data.services.filter((x) => x.clientId === 1004).map((x) => x.id)).toEqual([kept, late]);
     expect(s.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
   });

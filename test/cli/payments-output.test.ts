@@ -118,3 +118,18 @@ describe('the terminal table', () => {
     expect(fitCell('😀😀😀😀', 3)).toBe('😀😀…');
   });
 });
+
+describe('a client UISP does not know', () => {
+  it('listing, --csv and --json say there is no client #99999 (exit 2, as `payments add` does) and list nothing', async () => {
+    for (const format of [[], ['--csv'], ['--json']]) {
+      const { code, out, err } = await subops(['payments', '--client-id', '99999', ...format]);
+      expect(code, format.join(' ')).toBe(2);
+      expect(err).toContain('--client-id: No CRM client #99999.');
+      if (format[0] === '--json') expect(JSON.parse(out)).toMatchObject({ type: 'error', field: '--client-id', message: expect.stringContaining('No CRM client #99999.') });
+      else expect(out).toBe('');
+    }
+    const add = await subops(['payments', 'add', '--client-id', '99999', '--amount', '10']);
+    expect(add.code).toBe(2);
+    expect(add.err).toContain('--client-id: No CRM client #99999.');
+  });
+});

@@ -136,6 +136,26 @@ describe('fake Slack messages', () => {
     expect(tooManyBlocks.data.error).toBe('invalid_blocks');
   });
 
+  it('refuses blocks whose ids collide, as Slack does: two buttons of one block with one action_id, two blocks with one block_id', async () => {
+    const unsuspend = (serviceId: number) => ({ type: 'button' as const, action_id: 'uisp_unsuspend', text: { type: 'plain_text' as const, text: `Unsuspend #${serviceId}` }, value: String(serviceId) });
+    const sameAction = await failure(client.chat.postMessage({ channel: 'C0SUPPORT', text: 'x', blocks: [{ type: 'actions', block_id: 'a', elements: [unsuspend(104), unsuspend(107)] }] }));
+    const sameBlock = await failure(
+      client.chat.postMessage({ channel: 'C0SUPPORT', text: 'x', blocks: [{ type: 'section', block_id: 'b', text: { type: 'mrkdwn', text: 'one' } }, { type: 'divider', block_id: 'b' }] }),
+    );
+    const update = await client.chat.postMessage({ channel: 'C0SUPPORT', text: 'x' });
+    const sameActionOnUpdate = await failure(client.chat.update({ channel: 'C0SUPPORT', ts: update.ts!, text: 'x', blocks: [{ type: 'actions', elements: [unsuspend(104), unsuspend(107)] }] }));
+    const sameActionInModal = await failure(client.views.open({ trigger_id: '1.2.dup', view: { ...modal('Unsuspend'), blocks: [{ type: 'actions', elements: [unsuspend(104), unsuspend(107)] }] } as never }));
+    const response = await fetch(fake.responseUrl(), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'x', blocks: [{ type: 'actions', elements: [unsuspend(104), unsuspend(107)] }] }) });
+    // The same action_id in two blocks is allowed.
+    await client.chat.postMessage({ channel: 'C0SUPPORT', text: 'x', blocks: [{ type: 'actions', elements: [unsuspend(104)] }, { type: 'actions', elements: [unsuspend(107)] }] });
+
+    expect(sameAction.data).toMatchObject({ error: 'invalid_blocks', response_metadata: { messages: ['[ERROR] duplicate action_id "uisp_unsuspend" in one block [json-pointer:/blocks/0]'] } });
+    expect(sameBlock.data).toMatchObject({ error: 'invalid_blocks', response_metadata: { messages: ['[ERROR] duplicate block_id "b" [json-pointer:/blocks/1/block_id]'] } });
+    expect(sameActionOnUpdate.data.error).toBe('invalid_blocks');
+    expect(sameActionInModal.data.error).toBe('invalid_arguments');
+    expect(response.status).toBe(400);
+  });
+
   it('links to messages and thread replies', async () => {
     const parent = await client.chat.postMessage({ channel: 'C0SUPPORT', text: 'x' });
     const reply = await client.chat.postMessage({ channel: 'C0SUPPORT', thread_ts: parent.ts!, text: 'y' });

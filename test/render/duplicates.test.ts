@@ -35,11 +35,11 @@ describe('removalSentence', () => {
     [refused(site, { reason: 'linked', clientId: 1003 }), 'NMS site "Priya Ramnarine" (s-late) is linked in the CRM to client #1003: it is not removed. Nothing was changed.'],
     [
       { kind: 'failed', request: service, detail: 'CRM DELETE /clients/services/5007: HTTP 500', mayHaveApplied: false, ...refs(service) },
-      'UISP did not remove service #5007 "Standard Monthly" (CRM DELETE /clients/services/5007: HTTP 500); it is still there. Press Remove duplicate again to retry.',
+      'UISP did not remove service #5007 "Standard Monthly" (CRM DELETE /clients/services/5007: HTTP 500); it is still there. Try again (Remove duplicate, or subops duplicates remove).',
     ],
     [
       { kind: 'failed', request: service, detail: 'no answer', mayHaveApplied: true, ...refs(service) },
-      'UISP did not confirm removing service #5007 "Standard Monthly" (no answer): it may or may not be gone. Press Remove duplicate again: it reads UISP first.',
+      'UISP did not confirm removing service #5007 "Standard Monthly" (no answer): it may or may not be gone. Try again (Remove duplicate, or subops duplicates remove): it reads UISP first.',
     ],
     [{ kind: 'removed', request: client, ...refs(client) }, 'Removed client #1011 "Priya Ramnarine", an empty namesake of client #1010; client #1010 "Priya Ramnarine", the one activations use, stays.'],
     [refused(client, { reason: 'gone' }), 'Client #1011 "Priya Ramnarine" is already removed: UISP no longer has it. Nothing was changed.'],
@@ -57,7 +57,7 @@ describe('removalSentence', () => {
     [refused(site, { reason: 'other-client', clientId: 1011 }), 'NMS site "Priya Ramnarine" (s-late) belongs to client #1011 now, not to client #1002: it is not removed. Nothing was changed.'],
     [
       { kind: 'failed', request: client, detail: 'CRM DELETE /clients/1011: HTTP 500', mayHaveApplied: false, ...refs(client) },
-      'UISP did not remove client #1011 "Priya Ramnarine" (CRM DELETE /clients/1011: HTTP 500); it is still there. Press Remove duplicate again to retry.',
+      'UISP did not remove client #1011 "Priya Ramnarine" (CRM DELETE /clients/1011: HTTP 500); it is still there. Try again (Remove duplicate, or subops duplicates remove).',
     ],
   ])('%#: %s', (outcome, sentence) => {
     expect(removalSentence(outcome)).toBe(sentence);

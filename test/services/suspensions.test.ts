@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { INTERFACE_NUMBERING, SHARED_STATUSES, STOCK_NUMBERING } from '../../src/services/activation/service-status.js';
 import { InputError } from '../../src/services/errors.js';
-import { applicableAction, decideSuspension, SuspensionService } from '../../src/services/suspensions.js';
+import { applicableAction, decideSuspension, shownService, SuspensionService } from '../../src/services/suspensions.js';
 import { UispUnavailableError, UispWriteNotAppliedError } from '../../src/services/uisp/errors.js';
 import { suspensionResultReply } from '../../src/views/suspension.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
@@ -46,6 +46,33 @@ describe('against the simulator', () => {
     expect((await suspensions.resolveReason('equip')).id).toBe(3);
     await expect(suspensions.resolveReason('holiday')).rejects.toMatchObject({ field: 'reason', message: expect.stringContaining('Known reasons: 1 Non-payment') });
     await expect(suspensions.resolveReason(' ')).rejects.toBeInstanceOf(InputError);
+  });
+
+  it('a button acts only on what it showed: the same suspension runs; one lifted and imposed again, even for the same reason, asks again', async () => {
+    uisp = await startUisp();
+    const { suspensions } = uisp.services;
+    const shown = shownService(await suspensions.getService(104));
+    expect(await suspensions.pressed('unsuspend', 104, shown)).toMatchObject({ kind: 'as-shown', service: { id: 104 } });
+    await suspensions.unsuspend(104);
+    await suspensions.suspend(104, await reasonOf(1));
+    expect(await suspensions.pressed('unsuspend', 104, shown)).toMatchObject({ kind: 'changed', decision: 'write', service: { id: 104, status: 3, suspensionReasonId: 1 } });
+    await suspensions.unsuspend(104);
+    expect(await suspensions.pressed('unsuspend', 104, shown)).toMatchObject({ kind: 'changed', decision: 'already' });
+    // A button that carries nothing of what it showed cannot be trusted to act.
+    expect(await suspensions.pressed('unsuspend', 104, undefined)).toMatchObject({ kind: 'changed' });
+  });
+
+  it('a lift of what was shown: another suspension found by the read right before the write is refused, nothing written', async () => {
+    uisp = await startUisp();
+    const { suspensions } = uisp.services;
+    const shown = shownService(await suspensions.getService(104));
+    await suspensions.unsuspend(104);
+    await suspensions.suspend(104, await reasonOf(2));
+    const written = uisp.writes();
+    expect(await suspensions.unsuspend(104, shown)).toMatchObject({ kind: 'refused', reason: 'changed', service: { status: 3, suspensionReasonId: 2 } });
+    expect(uisp.writes()).toEqual(written);
+    // The same suspension as shown: lifted.
+    expect(await suspensions.unsuspend(104, shownService(await suspensions.getService(104)))).toMatchObject({ kind: 'done' });
   });
 
   it('suspending an already suspended service writes nothing and says so', async () => {

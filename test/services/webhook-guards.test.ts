@@ -114,6 +114,10 @@ describe('WebhookProcessor: an event is acted on only while the CRM still says w
     ['made 25 h ago', '2026-03-09T11:00:00+0000', 'stale'],
     ['made a month ago', '2026-02-08T12:00:00+0000', 'stale'],
     ['with a date that cannot be read', 'yesterday', 'stale'],
+    // A clock a little ahead of ours is allowed for; a date weeks ahead is no payment made just now.
+    ['dated 2 h ahead (clock skew)', '2026-03-10T14:00:00+0000', 'notified'],
+    ['dated 30 days ahead', '2026-04-09T12:00:00+0000', 'stale'],
+    ['dated 25 h ahead', '2026-03-11T13:00:00+0000', 'stale'],
   ])('a payment %s: %s', async (_what, createdDate, outcome) => {
     const { webhooks, outcomes, notices } = processor(payment(createdDate));
     webhooks.receive({ uuid: uuid(1) });

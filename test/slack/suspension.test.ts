@@ -1,5 +1,6 @@
 /** /suspend and /unsuspend end to end: form, CRM lookup, confirmation, the write, thread and audit. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { crm } from '../simulator/helpers.js';
 import { AGENT, AUDIT_CHANNEL, CHANNEL, inputs, selected, shown, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -138,6 +139,29 @@ describe('/unsuspend', () => {
     expect(reply!.text).toContain('Service #104 unsuspended. The CRM now reports status *Active*');
     await h.fake.waitFor('chat.postMessage', (call) => call.args.channel === AUDIT_CHANNEL);
     expect(h.logs.find((l) => l.audit)).toMatchObject({ action: 'unsuspend', result: 'unsuspended', ok: true });
+  });
+
+  it('shows the reason in force; a suspension lifted and imposed again for Abuse while the confirmation was open is shown again, not lifted', async () => {
+    h.uisp.sim.data.suspensionReasons.push({ id: 9, name: 'Abuse' });
+    await h.command('/unsuspend', '104');
+    const { id } = await h.openedView();
+    await h.submit(id, inputs({ service: '104' }));
+    expect(JSON.stringify(await h.viewBecomes(id, 'suspension_confirm'))).toContain('*Suspended for*\\nNon-payment');
+    await crm(h.uisp.sim, 'PATCH', '/clients/services/104/cancel-suspend');
+    await crm(h.uisp.sim, 'PATCH', '/clients/services/104/suspend', { suspensionReasonId: 9 });
+    const written = h.uisp.writes();
+
+    await h.submit(id, {});
+    const again = JSON.stringify(await h.viewBecomes(id, 'suspension_confirm', 'Abuse'));
+    await h.settled();
+    expect(again).toContain('*Suspended for*\\nAbuse');
+    expect(again).toContain('changed in UISP while this confirmation was open');
+    expect(h.uisp.writes()).toEqual(written);
+    expect(h.fake.messages(CHANNEL)).toEqual([]);
+
+    await h.submit(id, {});
+    await h.fake.waitFor('chat.update', (call) => call.args.channel === CHANNEL);
+    expect(h.uisp.writes()).toEqual([...written, 'PATCH /crm/api/v1.0/clients/services/104/cancel-suspend']);
   });
 });
 

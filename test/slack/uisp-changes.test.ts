@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { crm } from '../simulator/helpers.js';
-import { AGENT, AUDIT_CHANNEL, CHANNEL, inputs, selected, shown, startHarness, suspendThroughSlack, WEBHOOK_TOKEN, type Harness, type HarnessOptions, changeInUisp } from './harness.js';
+import { AGENT, AUDIT_CHANNEL, buttons, CHANNEL, inputs, selected, shown, startHarness, suspendThroughSlack, WEBHOOK_TOKEN, type Harness, type HarnessOptions, changeInUisp } from './harness.js';
 
 let h: Harness;
 afterEach(async () => {
@@ -166,9 +166,10 @@ describe('a payment by a client whose service is suspended', () => {
     const notice = await paymentNotice();
     expect(notice.text).toMatch(/^:moneybag: A payment of \*GYD 10,000\.00\* .*#1005 Ravi Persaud/);
     expect(shown(notice)).toContain('suspended service: service #104');
-    expect(shown(notice)).toContain('"action_id":"uisp_unsuspend"');
+    expect(shown(notice)).toContain('"action_id":"uisp_unsuspend:104"');
 
-    const pressed = await h.sender.blockAction({ userId: AGENT, actionId: 'uisp_unsuspend', value: '{"serviceId":104}', message: notice });
+    const button = buttons(notice).get('Unsuspend #104')!;
+    const pressed = await h.sender.blockAction({ userId: AGENT, actionId: button.action_id, value: button.value!, message: notice });
     expect(pressed.status).toBe(200);
     await h.settled();
     await h.uisp.sim.webhooksSettled();
@@ -177,13 +178,107 @@ describe('a payment by a client whose service is suspended', () => {
     expect(h.uisp.writes()).toEqual(['POST /crm/api/v1.0/payments', 'PATCH /crm/api/v1.0/clients/services/104/cancel-suspend']);
     expect(h.uisp.sim.data.services.find((s) => s.id === 104)!.status).toBe(1);
     const [updatedNotice, parent, audit] = h.fake.messages(AUDIT_CHANNEL).filter((m) => m.thread_ts === undefined);
-    expect(shown(updatedNotice!)).not.toContain('"action_id":"uisp_unsuspend"');
+    expect(shown(updatedNotice!)).not.toContain('"action_id":"uisp_unsuspend');
     expect(shown(updatedNotice!)).toContain(`Unsuspend of service #104 started by <@${AGENT}>`);
     expect(shown(parent!)).toContain('#104');
     expect(h.fake.messages(AUDIT_CHANNEL).find((m) => m.thread_ts === parent!.ts)!.text).toMatch(/^:white_check_mark: Service #104/);
     expect(audit!.text).toBe(`unsuspend by <@${AGENT}>: unsuspended`);
     // The thread of the un-suspension, and no "lifted in UISP" line for SubOps' own change.
     expect(auditLines().filter((line) => line.includes('outside SubOps'))).toHaveLength(1);
+  });
+
+  it('a client with two suspended services: the notice is posted with one Unsuspend per service, and each lifts its own', async () => {
+    await start();
+    await inUisp('POST', '/clients/1005/services', { status: 1, servicePlanPeriodId: 37, activeFrom: '2026-01-01', invoicingStart: '2026-01-01' });
+    const second = h.uisp.sim.data.services.at(-1)!.id;
+    await inUisp('PATCH', `/clients/services/${second}/suspend`, { suspensionReasonId: 1 });
+    await inUisp('POST', '/payments', { clientId: 1005, amount: 10_000 });
+    const notice = h.fake.messages(AUDIT_CHANNEL).find((m) => m.text.startsWith(':moneybag:'));
+    // Slack refuses a block with two buttons of one action_id: the notice would be lost.
+    expect(notice, 'the payment notice was posted').toBeDefined();
+    const unsuspends = [...buttons(notice!).entries()].filter(([label]) => label.startsWith('Unsuspend'));
+    expect(unsuspends.map(([label]) => label)).toEqual(['Unsuspend #104', `Unsuspend #${second}`]);
+
+    const [, pressed] = unsuspends[1]!;
+    await h.sender.blockAction({ userId: AGENT, actionId: pressed.action_id, value: pressed.value!, message: notice! });
+    await h.settled();
+    expect(h.uisp.writes().filter((w) => w.includes('cancel-suspend'))).toEqual([`PATCH /crm/api/v1.0/clients/services/${second}/cancel-suspend`]);
+  });
+
+  it('a suspension lifted and imposed again (for Abuse) since the notice: its old Unsuspend opens the confirmation naming Abuse, and lifts nothing', async () => {
+    await start();
+    const notice = await paymentNotice();
+    h.uisp.sim.data.suspensionReasons.push({ id: 9, name: 'Abuse' });
+    await inUisp('PATCH', '/clients/services/104/cancel-suspend');
+    await inUisp('PATCH', '/clients/services/104/suspend', { suspensionReasonId: 9 });
+    const written = h.uisp.writes();
+
+    const pressed = buttons(notice).get('Unsuspend #104')!;
+    await h.sender.blockAction({ userId: AGENT, actionId: pressed.action_id, value: pressed.value!, message: notice });
+    await h.settled();
+
+    expect(h.uisp.writes()).toEqual(written);
+    expect(h.uisp.sim.data.services.find((s) => s.id === 104)).toMatchObject({ status: 3, suspensionReasonId: 9 });
+    const { id, view } = await h.openedView();
+    expect(view.callback_id).toBe('suspension_confirm');
+    expect(shown(view as { blocks?: unknown[] })).toContain('Abuse');
+    expect(shown(view as { blocks?: unknown[] })).toContain('Suspended');
+    // The notice still offers the button: nothing was started from it.
+    expect(h.fake.messages(AUDIT_CHANNEL).find((m) => m.ts === notice.ts)!.text).toBe(notice.text);
+    expect(shown(h.fake.messages(AUDIT_CHANNEL).find((m) => m.ts === notice.ts)!)).not.toContain('started by');
+
+    // Confirmed in that modal, the Abuse suspension is lifted: the person saw it.
+    await h.submit(id, {});
+    await h.settled();
+    expect(h.uisp.writes()).toEqual([...written, 'PATCH /crm/api/v1.0/clients/services/104/cancel-suspend']);
+  });
+
+  it('a suspension imposed again between the press and the write: the read right before the write leaves it alone, and the thread says why', async () => {
+    await start();
+    const notice = await paymentNotice();
+    h.uisp.sim.data.suspensionReasons.push({ id: 9, name: 'Abuse' });
+    const reads = h.uisp.sim.gate({ method: 'GET', path: /\/clients\/services\/104$/ });
+    const pressed = buttons(notice).get('Unsuspend #104')!;
+    const pressing = h.sender.blockAction({ userId: AGENT, actionId: pressed.action_id, value: pressed.value!, message: notice });
+    // The press's check, then the target's read: UISP still says what the notice showed.
+    await reads.arrived(1);
+    await reads.release(0);
+    await reads.arrived(2);
+    await reads.release(1);
+    // The lift's own read, right before its write: meanwhile the suspension is lifted and imposed again.
+    await reads.arrived(3);
+    await crm(h.uisp.sim, 'PATCH', '/clients/services/104/cancel-suspend');
+    await crm(h.uisp.sim, 'PATCH', '/clients/services/104/suspend', { suspensionReasonId: 9 });
+    const written = h.uisp.writes();
+    reads.open();
+    await pressing;
+    await h.settled();
+    await h.uisp.sim.webhooksSettled();
+    await h.settled();
+
+    expect(h.uisp.writes()).toEqual(written);
+    expect(h.uisp.sim.data.services.find((s) => s.id === 104)).toMatchObject({ status: 3, suspensionReasonId: 9 });
+    const replies = h.fake.messages(AUDIT_CHANNEL).filter((m) => m.thread_ts !== undefined);
+    expect(replies.map((m) => m.text)).toContainEqual(expect.stringContaining('Service #104 was suspended again in UISP since it was shown, so its suspension was not lifted'));
+  });
+
+  it('a suspension unchanged since the notice: its Unsuspend lifts it at once, as before', async () => {
+    await start();
+    const notice = await paymentNotice();
+    const pressed = buttons(notice).get('Unsuspend #104')!;
+    await h.sender.blockAction({ userId: AGENT, actionId: pressed.action_id, value: pressed.value!, message: notice });
+    await h.settled();
+    expect(h.uisp.writes()).toEqual(['POST /crm/api/v1.0/payments', 'PATCH /crm/api/v1.0/clients/services/104/cancel-suspend']);
+    expect(h.fake.calls.filter((c) => c.method === 'views.open')).toEqual([]);
+  });
+
+  it('a button posted before buttons carried what they showed: the confirmation, nothing lifted from the button', async () => {
+    await start();
+    const notice = await paymentNotice();
+    await h.sender.blockAction({ userId: AGENT, actionId: 'uisp_unsuspend', value: '{"serviceId":104}', message: notice });
+    await h.settled();
+    expect(h.uisp.writes()).toEqual(['POST /crm/api/v1.0/payments']);
+    expect((await h.openedView()).view.callback_id).toBe('suspension_confirm');
   });
 
   it('access rules apply to the button: a member who may not act is refused and nothing is written', async () => {

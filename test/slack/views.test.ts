@@ -113,6 +113,7 @@ const messages = {
   'suspension result': suspensionResultReply('suspend', { ok: true, outcome: { kind: 'done', action: 'suspend', service: f.services[0]!, after: { ...f.services[0]!, status: 3 }, suspensionReason: f.reasons[0]! } }, statusLabel),
   'suspension already': suspensionResultReply('suspend', { ok: true, outcome: { kind: 'already', action: 'suspend', service: f.services[0]! } }, statusLabel),
   'suspension refused': suspensionResultReply('suspend', { ok: true, outcome: { kind: 'refused', action: 'suspend', service: f.services[0]!, reason: 'not-active', status: 6 } }, statusLabel),
+  'unsuspension refused, another suspension now': suspensionResultReply('unsuspend', { ok: true, outcome: { kind: 'refused', action: 'unsuspend', service: f.services[0]!, reason: 'changed', status: 3 } }, statusLabel),
   'suspension failure': suspensionResultReply('unsuspend', { ok: false, message: f.HOSTILE, changed: f.HOSTILE }, statusLabel),
   'payments, 60': paymentsList({ summary: f.summary(60), clientNames: f.clientNames, methodNames: f.methodNames }),
   'payments of a client': paymentsList({ summary: f.summary(3), client: f.client, clientNames: f.clientNames, methodNames: f.methodNames }),

@@ -69,12 +69,18 @@ async function exportPayments(service: PaymentService, query: PaymentQuery, form
   let pages = 0;
   let rows = 0;
   const status = () => `Exporting payments: ${plural(pages, 'page')} read, ${plural(rows, 'row')} written, ${progress.elapsed()}`;
+  // The header waits for the first page: a client UISP does not know is an error, with nothing on stdout.
+  let headed = format !== 'csv';
+  const head = () => {
+    if (!headed) writeLine(io.stdout, csvHeader());
+    headed = true;
+  };
   try {
-    if (format === 'csv') writeLine(io.stdout, csvHeader());
     // Leaving the loop (a closed pipe) stops the paging: no further page is requested; --limit stops it in the service.
     for await (const page of service.pagesWithClientNames(query)) {
       // The reader went away (`| head -1`): stop paging through UISP for output nobody reads.
       if (outputClosed(io.stdout)) break;
+      head();
       const methods = format === 'json' ? methodsOf(page.methodNames) : [];
       const lines = page.payments.map((payment) => (format === 'csv' ? paymentCsvLine(payment, page) : jsonLine(io, paymentJson(payment, methods))));
       if (!writeLines(io.stdout, lines)) await whenWritable(io.stdout);
@@ -82,6 +88,7 @@ async function exportPayments(service: PaymentService, query: PaymentQuery, form
       rows += lines.length;
       progress.update(status);
     }
+    head();
   } finally {
     progress.done(status);
   }

@@ -5,7 +5,8 @@
  * (services.duplicates.remove) and removes the late one only if it is still SubOps-made and was never
  * invoiced (a site: no device, no CRM link; a client: an empty namesake of the kept one, newer, named the
  * same, no service, payment or invoice); the notice then says what happened and who pressed, and the
- * click is an audit record. A person's click is the only way SubOps removes an Active service.
+ * click is an audit record. A person's click (or `subops duplicates remove`, the same call) is the only way
+ * SubOps removes an Active service.
  */
 import type { App, BlockButtonAction, webApi } from '@slack/bolt';
 import type { Logger } from 'pino';

@@ -97,12 +97,12 @@ export function register(app: App, deps: ListenerDeps): void {
   for (const command of LOOKUP_COMMANDS) app.command(command.name, command.listener(deps));
 
   // The list's Open buttons replace the list with the card.
-  app.action<BlockAction<BlockElementAction>>(LOOKUP_ACTION.openClient, async ({ ack, action, body, respond }) => {
+  app.action<BlockAction<BlockElementAction>>(actionsOf(LOOKUP_ACTION.openClient), async ({ ack, action, body, respond }) => {
     await ack();
     const id = 'value' in action ? action.value : undefined;
     await respond({ response_type: 'ephemeral', replace_original: true, ...(await answer(deps, '/client', body.user.id, async () => clientAnswer(deps, body.user.id, await deps.services.lookups.client(`#${id ?? ''}`)))) });
   });
-  app.action<BlockAction<BlockElementAction>>(LOOKUP_ACTION.openDevice, async ({ ack, action, body, respond }) => {
+  app.action<BlockAction<BlockElementAction>>(actionsOf(LOOKUP_ACTION.openDevice), async ({ ack, action, body, respond }) => {
     await ack();
     const key = 'value' in action ? action.value : undefined;
     await respond({ response_type: 'ephemeral', replace_original: true, ...(await answer(deps, '/device', body.user.id, async () => deviceAnswer(deps, body.user.id, await deps.services.lookups.device(key ?? '')))) });

@@ -56,10 +56,10 @@ export async function listingFor(deps: ListenerDeps, filters: { client?: ClientK
 /** One page of a range, with the totals of that page and of the whole range. */
 export async function pageOf(deps: ListenerDeps, range: PaymentRange): Promise<SlackMessage> {
   const { payments } = deps.services;
-  // The client lookup first: a wrong id says "no client #42" rather than "no payments".
-  const client = range.clientId === undefined ? undefined : await payments.getClient(range.clientId);
   const query: PaymentQuery = { ...(range.clientId !== undefined && { clientId: range.clientId }), ...(range.from && { from: range.from }), ...(range.to && { to: range.to }), show: PAGE_SIZE, skip: (range.page - 1) * PAGE_SIZE };
   const [summary, methods] = await Promise.all([payments.summarize(query), payments.listMethods().catch(() => [])]);
+  // The summary reads the client first: a wrong id says "no client #42" rather than "no payments".
+  const { client } = summary;
   const clientNames = await payments.clientNames(summary.payments, client ? [client] : []);
   return paymentsList({ summary, client, clientNames, methodNames: new Map(methods.map((m) => [m.id, m.name])) });
 }

@@ -12,12 +12,13 @@ import { clientDisplayName } from '../../services/uisp/client-name.js';
 import { requestApproval } from '../approvals/index.js';
 import { notice } from '../../views/help.js';
 import { CALLBACK } from '../../views/ids.js';
-import { suspensionSubmitted } from '../../views/suspension.js';
+import { suspensionConfirm, suspensionSubmitted } from '../../views/suspension.js';
+import { updateView } from '../../slack/modals.js';
 
 export function registerConfirm(app: App, deps: ListenerDeps): void {
   app.view(CALLBACK.suspensionConfirm, onceView(deps, async ({ ack, body, view, client }) => {
     const meta = decodeMetadata(SuspensionMetaSchema, view.private_metadata);
-    const { action, serviceId, reasonId } = meta;
+    const { action, serviceId, reasonId, shown } = meta;
     if (serviceId === undefined) throw new Error('suspension confirmation without a service id in private_metadata');
     const origin = { ...meta.origin, userId: body.user.id };
     await ack({ response_action: 'update', view: suspensionSubmitted(action, origin) });
@@ -32,6 +33,13 @@ export function registerConfirm(app: App, deps: ListenerDeps): void {
       await tellAgent(client, origin, notice(`:x: Could not read service #${serviceId}: ${escapeMrkdwn(failure.message)} Nothing was changed.`), logger);
       return;
     }
+    // UISP changed the service while the confirmation was open (lifted, then suspended again for another
+    // reason): what the agent confirmed is not what would be written, so it is shown again as it is now.
+    if (deps.services.suspensions.asksAgain(action, shown, target.service)) {
+      const why = `Service #${serviceId} changed in UISP while this confirmation was open. Check it as it is now before confirming again.`;
+      await updateView(client, { viewId: view.id, view: suspensionConfirm(action, origin, target, deps.statusLabel, why) }, logger);
+      return;
+    }
     // Suspensions may need a second pair of eyes (APPROVAL_REQUIRED_FOR=suspension): then this becomes a request.
     const reasons = approvalReasons(deps.approvals.settings, { kind: 'suspension', action });
     if (reasons.length) {
@@ -40,6 +48,6 @@ export function registerConfirm(app: App, deps: ListenerDeps): void {
       await requestApproval(deps, client, { viewId: view.id, title: action === 'suspend' ? 'Suspend service' : 'Lift suspension', origin, reasons, operation, logger });
       return;
     }
-    await runSuspension(deps, { action, origin, target });
+    await runSuspension(deps, { action, origin, target, ...(action === 'unsuspend' && { shown }) });
   }));
 }

@@ -6,7 +6,7 @@
  * gets the outcome privately).
  */
 import { suspensionAudit, suspensionFailureAudit } from '../../services/audit-records.js';
-import type { SuspensionService } from '../../services/suspensions.js';
+import type { ShownService, SuspensionService } from '../../services/suspensions.js';
 import { InputError } from '../../services/errors.js';
 import { threadNotPosted } from '../../views/thread-not-posted.js';
 import { suspensionParent, suspensionResultReply, type SuspensionResult, type SuspensionTarget } from '../../views/suspension.js';
@@ -17,13 +17,20 @@ import { approvedNote } from '../../views/approvals.js';
 import type { RunOutcome } from '../activation/run.js';
 import { operationStopped } from '../../views/process.js';
 
-/** Reads only: the service, its client and (for suspend) the reason, or an InputError naming the field. */
+/**
+ * Reads only: the service, its client, (for suspend) the reason, and what a suspended service is
+ * suspended for, or an InputError naming the field. The reason in force is shown, never needed: when the
+ * reasons cannot be read, it is left out.
+ */
 export async function loadSuspensionTarget(suspensions: SuspensionService, serviceId: number, reasonId?: number): Promise<SuspensionTarget> {
   const service = await suspensions.getService(serviceId);
-  const [client, reasons] = await Promise.all([suspensions.getClient(service.clientId), reasonId === undefined ? undefined : suspensions.listReasons()]);
-  const reason = reasons?.find((r) => r.id === reasonId);
-  if (reasons && !reason) throw new InputError('reason', `No suspension reason #${reasonId}; pick one from the list.`);
-  return { service, client, reason };
+  const inForceId = suspensions.applicableAction(service) === 'unsuspend' ? service.suspensionReasonId : undefined;
+  const reading = reasonId !== undefined ? suspensions.listReasons() : inForceId != null ? suspensions.listReasons().catch(() => undefined) : undefined;
+  const [client, reasons] = await Promise.all([suspensions.getClient(service.clientId), reading]);
+  const reason = reasonId === undefined ? undefined : reasons?.find((r) => r.id === reasonId);
+  if (reasonId !== undefined && !reason) throw new InputError('reason', `No suspension reason #${reasonId}; pick one from the list.`);
+  const suspendedFor = inForceId == null ? undefined : reasons?.find((r) => r.id === inForceId);
+  return { service, client, reason, ...(suspendedFor && { suspendedFor }) };
 }
 
 export interface SuspensionRun {
@@ -32,9 +39,11 @@ export interface SuspensionRun {
   target: SuspensionTarget;
   /** The change needed a second pair of eyes: who approved it. */
   approvedBy?: string | undefined;
+  /** A lift: the service as the person saw it (button or confirmation); another suspension found right before the write is left alone. */
+  shown?: ShownService | undefined;
 }
 
-export async function runSuspension(deps: ListenerDeps, { action, origin, target, approvedBy }: SuspensionRun): Promise<RunOutcome> {
+export async function runSuspension(deps: ListenerDeps, { action, origin, target, approvedBy, shown }: SuspensionRun): Promise<RunOutcome> {
   const { services, statusLabel } = deps;
   const logger = deps.logger.child({ flow: action, serviceId: target.service.id, userId: origin.userId });
   // The parent is queued, not awaited: the CRM call goes out while Slack answers.
@@ -45,7 +54,7 @@ export async function runSuspension(deps: ListenerDeps, { action, origin, target
 
   let result: SuspensionResult;
   try {
-    const outcome = action === 'suspend' ? await services.suspensions.suspend(target.service.id, target.reason!) : await services.suspensions.unsuspend(target.service.id);
+    const outcome = action === 'suspend' ? await services.suspensions.suspend(target.service.id, target.reason!) : await services.suspensions.unsuspend(target.service.id, shown);
     if (outcome.kind === 'refused' && outcome.detail) logger.warn({ refusal: outcome.reason, detail: outcome.detail }, `${action} refused`);
     result = { ok: true, outcome };
   } catch (error) {

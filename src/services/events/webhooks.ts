@@ -5,9 +5,9 @@
  *    and ignored;
  * 2. skips changes this process made (OwnChanges) and kinds it does not report;
  * 3. reads the entity from the CRM and acts only when what the CRM says now still matches the event: a
- *    payment made within `paymentWindowMs` (default 24 h), a suspension whose service is still
- *    suspended, a lift or an activation whose service is active now, an archive whose client is still
- *    archived. Anything else — an old event replayed, or one overtaken by a later change — is logged
+ *    payment made within `paymentWindowMs` (default 24 h) and dated at most a day ahead, a suspension
+ *    whose service is still suspended, a lift or an activation whose service is active now, an archive
+ *    whose client is still archived. Anything else — an old event replayed, or one overtaken by a later change — is logged
  *    and ignored (outcome `stale`): never posted, so never with an action button;
  * 4. skips changes another SubOps process recorded (`recognize`: the Slack side reads the audit trail,
  *    which CLI runs and other replicas write to), checked last so their audit record has had the longest
@@ -89,6 +89,12 @@ export interface WebhookProcessorOptions {
   rememberMs?: number;
   now?: () => number;
 }
+
+/**
+ * How far ahead of this process's clock a payment may be dated and still count as made just now: the
+ * CRM's clock (or the payment's time zone) may be a little ahead; a date beyond that is no fresh payment.
+ */
+const PAYMENT_CLOCK_SKEW_MS = 24 * 3_600_000;
 
 const hours = (ms: number) => Math.round((ms / 3_600_000) * 100) / 100;
 
@@ -329,6 +335,7 @@ export class WebhookProcessor {
         const created = Date.parse(change.payment.createdDate);
         if (Number.isNaN(created)) return `the payment's date "${change.payment.createdDate}" cannot be read`;
         const ageMs = (this.options.now ?? Date.now)() - created;
+        if (-ageMs > PAYMENT_CLOCK_SKEW_MS) return `the payment is dated ${change.payment.createdDate}, more than ${hours(PAYMENT_CLOCK_SKEW_MS)} h ahead of now`;
         return ageMs > windowMs ? `the payment is dated ${change.payment.createdDate}, more than ${hours(windowMs)} h ago (WEBHOOK_PAYMENT_WINDOW_HOURS)` : undefined;
       }
       case 'service-suspended':

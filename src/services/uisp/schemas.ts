@@ -49,6 +49,8 @@ export const ServiceSchema = z.looseObject({
   activeFrom: nullableString,
   invoicingStart: nullableString,
   suspensionReasonId: z.number().int().nullish(),
+  /** ServiceReadOnly: the service's suspensions; the one in force has no endDate. */
+  suspensionPeriods: z.array(z.looseObject({ id: z.number().int(), startDate: z.string().nullish(), endDate: z.string().nullish() })).nullish(),
   note: z.string().nullish(),
   /** The plan's name and its period in months, filled in by the CRM from the plan period. */
   servicePlanName: z.string().nullish(),
