@@ -44,7 +44,7 @@ machine; the absolute times do not.
    Slack); median of 9 each.
 
 Row 1 is measured, not chased (issue 19): every created record is read back before anything is built on
-it or reported (README: Concurrent activations), and through Slack a confirmation is read again before
+it or reported (docs/failure-modes.md: Concurrent activations), and through Slack a confirmation is read again before
 any delete, one round trip more than the CLI.`;
 
 const only = process.env.BENCH_ONLY?.split(',');

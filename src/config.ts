@@ -278,7 +278,7 @@ class EnvReader {
 }
 
 function readAccess(reader: EnvReader): AccessSettings {
-  // Literal names: .env.example and README are checked against the variables this file reads.
+  // Literal names: .env.example and docs/configuration.md are checked against the variables this file reads.
   const listed: Record<AccessAction, [ConfigVariable, string[]]> = {
     lookup: ['ACCESS_LOOKUP', reader.list('ACCESS_LOOKUP')],
     activate: ['ACCESS_ACTIVATE', reader.list('ACCESS_ACTIVATE')],

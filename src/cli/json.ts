@@ -1,6 +1,6 @@
 /**
  * What `--json` prints: SubOps' own objects, never raw UISP records, with the same field names in every
- * command. README.md ("JSON output") documents each shape; change both together. Every field is always
+ * command. docs/cli.md ("JSON output") documents each shape; change both together. Every field is always
  * present (null when unknown), so scripts can rely on the keys; on the embedded simulator every object
  * has `"simulated": true` besides (`jsonLine`).
  */

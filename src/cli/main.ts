@@ -48,7 +48,7 @@ subops --version prints the version.
 UISP is reached through UISP_URL and UISP_TOKEN (without UISP_URL a command stops, exit 2).
 --simulator (any command; SUBOPS_SIMULATOR=1 for every run) uses the embedded UISP simulator and
 its sample data instead, and every answer says so ("simulated": true in --json objects).
-See README.md for every setting.`;
+Every setting: docs/configuration.md.`;
 
 export async function main(argv: string[], given: CliIo): Promise<number> {
   const { args, logJson, simulator } = globalOptions(argv);

@@ -37,7 +37,7 @@ import { defaultBodyLimit } from './bolt.js';
 /**
  * The largest body read from POST /slack/events: Bolt's own limit (4 MiB), far above anything Slack
  * sends. A Content-Length above it is refused (413) before a byte is read, a body that grows past it
- * as soon as it does; see README, "Failure modes".
+ * as soon as it does; see docs/failure-modes.md.
  */
 export const MAX_SLACK_BODY_BYTES = defaultBodyLimit;
 

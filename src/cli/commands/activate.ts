@@ -45,7 +45,7 @@ activation stops before any write (exit 1), naming the services or the site and 
               being asked (whatever they are when the run reads them). The other client's
               records are left alone.
   --dry-run   read everything and print the plan, and what the real run will ask; write nothing
-  --json      one JSON object per line per event, the last one the result (README: JSON output)`;
+  --json      one JSON object per line per event, the last one the result (docs/cli.md: JSON output)`;
 
 const FLAG_OF: Record<ActivationField, string> = {
   device: '--device',

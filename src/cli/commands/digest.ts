@@ -21,7 +21,7 @@ DIGEST_CHANNEL_ID: activations done, and failed and not retried since (with thei
 suspensions and lifted suspensions; payments with their count and total per currency and per method;
 sites still awaiting the manual CRM link; late duplicates for a person to look at. Payments and sites
 come from UISP; the rest from the audit channel, read with SLACK_BOT_TOKEN from AUDIT_CHANNEL_ID (without
-both, those parts are left out and the output says so). --json prints one object (README: JSON output).
+both, those parts are left out and the output says so). --json prints one object (docs/cli.md: JSON output).
 Exit 0 printed, 1 UISP or Slack could not be read, 2 bad input.`;
 
 /** The audit channel could not be read: said in one line, exit 1. */

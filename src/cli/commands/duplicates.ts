@@ -34,7 +34,7 @@ elsewhere --yes confirms, and without it nothing is written (exit 1).
 
   --yes    remove without being asked
   --json   one object: the outcome, the record, the late and kept ids and names, the sentence
-           (README: JSON output)`;
+           (docs/cli.md: JSON output)`;
 
 export async function duplicates(argv: string[], io: CliIo): Promise<number> {
   const [verb, ...rest] = argv;

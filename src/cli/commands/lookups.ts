@@ -13,7 +13,7 @@ Shows a client's card: name, id and CRM link, balance and what is owed, each ser
 devices (model, online or offline, signal, uptime, last seen), then the commands that apply next.
 A name matches active and archived clients; several matches are listed with what tells them apart.
 Exit 0 with a card or a list, 1 when nothing matches, 2 for bad input. --json prints one object
-(README: JSON output).`;
+(docs/cli.md: JSON output).`;
 
 export const deviceHelp = `Usage: subops device <ip | mac | name> [--json]
 
@@ -21,7 +21,7 @@ Shows a device from the NMS (authorized and discovered lists): model, status, si
 MAC, whether it is authorized, its site and the CRM client that site belongs to. A name that matches no
 device exactly lists the devices whose name contains it. A discovered device comes with the
 \`subops activate\` command that activates it. Exit 0 with a card or a list, 1 when nothing matches,
-2 for bad input. --json prints one object (README: JSON output).`;
+2 for bad input. --json prints one object (docs/cli.md: JSON output).`;
 
 /** Everything after the command is the query: `subops client Kevin Singh`. */
 const MAX_WORDS = 20;

@@ -24,7 +24,7 @@ export const paymentsHelp = `Usage: subops payments [--client-id <id>] [--from Y
 Lists payments newest first with totals per currency. Without dates: the last 30 days for all
 clients, or a client's whole history. --limit (1-${MAX_SHOWN}, default 20) is how many are listed.
 --csv prints a header line then one line per payment (the client's and the payment method's names
-beside their ids); --json one payment object per line (README: JSON output); both stream every payment
+beside their ids); --json one payment object per line (docs/cli.md: JSON output); both stream every payment
 of the range, or the newest --limit when given. Notes are shown without SubOps' own operation marker
 (UISP keeps it). On a terminal, a long read shows its progress on stderr (pages read, rows written,
 elapsed). Ids may be written 1001 or #1001; amounts as 1500, 1,500 or 1500.50 (greater than 0, at

@@ -31,7 +31,7 @@ elsewhere (a script, a pipe) --yes confirms, and without it nothing is written (
 service is read again right before the write.
 
   --yes    suspend without being asked
-  --json   one object: the action, the outcome, the service before and after (README: JSON output)`;
+  --json   one object: the action, the outcome, the service before and after (docs/cli.md: JSON output)`;
 
 export const unsuspendHelp = `Usage: subops unsuspend --service-id <id> [--yes] [--json]
 
@@ -42,7 +42,7 @@ On a terminal the service is shown and you are asked to confirm (y/N); elsewhere
 and without it nothing is written (exit 1).
 
   --yes    lift the suspension without being asked
-  --json   one object: the action, the outcome, the service before and after (README: JSON output)`;
+  --json   one object: the action, the outcome, the service before and after (docs/cli.md: JSON output)`;
 
 export async function suspend(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, { 'service-id': { type: 'string' }, reason: { type: 'string' }, json: { type: 'boolean' }, ...YES_FLAG });

@@ -1,6 +1,6 @@
 /**
  * How SubOps recognises the records an activation created: one human-readable line in the record's
- * note (documented in the README, "What SubOps writes into UISP"), nothing else.
+ * note (documented in docs/uisp.md, "What SubOps writes into UISP"), nothing else.
  *
  * - clients and services: `Created by SubOps (activation 3f9a1c2e)`
  * - sites: `Created by SubOps for CRM client 1002 (activation 3f9a1c2e)`: which client the site is for,

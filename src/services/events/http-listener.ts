@@ -15,7 +15,7 @@ import type { Duplex } from 'node:stream';
 
 /**
  * The largest request body the listener lets a route see: a Content-Length above it is refused with
- * 413 before the handler runs (README, "Failure modes"). UISP webhook bodies carry one changed record,
+ * 413 before the handler runs (docs/failure-modes.md). UISP webhook bodies carry one changed record,
  * far below it; the webhook route also stops reading a chunked body at the same size.
  */
 export const MAX_REQUEST_BODY_BYTES = 1_000_000;
