@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { sampleData, type SimulatorData } from '../../src/simulator/index.js';
 import { holdWrites } from '../support/store.js';
 import { expectValidHome, expectValidMessage, expectValidModal } from './block-kit.js';
-import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, buttons, changeInUisp, CHANNEL, inputs, shown, startHarness, suspendThroughSlack, type Harness } from './harness.js';
+import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, buttons, changeInUisp, CHANNEL, inputs, shown, SIGNING_SECRET, startHarness, suspendThroughSlack, type Harness } from './harness.js';
 
 const APPROVALS = 'C0APPROVALS';
 const LEAD = 'U0LEAD';
@@ -77,6 +77,23 @@ describe('approval requests', () => {
     expectValidMessage({ text: request.text, blocks: request.blocks! });
     const id = await viewId;
     expectValidModal(h.fake.callsTo('views.update').filter((c) => c.args.view_id === id).at(-1)!.args.view);
+  });
+
+  it("no message SubOps posts carries the requester's response_url or a secret in its metadata, readable by any app in the channel", async () => {
+    await start();
+    await requestPriya();
+    await click('Approve', LEAD);
+    await h.settled();
+    const posted = ['chat.postMessage', 'chat.update'].flatMap((method) => h.fake.callsTo(method));
+    const metadata = posted.map((call) => JSON.stringify(call.args.metadata ?? null)).filter((json) => json !== 'null');
+    expect(metadata.length).toBeGreaterThanOrEqual(2);
+    for (const json of metadata) {
+      expect(json).not.toMatch(/response_url|responseUrl|\/commands\/T/);
+      expect(json).not.toContain(BOT_TOKEN);
+      expect(json).not.toContain(SIGNING_SECRET);
+    }
+    // The request message names its request, and nothing the store holds for it.
+    expect(requestMessage().metadata).toEqual({ event_type: expect.any(String), event_payload: { request_id: expect.any(String) } });
   });
 
   it('an approver may not approve their own request', async () => {
