@@ -1,7 +1,7 @@
 // The baselines' Bolt app, run as its own process like `subops serve`: Bolt's HTTP receiver on PORT
 // with the same signing secret and Web API base (SLACK_API_URL, the fake Slack), and the least each
-// row's requests need — acks for /suspend, the suspension form and its client lookup (row 3), and for /payments an ack,
-// one page of payments read from UISP_URL, and the answer at response_url (row 4). Row 6 times its
+// row's requests need — acks for /suspend, the suspension form, its client lookup and /payments (row 3), and for
+// /payments an ack, one page of payments read from UISP_URL, and the answer at response_url (row 4). Row 6 times its
 // start until "ready".
 /* global fetch */
 import { App, LogLevel } from '@slack/bolt';
@@ -14,6 +14,8 @@ app.view('suspension_form', async ({ ack }) => ack());
 app.action('suspension_client_lookup', async ({ ack }) => ack());
 app.command('/payments', async ({ ack, respond }) => {
   await ack();
+  // Row 3 times acks alone: there, without PAYMENTS_QUERY, the baseline does nothing after its ack.
+  if (PAYMENTS_QUERY === undefined) return;
   const answer = await fetch(`${UISP_URL}/crm/api/v1.0/payments?${PAYMENTS_QUERY ?? ''}`, { headers: { 'X-Auth-Token': UISP_TOKEN ?? '' } });
   const payments = await answer.json();
   await respond({ response_type: 'ephemeral', text: payments.slice(0, 20).map((p) => `#${p.id} ${p.amount}`).join('\n') });
