@@ -7,10 +7,9 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { runMain } from './support.js';
 import { runAtTerminal } from './terminal-run.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'subops-simulator-mode-'));
@@ -21,16 +20,7 @@ beforeEach(() => {
   state = join(folder, `simulator-${++runs}.json`);
 });
 
-async function subops(argv: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk) => (out += chunk));
-  stderr.on('data', (chunk) => (err += chunk));
-  const code = await main(argv, { env: { ISP_TIMEZONE: 'America/Guyana', HOME: folder, SUBOPS_SIMULATOR_STATE: state, ...env }, stdout, stderr, stdin: new PassThrough() });
-  return { code, out, err };
-}
+const subops = (argv: string[], env: Record<string, string> = {}) => runMain(argv, { ISP_TIMEZONE: 'America/Guyana', HOME: folder, SUBOPS_SIMULATOR_STATE: state, ...env });
 
 const SUSPEND = ['suspend', '--service-id', '101', '--reason', '1', '--yes'];
 const SIMULATED_LINE = 'Simulated: the embedded UISP simulator answered, not UISP (--simulator or SUBOPS_SIMULATOR=1); nothing real was read or changed.';

@@ -37,15 +37,21 @@ export function freshSimulatorState(): string {
  * one (`freshSimulatorState`).
  */
 export async function runCli(argv: string[], env: Record<string, string>, secrets: string[], io: Partial<Pick<ProcessIo, 'envFile'>> = {}): Promise<CliRun> {
+  const simulator: Record<string, string> = env.UISP_URL === undefined ? { SUBOPS_SIMULATOR: '1' } : {};
+  const run = await runMain(argv, { ISP_TIMEZONE: 'America/Guyana', SUBOPS_SIMULATOR_STATE: freshSimulatorState(), ...simulator, ...env }, io);
+  for (const secret of secrets) expect(run.out + run.err).not.toContain(secret);
+  return run;
+}
+
+/** `main` with exactly the environment given, its output captured. */
+export async function runMain(argv: string[], env: Record<string, string>, io: Partial<Pick<ProcessIo, 'envFile'>> = {}): Promise<CliRun> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
   let err = '';
   stdout.on('data', (chunk) => (out += chunk));
   stderr.on('data', (chunk) => (err += chunk));
-  const simulator = env.UISP_URL === undefined ? { SUBOPS_SIMULATOR: '1' } : {};
-  const code = await main(argv, { env: { ISP_TIMEZONE: 'America/Guyana', SUBOPS_SIMULATOR_STATE: freshSimulatorState(), ...simulator, ...env }, stdout, stderr, stdin: new PassThrough(), ...io });
-  for (const secret of secrets) expect(out + err).not.toContain(secret);
+  const code = await main(argv, { env, stdout, stderr, stdin: new PassThrough(), ...io });
   return { code, out, err };
 }
 
