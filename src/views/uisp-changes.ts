@@ -21,7 +21,9 @@ export const UnsuspendValueSchema = z.object({ serviceId: z.number().int().posit
 const unsuspendValue = (service: Service) => JSON.stringify(UnsuspendValueSchema.parse({ serviceId: service.id, shown: shownService(service) }));
 const unsuspendActionId = (serviceId: number) => `${ACTION.uispUnsuspend}:${serviceId}`;
 
-const OUTSIDE = 'in UISP, outside SubOps';
+// Not "outside SubOps": a change made with the subops CLI is reported too (the bot cannot tell it from a
+// person's, since records the CLI posts are not trusted to hide a notice).
+const OUTSIDE = 'in UISP, not through the SubOps bot';
 
 export interface ChangeViewOptions {
   /** The client's page in the CRM web interface. */

@@ -73,7 +73,7 @@ const cliEnv = (harness: Harness) => ({ UISP_URL: harness.uisp.sim.url, UISP_TOK
 
 const inUisp = changeInUisp;
 
-const outsideNotices = (harness: Harness) => harness.fake.messages(AUDIT_CHANNEL).map((m) => m.text).filter((text) => text.includes('outside SubOps'));
+const outsideNotices = (harness: Harness) => harness.fake.messages(AUDIT_CHANNEL).map((m) => m.text).filter((text) => text.includes('not through the SubOps bot'));
 
 describe('who wrote a message', () => {
   const self: BotIdentity = { botId: 'B0001', botUserId: 'UBOT', appId: 'A0001', workspaceUrl: 'https://subops-playground.slack.com/' };
@@ -117,7 +117,7 @@ describe('forged audit records', () => {
     await inUisp(h, 'PATCH', '/clients/services/101/suspend', { suspensionReasonId: 1 });
     // The audit channel was read, and the forged record did not count.
     expect(h.fake.callsTo('conversations.history').some((call) => call.args.channel === AUDIT_CHANNEL)).toBe(true);
-    expect(outsideNotices(h)).toEqual([expect.stringMatching(/^:double_vertical_bar: Service #101 .* was \*suspended\* in UISP, outside SubOps\.$/)]);
+    expect(outsideNotices(h)).toEqual([expect.stringMatching(/^:double_vertical_bar: Service #101 .* was \*suspended\* in UISP, not through the SubOps bot\.$/)]);
   });
 
   it('the CLI’s own record, posted with the same bot token, does not hide its change either: the suspension is reported', async () => {
@@ -132,7 +132,7 @@ describe('forged audit records', () => {
     await h.settled();
     expect(h.uisp.sim.webhookEvents.map((e) => e.eventName)).toEqual(['service.suspend']);
     expect(h.fake.messages(AUDIT_CHANNEL).map((m) => m.text)).toContainEqual(expect.stringMatching(/^suspend by \S+ \(CLI\): suspended$/));
-    expect(outsideNotices(h)).toEqual([expect.stringMatching(/^:double_vertical_bar: Service #101 .* was \*suspended\* in UISP, outside SubOps\.$/)]);
+    expect(outsideNotices(h)).toEqual([expect.stringMatching(/^:double_vertical_bar: Service #101 .* was \*suspended\* in UISP, not through the SubOps bot\.$/)]);
   });
 
   it.each(FORGERS)("from %s put nothing on the Home tab; SubOps' own records are listed, linked only to the workspace's own threads", async (by) => {
@@ -249,8 +249,8 @@ describe('records of writes that changed nothing, and old records', () => {
     await inUisp(h, 'PATCH', '/clients/services/101/cancel-suspend');
     expect(h.uisp.sim.webhookEvents.map((e) => e.eventName)).toEqual(['service.suspend', 'service.suspend_cancel']);
     expect(outsideNotices(h)).toEqual([
-      expect.stringMatching(/^:double_vertical_bar: Service #101 .* was \*suspended\* in UISP, outside SubOps\.$/),
-      expect.stringMatching(/^:arrow_forward: The suspension of service #101 .* was \*lifted\* in UISP, outside SubOps\.$/),
+      expect.stringMatching(/^:double_vertical_bar: Service #101 .* was \*suspended\* in UISP, not through the SubOps bot\.$/),
+      expect.stringMatching(/^:arrow_forward: The suspension of service #101 .* was \*lifted\* in UISP, not through the SubOps bot\.$/),
     ]);
   });
 

@@ -31,7 +31,7 @@ describe('changes made in UISP outside SubOps', () => {
     expect(confirmations().map((r) => r.path)).toEqual([`/crm/api/v1.0/webhook-events/${uuid}`]);
     const [line] = h.fake.messages(AUDIT_CHANNEL);
     expect(h.fake.messages(AUDIT_CHANNEL)).toHaveLength(1);
-    expect(line!.text).toBe(`:double_vertical_bar: Service #101 (Standard Monthly) of client <${h.uisp.sim.url}/crm/client/1001|#1001 Marcus Baptiste> was *suspended* in UISP, outside SubOps.`);
+    expect(line!.text).toBe(`:double_vertical_bar: Service #101 (Standard Monthly) of client <${h.uisp.sim.url}/crm/client/1001|#1001 Marcus Baptiste> was *suspended* in UISP, not through the SubOps bot.`);
     expect(shown(line!)).toContain('UISP event service.suspend');
     expect(shown(line!)).not.toContain('uisp_unsuspend');
     // What the daily digest reads back: a suspension made in UISP itself.
@@ -39,10 +39,10 @@ describe('changes made in UISP outside SubOps', () => {
   });
 
   it.each([
-    ['a suspension lifted', 'PATCH', '/clients/services/104/cancel-suspend', undefined, /^:arrow_forward: The suspension of service #104 .* of client <[^|]+\|#1005 Ravi Persaud> was \*lifted\* in UISP, outside SubOps\.$/],
+    ['a suspension lifted', 'PATCH', '/clients/services/104/cancel-suspend', undefined, /^:arrow_forward: The suspension of service #104 .* of client <[^|]+\|#1005 Ravi Persaud> was \*lifted\* in UISP, not through the SubOps bot\.$/],
     ['a service ended', 'PATCH', '/clients/services/105/end', undefined, /^:stop_button: Service #105 \(Business 25\) of client <[^|]+\|#1006 Bartica Marine Supplies> was \*ended\*/],
     ['an Active service created', 'POST', '/clients/1004/services', { status: 1, servicePlanPeriodId: 37, activeFrom: '2026-01-01', invoicingStart: '2026-01-01' }, /^:white_check_mark: Service #106 \(Standard Monthly\) of client <[^|]+\|#1004 Shanice Williams> was \*activated\*/],
-    ['a payment', 'POST', '/payments', { clientId: 1001, amount: 2500 }, /^:moneybag: A payment of \*GYD 2,500\.00\* \(#\d+\) for client <[^|]+\|#1001 Marcus Baptiste> was \*recorded\* in UISP, outside SubOps\.$/],
+    ['a payment', 'POST', '/payments', { clientId: 1001, amount: 2500 }, /^:moneybag: A payment of \*GYD 2,500\.00\* \(#\d+\) for client <[^|]+\|#1001 Marcus Baptiste> was \*recorded\* in UISP, not through the SubOps bot\.$/],
     ['a client created', 'POST', '/clients', { firstName: 'Ada', lastName: 'Lovelace' }, /^:bust_in_silhouette: Client <[^|]+\|#1010 Ada Lovelace> was \*created\*/],
     ['a client archived', 'PATCH', '/clients/1004/archive', undefined, /^:file_cabinet: Client <[^|]+\|#1004 Shanice Williams> was \*archived\*/],
   ])('%s: one line', async (_what, method, path, body, line) => {
@@ -184,7 +184,7 @@ describe('a payment by a client whose service is suspended', () => {
     expect(h.fake.messages(AUDIT_CHANNEL).find((m) => m.thread_ts === parent!.ts)!.text).toMatch(/^:white_check_mark: Service #104/);
     expect(audit!.text).toBe(`unsuspend by <@${AGENT}>: unsuspended`);
     // The thread of the un-suspension, and no "lifted in UISP" line for SubOps' own change.
-    expect(auditLines().filter((line) => line.includes('outside SubOps'))).toHaveLength(1);
+    expect(auditLines().filter((line) => line.includes('not through the SubOps bot'))).toHaveLength(1);
   });
 
   it('a client with two suspended services: the notice is posted with one Unsuspend per service, and each lifts its own', async () => {
