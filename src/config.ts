@@ -159,6 +159,13 @@ const systemTimeZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 const SLACK_API_EXAMPLE = 'https://slack.com/api';
 
+/** The words every boolean setting takes (lower case); undefined for any other. */
+function booleanWord(raw: string): boolean | undefined {
+  if (['true', '1', 'yes'].includes(raw)) return true;
+  if (['false', '0', 'no'].includes(raw)) return false;
+  return undefined;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Collects problems while reading variables, so one run reports all of them. */
@@ -237,8 +244,8 @@ class EnvReader {
   boolean(name: ConfigVariable, fallback: boolean): boolean {
     const raw = this.string(name)?.toLowerCase();
     if (raw === undefined) return fallback;
-    if (['true', '1', 'yes'].includes(raw)) return true;
-    if (['false', '0', 'no'].includes(raw)) return false;
+    const value = booleanWord(raw);
+    if (value !== undefined) return value;
     this.problems.push(`${name} must be true or false (got "${raw}")`);
     return fallback;
   }
@@ -393,26 +400,24 @@ export function loadUispConfig(env: Env): CoreConfig {
 function loadCore(env: Env, uispRequired: boolean): CoreConfig {
   const reader = new EnvReader(env);
   const config = readCore(reader, env);
-  if (uispRequired && !config.uisp.url && !simulatorRequested(env) && !reader.problems.some((p) => /^(UISP_URL|SUBOPS_SIMULATOR)\b/.test(p))) {
-    reader.problems.push(
-      'UISP_URL is required: set it to your UISP (e.g. https://uisp.example.net, with UISP_TOKEN), or add --simulator to try SubOps against the bundled UISP simulator (SUBOPS_SIMULATOR=1 for every command)',
-    );
+  if (uispRequired) {
+    requireUisp(reader, config, env, 'UISP_URL is required: set it to your UISP (e.g. https://uisp.example.net, with UISP_TOKEN), or add --simulator to try SubOps against the bundled UISP simulator (SUBOPS_SIMULATOR=1 for every command)');
   }
   if (reader.problems.length) throw new ConfigError(reader.problems);
   return config;
 }
 
-/** SUBOPS_SIMULATOR's words: true, false, or undefined for anything else (a problem naming it). */
-const SIMULATOR_SWITCH = new Map<string, boolean>([
-  ['', false],
-  ['0', false],
-  ['false', false],
-  ['no', false],
-  ['1', true],
-  ['true', true],
-  ['yes', true],
-]);
-const simulatorSwitch = (env: Env) => SIMULATOR_SWITCH.get(env.SUBOPS_SIMULATOR?.trim().toLowerCase() ?? '');
+/** SUBOPS_SIMULATOR: unset or empty is false; otherwise a boolean word, or undefined (a problem naming it). */
+const simulatorSwitch = (env: Env) => {
+  const raw = env.SUBOPS_SIMULATOR?.trim().toLowerCase() ?? '';
+  return raw === '' ? false : booleanWord(raw);
+};
+
+/** A real UISP, unless the simulator was asked for: `problem` when neither is there and nothing was said of either yet. */
+function requireUisp(reader: EnvReader, core: CoreConfig, env: Env, problem: string): void {
+  if (core.uisp.url || simulatorRequested(env) || reader.problems.some((p) => /^(UISP_URL|SUBOPS_SIMULATOR)\b/.test(p))) return;
+  reader.problems.push(problem);
+}
 
 /**
  * Whether the embedded UISP simulator stands in for UISP, whatever UISP_URL says: SUBOPS_SIMULATOR=1, which
@@ -430,9 +435,7 @@ export function loadAppConfig(env: Env): { core: CoreConfig; slack: SlackConfig;
   const reader = new EnvReader(env);
   const core = readCore(reader, env);
   const simulator = simulatorRequested(env);
-  if (!core.uisp.url && !simulator && !reader.problems.some((p) => /^(UISP_URL|SUBOPS_SIMULATOR)\b/.test(p))) {
-    reader.problems.push('UISP_URL is required for the Slack app (to try it on sample data instead: `subops serve --simulator`, or `npm run demo`)');
-  }
+  requireUisp(reader, core, env, 'UISP_URL is required for the Slack app (to try it on sample data instead: `subops serve --simulator`, or `npm run demo`)');
   const appToken = reader.prefixed('SLACK_APP_TOKEN', 'xapp-', 'an app-level token with connections:write, for Socket Mode');
   const auditChannelId = reader.channelId('AUDIT_CHANNEL_ID');
   const digestChannelId = reader.channelId('DIGEST_CHANNEL_ID');
