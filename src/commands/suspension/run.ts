@@ -7,6 +7,7 @@
  */
 import { suspensionAudit, suspensionFailureAudit } from '../../services/audit-records.js';
 import type { ShownService, SuspensionService } from '../../services/suspensions.js';
+import type { Service } from '../../services/uisp/schemas.js';
 import { InputError } from '../../services/errors.js';
 import { threadNotPosted } from '../../views/thread-not-posted.js';
 import { suspensionParent, suspensionResultReply, type SuspensionResult, type SuspensionTarget } from '../../views/suspension.js';
@@ -23,7 +24,11 @@ import { operationStopped } from '../../views/process.js';
  * reasons cannot be read, it is left out.
  */
 export async function loadSuspensionTarget(suspensions: SuspensionService, serviceId: number, reasonId?: number): Promise<SuspensionTarget> {
-  const service = await suspensions.getService(serviceId);
+  return suspensionTargetOf(suspensions, await suspensions.getService(serviceId), reasonId);
+}
+
+/** `loadSuspensionTarget` for a service just read (a button press reads it first to compare). */
+export async function suspensionTargetOf(suspensions: SuspensionService, service: Service, reasonId?: number): Promise<SuspensionTarget> {
   const inForceId = suspensions.applicableAction(service) === 'unsuspend' ? service.suspensionReasonId : undefined;
   const reading = reasonId !== undefined ? suspensions.listReasons() : inForceId != null ? suspensions.listReasons().catch(() => undefined) : undefined;
   const [client, reasons] = await Promise.all([suspensions.getClient(service.clientId), reading]);

@@ -16,7 +16,7 @@ import { escapeMrkdwn } from '../../slack/escape.js';
 import type { Origin } from '../../slack/metadata.js';
 import { openAndFill } from '../../slack/modals.js';
 import { tellAgent } from '../../slack/notify.js';
-import { loadSuspensionTarget, runSuspension } from '../suspension/run.js';
+import { runSuspension, suspensionTargetOf } from '../suspension/run.js';
 import { notice } from '../../views/help.js';
 import { ACTION } from '../../views/ids.js';
 import { suspensionConfirm, unchangedText } from '../../views/suspension.js';
@@ -76,7 +76,7 @@ export function register(app: App, deps: ListenerDeps): void {
     }
     let target;
     try {
-      target = await loadSuspensionTarget(deps.services.suspensions, serviceId);
+      target = await suspensionTargetOf(deps.services.suspensions, pressed.service);
     } catch (error) {
       await cannotRead(error);
       return;
@@ -104,7 +104,7 @@ async function askAgain(deps: ListenerDeps, { client, triggerId, origin, pressed
     await tellAgent(client, origin, notice(`:information_source: ${escapeMrkdwn(unchangedText('unsuspend', service, 'already', deps.statusLabel))} Nothing was changed.`), log);
     return;
   }
-  const target = await loadSuspensionTarget(deps.services.suspensions, service.id);
+  const target = await suspensionTargetOf(deps.services.suspensions, service);
   const why = `Service #${service.id} changed in UISP since this notice was posted. Check its suspension as it is now before lifting it.`;
   const opened = await openAndFill(client, { triggerId, view: suspensionConfirm('unsuspend', origin, target, deps.statusLabel, why), logger: log });
   if (!opened) await tellAgent(client, origin, notice(`:x: Service #${service.id} changed in UISP since this notice was posted, and Slack did not open the confirmation: use \`/unsuspend ${service.id}\`. Nothing was changed.`), log);
