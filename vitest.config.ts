@@ -21,6 +21,8 @@ export default defineConfig({
     maxWorkers: 2,
     // One PostgreSQL server for the whole run: the store's tests, and every harness in a schema of its own.
     globalSetup: ['test/support/postgres-server.ts'],
+    // Each test file has a home of its own: SubOps' default state folder is never the developer's.
+    setupFiles: ['test/support/isolated-home.ts'],
     projects: [
       { extends: true, test: { name: 'interface', include: ['test/**/*.test.ts'] } },
       { extends: true, test: { name: 'stock', include: BOTH_WORLDS, env: { SUBOPS_SIMULATOR_WORLD: 'stock' } } },

@@ -503,17 +503,27 @@ function readStore(reader: EnvReader, env: Env, simulator: boolean): StoreSettin
   const dir = reader.string('STORE_DIR');
   if (dir !== undefined && !isAbsolute(dir)) reader.problems.push(`STORE_DIR must be an absolute path (got "${dir}")`);
   if (simulator && dir === undefined) return { engine: 'memory' };
-  return { engine: 'embedded', dir: dir ?? join(stateHome(env), 'subops', 'store') };
+  return { engine: 'embedded', dir: dir ?? defaultStoreDir(env) };
 }
 
+/** A store that outlives the process: what CLI runs can share with the bot. */
+export type SharedStoreSettings = Exclude<StoreSettings, { engine: 'memory' }>;
+
 /**
- * DATABASE_URL when it names a PostgreSQL database: the store CLI processes share with the bot (they never
- * open the embedded one, which the bot holds). A malformed value is the bot's config check's to report.
+ * The store CLI processes share with the bot: PostgreSQL at DATABASE_URL when it names one, else the
+ * embedded store in STORE_DIR (default `subops/store` in the state directory), which the bot and every
+ * CLI run on the machine open together. A malformed value is the bot's config check's to report: a
+ * STORE_DIR that is not absolute shares nothing.
  */
-export function sharedStoreUrl(env: Env): string | undefined {
+export function sharedStoreSettings(env: Env): SharedStoreSettings | undefined {
   const url = env.DATABASE_URL?.trim();
-  return url && /^postgres(ql)?:\/\/./.test(url) ? url : undefined;
+  if (url) return /^postgres(ql)?:\/\/./.test(url) ? { engine: 'postgres', url } : undefined;
+  const dir = env.STORE_DIR?.trim();
+  if (dir) return isAbsolute(dir) ? { engine: 'embedded', dir } : undefined;
+  return { engine: 'embedded', dir: defaultStoreDir(env) };
 }
+
+const defaultStoreDir = (env: Env) => join(stateHome(env), 'subops', 'store');
 
 /** The user's state directory: XDG_STATE_HOME (when absolute), else ~/.local/state (HOME, else the account's home). */
 export function stateHome(env: Env): string {

@@ -13,7 +13,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadUispConfig, sharedStoreUrl, stateHome, type CoreConfig, type Env } from './config.js';
+import { loadUispConfig, sharedStoreSettings, stateHome, type CoreConfig, type Env } from './config.js';
 import { createServices, type ServiceOverrides, type Services } from './services/container.js';
 import type { RunningSimulator, SimulatorData } from './simulator/index.js';
 
@@ -32,9 +32,10 @@ export interface ConnectOptions extends Pick<ServiceOverrides, 'observer' | 'sha
    */
   keepSimulatorState?: boolean;
   /**
-   * CLI commands (the default): with DATABASE_URL, runs on a device or client take turns with the bot's
-   * replicas and other CLI processes through that store, opened at the first write. The bot passes
-   * `sharedLocks` from its own store instead.
+   * CLI commands (the default): runs on a device or client take turns with the bot and other CLI
+   * processes through the store they share (the embedded one on this machine, or DATABASE_URL's),
+   * opened at the first write. A simulated run shares nothing. The bot passes `sharedLocks` from its own
+   * store instead.
    */
   shareStore?: boolean;
 }
@@ -62,18 +63,20 @@ export async function connect(env: Env, notice: (line: string) => void, { keepSi
     saveState = embedded.save;
     config.uisp = { ...config.uisp, url: simulator.url, crmToken: simulator.token, nmsToken: simulator.token };
   }
-  const storeUrl = shareStore && !overrides.sharedLocks ? sharedStoreUrl(env) : undefined;
-  const store = storeUrl ? (await import('./store/index.js')).openStore({ engine: 'postgres', url: storeUrl }) : undefined;
+  const shared = shareStore && !overrides.sharedLocks && !simulator ? sharedStoreSettings(env) : undefined;
+  const store = shared && (await import('./store/index.js')).openStore(shared);
+  const storeName = shared?.engine === 'postgres' ? 'at DATABASE_URL' : `in ${shared?.engine === 'embedded' ? shared.dir : ''} (STORE_DIR)`;
   const onStoreError = (error: unknown) =>
-    notice(`Warning: SubOps' store at DATABASE_URL did not answer (${error instanceof Error ? error.message : String(error)}): this run did not take turns with other SubOps processes; its writes still converge on what UISP says.`);
+    notice(`Warning: SubOps' store ${storeName} did not answer (${error instanceof Error ? error.message : String(error)}): this run did not take turns with other SubOps processes; its writes still converge on what UISP says.`);
   const services = createServices(config, { ...overrides, ...(store && { sharedLocks: { claims: store.claims, onStoreError } }) });
   return {
     services,
     config,
     ...(simulator && { simulator }),
     close: async () => {
-      await store?.close();
+      // The services first: they wait for the locks they let go in the store, which closes after them.
       await services.close();
+      await store?.close();
       await simulator?.close();
       await saveState?.();
     },

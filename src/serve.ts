@@ -14,7 +14,7 @@ import type { HealthProbe as HealthProbeType } from './slack/health.js';
 import { errorSummary } from './slack/errors.js';
 import { createLogger, prettyDestination } from './logging.js';
 import { checkSlack, StartupError } from './slack/startup.js';
-import type { StoreSettings } from './store/index.js';
+import type { Store, StoreSettings } from './store/index.js';
 
 const SERVE_HELP = `Usage: subops serve [--simulator]
 
@@ -66,30 +66,26 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
     }
   }
   const logger = createLogger(config.core.logLevel, destination);
-  // Slack is asked while the app's modules load (the checks need none of them: src/slack/startup.ts);
-  // nothing listens, and nothing is connected, before they pass.
-  const [checked, loaded] = await Promise.allSettled([checkSlack({ slack, logger, ...(options.sleep && { sleep: options.sleep }) }), loadServing()]);
-  if (checked.status === 'rejected') {
-    if (!(checked.reason instanceof StartupError)) throw checked.reason;
-    writeLine(io.stderr, checked.reason.message);
-    return EXIT.failed;
-  }
-  if (loaded.status === 'rejected') throw loaded.reason;
-  const identity = checked.value;
-  const { auditWaitingIn, connect, createApp, createEventServices, EVENTS_PATH, HealthProbe, linkWatch, Metrics, startApp, startEventListener, startOpsListener, storeLater, WEBHOOK_PATH, WorkTracker } = loaded.value;
-  // The store's code loads, and the store opens, on `ready()`: calls made before it wait.
-  const store = storeLater(async () => (await import('./store/index.js')).openStore(config.store));
-  // A PostgreSQL store answers in milliseconds: a wrong DATABASE_URL stops start-up with one line. The
-  // embedded one takes seconds to open: it is opened once the app listens (below).
-  if (config.store.engine === 'postgres') {
-    try {
-      await store.ready();
-    } catch (error) {
-      if (!(error instanceof Error && error.name === 'StoreError')) throw error;
-      writeLine(io.stderr, error.message);
+  // Slack is asked while the app's modules load and the store opens (the checks need none of them:
+  // src/slack/startup.ts); nothing listens, and nothing is connected, before all three are done.
+  const [checked, loaded, opened] = await Promise.allSettled([checkSlack({ slack, logger, ...(options.sleep && { sleep: options.sleep }) }), loadServing(), openBotStore(config.store)]);
+  const store = opened.status === 'fulfilled' ? opened.value : undefined;
+  if (checked.status === 'rejected' || loaded.status === 'rejected' || !store) {
+    await store?.close();
+    if (checked.status === 'rejected') {
+      if (!(checked.reason instanceof StartupError)) throw checked.reason;
+      writeLine(io.stderr, checked.reason.message);
       return EXIT.failed;
     }
+    if (loaded.status === 'rejected') throw loaded.reason;
+    // An embedded store held by another bot, a folder it cannot write, a DATABASE_URL that does not answer.
+    const reason = (opened as PromiseRejectedResult).reason as unknown;
+    if (!(reason instanceof Error && reason.name === 'StoreError')) throw reason;
+    writeLine(io.stderr, reason.message);
+    return EXIT.failed;
   }
+  const identity = checked.value;
+  const { auditWaitingIn, connect, createApp, createEventServices, EVENTS_PATH, HealthProbe, linkWatch, Metrics, startApp, startEventListener, startOpsListener, WEBHOOK_PATH, WorkTracker } = loaded.value;
   // A promise nobody awaited must not take down a bot serving a whole team: log it and keep serving.
   const onUnhandled = (reason: unknown) => logger.error({ err: errorSummary(reason) }, 'unhandled promise rejection; SubOps keeps running');
   let events: EventServices | undefined;
@@ -99,7 +95,7 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
     observer: metrics.uispObserver,
     keepSimulatorState: false,
     shareStore: false,
-    ...(config.store.engine === 'postgres' && { sharedLocks: { claims: store.claims, onStoreError: (error: unknown) => logger.warn({ err: errorSummary(error) }, 'the store did not answer: this run takes turns within this process only') } }),
+    ...(config.store.engine !== 'memory' && { sharedLocks: { claims: store.claims, onStoreError: (error: unknown) => logger.warn({ err: errorSummary(error) }, 'the store did not answer: this run takes turns within this process only') } }),
   });
   process.on('unhandledRejection', onUnhandled);
   let health: HealthProbeType | undefined;
@@ -135,18 +131,7 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
       return EXIT.failed;
     }
     // Listen for the stop signal before saying it is listening: a SIGTERM right after that line still drains.
-    // An embedded store that cannot be opened (another process holds it) stops the bot like a signal, with exit 1.
-    let storeFailure: Error | undefined;
-    const storeFailed = new Promise<void>((resolve) => {
-      store.ready().then(
-        () => logger.info(`SubOps state: ${storeName(config.store)}`),
-        (error: unknown) => {
-          storeFailure = error instanceof Error ? error : new Error(String(error));
-          resolve();
-        },
-      );
-    });
-    const stopped = Promise.race([(io.untilStopped ?? untilSignal)(), storeFailed]);
+    const stopped = (io.untilStopped ?? untilSignal)();
     const opsAt = `/metrics and /healthz on ${opsConfig.host.includes(':') ? `[${opsConfig.host}]` : opsConfig.host}:${ops.port}`;
     const webhooksOn = config.events.webhookToken ? ` and ${WEBHOOK_PATH}` : '';
     logger.info(
@@ -158,9 +143,9 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
     void connection.services.numbering.resolve().then((verdict) => logger.info({ numbering: verdict.numbering?.name ?? null }, `Service status numbering: ${describeNumbering(verdict)}`));
     void linkWatch.resume(app.client, { events, auditChannelId: slack.auditChannelId, logger, identity });
     // Loaded only when configured, after the start-up line: start-up time is the same without a digest.
+    logger.info(`SubOps state: ${storeName(config.store)}`);
     const digest = config.digest && (await import('./slack/digest.js')).startDailyDigest({ client: app.client, identity, logger, work, settings: config.digest, timeZone: config.core.activation.timeZone, services: connection.services, auditChannelId: slack.auditChannelId, claims: store.claims });
     await stopped;
-    if (storeFailure) logger.fatal(storeFailure.message);
 
     logger.info({ inFlight: work.inFlight, graceMs: slack.shutdownGraceMs }, 'stopping: new requests are turned away while the operations in flight finish');
     events.links.stop();
@@ -173,18 +158,19 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
     await running.stop();
     await ops.close();
     logger.info('SubOps stopped');
-    return drained && !storeFailure ? EXIT.ok : EXIT.failed;
+    return drained ? EXIT.ok : EXIT.failed;
   } finally {
+    // The services first: they wait for the locks they let go in the store, which closes after them.
+    await connection.close();
     await store.close();
     await health?.close();
-    await connection.close();
     process.off('unhandledRejection', onUnhandled);
   }
 }
 
 /** What serving needs beyond configuration and the Slack checks; loaded while Slack answers them. */
 async function loadServing() {
-  const [app, linkWatch, connection, events, webhooks, metrics, work, health, store] = await Promise.all([
+  const [app, linkWatch, connection, events, webhooks, metrics, work, health] = await Promise.all([
     import('./app.js'),
     import('./commands/link-watch/index.js'),
     import('./connect.js'),
@@ -193,16 +179,27 @@ async function loadServing() {
     import('./services/metrics.js'),
     import('./slack/work.js'),
     import('./slack/health.js'),
-    import('./store/later.js'),
   ]);
-  return { ...app, linkWatch, ...connection, ...events, WEBHOOK_PATH: webhooks.WEBHOOK_PATH, ...metrics, ...work, HealthProbe: health.HealthProbe, storeLater: store.storeLater };
+  return { ...app, linkWatch, ...connection, ...events, WEBHOOK_PATH: webhooks.WEBHOOK_PATH, ...metrics, ...work, HealthProbe: health.HealthProbe };
+}
+
+/** The bot's store, open: an embedded one held against a second bot on its folder. */
+async function openBotStore(settings: StoreSettings): Promise<Store> {
+  const store = (await import('./store/index.js')).openStore(settings, { guardFolder: true });
+  try {
+    await store.ready();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
 }
 
 /** Where the bot keeps its state, for the start-up log. */
 function storeName(settings: StoreSettings): string {
   if (settings.engine === 'postgres') return 'PostgreSQL at DATABASE_URL';
   if (settings.engine === 'memory') return 'in memory (--simulator): nothing is kept';
-  return `the embedded store ${settings.dir ? `in ${settings.dir}` : 'in memory'} is open`;
+  return `the embedded store in ${settings.dir} is open (CLI runs on this machine share it)`;
 }
 
 /** One line for a receiver that would not start: a port in use, or Socket Mode refused. */

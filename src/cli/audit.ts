@@ -10,7 +10,7 @@
  * channel (and the digest read from it) never shows a simulated write.
  */
 import { userInfo } from 'node:os';
-import { loadAuditChannelConfig, sharedStoreUrl, simulatorRequested, type AuditChannelConfig } from '../config.js';
+import { loadAuditChannelConfig, sharedStoreSettings, simulatorRequested, type AuditChannelConfig, type SharedStoreSettings } from '../config.js';
 import { Auditor, logAuditSink, type AuditActor, type AuditEntry, type AuditRecord, type AuditSink } from '../services/audit.js';
 import type { FailureNote } from '../services/audit-records.js';
 import { InputError } from '../services/errors.js';
@@ -53,7 +53,7 @@ export async function openCliAudit(io: CliIo, logLevel: string): Promise<CliAudi
   const simulated = simulatorRequested(io.env);
   const sinks: AuditSink[] = [auditLineSink(io, simulated)];
   if (channel && simulated) writeLine(io.stderr, `Simulated: the audit record is not posted to Slack channel ${channel.channelId}; it is only on stderr.`);
-  else if (channel) sinks.push(await slackSink(channel, logger, sharedStoreUrl(io.env), io));
+  else if (channel) sinks.push(await slackSink(channel, logger, sharedStoreSettings(io.env), io));
   const auditor = new Auditor(sinks, (sink, error) => {
     if (sink !== 'slack') return;
     // Slack's error code (e.g. not_in_channel) or the transport's message: never the request, so never the token.
@@ -96,11 +96,11 @@ export async function auditChannelClient(channel: AuditChannelConfig, logger: Re
   });
 }
 
-async function slackSink(channel: AuditChannelConfig, logger: ReturnType<typeof createLogger>, databaseUrl: string | undefined, io: CliIo): Promise<AuditSink> {
+async function slackSink(channel: AuditChannelConfig, logger: ReturnType<typeof createLogger>, shared: SharedStoreSettings | undefined, io: CliIo): Promise<AuditSink> {
   const [client, { slackAuditSink }] = await Promise.all([auditChannelClient(channel, logger), import('../slack/audit.js')]);
   const slack = slackAuditSink(client, channel.channelId);
-  if (!databaseUrl) return slack;
-  // With the bot's shared store (DATABASE_URL): a record Slack does not take waits there, and the bot posts it.
+  if (!shared) return slack;
+  // In the store shared with the bot (the embedded one on this machine, or DATABASE_URL's): a record Slack does not take waits there, and the bot posts it.
   return {
     name: slack.name,
     async write(record) {
@@ -108,7 +108,7 @@ async function slackSink(channel: AuditChannelConfig, logger: ReturnType<typeof 
         await slack.write(record);
       } catch (error) {
         const { openStore } = await import('../store/index.js');
-        const store = openStore({ engine: 'postgres', url: databaseUrl });
+        const store = openStore(shared);
         try {
           await store.outbox.add(record, Date.now());
         } catch {
@@ -117,7 +117,7 @@ async function slackSink(channel: AuditChannelConfig, logger: ReturnType<typeof 
           await store.close();
         }
         const { slackError, message } = errorSummary(error);
-        writeLine(io.stderr, `Note: Slack did not take the audit record (${slackError ?? message}); it is kept in SubOps' store (DATABASE_URL) and the bot posts it to channel ${channel.channelId} when Slack takes it.`);
+        writeLine(io.stderr, `Note: Slack did not take the audit record (${slackError ?? message}); it is kept in SubOps' store (${shared.engine === 'postgres' ? 'DATABASE_URL' : shared.dir}) and the bot posts it to channel ${channel.channelId} when Slack takes it.`);
       }
     },
   };

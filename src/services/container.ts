@@ -95,7 +95,9 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
     ownChanges,
     numbering,
     uispUrl: uisp.url,
+    /** Closes UISP's connections and waits for the locks let go in the shared store (a CLI run closes its store next). */
     close: async () => {
+      if (locks instanceof SharedLocks) await locks.settled();
       await ownDispatcher?.close();
     },
   };

@@ -25,6 +25,8 @@ const backoff = (attempt: number) => sleep(Math.min(50 * 2 ** attempt, 1_000));
 
 export class SharedLocks implements Locks {
   private readonly local = new KeyedLock();
+  /** Releases sent to the store and not answered yet: a process waits for them before it closes its store. */
+  private readonly releasing = new Set<Promise<void>>();
 
   constructor(private readonly options: SharedLockOptions) {}
 
@@ -32,7 +34,12 @@ export class SharedLocks implements Locks {
     const local = await this.local.acquire(keys);
     const { claims, holdMs = 120_000, wait = backoff } = this.options;
     const held: Claim[] = [];
-    const releaseShared = () => held.forEach((claim) => void claim.release().catch(() => undefined));
+    const releaseShared = () =>
+      held.forEach((claim) => {
+        const released = claim.release().catch(() => undefined);
+        this.releasing.add(released);
+        void released.finally(() => this.releasing.delete(released));
+      });
     let waited = local.waited;
     try {
       for (const key of [...new Set(keys)].sort()) {
@@ -56,5 +63,10 @@ export class SharedLocks implements Locks {
         local.release();
       },
     };
+  }
+
+  /** Resolves once every release sent has been answered (or failed): then closing the store loses none. */
+  async settled(): Promise<void> {
+    await Promise.all(this.releasing);
   }
 }

@@ -1,13 +1,13 @@
 /**
  * `subops config check`'s look at the store, without changing it: a PostgreSQL store is connected to and
  * asked its schema version (never migrated here: the bot does that at start); the embedded one is looked
- * at on disk (whether its folder can be written, and which process holds it), never opened, since
- * opening takes seconds and a running bot holds it.
+ * at on disk (whether its folder can be written, and whether a bot holds it), never created here.
  */
 import { constants } from 'node:fs';
-import { access, readFile, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { access, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { StoreError, whereIs } from './errors.js';
+import { folderHolder } from './folder-guard.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { openPostgres } from './postgres.js';
 import type { StoreSettings } from './index.js';
@@ -44,8 +44,7 @@ async function checkPostgres(url: string): Promise<StoreVerdict> {
   }
 }
 
-async function checkEmbedded(dir: string | undefined): Promise<StoreVerdict> {
-  if (!dir) return { status: 'ok', message: 'embedded store in memory: nothing is kept' };
+async function checkEmbedded(dir: string): Promise<StoreVerdict> {
   const where = `embedded store in ${dir} (STORE_DIR)`;
   const exists = await stat(dir).then((s) => s.isDirectory(), () => false);
   // The folder, or the nearest existing one above it, must be writable by this user.
@@ -53,6 +52,6 @@ async function checkEmbedded(dir: string | undefined): Promise<StoreVerdict> {
   while (!(await stat(writable).then(() => true, () => false)) && dirname(writable) !== writable) writable = dirname(writable);
   if (!(await access(writable, constants.W_OK).then(() => true, () => false))) return { status: 'failed', message: `${where}: ${writable} cannot be written by this user; set STORE_DIR to a folder it can write, or DATABASE_URL` };
   if (!exists) return { status: 'ok', message: `${where}: not created yet; the bot creates it at start` };
-  const holder = Number((await readFile(join(dir, 'subops.lock'), 'utf8').catch(() => '')).trim());
-  return { status: 'ok', message: Number.isInteger(holder) && holder > 0 ? `${where}: held by process ${holder} (one process at a time; several replicas need DATABASE_URL)` : `${where}: not in use` };
+  const holder = await folderHolder(dir);
+  return { status: 'ok', message: holder ? `${where}: the bot's (${holder}); CLI runs on this machine share it` : `${where}: no bot holds it now` };
 }

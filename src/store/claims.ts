@@ -37,7 +37,7 @@ export interface ClaimLedger {
   letGo(key: string): Promise<void>;
 }
 
-const DEFAULT_HOLD_MS = 2 * 60_000;
+export const DEFAULT_HOLD_MS = 2 * 60_000;
 /** Claims no longer held nor remembered are deleted now and then, a few at a time. */
 const PURGE_EVERY = 500;
 

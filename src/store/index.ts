@@ -1,16 +1,15 @@
 /**
  * SubOps' own state (issue #28): what must happen once, approval decisions, audit records waiting for
- * Slack, operations in flight. Embedded (PGlite, in the state directory) by default; PostgreSQL when
- * DATABASE_URL is set, shared by replicas and CLI processes; this process's memory for the demo and
- * `serve --simulator`, which keep nothing. The schema is migrated at open. Opening the embedded engine
- * takes seconds, so `openStore` returns at once and opens the engine on `ready()` (which says when it is
- * open, or why it is not) or on first use; nothing is opened for a process that never asks (`subops
- * --help`). The bot holds its store as `storeLater` (./later.ts): nothing of it loads before it listens.
+ * Slack, operations in flight. Embedded (LMDB, in the state folder) by default, shared by the bot and
+ * every CLI process on the machine; PostgreSQL when DATABASE_URL is set, shared by replicas on several
+ * machines; this process's memory for the demo and `serve --simulator`, which keep nothing. `openStore`
+ * returns at once and opens the engine on `ready()` (which says when it is open, or why it is not) or on
+ * first use: nothing is opened for a process that never asks (`subops --help`).
  */
 import { SqlApprovalBook, type ApprovalBook } from './approvals.js';
 import { processOwner, SqlClaimLedger, type ClaimLedger } from './claims.js';
-import { openEmbedded } from './embedded.js';
-import { Memory, MemoryApprovalBook, MemoryAuditOutbox, MemoryClaimLedger, MemoryOperationLog } from './memory.js';
+import { Memory, OpeningKv, type Kv } from './kv.js';
+import { KvApprovalBook, KvAuditOutbox, KvClaimLedger, KvOperationLog } from './kv-store.js';
 import { migrate } from './migrations.js';
 import { openPostgres } from './postgres.js';
 import { SqlOperationLog, type OperationLog } from './operations.js';
@@ -19,13 +18,10 @@ import { OpeningSql, type Sql } from './sql.js';
 
 export type StoreSettings =
   | { engine: 'postgres'; url: string; connectionOptions?: string }
-  /** `dir` undefined: PGlite in memory, gone at exit. */
-  | { engine: 'embedded'; dir: string | undefined }
-  /** This process's memory (./memory.ts): the demo, `serve --simulator`. */
+  /** LMDB in `dir`. */
+  | { engine: 'embedded'; dir: string }
+  /** This process's memory: the demo, `serve --simulator`. */
   | { engine: 'memory' };
-
-/** The engines that speak SQL. */
-type SqlSettings = Exclude<StoreSettings, { engine: 'memory' }>;
 
 export interface Store {
   claims: ClaimLedger;
@@ -34,7 +30,7 @@ export interface Store {
   outbox: AuditOutbox;
   /** Operations in flight, on this process's lease. */
   operations: OperationLog;
-  /** Opens the store if nothing has yet; resolves when it is open and migrated, rejects (StoreError) when it cannot be. */
+  /** Opens the store if nothing has yet; resolves when it is open (and migrated), rejects (StoreError) when it cannot be. */
   ready(): Promise<void>;
   /** Whether it is open now (what must answer at once asks this rather than wait for it to open). */
   isOpen(): boolean;
@@ -44,33 +40,40 @@ export interface Store {
 export interface StoreOptions {
   /** The processes' clock (ms): leases and memories run on it. */
   now?: () => number;
+  /** The bot's store: an embedded one holds its folder against a second bot while it is open (./folder-guard.ts). */
+  guardFolder?: boolean;
 }
 
 export function openStore(settings: StoreSettings, options: StoreOptions = {}): Store {
-  return settings.engine === 'memory' ? storeIn(new Memory(), options) : storeOn(openSql(settings), options);
+  switch (settings.engine) {
+    case 'memory':
+      return storeOnKv(new Memory(), options);
+    case 'embedded': {
+      const { dir } = settings;
+      return storeOnKv(new OpeningKv(async () => (await import('./lmdb.js')).openLmdb(dir, { guard: options.guardFolder ?? false })), options);
+    }
+    case 'postgres':
+      return storeOnSql(new OpeningSql(() => openMigrated(settings)), options);
+  }
 }
 
-/** A store in this memory: two on one memory are two processes' views of it (tests). */
-export function storeIn(memory: Memory, { now = Date.now }: StoreOptions = {}): Store {
+/** A store on key-value tables (LMDB, or a `Memory`): two on one `Memory` are two processes' views of it (tests). */
+export function storeOnKv(kv: Kv, { now = Date.now }: StoreOptions = {}): Store {
   const owner = processOwner();
+  const opening = kv instanceof OpeningKv ? kv : undefined;
   return {
-    claims: new MemoryClaimLedger(memory, owner, now),
-    approvals: new MemoryApprovalBook(memory),
-    outbox: new MemoryAuditOutbox(memory),
-    operations: new MemoryOperationLog(memory, owner, now),
-    ready: async () => undefined,
-    isOpen: () => true,
-    close: async () => undefined,
+    claims: new KvClaimLedger(kv, owner, now),
+    approvals: new KvApprovalBook(kv),
+    outbox: new KvAuditOutbox(kv),
+    operations: new KvOperationLog(kv, owner, now),
+    ready: async () => opening?.ready(),
+    isOpen: () => opening?.isOpen ?? true,
+    close: () => kv.close(),
   };
 }
 
-/** A SQL engine, opening and migrating. */
-export function openSql(settings: SqlSettings): OpeningSql {
-  return new OpeningSql(() => openMigrated(settings));
-}
-
-/** A store on an engine: two on one engine are two processes' views of one database (tests). */
-export function storeOn(sql: OpeningSql, { now = Date.now }: StoreOptions = {}): Store {
+/** A store on a SQL engine: two on one engine are two processes' views of one database (tests). */
+export function storeOnSql(sql: OpeningSql, { now = Date.now }: StoreOptions = {}): Store {
   const owner = processOwner();
   return {
     claims: new SqlClaimLedger(sql, owner, now),
@@ -83,8 +86,8 @@ export function storeOn(sql: OpeningSql, { now = Date.now }: StoreOptions = {}):
   };
 }
 
-async function openMigrated(settings: SqlSettings): Promise<Sql> {
-  const sql = settings.engine === 'postgres' ? await openPostgres({ url: settings.url, ...(settings.connectionOptions && { connectionOptions: settings.connectionOptions }) }) : await openEmbedded(settings.dir);
+async function openMigrated(settings: Extract<StoreSettings, { engine: 'postgres' }>): Promise<Sql> {
+  const sql = await openPostgres({ url: settings.url, ...(settings.connectionOptions && { connectionOptions: settings.connectionOptions }) });
   try {
     await migrate(sql);
   } catch (error) {
@@ -95,7 +98,7 @@ async function openMigrated(settings: SqlSettings): Promise<Sql> {
 }
 
 export { StoreError } from './errors.js';
-export { Memory } from './memory.js';
+export { Memory } from './kv.js';
 export type { Claim, ClaimLedger, ClaimOutcome } from './claims.js';
 export type { ApprovalBook, RequestRow, StoredDecision } from './approvals.js';
 export type { AuditOutbox, WaitingRecord } from './outbox.js';

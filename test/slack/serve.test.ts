@@ -1,8 +1,8 @@
 /** `subops serve` / `npm start`: configuration problems exit 2 before connecting; a good one serves. */
 import { createServer } from 'node:net';
 import { PassThrough, Writable } from 'node:stream';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { serve } from '../../src/serve.js';
@@ -11,6 +11,7 @@ import type { Env } from '../../src/config.js';
 import { startFakeSlack } from '../../src/playground/fake-slack.js';
 import { SlackSender } from '../../src/playground/slack-sender.js';
 import { startSimulator } from '../../src/simulator/index.js';
+import { holdingBot } from '../support/store.js';
 
 function io(env: Env, untilStopped?: () => Promise<void>): ProcessIo & { out: () => string; err: () => string; printed: (text: string) => Promise<void> } {
   let out = '';
@@ -176,18 +177,17 @@ describe('serve', () => {
     }
   });
 
-  it('an embedded store another live process holds stops the bot with one line saying so, exit 1', async () => {
+  it('an embedded store another bot holds (an OS lock: a container sharing the volume too) stops this one with one line saying so, exit 1, and nothing listens', async () => {
     const sim = await startSimulator();
     const fake = await startFakeSlack();
     const dir = mkdtempSync(join(tmpdir(), 'subops-held-'));
-    // This test's parent process is alive: its pid in the lock file is a holder that has not gone away.
-    writeFileSync(join(dir, 'subops.lock'), String(process.ppid));
+    const other = await holdingBot(dir);
     const port = await freePort();
     try {
       const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', STORE_DIR: dir });
       expect(await serve([], run)).toBe(1);
-      expect(run.out()).toContain(`The embedded store in ${dir} is in use by process ${process.ppid}: one process at a time may open it.`);
-      expect(run.out()).toContain('SubOps stopped');
+      expect(run.err()).toBe(`The embedded store in ${dir} (STORE_DIR) is in use by another SubOps bot (process ${other.pid} on ${hostname()}): one bot per state folder. Stop that bot first; several replicas share a PostgreSQL store (DATABASE_URL).\n`);
+      expect(run.out()).not.toContain('SubOps is listening');
     } finally {
       await fake.close();
       await sim.close();

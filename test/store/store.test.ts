@@ -1,17 +1,18 @@
 /**
- * The store's behaviour, the same on every engine (issue #28 §1): the embedded PGlite, a real PostgreSQL
+ * The store's behaviour, the same on every engine (issue #28 §1): the embedded LMDB, a real PostgreSQL
  * server started for the test run, and the memory of the demo. Two Store objects on one database are two
- * processes.
+ * processes; the embedded store is also raced by real processes (./store-child.ts).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Memory, openSql, openStore, storeIn, storeOn, StoreError, type Store } from '../../src/store/index.js';
-import { openEmbedded } from '../../src/store/embedded.js';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
+import { Memory, openStore, storeOnKv, StoreError, type Store } from '../../src/store/index.js';
+import { checkStore } from '../../src/store/check.js';
 import { migrate } from '../../src/store/migrations.js';
-import { storeLater } from '../../src/store/later.js';
-import { postgresStore } from '../support/store.js';
+import { OpeningSql } from '../../src/store/sql.js';
+import { openPostgres } from '../../src/store/postgres.js';
+import { holdingBot, postgresStore, storeChild } from '../support/store.js';
 
 /** A moving clock shared by the two "processes" of a test. */
 function clock(start = 1_800_000_000_000) {
@@ -33,18 +34,18 @@ const engines: Engine[] = [
     name: 'memory (the demo, serve --simulator)',
     async pair(now) {
       const memory = new Memory();
-      return [storeIn(memory, { now }), storeIn(memory, { now })];
+      return [storeOnKv(memory, { now }), storeOnKv(memory, { now })];
     },
   },
   {
-    name: 'embedded (PGlite)',
+    name: 'embedded (LMDB)',
     async pair(now) {
-      // One PGlite admits one process: two stores on one engine stand for two processes.
-      const sql = openSql({ engine: 'embedded', dir: undefined });
-      const store = storeOn(sql, { now });
-      opened.push(store);
-      await store.ready();
-      return [store, storeOn(sql, { now })];
+      // Two opens of one folder: the bot and a CLI run on one machine.
+      const dir = await mkdtemp(join(embeddedDir, 'pair-'));
+      const store = openStore({ engine: 'embedded', dir }, { now, guardFolder: true });
+      const other = openStore({ engine: 'embedded', dir }, { now });
+      opened.push(store, other);
+      return [store, other];
     },
   },
   {
@@ -175,29 +176,57 @@ describe.each(engines)('the store on $name', (engine) => {
 });
 
 describe('the embedded store on disk', () => {
-  it('keeps what was claimed across a restart, and admits one process at a time', async () => {
+  it('keeps what was claimed across a restart', async () => {
     const dir = join(embeddedDir, 'restart');
-    const first = openStore({ engine: 'embedded', dir });
+    const first = openStore({ engine: 'embedded', dir }, { guardFolder: true });
     const claimed = await first.claims.claim('webhook:1');
     if (claimed.won) await claimed.claim.done(3_600_000);
-    // A second process on the same folder is refused, naming the holder.
-    await expect(openEmbedded(dir)).rejects.toThrow(new StoreError(`The embedded store in ${dir} is in use by process ${process.pid}: one process at a time may open it. Stop that process, or set DATABASE_URL so that several processes share a PostgreSQL store.`));
     await first.close();
-    const second = openStore({ engine: 'embedded', dir });
+    const second = openStore({ engine: 'embedded', dir }, { guardFolder: true });
     expect(await second.claims.claim('webhook:1')).toEqual({ won: false, state: 'done' });
     await second.close();
-  }, 60_000);
+  });
 
-  it('takes over the lock a dead process left behind', async () => {
-    const dir = join(embeddedDir, 'stale-lock');
-    const first = openStore({ engine: 'embedded', dir });
-    await first.ready();
-    await first.close();
-    await writeFile(join(dir, 'subops.lock'), '999999999');
-    const second = openStore({ engine: 'embedded', dir });
-    await expect(second.ready()).resolves.toBeUndefined();
-    await second.close();
-  }, 60_000);
+  it('is shared by separate processes: of keys raced by three, each is won by exactly one', async () => {
+    const dir = join(embeddedDir, 'processes');
+    const children = await Promise.all(['a', 'b', 'c'].map(() => storeChild(['claim', dir, '200'])));
+    const wins = children.map((stdout) => JSON.parse(stdout) as string[]);
+    const all = wins.flat();
+    expect(all).toHaveLength(200);
+    expect(new Set(all).size).toBe(200);
+  });
+
+  it('admits one bot per folder (an OS lock), shares it with CLI runs, and frees it when the bot dies however it dies', async () => {
+    const dir = join(embeddedDir, 'guard');
+    // Another process is the bot: it holds the folder until it is killed.
+    const bot = await holdingBot(dir);
+
+    const second = openStore({ engine: 'embedded', dir }, { guardFolder: true });
+    const refused = await second.ready().then(() => undefined, (error: unknown) => error);
+    expect(refused).toBeInstanceOf(StoreError);
+    expect((refused as Error).message).toMatch(new RegExp(`^The embedded store in ${dir} \\(STORE_DIR\\) is in use by another SubOps bot \\(process ${bot.pid} on .+\\): one bot per state folder\\.`));
+    // The refused bot removed nothing: the holder still holds, and says so to config check.
+    expect(await readFile(join(dir, 'subops.lock'), 'utf8')).toContain(`process ${bot.pid}`);
+    expect(await checkStore({ engine: 'embedded', dir })).toEqual({ status: 'ok', message: expect.stringContaining(`the bot's (process ${bot.pid} on`) });
+    // A CLI run shares the store with the bot meanwhile.
+    const cli = openStore({ engine: 'embedded', dir });
+    onTestFinished(() => cli.close());
+    expect((await cli.claims.claim('cli:1')).won).toBe(true);
+
+    await bot.kill();
+    expect(await checkStore({ engine: 'embedded', dir })).toEqual({ status: 'ok', message: expect.stringContaining('no bot holds it now') });
+    const next = openStore({ engine: 'embedded', dir }, { guardFolder: true });
+    await expect(next.ready()).resolves.toBeUndefined();
+    await next.close();
+  });
+
+  it('a folder it cannot make is one line naming STORE_DIR', async () => {
+    // Below a file: no account can make it.
+    await writeFile(join(embeddedDir, 'a-file'), '');
+    const dir = join(embeddedDir, 'a-file', 'store');
+    const store = openStore({ engine: 'embedded', dir });
+    await expect(store.ready()).rejects.toThrow(`Could not open the embedded store in ${dir} (STORE_DIR): ENOTDIR`);
+  });
 });
 
 describe('migrations', () => {
@@ -206,7 +235,7 @@ describe('migrations', () => {
     opened.push(store);
     const again = await postgresStore({ schema: store.schema });
     opened.push(again);
-    const sql = openSql({ engine: 'postgres', url: inject('postgresUrl'), connectionOptions: `-c search_path=${store.schema}` });
+    const sql = new OpeningSql(() => openPostgres({ url: inject('postgresUrl'), connectionOptions: `-c search_path=${store.schema}` }));
     await sql.ready();
     expect(await migrate(sql)).toBe(0);
     await sql.close();
@@ -220,30 +249,5 @@ describe('DATABASE_URL that cannot be reached', () => {
     expect(failure).toBeInstanceOf(StoreError);
     expect((failure as Error).message).toMatch(/^Could not connect to the store at DATABASE_URL \(127\.0\.0\.1:1\/subops\): .*ECONNREFUSED/);
     expect((failure as Error).message).not.toContain('s3cret');
-  });
-});
-
-describe('the bot\'s store before it may open (storeLater)', () => {
-  it('loads nothing until ready(): calls made before it wait, then run on the store', async () => {
-    let opened = 0;
-    const later = storeLater(async () => (opened++, storeIn(new Memory())));
-    const claimed = later.claims.claim('early');
-    expect(later.isOpen()).toBe(false);
-    // Nothing is opened by a call alone; ready() lets it open.
-    await Promise.resolve();
-    expect(opened).toBe(0);
-    await later.ready();
-    expect(opened).toBe(1);
-    expect((await claimed).won).toBe(true);
-    expect(later.isOpen()).toBe(true);
-  });
-
-  it('closed before ready(), it opens nothing and refuses what waited', async () => {
-    let opened = 0;
-    const later = storeLater(async () => (opened++, storeIn(new Memory())));
-    const waiting = later.outbox.count();
-    await later.close();
-    await expect(waiting).rejects.toThrow('the store was closed before it was opened');
-    expect(opened).toBe(0);
   });
 });

@@ -1,12 +1,22 @@
 /**
  * Stores for tests. `postgresStore()`: a schema of its own on the run's PostgreSQL server (see
  * ./postgres-server.ts), so every harness starts empty and two stores opened on the same `schema`
- * are two processes sharing one database (replicas).
+ * are two processes sharing one database (replicas). `holdingBot()` and `storeChild()`: real other
+ * processes on an embedded store.
  */
+import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { inject, onTestFinished } from 'vitest';
-import { Memory, openStore, storeIn, type ClaimLedger, type Store, type StoreOptions } from '../../src/store/index.js';
+import { Memory, openStore, storeOnKv, type ClaimLedger, type Store, type StoreOptions } from '../../src/store/index.js';
+
+const STORE_CHILD = fileURLToPath(new URL('./store-child.ts', import.meta.url));
+const TSX = fileURLToPath(new URL('../../node_modules/tsx/dist/esm/index.mjs', import.meta.url));
+const runFile = promisify(execFile);
 
 export interface PostgresStore extends Store {
   schema: string;
@@ -39,7 +49,7 @@ export async function testStore(options: StoreOptions & { schema?: string } = {}
 
 /** Claims in this process's memory (the memory engine's), for unit tests of what uses claims. */
 export function memoryClaims(): ClaimLedger {
-  return storeIn(new Memory()).claims;
+  return storeOnKv(new Memory()).claims;
 }
 
 /**
@@ -73,4 +83,26 @@ export async function holdWrites(schema: string, table: string): Promise<{ waiti
       await watcher.end();
     },
   };
+}
+
+/**
+ * Another process holding the embedded store in `dir` as the bot does (./store-child.ts): resolves once
+ * it holds it; `kill()` ends it with SIGKILL (no clean-up of its own) and resolves once it is gone.
+ */
+export async function holdingBot(dir: string): Promise<{ pid: number; kill(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', TSX, STORE_CHILD, 'bot', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const kill = async () => {
+    child.kill('SIGKILL');
+    await exited;
+  };
+  onTestFinished(kill);
+  const [line] = await Promise.race([once(createInterface({ input: child.stdout }), 'line'), exited.then(() => ['exited'])]);
+  if (line !== 'holding') throw new Error(`the holding process did not hold ${dir}: ${String(line)}`);
+  return { pid: child.pid!, kill };
+}
+
+/** Runs ./store-child.ts with `args` as a separate process; resolves with what it printed. */
+export async function storeChild(args: string[]): Promise<string> {
+  return (await runFile(process.execPath, ['--import', TSX, STORE_CHILD, ...args], { timeout: 30_000 })).stdout;
 }
