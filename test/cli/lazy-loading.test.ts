@@ -15,7 +15,7 @@ vi.mock('pino', async (original) => (loaded.add('pino'), original()));
 vi.mock('../../src/simulator/index.js', async (original) => (loaded.add('simulator'), original()));
 // SubOps' store and its engines: `subops --help` must not touch them (issue #28).
 vi.mock('../../src/store/index.js', async (original) => (loaded.add('store'), original()));
-vi.mock('@electric-sql/pglite', async (original) => (loaded.add('@electric-sql/pglite'), original()));
+vi.mock('lmdb', async (original) => (loaded.add('lmdb'), original()));
 vi.mock('pg', async (original) => (loaded.add('pg'), original()));
 
 async function run(...argv: string[]): Promise<{ code: number; out: string }> {
