@@ -33,6 +33,9 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 COPY bin ./bin
 COPY examples ./examples
 COPY --from=build /app/dist ./dist
+# The state folder (the embedded store), owned by the runtime user: a named volume mounted here starts
+# with this owner, so the bot can write it.
+RUN mkdir -p /home/node/.local/state/subops && chown -R node:node /home/node/.local
 # The node image's unprivileged user; it owns nothing in /app.
 USER node
 # HTTP mode: Slack's requests at /slack/events (Socket Mode needs no port). /healthz and /metrics are on

@@ -1,8 +1,8 @@
 // The baselines' Bolt app, run as its own process like `subops serve`: Bolt's HTTP receiver on PORT
 // with the same signing secret and Web API base (SLACK_API_URL, the fake Slack), and the least each
 // row's requests need — acks for /suspend, the suspension form, its client lookup and /payments (row 3), and for
-// /payments an ack, one page of payments read from UISP_URL, and the answer at response_url (row 4). Row 6 times its
-// start until "ready".
+// /payments an ack, one page of payments read from UISP_URL, and the answer at response_url (rows 4 and 7). Rows 6
+// and 7 time its start until "ready"; row 7 reads its peak RSS.
 /* global fetch */
 import { App, LogLevel } from '@slack/bolt';
 
@@ -21,5 +21,6 @@ app.command('/payments', async ({ ack, respond }) => {
   await respond({ response_type: 'ephemeral', text: payments.slice(0, 20).map((p) => `#${p.id} ${p.amount}`).join('\n') });
 });
 await app.start(Number(PORT));
-console.log('ready');
+// Listening for the stop signal before saying it is ready: a SIGTERM right after that line still stops it cleanly.
 process.on('SIGTERM', () => void app.stop().then(() => process.exit(0)));
+console.log('ready');

@@ -3,9 +3,12 @@
  * receiver, each in its own process, against the UISP simulator and the fake Slack over loopback in
  * the bench process; a latency proxy in front of the fake Slack; child processes timed from spawn.
  */
+import { mkdtempSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeSlack, type FakeSlack } from '../src/playground/fake-slack.js';
 import { SlackSender } from '../src/playground/slack-sender.js';
@@ -95,11 +98,12 @@ export async function startAppProcess(stage: Stage, script: string, args: string
 }
 
 /**
- * `subops serve`, measured once its store is open ("SubOps state: …", right after "listening"): the rows
- * that use it measure operations, not the first seconds after start-up, when opening the embedded store
- * takes CPU on the event loop (start-up itself is row 6, to the "listening" line).
+ * `subops serve`, measured once it answers everything ("SubOps state: …", its store open): the rows that
+ * use it measure operations (start-up is rows 6 and 7). Each process has a state folder of its own
+ * unless `env` names one: the embedded store admits one bot per folder, and never the developer's own.
  */
-export const startSubOpsProcess = (stage: Stage, env: Record<string, string> = {}) => startAppProcess(stage, SUBOPS, ['serve'], /SubOps state: /, env);
+export const startSubOpsProcess = (stage: Stage, env: Record<string, string> = {}) =>
+  startAppProcess(stage, SUBOPS, ['serve'], /SubOps state: /, { XDG_STATE_HOME: mkdtempSync(join(tmpdir(), 'subops-bench-state-')), ...env });
 export const startBareBoltProcess = (stage: Stage, env: Record<string, string> = {}) => startAppProcess(stage, BARE_BOLT, [], /^ready$/m, env);
 
 /** Resolves once the fake Slack has received `count` more calls of `method` than it had when this was called. */
@@ -141,6 +145,8 @@ export async function startDelayProxy(target: string, delayMs: number): Promise<
 export interface ChildRun {
   /** ms from spawn to the line matching `until`, or to the exit when no `until` is given. */
   ms: number;
+  /** ms from spawn to the first line matching each of `marks` (undefined: none came before `until` or the exit). */
+  marksMs: (number | undefined)[];
   stdoutLines: number;
   stderr: string;
   code: number | null;
@@ -148,13 +154,16 @@ export interface ChildRun {
 
 /**
  * Runs `node args…` and times it: to the first stdout line matching `until` (then sends SIGTERM and
- * waits for the exit), or to the exit. Stdout is counted, not kept.
+ * waits for the exit), or to the exit; and to the first line matching each of `marks` on the way.
+ * Stdout is counted, not kept. With `until`, a child that has not printed it in `giveUpMs` is killed.
  */
-export function timeChild(args: string[], { env = {}, until }: { env?: Record<string, string>; until?: RegExp } = {}): Promise<ChildRun> {
+export function timeChild(args: string[], { env = {}, until, marks = [], giveUpMs = 120_000 }: { env?: Record<string, string>; until?: RegExp; marks?: RegExp[]; giveUpMs?: number } = {}): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', SUBOPS_ENV_FILE: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let ms: number | undefined;
+    const marksMs: (number | undefined)[] = marks.map(() => undefined);
+    const giveUp = until && setTimeout(() => child.kill('SIGKILL'), giveUpMs);
     let lines = 0;
     let partial = '';
     let stderr = '';
@@ -164,17 +173,22 @@ export function timeChild(args: string[], { env = {}, until }: { env?: Record<st
       const parts = text.split('\n');
       partial = parts.pop() ?? '';
       lines += parts.length;
+      marks.forEach((mark, i) => {
+        if (marksMs[i] === undefined && parts.some((line) => mark.test(line))) marksMs[i] = performance.now() - started;
+      });
       if (until && ms === undefined && parts.some((line) => until.test(line))) {
         ms = performance.now() - started;
+        clearTimeout(giveUp);
         child.kill('SIGTERM');
       }
     });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     child.on('error', reject);
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       const elapsed = performance.now() - started;
-      if (until && ms === undefined) reject(new Error(`node ${args.join(' ')} exited (${code}) before printing ${until}: ${stderr.trim().split('\n').at(-1) ?? ''}`));
-      else resolve({ ms: ms ?? elapsed, stdoutLines: lines + (partial ? 1 : 0), stderr, code });
+      clearTimeout(giveUp);
+      if (until && ms === undefined) reject(new Error(`node ${args.join(' ')} ${signal === 'SIGKILL' ? `was stopped after ${giveUpMs} ms` : `exited (${code})`} before printing ${until}: ${stderr.trim().split('\n').at(-1) ?? ''}`));
+      else resolve({ ms: ms ?? elapsed, marksMs, stdoutLines: lines + (partial ? 1 : 0), stderr, code });
     });
   });
 }

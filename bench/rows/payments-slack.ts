@@ -31,7 +31,7 @@ async function round(stage: Stage, bot: RunningBot): Promise<number[]> {
 }
 
 /** The query SubOps' /payments starts with: the last 30 days, newest first, a page of 500. */
-function firstPageQuery(): string {
+export function firstPageQuery(): string {
   const to = todayIn('America/Guyana');
   return new URLSearchParams({ createdDateFrom: daysBefore(to, 30), createdDateTo: to, order: 'createdDate', direction: 'DESC', limit: '500', offset: '0' }).toString();
 }

@@ -117,7 +117,7 @@ async function slackSink(channel: AuditChannelConfig, logger: ReturnType<typeof 
           await store.close();
         }
         const { slackError, message } = errorSummary(error);
-        writeLine(io.stderr, `Note: Slack did not take the audit record (${slackError ?? message}); it is kept in SubOps' store (${shared.engine === 'postgres' ? 'DATABASE_URL' : shared.dir}) and the bot posts it to channel ${channel.channelId} when Slack takes it.`);
+        writeLine(io.stderr, `Note: Slack did not take the audit record (${slackError ?? message}); it is kept in SubOps' store (${shared.engine === 'postgres' ? 'DATABASE_URL' : shared.dir}) and the SubOps bot using that store posts it to channel ${channel.channelId} when Slack takes it.`);
       }
     },
   };

@@ -103,7 +103,7 @@ describe('the audit channel', () => {
     expect(code).toBe(0);
     expect(out).toMatch(/^Suspended service #101/);
     expect(writes()).toEqual(['PATCH /crm/api/v1.0/clients/services/101/suspend']);
-    expect(err).toContain(`Note: Slack did not take the audit record (not_in_channel); it is kept in SubOps' store (${dir}) and the bot posts it to channel ${AUDIT_CHANNEL} when Slack takes it.`);
+    expect(err).toContain(`Note: Slack did not take the audit record (not_in_channel); it is kept in SubOps' store (${dir}) and the SubOps bot using that store posts it to channel ${AUDIT_CHANNEL} when Slack takes it.`);
     expect(err).not.toMatch(/^\s+at /m);
     expect(auditLines(err)).toHaveLength(1);
     // The bot, on this machine, finds it waiting in the embedded store.

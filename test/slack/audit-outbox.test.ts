@@ -49,7 +49,7 @@ describe('a CLI run sharing the bot\'s store (DATABASE_URL)', () => {
     const env = { UISP_URL: harness.uisp.sim.url, UISP_TOKEN: harness.uisp.sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, AUDIT_CHANNEL_ID: AUDIT_CHANNEL, SLACK_API_URL: harness.fake.apiUrl.replace(/\/$/, ''), DATABASE_URL: databaseUrl };
     const cli = await runCli(['suspend', '--service-id', '101', '--reason', '1', '--yes'], env, [BOT_TOKEN]);
     expect(cli.code).toBe(0);
-    expect(cli.err).toContain("Note: Slack did not take the audit record (not_in_channel); it is kept in SubOps' store (DATABASE_URL) and the bot posts it to channel C0AUDIT when Slack takes it.");
+    expect(cli.err).toContain("Note: Slack did not take the audit record (not_in_channel); it is kept in SubOps' store (DATABASE_URL) and the SubOps bot using that store posts it to channel C0AUDIT when Slack takes it.");
     expect(cli.err).not.toContain(inject('postgresUrl'));
     expect(await harness.app.drainAudit()).toBe(1);
     expect(harness.fake.messages(AUDIT_CHANNEL).map((m) => m.text)).toEqual([expect.stringMatching(/^suspend by \S+ \(CLI\): suspended$/)]);
