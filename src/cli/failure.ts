@@ -4,7 +4,8 @@
  * command failed, so a run that succeeds never loads it.
  */
 import { ConfigError } from '../config.js';
-import { InputError } from '../services/errors.js';
+import { InputError, LeaseLostError } from '../services/errors.js';
+import { leaseLostSentence } from '../render/lease.js';
 import { changeNotice, UispError } from '../services/uisp/errors.js';
 import { FIELD_FLAGS } from './args.js';
 import { EXIT, UsageError, writeLine, writeText, type CliIo } from './io.js';
@@ -32,6 +33,11 @@ function classify(error: unknown, io: CliIo, help: string | undefined): { code: 
     const problem = { field: flagFor(error.field), message: `${error.message} Nothing was changed.` };
     writeText(io.stderr, `Error: ${problem.field}: ${problem.message}`);
     return { code: EXIT.usage, problems: [problem] };
+  }
+  if (error instanceof LeaseLostError) {
+    const message = leaseLostSentence(error);
+    writeText(io.stderr, `Failed: ${message}`);
+    return { code: EXIT.failed, problems: [{ field: null, message }] };
   }
   if (error instanceof UispError) {
     writeText(io.stderr, `Failed: ${error.message}`, changeNotice(error));

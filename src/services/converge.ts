@@ -218,14 +218,26 @@ export async function deleteChecked<T>(policy: WriteRetryPolicy, spec: CheckedDe
 /** Turns on keys: in one process (KeyedLock), or across processes sharing a store (./shared-locks.ts). */
 export interface Locks {
   /** Resolves once every key is held; `waited` says whether another run held one first. */
-  acquire(keys: string[]): Promise<{ release: () => void; waited: boolean }>;
+  acquire(keys: string[]): Promise<LockHold>;
 }
+
+export interface LockHold {
+  release: () => void;
+  /** Another run held a key first, or the store was slow or failed: what was read before may be stale. */
+  waited: boolean;
+  /**
+   * Resolves while every key is still this run's; rejects with LeaseLostError (./errors.ts) once one may not be (its
+   * lease ran out, or the store cannot say). Called right before each write that cannot be taken back.
+   */
+  confirm: () => Promise<void>;
+}
+
 
 export class KeyedLock implements Locks {
   private readonly tails = new Map<string, Promise<void>>();
 
   /** Resolves once every key is held; `waited` says whether another run held one first. */
-  async acquire(keys: string[]): Promise<{ release: () => void; waited: boolean }> {
+  async acquire(keys: string[]): Promise<LockHold> {
     const sorted = [...new Set(keys)].sort();
     const releases: (() => void)[] = [];
     let waited = false;
@@ -248,6 +260,8 @@ export class KeyedLock implements Locks {
     let released = false;
     return {
       waited,
+      // In one process nothing else can take a key while it is held.
+      confirm: async () => undefined,
       release: () => {
         if (released) return;
         released = true;

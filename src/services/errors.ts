@@ -20,3 +20,15 @@ export async function notFoundAsInputError<T>(lookup: Promise<T>, field: string,
     throw error;
   }
 }
+
+/** A run lost its hold on a key (or could not check it): it stops before its next irreversible write. */
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
+  constructor(
+    readonly keys: string[],
+    readonly reason: 'lost' | 'store',
+    options?: ErrorOptions,
+  ) {
+    super(`the hold on ${keys.join(', ')} was ${reason === 'lost' ? 'lost to its lease running out' : 'not confirmed: the store did not answer'}`, options);
+  }
+}

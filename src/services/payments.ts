@@ -251,18 +251,21 @@ export class PaymentService {
     const client = await this.getClient(input.clientId);
     const method = input.method ? await this.resolveMethod(input.method) : undefined;
     const marker = paymentMarker(operationKey);
-    const { release } = await this.writes.locks.acquire([`payment:${operationKey}`]);
+    const lock = await this.writes.locks.acquire([`payment:${operationKey}`]);
     try {
       const { record, created } = await ensureOne(
         {
           find: () => this.recentWithMarker(input.clientId, marker),
-          create: () =>
-            this.crm.createPayment({
+          // The CRM cannot delete a payment: each POST goes out only while this run still holds its key.
+          create: async () => {
+            await lock.confirm();
+            return this.crm.createPayment({
               clientId: input.clientId,
               amount: input.amount,
               ...(method ? { methodId: method.id } : {}),
               note: withMarkers(input.note, marker),
-            }),
+            });
+          },
           keep: (payments) => payments.reduce((a, b) => (b.id < a.id ? b : a)),
           // Only the payment this call created counts as new; the CRM API cannot delete a payment, so a
           // duplicate is never removed, only never made.
@@ -273,7 +276,7 @@ export class PaymentService {
       );
       return { payment: { ...record, note: displayNote(record.note) }, client, ...(method ? { method } : {}), alreadyRecorded: !created };
     } finally {
-      release();
+      lock.release();
     }
   }
 

@@ -1,13 +1,15 @@
 /**
- * No audit record lost when Slack does not answer: the audit channel's sink posts a record at once when
- * nothing is waiting, and otherwise (or when the post fails: Slack down, rate limited, the bot not in the
- * channel) keeps it in the store's outbox. The outbox is posted in order, oldest first, by one process at
- * a time (a claim held while it drains), whenever a record joins it, every `retryMs`, and at start (what a
- * CLI process or a stopped replica left). A record is taken out only once Slack has it.
+ * No audit record lost when Slack does not answer or the process stops: the audit channel's sink writes
+ * each record to the store's outbox first, then posts what waits, in order, oldest first, by one process
+ * at a time (a claim held, and renewed, while it drains: a slow Slack never hands the outbox to a second
+ * drainer that would post the same record). It drains whenever a record joins, every `retryMs`, and at
+ * start (what a CLI process, a stopped replica or a killed process left). A record is taken out only
+ * once Slack has it; a process killed between the post and that leaves it to be posted again.
  */
 import type { Logger } from 'pino';
 import type { AuditRecord, AuditSink } from '../services/audit.js';
 import type { AuditOutbox, ClaimLedger } from '../store/index.js';
+import { timerRenewals } from '../services/shared-locks.js';
 import { errorSummary } from './errors.js';
 
 export interface OutboxSinkOptions {
@@ -16,9 +18,9 @@ export interface OutboxSinkOptions {
   outbox: AuditOutbox;
   claims: ClaimLedger;
   logger: Logger;
-  /** Counts a drain started by a write as work in flight (the SIGTERM drain, tests' idle()). */
-  work: { run(operation: () => Promise<void>): Promise<void> };
   now?: () => number;
+  /** Renews the drain's claim while it drains (default a timer; tests tick their own). */
+  renewals?: (everyMs: number, renew: () => Promise<void>) => () => void;
 }
 
 export interface OutboxSink extends AuditSink {
@@ -31,47 +33,49 @@ export interface OutboxSink extends AuditSink {
 /** Held while one process drains the outbox; a process that died draining leaves it after this. */
 const DRAIN_HOLD_MS = 60_000;
 
-export function outboxSink({ post, outbox, claims, logger, work, now = Date.now }: OutboxSinkOptions): OutboxSink {
+export function outboxSink({ post, outbox, claims, logger, now = Date.now, renewals = timerRenewals }: OutboxSinkOptions): OutboxSink {
   const log = logger.child({ flow: 'audit-outbox' });
-  const keep = async (record: AuditRecord, why: string) => {
-    await outbox.add(record, now());
-    log.warn({ action: record.action, why }, 'an audit record was kept in the store: it is posted to the audit channel, in order, when Slack takes it');
-  };
 
   const sink: OutboxSink = {
     name: 'slack',
     async write(record) {
-      // Behind what already waits, so the channel shows the records in the order they were made.
-      if ((await outbox.count().catch(() => 0)) > 0) {
-        await keep(record, 'earlier records are waiting');
-        void work.run(async () => void (await sink.drain())).catch(() => undefined);
+      // In the store before it is posted, behind what already waits: the channel shows the records in the
+      // order they were made, and a process stopped meanwhile leaves it to the next drain.
+      try {
+        await outbox.add(record, now());
+      } catch (error) {
+        // A store that cannot keep it: posted at once (a failure the Auditor logs, with the record).
+        log.warn({ err: errorSummary(error), action: record.action }, 'the store did not keep an audit record; it is posted without it');
+        await post(record);
         return;
       }
-      try {
-        await post(record);
-      } catch (error) {
-        // A store that cannot keep it either: the Auditor logs the failure (the log line has the record).
-        await keep(record, errorSummary(error).slackError ?? errorSummary(error).message);
-      }
+      await sink.drain();
     },
     async drain() {
       const turn = await claims.claim('audit-outbox:drain', { holdMs: DRAIN_HOLD_MS });
       if (!turn.won) return 0;
+      const stopRenewing = renewals(DRAIN_HOLD_MS / 3, async () => void (await turn.claim.renew(DRAIN_HOLD_MS).catch(() => false)));
       let posted = 0;
       try {
         for (;;) {
           const [next] = await outbox.oldest(1);
           if (!next) break;
+          // Still this process's turn right before each post: one that lost it stops, and posts nothing twice.
+          if (!(await turn.claim.held())) {
+            log.warn('another SubOps process took over the audit records that wait; this one stops posting them');
+            break;
+          }
           try {
             await post(next.record as AuditRecord);
           } catch (error) {
-            log.warn({ err: errorSummary(error), waiting: await outbox.count() }, 'Slack still does not take the audit records that wait; trying again later');
+            log.warn({ err: errorSummary(error), waiting: await outbox.count() }, 'an audit record was kept in the store: it is posted to the audit channel, in order, when Slack takes it');
             break;
           }
           await outbox.remove(next.seq);
           posted++;
         }
       } finally {
+        stopRenewing();
         await turn.claim.release();
       }
       if (posted) log.info({ posted }, 'posted audit records that were waiting');

@@ -18,7 +18,7 @@ import { believable, ownMessages, ownPermalink } from './audit-trail.js';
 import type { RecordSeal } from './record-seal.js';
 import { errorSummary } from './errors.js';
 import type { BotIdentity } from './startup.js';
-import { outboxSink, type OutboxSink, type OutboxSinkOptions } from './audit-outbox.js';
+import { outboxSink, type OutboxSink } from './audit-outbox.js';
 import type { Store } from '../store/index.js';
 
 /**
@@ -59,13 +59,11 @@ export interface AuditorOptions {
   seal?: RecordSeal | undefined;
   logger: Logger;
   store: Pick<Store, 'outbox' | 'claims'>;
-  /** Work in flight, for the outbox's drains. */
-  work: OutboxSinkOptions['work'];
   sinks?: AuditSink[];
 }
 
-export function createAuditor({ client, channelId, seal, logger, store, work, sinks: extra = [] }: AuditorOptions): SlackAuditor {
-  const outbox = channelId ? outboxSink({ post: async (record) => slackAuditSink(client, channelId, seal).write(record), outbox: store.outbox, claims: store.claims, logger, work }) : undefined;
+export function createAuditor({ client, channelId, seal, logger, store, sinks: extra = [] }: AuditorOptions): SlackAuditor {
+  const outbox = channelId ? outboxSink({ post: async (record) => slackAuditSink(client, channelId, seal).write(record), outbox: store.outbox, claims: store.claims, logger }) : undefined;
   const sinks = [logAuditSink(logger), ...(outbox ? [outbox] : []), ...extra];
   const auditor = new Auditor(sinks, (sink, error, record) => {
     logger.error({ err: errorSummary(error), sink, auditChannel: channelId, action: record.action }, 'could not post to the audit channel (is the bot a member?)');

@@ -5,8 +5,9 @@
  */
 import type { ActivationField } from '../services/activation/request.js';
 import { errorSentence } from '../render/activation.js';
+import { leaseLostSentence } from '../render/lease.js';
 import { ActivationFailure } from '../services/activation/workflow.js';
-import { InputError } from '../services/errors.js';
+import { InputError, LeaseLostError } from '../services/errors.js';
 import { changeNotice, UispError } from '../services/uisp/errors.js';
 
 export interface Failure {
@@ -43,6 +44,7 @@ export function describeFailure(error: unknown): Failure {
     return { message: errorSentence(error.error), ...(field && { field }), changed: NOTHING, expected: true };
   }
   if (error instanceof UispError) return { message: error.message, changed: changeNotice(error), expected: true };
+  if (error instanceof LeaseLostError) return { message: leaseLostSentence(error), changed: 'Nothing more was sent to UISP.', expected: true };
   return { message: 'Something unexpected went wrong; the details are in the SubOps log.', changed: 'Check UISP before retrying: the change may or may not have been applied.', expected: false };
 }
 

@@ -20,6 +20,13 @@ export interface Claim {
   done(keepMs: number): Promise<void>;
   /** Not done (it failed): the next one to meet the key claims it. */
   release(): Promise<void>;
+  /**
+   * Extends the lease to `holdMs` from now while this process still holds the key: false once it does
+   * not (its lease ran out, whether or not another process has taken the key since).
+   */
+  renew(holdMs: number): Promise<boolean>;
+  /** Whether this process holds the key now, its lease running: asked right before a write that cannot be taken back. */
+  held(): Promise<boolean>;
 }
 
 export type ClaimOutcome = { won: true; claim: Claim } | { won: false; state: 'held' | 'done' };
@@ -97,6 +104,12 @@ export class SqlClaimLedger implements ClaimLedger {
       release: async () => {
         await this.sql.query(`DELETE FROM claims WHERE key = $1 AND owner = $2 AND state = 'held'`, [key, this.owner]);
       },
+      renew: async (holdMs) => {
+        const at = this.now();
+        const renewed = await this.sql.query(`UPDATE claims SET until_ms = $3 WHERE key = $1 AND owner = $2 AND state = 'held' AND until_ms > $4 RETURNING key`, [key, this.owner, at + holdMs, at]);
+        return renewed.length > 0;
+      },
+      held: async () => (await this.sql.query(`SELECT 1 FROM claims WHERE key = $1 AND owner = $2 AND state = 'held' AND until_ms > $3`, [key, this.owner, this.now()])).length > 0,
     };
   }
 }

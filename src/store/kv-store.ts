@@ -77,7 +77,21 @@ export class KvClaimLedger implements ClaimLedger {
           if (row?.owner === this.owner && row.state === 'held') tx.remove('claims', key);
         });
       },
+      renew: async (holdMs) => {
+        const at = this.now();
+        return this.kv.transaction((tx) => {
+          const row = tx.get<ClaimValue>('claims', key);
+          if (!this.holds(row, at)) return false;
+          tx.put('claims', key, { ...row, until: at + holdMs } satisfies ClaimValue);
+          return true;
+        });
+      },
+      held: async () => this.holds(await this.kv.read((tx) => tx.get<ClaimValue>('claims', key)), this.now()),
     };
+  }
+
+  private holds(row: ClaimValue | undefined, at: number): row is ClaimValue {
+    return row?.owner === this.owner && row.state === 'held' && row.until > at;
   }
 
   /** Deletes claims neither held nor remembered since `before`, a batch at a time, going round the table. */

@@ -56,9 +56,11 @@ const MIGRATION_LOCK = 7_142_028;
 
 /** Applies the steps this database has not had yet; returns how many it applied. */
 export async function migrate(sql: Sql): Promise<number> {
-  await sql.exec('CREATE TABLE IF NOT EXISTS subops_migrations (version integer PRIMARY KEY, applied_ms bigint NOT NULL)');
   return sql.transaction(async (tx) => {
+    // The lock first: creating even the bookkeeping table is a change two replicas must not make at once
+    // (PostgreSQL refuses the second CREATE TABLE IF NOT EXISTS with a duplicate key in pg_type).
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await tx.query('CREATE TABLE IF NOT EXISTS subops_migrations (version integer PRIMARY KEY, applied_ms bigint NOT NULL)');
     const [row] = await tx.query<{ version: number | null }>('SELECT max(version) AS version FROM subops_migrations');
     const applied = Number(row?.version ?? 0);
     for (let version = applied + 1; version <= MIGRATIONS.length; version++) {

@@ -11,15 +11,23 @@ export interface PostgresOptions {
   maxConnections?: number;
   /** Sent as the connection's `options` (tests put each run in a schema of its own). */
   connectionOptions?: string;
+  /**
+   * Longest a query may take (default 5 s): a store that does not answer fails the step fast, with a
+   * clear sentence, instead of stalling a run that holds what an agent waits for.
+   */
+  queryTimeoutMs?: number;
 }
 
-export async function openPostgres({ url, maxConnections = 5, connectionOptions }: PostgresOptions): Promise<Sql> {
+export async function openPostgres({ url, maxConnections = 5, connectionOptions, queryTimeoutMs = 5_000 }: PostgresOptions): Promise<Sql> {
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({
     connectionString: url,
     max: maxConnections,
     idleTimeoutMillis: 10_000,
     connectionTimeoutMillis: 5_000,
+    // The server cancels a statement past the deadline; the client gives up a little later if even that is lost.
+    statement_timeout: queryTimeoutMs,
+    query_timeout: queryTimeoutMs + 1_000,
     allowExitOnIdle: true,
     ...(connectionOptions && { options: connectionOptions }),
   });
@@ -38,9 +46,6 @@ export async function openPostgres({ url, maxConnections = 5, connectionOptions 
   });
   return {
     ...queries(pool),
-    async exec(script) {
-      await pool.query(script);
-    },
     async transaction(work) {
       const client = await pool.connect();
       try {

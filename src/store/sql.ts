@@ -8,8 +8,6 @@ export interface SqlQueries {
 }
 
 export interface Sql extends SqlQueries {
-  /** Several statements, no parameters (migrations). */
-  exec(script: string): Promise<void>;
   /** `work` on one connection inside BEGIN … COMMIT (ROLLBACK when it throws). */
   transaction<T>(work: (sql: SqlQueries) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -19,10 +17,6 @@ export interface Sql extends SqlQueries {
 export class OpeningSql extends Opening<Sql> implements Sql {
   async query<Row = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<Row[]> {
     return (await this.engine()).query<Row>(text, params);
-  }
-
-  async exec(script: string): Promise<void> {
-    return (await this.engine()).exec(script);
   }
 
   async transaction<T>(work: (sql: SqlQueries) => Promise<T>): Promise<T> {

@@ -6,7 +6,6 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import pino from 'pino';
 import type { AuditRecord } from '../../src/services/audit.js';
 import { outboxSink } from '../../src/slack/audit-outbox.js';
-import { WorkTracker } from '../../src/slack/work.js';
 import { testStore } from '../support/store.js';
 import { runCli } from '../cli/support.js';
 import { AUDIT_CHANNEL, BOT_TOKEN, CHANNEL, startHarness, suspendThroughSlack, type Harness } from './harness.js';
@@ -63,7 +62,6 @@ describe('the outbox', () => {
     const store = await testStore();
     const posted: number[] = [];
     let slackAnswers = false;
-    const work = new WorkTracker();
     const sink = outboxSink({
       post: async (r) => {
         if (!slackAnswers) throw new Error('connect ECONNREFUSED');
@@ -72,13 +70,11 @@ describe('the outbox', () => {
       outbox: store.outbox,
       claims: store.claims,
       logger: pino({ level: 'silent' }),
-      work,
     });
     await sink.write(record(1));
     await sink.write(record(2));
     slackAnswers = true;
     await sink.write(record(3));
-    await work.idle();
     expect(posted).toEqual([1, 2, 3]);
     expect(await sink.waiting()).toBe(0);
   });
@@ -104,7 +100,6 @@ describe('the outbox', () => {
         outbox: s.outbox,
         claims: s.claims,
         logger: pino({ level: 'silent' }),
-        work: new WorkTracker(),
       });
     const first = sinkOf(store, true).drain();
     // The first holds the turn while its post waits.
@@ -113,5 +108,75 @@ describe('the outbox', () => {
     release();
     expect(await first).toBe(1);
     expect(posted).toEqual([1]);
+  });
+
+  /** A post that waits until the test lets it answer (or fail). */
+  function heldPost() {
+    const posted: number[] = [];
+    const waiting: { serviceId: number; answer: (ok: boolean) => void }[] = [];
+    let arrived: (() => void)[] = [];
+    return {
+      posted,
+      post: (r: AuditRecord) =>
+        new Promise<void>((resolve, reject) => {
+          waiting.push({ serviceId: Number(r.targets.serviceId), answer: (ok) => (ok ? (posted.push(Number(r.targets.serviceId)), resolve()) : reject(new Error('ETIMEDOUT'))) });
+          arrived.splice(0).forEach((wake) => wake());
+        }),
+      arrived: () => (waiting.length ? Promise.resolve() : new Promise<void>((resolve) => (arrived = [...arrived, resolve]))),
+      answer: (ok: boolean) => waiting.shift()!.answer(ok),
+    };
+  }
+
+  it('a record is in the store before its post is answered: a process killed meanwhile leaves it for the next drain (issue #36 §6)', async () => {
+    const store = await testStore();
+    const other = await testStore({ schema: store.schema });
+    const slack = heldPost();
+    const writing = outboxSink({ post: slack.post, outbox: store.outbox, claims: store.claims, logger: pino({ level: 'silent' }) }).write(record(7));
+    await slack.arrived();
+    // Slack holds the post: another process already finds the record waiting.
+    expect((await other.outbox.oldest(5)).map((w) => w.record)).toEqual([record(7)]);
+    slack.answer(true);
+    await writing;
+    expect(await other.outbox.count()).toBe(0);
+  });
+
+  it('a record made while an earlier one is being posted is posted after it, even when that post fails (issue #36 §8)', async () => {
+    const store = await testStore();
+    const slack = heldPost();
+    const sink = outboxSink({ post: slack.post, outbox: store.outbox, claims: store.claims, logger: pino({ level: 'silent' }) });
+    const first = sink.write(record(1));
+    await slack.arrived();
+    await sink.write(record(2));
+    slack.answer(false);
+    await first;
+    const drained = sink.drain();
+    await slack.arrived();
+    slack.answer(true);
+    await slack.arrived();
+    slack.answer(true);
+    expect(await drained).toBe(2);
+    expect(slack.posted).toEqual([1, 2]);
+  });
+
+  it('a drain that outlives its first lease (Slack slow) renews it: a second process takes nothing over and posts nothing twice (issue #36 §3)', async () => {
+    let t = 1_800_000_000_000;
+    const now = () => t;
+    const store = await testStore({ now });
+    const other = await testStore({ now, schema: store.schema });
+    await store.outbox.add(record(1), 0);
+    const slack = heldPost();
+    let renew: (() => Promise<void>) | undefined;
+    const draining = outboxSink({ post: slack.post, outbox: store.outbox, claims: store.claims, logger: pino({ level: 'silent' }), renewals: (_every, tick) => ((renew = tick), () => (renew = undefined)) }).drain();
+    await slack.arrived();
+    // Slack answers after 90 s; the drain renews its turn every 20 s meanwhile.
+    for (let s = 0; s < 90; s += 20) {
+      t += 20_000;
+      await renew!();
+    }
+    const second = heldPost();
+    expect(await outboxSink({ post: second.post, outbox: other.outbox, claims: other.claims, logger: pino({ level: 'silent' }) }).drain()).toBe(0);
+    slack.answer(true);
+    expect(await draining).toBe(1);
+    expect([...slack.posted, ...second.posted]).toEqual([1]);
   });
 });

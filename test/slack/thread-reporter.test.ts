@@ -28,7 +28,7 @@ beforeEach(async () => {
   slack = await startFakeSlack();
   const client = new webApi.WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
   work = new WorkTracker();
-  reporter = createThreadReporter({ client, audit: createAuditor({ client, channelId: AUDIT_CHANNEL, logger, store: await testStore(), work }), work });
+  reporter = createThreadReporter({ client, audit: createAuditor({ client, channelId: AUDIT_CHANNEL, logger, store: await testStore() }), work });
 });
 afterEach(async () => {
   await slack.close();

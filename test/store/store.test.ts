@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { Memory, openStore, storeOnKv, StoreError, type Store } from '../../src/store/index.js';
 import { checkStore } from '../../src/store/check.js';
-import { migrate } from '../../src/store/migrations.js';
+import { migrate, SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { OpeningSql } from '../../src/store/sql.js';
 import { openPostgres } from '../../src/store/postgres.js';
-import { holdingBot, postgresStore, storeChild } from '../support/store.js';
+import { holdingBot, holdWrites, postgresStore, storeChild, testStore } from '../support/store.js';
 
 /** A moving clock shared by the two "processes" of a test. */
 function clock(start = 1_800_000_000_000) {
@@ -230,6 +230,19 @@ describe('the embedded store on disk', () => {
 });
 
 describe('migrations', () => {
+  it('run from many processes at once on a new database (replicas on their first rollout): each step applied once, none refused', async () => {
+    const { schema } = await testStore();
+    const engines = await Promise.all(Array.from({ length: 6 }, () => openPostgres({ url: inject('postgresUrl'), connectionOptions: `-c search_path=${schema}`, maxConnections: 1 })));
+    onTestFinished(async () => {
+      for (const engine of engines) await engine.close();
+    });
+    // A schema of its own, emptied: what a new database is.
+    await engines[0]!.query('DROP TABLE IF EXISTS subops_migrations, claims, approval_requests, audit_outbox, operations CASCADE');
+    const applied = await Promise.all(engines.map((engine) => migrate(engine)));
+    expect(applied.reduce((sum, n) => sum + n, 0)).toBe(SCHEMA_VERSION);
+  });
+
+
   it('apply once: opening an up-to-date database changes nothing', async () => {
     const store = await postgresStore();
     opened.push(store);
@@ -239,6 +252,17 @@ describe('migrations', () => {
     await sql.ready();
     expect(await migrate(sql)).toBe(0);
     await sql.close();
+  });
+});
+
+describe('a PostgreSQL store that does not answer', () => {
+  it('fails a query at its deadline instead of stalling the run', async () => {
+    const { schema } = await testStore();
+    const held = await holdWrites(schema, 'claims');
+    onTestFinished(() => held.release());
+    const sql = await openPostgres({ url: inject('postgresUrl'), connectionOptions: `-c search_path=${schema}`, queryTimeoutMs: 200 });
+    onTestFinished(() => sql.close());
+    await expect(sql.query(`INSERT INTO claims (key, owner, state, until_ms, claimed_ms) VALUES ('k', 'o', 'held', 1, 1)`)).rejects.toThrow(/statement timeout/);
   });
 });
 

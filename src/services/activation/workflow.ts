@@ -8,7 +8,7 @@
  * and converges: no second client, service or site, and nothing to wait for.
  */
 import type { ActivationConfig } from '../../config.js';
-import type { Locks, WriteRetryPolicy } from '../converge.js';
+import type { LockHold, Locks, WriteRetryPolicy } from '../converge.js';
 import type { CrmClient } from '../uisp/crm-client.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import { confirmationChanges, planToRun } from './confirmation.js';
@@ -98,10 +98,11 @@ export class ActivationService {
     const log = new RunLog();
     let planned: PlanToRun;
     let release = () => {};
+    let confirmHold = async () => {};
     try {
       const replan = () => this.readConverging(request, confirm, dryRun);
       planned = decided ? { plan: planToRun(decided, confirm, dryRun), reads: decided.reads } : await replan();
-      if (!dryRun) ({ release, ...planned } = await this.lock(planned, replan));
+      if (!dryRun) ({ release, confirm: confirmHold, ...planned } = await this.lock(planned, replan));
     } catch (error) {
       const failure = asFailure(error, true);
       const failedStep = FAILED_STEP[failure.code];
@@ -118,7 +119,7 @@ export class ActivationService {
         yield { type: 'result', outcome: 'planned', plan, device, ...leftAloneOf(plan), done: [], notDone: [] };
         return;
       }
-      const writes = { crm: this.deps.crm, nms: this.deps.nms, settings: this.deps.settings, retry: this.deps.writeRetry, activationId: newActivationId() };
+      const writes = { crm: this.deps.crm, nms: this.deps.nms, settings: this.deps.settings, retry: this.deps.writeRetry, activationId: newActivationId(), confirmHold };
       yield* writePlan({ writes, request, confirm, crmClientUrl: (id) => this.crmClientUrl(id) }, plan, reads, log);
     } finally {
       release();
@@ -138,18 +139,18 @@ export class ActivationService {
   }
 
   /** Takes this process's lock on the plan's ids; a run that had to wait plans again from UISP's new state. */
-  private async lock(planned: PlanToRun, replan: () => Promise<PlanToRun>): Promise<PlanToRun & { release: () => void }> {
+  private async lock(planned: PlanToRun, replan: () => Promise<PlanToRun>): Promise<PlanToRun & Pick<LockHold, 'release' | 'confirm'>> {
     for (;;) {
       const held = lockKeys(planned.plan);
-      const { release, waited } = await this.deps.locks.acquire(held);
-      if (!waited) return { ...planned, release };
+      const { release, waited, confirm } = await this.deps.locks.acquire(held);
+      if (!waited) return { ...planned, release, confirm };
       try {
         planned = await replan();
       } catch (error) {
         release();
         throw error;
       }
-      if (lockKeys(planned.plan).every((key) => held.includes(key))) return { ...planned, release };
+      if (lockKeys(planned.plan).every((key) => held.includes(key))) return { ...planned, release, confirm };
       release();
     }
   }

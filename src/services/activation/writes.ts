@@ -32,6 +32,8 @@ export interface WriteDeps {
   retry: WriteRetryPolicy;
   /** This activation's id (./markers.ts): its records, and only those, are its own. */
   activationId: string;
+  /** Resolves while the run still holds its device and client (../converge.ts LockHold; LeaseLostError when not): asked right before each delete and authorization. */
+  confirmHold: () => Promise<void>;
 }
 
 /** Where the device is, as read with the sites, so authorization happens once and never moves it off a reported site. */
@@ -92,7 +94,7 @@ export async function createClient(
 const whyKept = (outcome: Extract<DeleteOutcome<unknown>, { kind: 'refused' | 'changed' }>) => (outcome.kind === 'refused' ? outcome.detail : outcome.why);
 
 /** This run's own client, removed only while it is still this run's and has no service and no payment. */
-function ownClientRemoval(deps: Pick<WriteDeps, 'crm' | 'activationId'>, client: Client): CheckedDelete<{ client: Client; services: Service[]; paid: boolean }> {
+function ownClientRemoval(deps: Pick<WriteDeps, 'crm' | 'activationId' | 'confirmHold'>, client: Client): CheckedDelete<{ client: Client; services: Service[]; paid: boolean }> {
   const { crm } = deps;
   return {
     read: async () => {
@@ -105,7 +107,7 @@ function ownClientRemoval(deps: Pick<WriteDeps, 'crm' | 'activationId'>, client:
       if (paid) return `client #${client.id} has payments; it is kept`;
       return null;
     },
-    remove: () => crm.deleteClient(client.id),
+    remove: async () => (await deps.confirmHold(), crm.deleteClient(client.id)),
   };
 }
 
@@ -115,7 +117,7 @@ function ownClientRemoval(deps: Pick<WriteDeps, 'crm' | 'activationId'>, client:
  * the client's, in the status the agent confirmed.
  */
 export function deleteReplaced(
-  deps: Pick<WriteDeps, 'crm' | 'retry'>,
+  deps: Pick<WriteDeps, 'crm' | 'retry' | 'confirmHold'>,
   clientId: number,
   confirmed: ServiceRef,
   numbering: ServiceNumbering | null,
@@ -131,7 +133,7 @@ export function deleteReplaced(
       if (now.status !== confirmed.status) return `service #${confirmed.id} is ${statusLabel(now.status, numbering)} now, not ${confirmed.statusLabel}`;
       return null;
     },
-    remove: () => crm.deleteService(confirmed.id),
+    remove: async () => (await deps.confirmHold(), crm.deleteService(confirmed.id)),
   });
 }
 
@@ -179,7 +181,7 @@ export async function createService(
 }
 
 /** This run's own redundant service, removed only while it is still this run's, Active and never invoiced. */
-function ownServiceRemoval(deps: Pick<WriteDeps, 'crm' | 'activationId'>, service: Service, isActive: (service: Service) => boolean): CheckedDelete<Service> {
+function ownServiceRemoval(deps: Pick<WriteDeps, 'crm' | 'activationId' | 'confirmHold'>, service: Service, isActive: (service: Service) => boolean): CheckedDelete<Service> {
   const { crm } = deps;
   return {
     read: () => crm.getService(service.id).catch(nullIfNotFound),
@@ -189,7 +191,7 @@ function ownServiceRemoval(deps: Pick<WriteDeps, 'crm' | 'activationId'>, servic
       if (now.lastInvoicedDate) return `service #${service.id} has been invoiced`;
       return null;
     },
-    remove: () => crm.deleteService(service.id),
+    remove: async () => (await deps.confirmHold(), crm.deleteService(service.id)),
   };
 }
 
@@ -244,7 +246,7 @@ export async function createSite(
 }
 
 /** This run's own site, removed only while it is still this run's, not linked in the CRM and without a device. */
-function ownSiteRemoval(deps: Pick<WriteDeps, 'nms' | 'activationId'>, site: Site): CheckedDelete<{ site: Site; devices: Device[] }> {
+function ownSiteRemoval(deps: Pick<WriteDeps, 'nms' | 'activationId' | 'confirmHold'>, site: Site): CheckedDelete<{ site: Site; devices: Device[] }> {
   const { nms } = deps;
   return {
     read: async () => {
@@ -259,12 +261,12 @@ function ownSiteRemoval(deps: Pick<WriteDeps, 'nms' | 'activationId'>, site: Sit
       if (on) return `device ${on.identification.name ?? on.identification.id} is on site ${site.id}`;
       return null;
     },
-    remove: () => nms.deleteSite(site.id),
+    remove: async () => (await deps.confirmHold(), nms.deleteSite(site.id)),
   };
 }
 
 /** Removes a site this run made that another run's kept record made redundant; read before each attempt. */
-export function removeOwnSite(deps: Pick<WriteDeps, 'nms' | 'retry' | 'activationId'>, site: Site): Promise<DeleteOutcome<unknown>> {
+export function removeOwnSite(deps: Pick<WriteDeps, 'nms' | 'retry' | 'activationId' | 'confirmHold'>, site: Site): Promise<DeleteOutcome<unknown>> {
   return deleteChecked(deps.retry, ownSiteRemoval(deps, site));
 }
 
@@ -283,7 +285,7 @@ export type AuthorizeOutcome = { kind: 'authorized' } | { kind: 'moved'; now: De
  * sent again; anywhere else than `before` said (another run, or a person, put it there meanwhile), it is
  * left where it is and the caller reports that.
  */
-export async function ensureAuthorized(deps: Pick<WriteDeps, 'nms' | 'retry'>, deviceId: string, siteId: string, before: DeviceState): Promise<AuthorizeOutcome> {
+export async function ensureAuthorized(deps: Pick<WriteDeps, 'nms' | 'retry' | 'confirmHold'>, deviceId: string, siteId: string, before: DeviceState): Promise<AuthorizeOutcome> {
   const read = async (): Promise<AuthorizeOutcome | null> => {
     const now = deviceState(await deps.nms.getDevice(deviceId));
     if (now.authorized && now.siteId === siteId) return { kind: 'authorized' };
@@ -295,6 +297,7 @@ export async function ensureAuthorized(deps: Pick<WriteDeps, 'nms' | 'retry'>, d
       attempts = n;
       const settled = n > 1 ? await read() : null;
       if (settled) return settled;
+      await deps.confirmHold();
       await deps.nms.authorizeDevice(deviceId, siteId);
       return { kind: 'authorized' } as const;
     });
