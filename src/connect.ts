@@ -65,7 +65,7 @@ export async function connect(env: Env, notice: (line: string) => void, { keepSi
   }
   const shared = shareStore && !overrides.sharedLocks && !simulator ? sharedStoreSettings(env) : undefined;
   const store = shared && (await import('./store/index.js')).openStore(shared);
-  const storeName = shared?.engine === 'postgres' ? 'at DATABASE_URL' : `in ${shared?.engine === 'embedded' ? shared.dir : ''} (STORE_DIR)`;
+  const storeName = shared?.engine === 'embedded' ? `in ${shared.dir} (STORE_DIR)` : 'at DATABASE_URL';
   const onStoreError = (error: unknown) =>
     notice(`Warning: SubOps' store ${storeName} did not answer (${error instanceof Error ? error.message : String(error)}): this run did not take turns with other SubOps processes; its writes still converge on what UISP says.`);
   const services = createServices(config, { ...overrides, ...(store && { sharedLocks: { claims: store.claims, onStoreError } }) });

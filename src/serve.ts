@@ -142,8 +142,8 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
     // Which status numbering an activation replaces services by: set, or asked of the CRM once (off the start-up path).
     void connection.services.numbering.resolve().then((verdict) => logger.info({ numbering: verdict.numbering?.name ?? null }, `Service status numbering: ${describeNumbering(verdict)}`));
     void linkWatch.resume(app.client, { events, auditChannelId: slack.auditChannelId, logger, identity });
-    // Loaded only when configured, after the start-up line: start-up time is the same without a digest.
     logger.info(`SubOps state: ${storeName(config.store)}`);
+    // Loaded only when configured, after the start-up line: start-up time is the same without a digest.
     const digest = config.digest && (await import('./slack/digest.js')).startDailyDigest({ client: app.client, identity, logger, work, settings: config.digest, timeZone: config.core.activation.timeZone, services: connection.services, auditChannelId: slack.auditChannelId, claims: store.claims });
     await stopped;
 

@@ -41,6 +41,24 @@ export const timerRenewals = (everyMs: number, renew: () => Promise<void>): (() 
   return () => clearInterval(timer);
 };
 
+/**
+ * Keeps a won claim's lease renewed, three times a lease, until stopped: a live process never lets it
+ * run out. `lost` turns true once a renewal finds it gone; a store that does not answer a renewal says
+ * nothing either way (the check before the next irreversible write asks again).
+ */
+export function keepRenewed(claim: Claim, holdMs: number, renewals = timerRenewals): { stop: () => void; readonly lost: boolean } {
+  let lost = false;
+  const stop = renewals(Math.floor(holdMs / 3), async () => {
+    if (!(await claim.renew(holdMs).catch(() => true))) lost = true;
+  });
+  return {
+    stop,
+    get lost() {
+      return lost;
+    },
+  };
+}
+
 export class SharedLocks implements Locks {
   private readonly local = new KeyedLock();
   /** Releases sent to the store and not answered yet: a process waits for them before it closes its store. */
@@ -74,16 +92,12 @@ export class SharedLocks implements Locks {
     }
     // A slow store is a wait too: UISP may have changed meanwhile.
     if (now() - started > staleAfterMs) waited = true;
+    const renewing = held.map((claim) => keepRenewed(claim, holdMs, renewals));
     let lost = false;
-    const stopRenewing = held.length
-      ? renewals(Math.floor(holdMs / 3), async () => {
-          for (const claim of held) if (!(await claim.renew(holdMs).catch(() => true))) lost = true;
-        })
-      : () => undefined;
     return {
       waited,
       confirm: async () => {
-        if (lost) throw new LeaseLostError(sorted, 'lost');
+        if (lost || renewing.some((renewal) => renewal.lost)) throw new LeaseLostError(sorted, 'lost');
         for (const claim of held) {
           let mine: boolean;
           try {
@@ -98,7 +112,7 @@ export class SharedLocks implements Locks {
         }
       },
       release: () => {
-        stopRenewing();
+        renewing.forEach((renewal) => renewal.stop());
         for (const claim of held) {
           const released = claim.release().catch(() => undefined);
           this.releasing.add(released);

@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import type { AuditRecord, AuditSink } from '../services/audit.js';
 import type { AuditOutbox, ClaimLedger } from '../store/index.js';
-import { timerRenewals } from '../services/shared-locks.js';
+import { keepRenewed, timerRenewals } from '../services/shared-locks.js';
 import { errorSummary } from './errors.js';
 
 export interface OutboxSinkOptions {
@@ -54,12 +54,16 @@ export function outboxSink({ post, outbox, claims, logger, now = Date.now, renew
     async drain() {
       const turn = await claims.claim('audit-outbox:drain', { holdMs: DRAIN_HOLD_MS });
       if (!turn.won) return 0;
-      const stopRenewing = renewals(DRAIN_HOLD_MS / 3, async () => void (await turn.claim.renew(DRAIN_HOLD_MS).catch(() => false)));
+      const renewing = keepRenewed(turn.claim, DRAIN_HOLD_MS, renewals);
       let posted = 0;
+      let emptied = false;
       try {
         for (;;) {
           const [next] = await outbox.oldest(1);
-          if (!next) break;
+          if (!next) {
+            emptied = true;
+            break;
+          }
           // Still this process's turn right before each post: one that lost it stops, and posts nothing twice.
           if (!(await turn.claim.held())) {
             log.warn('another SubOps process took over the audit records that wait; this one stops posting them');
@@ -75,10 +79,12 @@ export function outboxSink({ post, outbox, claims, logger, now = Date.now, renew
           posted++;
         }
       } finally {
-        stopRenewing();
+        renewing.stop();
         await turn.claim.release();
       }
       if (posted) log.info({ posted }, 'posted audit records that were waiting');
+      // A record added after the last look, whose writer found the turn still held here, is not left for the next timer.
+      if (emptied && (await outbox.count()) > 0) return posted + (await sink.drain());
       return posted;
     },
     waiting: () => outbox.count(),
