@@ -35,7 +35,7 @@ function classify(error: unknown, io: CliIo, help: string | undefined): { code: 
     return { code: EXIT.usage, problems: [problem] };
   }
   if (error instanceof LeaseLostError) {
-    const message = leaseLostSentence(error);
+    const message = leaseLostSentence(error.reason);
     writeText(io.stderr, `Failed: ${message}`);
     return { code: EXIT.failed, problems: [{ field: null, message }] };
   }

@@ -22,6 +22,7 @@ import type {
   StepEvent,
 } from '../services/activation/types.js';
 import { formatMoney } from '../services/money.js';
+import { leaseLostSentence } from './lease.js';
 
 const BY_ANOTHER_RUN = 'created by another activation of the same customer';
 const NOTHING_CHANGED = 'Nothing was changed.';
@@ -194,6 +195,8 @@ function stopSentence(error: ActivationStop): string {
       const applied = error.mayHaveApplied ? '. UISP may or may not have applied this change; re-run the activation: it picks up where it stopped and creates no duplicates' : '';
       return `${error.detail}${applied}${error.beforeWrites ? `. ${NOTHING_CHANGED}` : ''}`;
     }
+    case 'lease-lost':
+      return leaseLostSentence(error.reason);
     case 'stopped':
       return 'The activation stopped unexpectedly; the details are in the SubOps log.';
     default:

@@ -44,7 +44,7 @@ export function describeFailure(error: unknown): Failure {
     return { message: errorSentence(error.error), ...(field && { field }), changed: NOTHING, expected: true };
   }
   if (error instanceof UispError) return { message: error.message, changed: changeNotice(error), expected: true };
-  if (error instanceof LeaseLostError) return { message: leaseLostSentence(error), changed: 'Nothing more was sent to UISP.', expected: true };
+  if (error instanceof LeaseLostError) return { message: leaseLostSentence(error.reason), changed: 'Nothing more was sent to UISP.', expected: true };
   return { message: 'Something unexpected went wrong; the details are in the SubOps log.', changed: 'Check UISP before retrying: the change may or may not have been applied.', expected: false };
 }
 

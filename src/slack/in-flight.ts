@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
-import type { OperationLog } from '../store/index.js';
+import type { OperationLog, RunIntent } from '../store/index.js';
 import type { SlackMessage } from '../views/kit.js';
 import { errorSummary } from './errors.js';
 
@@ -42,13 +42,23 @@ export class InFlightOperations {
 
   /** Records the operation shown in this thread; a store that does not answer leaves it unrecorded (logged), never stops it. */
   async begin(thread: { channel: string; ts: string }, ifStopped: SlackMessage): Promise<InFlightOperation> {
-    const id = randomUUID();
+    const intent = this.intent(thread, ifStopped);
     try {
-      await this.options.operations.begin({ id, channel: thread.channel, threadTs: thread.ts, ifStopped, startedAt: (this.options.now ?? Date.now)() }, this.leaseMs);
+      await this.options.operations.begin(intent.operation, intent.leaseMs);
     } catch (error) {
       this.log.warn({ err: errorSummary(error), thread }, 'could not record an operation in flight in the store: if this process stops hard, its thread will not say so');
       return { end: async () => undefined };
     }
+    return this.recorded(intent);
+  }
+
+  /** The record of an operation about to start, for the store to keep with the decision that starts it (an approval). */
+  intent(thread: { channel: string; ts: string }, ifStopped: SlackMessage): RunIntent {
+    return { operation: { id: randomUUID(), channel: thread.channel, threadTs: thread.ts, ifStopped, startedAt: (this.options.now ?? Date.now)() }, leaseMs: this.leaseMs };
+  }
+
+  /** An operation the store recorded (by `begin`, or with its approval): end it when it is done. */
+  recorded({ operation: { id } }: RunIntent): InFlightOperation {
     return {
       end: async () => {
         await this.options.operations.end(id).catch((error: unknown) => this.log.warn({ err: errorSummary(error), id }, 'could not mark an operation as ended in the store'));

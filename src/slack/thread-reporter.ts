@@ -138,8 +138,10 @@ export class ThreadReport {
    */
   async finish({ audit, whenSlackRefused }: OperationEnd = {}): Promise<void> {
     await this.delivered();
-    await (await this.inFlight)?.end();
+    // The audit entry first: the operation stays in flight until its record is in the store, so a process
+    // stopped in between leaves the thread to be told (Retry reads UISP), never a record lost.
     if (audit) await this.deps.audit.record({ ...audit, thread: this.thread });
+    await (await this.inFlight)?.end();
     if (this.refusals.length && whenSlackRefused) await this.tellAgent(whenSlackRefused(this.problems, this.thread !== undefined));
   }
 

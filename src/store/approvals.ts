@@ -4,7 +4,8 @@
  * other is told the standing decision. Nothing anyone posts in Slack reaches these rows. The request
  * itself is the front end's JSON, kept as it was confirmed (the caller parses it).
  */
-import type { SqlQueries } from './sql.js';
+import { insertOperation, type OperationRow } from './operations.js';
+import type { Sql } from './sql.js';
 
 export type StoredDecision = 'approved' | 'rejected' | 'expired';
 
@@ -19,14 +20,23 @@ export interface RequestRow {
 
 export type DecideOutcome = { won: true } | { won: false; decision: StoredDecision; by: string };
 
+/**
+ * The approved run, recorded as an operation in flight in the same transaction as the approval: a process
+ * that stops at any point after the decision leaves it for the next sweep to report (./operations.ts).
+ */
+export interface RunIntent {
+  operation: OperationRow;
+  leaseMs: number;
+}
+
 export interface ApprovalBook {
   add(row: { id: string; channel: string; ts: string; request: unknown; expiresAt: number }): Promise<void>;
   /** The request posted as the message at channel/ts. */
   at(channel: string, ts: string): Promise<RequestRow | undefined>;
   /** The request of this id (what a Retry of its approved run names). */
   byId(id: string): Promise<RequestRow | undefined>;
-  /** The first decision stands; a later one is refused with it. */
-  decide(id: string, decision: StoredDecision, by: string, at: number): Promise<DecideOutcome>;
+  /** The first decision stands; a later one is refused with it. A won approval records `intent` with it, owned by this process. */
+  decide(id: string, decision: StoredDecision, by: string, at: number, intent?: RunIntent): Promise<DecideOutcome>;
   /** Every request without a decision, oldest first. */
   undecided(): Promise<RequestRow[]>;
 }
@@ -53,7 +63,12 @@ const rowOf = (row: Row): RequestRow => ({
 });
 
 export class SqlApprovalBook implements ApprovalBook {
-  constructor(private readonly sql: SqlQueries) {}
+  constructor(
+    private readonly sql: Sql,
+    private readonly owner: string,
+    /** The lease clock: the database's (./sql.ts `clock`), or the test's. */
+    private readonly now: () => Promise<number>,
+  ) {}
 
   async add({ id, channel, ts, request, expiresAt }: { id: string; channel: string; ts: string; request: unknown; expiresAt: number }): Promise<void> {
     await this.sql.query('INSERT INTO approval_requests (id, channel, ts, request, expires_ms) VALUES ($1, $2, $3, $4, $5)', [id, channel, ts, JSON.stringify(request), expiresAt]);
@@ -69,9 +84,14 @@ export class SqlApprovalBook implements ApprovalBook {
     return row && rowOf(row);
   }
 
-  async decide(id: string, decision: StoredDecision, by: string, at: number): Promise<DecideOutcome> {
-    const won = await this.sql.query('UPDATE approval_requests SET decision = $2, decided_by = $3, decided_ms = $4 WHERE id = $1 AND decision IS NULL RETURNING id', [id, decision, by, at]);
-    if (won.length) return { won: true };
+  async decide(id: string, decision: StoredDecision, by: string, at: number, intent?: RunIntent): Promise<DecideOutcome> {
+    const won = await this.sql.transaction(async (tx) => {
+      const updated = await tx.query('UPDATE approval_requests SET decision = $2, decided_by = $3, decided_ms = $4 WHERE id = $1 AND decision IS NULL RETURNING id', [id, decision, by, at]);
+      if (!updated.length) return false;
+      if (intent && decision === 'approved') await insertOperation(tx, intent, this.owner, (await this.now()));
+      return true;
+    });
+    if (won) return { won: true };
     const [row] = await this.sql.query<Row>('SELECT * FROM approval_requests WHERE id = $1', [id]);
     if (!row?.decision) throw new Error(`approval request ${id} is not in the store`);
     return { won: false, decision: row.decision, by: row.decided_by ?? '' };

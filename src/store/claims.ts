@@ -57,11 +57,12 @@ export class SqlClaimLedger implements ClaimLedger {
   constructor(
     private readonly sql: SqlQueries,
     private readonly owner: string = processOwner(),
-    private readonly now: () => number = Date.now,
+    /** The lease clock: the database's (./sql.ts `clock`), or the test's. */
+    private readonly now: () => Promise<number>,
   ) {}
 
   async claim(key: string, { holdMs = DEFAULT_HOLD_MS }: ClaimOptions = {}): Promise<ClaimOutcome> {
-    const at = this.now();
+    const at = await this.now();
     if (++this.claimsMade % PURGE_EVERY === 0) await this.sql.query('DELETE FROM claims WHERE until_ms < $1', [at - DEFAULT_HOLD_MS]);
     // Inserted, or taken over when the row's lease (held) or memory (done) has run out; else nothing returned.
     const won = await this.sql.query(
@@ -77,11 +78,11 @@ export class SqlClaimLedger implements ClaimLedger {
   }
 
   async isClaimed(key: string): Promise<boolean> {
-    return (await this.sql.query('SELECT 1 FROM claims WHERE key = $1 AND until_ms > $2', [key, this.now()])).length > 0;
+    return (await this.sql.query('SELECT 1 FROM claims WHERE key = $1 AND until_ms > $2', [key, (await this.now())])).length > 0;
   }
 
   async hold(key: string, holdMs: number): Promise<boolean> {
-    const at = this.now();
+    const at = await this.now();
     const held = await this.sql.query(
       `INSERT INTO claims (key, owner, state, until_ms, claimed_ms) VALUES ($1, $2, 'held', $3, $4)
        ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, until_ms = EXCLUDED.until_ms
@@ -99,17 +100,17 @@ export class SqlClaimLedger implements ClaimLedger {
   private claimOf(key: string): Claim {
     return {
       done: async (keepMs) => {
-        await this.sql.query(`UPDATE claims SET state = 'done', until_ms = $3 WHERE key = $1 AND owner = $2`, [key, this.owner, this.now() + keepMs]);
+        await this.sql.query(`UPDATE claims SET state = 'done', until_ms = $3 WHERE key = $1 AND owner = $2`, [key, this.owner, (await this.now()) + keepMs]);
       },
       release: async () => {
         await this.sql.query(`DELETE FROM claims WHERE key = $1 AND owner = $2 AND state = 'held'`, [key, this.owner]);
       },
       renew: async (holdMs) => {
-        const at = this.now();
+        const at = await this.now();
         const renewed = await this.sql.query(`UPDATE claims SET until_ms = $3 WHERE key = $1 AND owner = $2 AND state = 'held' AND until_ms > $4 RETURNING key`, [key, this.owner, at + holdMs, at]);
         return renewed.length > 0;
       },
-      held: async () => (await this.sql.query(`SELECT 1 FROM claims WHERE key = $1 AND owner = $2 AND state = 'held' AND until_ms > $3`, [key, this.owner, this.now()])).length > 0,
+      held: async () => (await this.sql.query(`SELECT 1 FROM claims WHERE key = $1 AND owner = $2 AND state = 'held' AND until_ms > $3`, [key, this.owner, (await this.now())])).length > 0,
     };
   }
 }

@@ -38,7 +38,7 @@ export interface Store {
 }
 
 export interface StoreOptions {
-  /** The processes' clock (ms): leases and memories run on it. */
+  /** The clock (ms) leases and memories run on: by default this machine's (embedded) or the database's (PostgreSQL); tests move their own. */
   now?: () => number;
   /** The bot's store: an embedded one holds its folder against a second bot while it is open (./folder-guard.ts). */
   guardFolder?: boolean;
@@ -63,7 +63,7 @@ export function storeOnKv(kv: Kv, { now = Date.now }: StoreOptions = {}): Store 
   const opening = kv instanceof OpeningKv ? kv : undefined;
   return {
     claims: new KvClaimLedger(kv, owner, now),
-    approvals: new KvApprovalBook(kv),
+    approvals: new KvApprovalBook(kv, owner, now),
     outbox: new KvAuditOutbox(kv),
     operations: new KvOperationLog(kv, owner, now),
     ready: async () => opening?.ready(),
@@ -73,12 +73,14 @@ export function storeOnKv(kv: Kv, { now = Date.now }: StoreOptions = {}): Store 
 }
 
 /** A store on a SQL engine: two on one engine are two processes' views of one database (tests). */
-export function storeOnSql(sql: OpeningSql, { now = Date.now }: StoreOptions = {}): Store {
+export function storeOnSql(sql: OpeningSql, { now }: StoreOptions = {}): Store {
   const owner = processOwner();
+  // Leases on the database's clock (a test's, when it brings one).
+  const clock = now ? async () => now() : () => sql.clock();
   return {
-    claims: new SqlClaimLedger(sql, owner, now),
-    operations: new SqlOperationLog(sql, owner, now),
-    approvals: new SqlApprovalBook(sql),
+    claims: new SqlClaimLedger(sql, owner, clock),
+    operations: new SqlOperationLog(sql, owner, clock),
+    approvals: new SqlApprovalBook(sql, owner, clock),
     outbox: new SqlAuditOutbox(sql),
     ready: () => sql.ready(),
     isOpen: () => sql.isOpen,
@@ -100,6 +102,6 @@ async function openMigrated(settings: Extract<StoreSettings, { engine: 'postgres
 export { StoreError } from './errors.js';
 export { Memory } from './kv.js';
 export type { Claim, ClaimLedger, ClaimOutcome } from './claims.js';
-export type { ApprovalBook, RequestRow, StoredDecision } from './approvals.js';
+export type { ApprovalBook, RequestRow, RunIntent, StoredDecision } from './approvals.js';
 export type { AuditOutbox, WaitingRecord } from './outbox.js';
 export type { OperationLog, OperationRow } from './operations.js';

@@ -4,7 +4,7 @@
  * every engine). Each decision (who wins a claim, which decision stands) is one transaction: its reads
  * and its writes with no other writer between them, whichever process on the machine asks.
  */
-import type { ApprovalBook, DecideOutcome, RequestRow, StoredDecision } from './approvals.js';
+import type { ApprovalBook, DecideOutcome, RequestRow, RunIntent, StoredDecision } from './approvals.js';
 import { DEFAULT_HOLD_MS, type Claim, type ClaimLedger, type ClaimOptions, type ClaimOutcome } from './claims.js';
 import type { Kv } from './kv.js';
 import type { OperationLog, OperationRow } from './operations.js';
@@ -125,7 +125,11 @@ const messageKey = (channel: string, ts: string) => `${channel}/${ts}`;
 const rowOf = (value: ApprovalValue): RequestRow => ({ ...value, decision: value.decision ?? undefined });
 
 export class KvApprovalBook implements ApprovalBook {
-  constructor(private readonly kv: Kv) {}
+  constructor(
+    private readonly kv: Kv,
+    private readonly owner: string,
+    private readonly now: () => number,
+  ) {}
 
   async add({ id, channel, ts, request, expiresAt }: { id: string; channel: string; ts: string; request: unknown; expiresAt: number }): Promise<void> {
     const taken = await this.kv.transaction((tx) => {
@@ -150,12 +154,14 @@ export class KvApprovalBook implements ApprovalBook {
     return value && rowOf(value);
   }
 
-  async decide(id: string, decision: StoredDecision, by: string, at: number): Promise<DecideOutcome> {
+  async decide(id: string, decision: StoredDecision, by: string, at: number, intent?: RunIntent): Promise<DecideOutcome> {
+    const now = this.now();
     const outcome = await this.kv.transaction((tx): DecideOutcome | undefined => {
       const value = tx.get<ApprovalValue>('approvals', id);
       if (!value) return undefined;
       if (value.decision) return { won: false, decision: value.decision.decision, by: value.decision.by };
       tx.put('approvals', id, { ...value, decision: { decision, by, at } } satisfies ApprovalValue);
+      if (intent && decision === 'approved') tx.put('operations', intent.operation.id, { row: intent.operation, owner: this.owner, leaseUntil: now + intent.leaseMs } satisfies OperationValue);
       return { won: true };
     });
     if (!outcome) throw new Error(`approval request ${id} is not in the store`);

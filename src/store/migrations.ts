@@ -3,8 +3,7 @@
  * (a change is a new step). Replicas starting together take turns on an advisory lock; each step is
  * recorded in subops_migrations in the same transaction as its changes.
  *
- * Times are milliseconds since the epoch, as the processes' own clocks read them (tests move those
- * clocks; a lease of seconds to minutes tolerates the skew between replicas).
+ * Times are milliseconds since the epoch on the database's clock (./sql.ts `clock`; tests bring their own).
  */
 import type { Sql } from './sql.js';
 

@@ -38,23 +38,16 @@ export class SqlOperationLog implements OperationLog {
   constructor(
     private readonly sql: SqlQueries,
     private readonly owner: string,
-    private readonly now: () => number,
+    /** The lease clock: the database's (./sql.ts `clock`), or the test's. */
+    private readonly now: () => Promise<number>,
   ) {}
 
-  async begin({ id, channel, threadTs, ifStopped, startedAt }: OperationRow, leaseMs: number): Promise<void> {
-    await this.sql.query('INSERT INTO operations (id, owner, lease_until_ms, channel, thread_ts, if_stopped, started_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-      id,
-      this.owner,
-      this.now() + leaseMs,
-      channel,
-      threadTs,
-      JSON.stringify(ifStopped),
-      startedAt,
-    ]);
+  async begin(row: OperationRow, leaseMs: number): Promise<void> {
+    await insertOperation(this.sql, { operation: row, leaseMs }, this.owner, (await this.now()));
   }
 
   async renew(leaseMs: number): Promise<void> {
-    await this.sql.query('UPDATE operations SET lease_until_ms = $2 WHERE owner = $1', [this.owner, this.now() + leaseMs]);
+    await this.sql.query('UPDATE operations SET lease_until_ms = $2 WHERE owner = $1', [this.owner, (await this.now()) + leaseMs]);
   }
 
   async end(id: string): Promise<void> {
@@ -62,7 +55,7 @@ export class SqlOperationLog implements OperationLog {
   }
 
   async takeAbandoned(leaseMs: number, limit: number): Promise<OperationRow[]> {
-    const at = this.now();
+    const at = await this.now();
     const rows = await this.sql.query<Row>(
       `UPDATE operations SET owner = $1, lease_until_ms = $2
        WHERE id IN (SELECT id FROM operations WHERE lease_until_ms <= $3 ORDER BY started_ms LIMIT $4 FOR UPDATE SKIP LOCKED)
@@ -81,4 +74,10 @@ export class SqlOperationLog implements OperationLog {
   async giveUp(id: string): Promise<void> {
     await this.sql.query('UPDATE operations SET lease_until_ms = 0 WHERE id = $1 AND owner = $2', [id, this.owner]);
   }
+}
+
+/** Records an operation in flight on `owner`'s lease (also inside an approval's transaction, ./approvals.ts). */
+export async function insertOperation(sql: SqlQueries, { operation, leaseMs }: { operation: OperationRow; leaseMs: number }, owner: string, at: number): Promise<void> {
+  const { id, channel, threadTs, ifStopped, startedAt } = operation;
+  await sql.query('INSERT INTO operations (id, owner, lease_until_ms, channel, thread_ts, if_stopped, started_ms) VALUES ($1, $2, $3, $4, $5, $6, $7)', [id, owner, at + leaseMs, channel, threadTs, JSON.stringify(ifStopped), startedAt]);
 }

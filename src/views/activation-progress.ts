@@ -114,7 +114,9 @@ function retryBlocks(request: ActivationRequest, startedBy: string, confirm: Act
  * before its end: posted by the next process (src/slack/in-flight.ts), with Retry.
  */
 export function activationStopped(request: ActivationRequest, startedBy: string, confirm?: ActivationConfirmation, approvalId?: string): SlackMessage {
-  const headline = `:warning: *SubOps stopped* before this activation of *${escapeMrkdwn(request.device)}* ended (its process was restarted or killed). The steps above were done; nothing after them.`;
+  // Only what is known: the thread may lag behind UISP (steps are posted as their chains end), and the
+  // process may only have been slow. Retry reads UISP and finishes what is missing.
+  const headline = `:warning: *SubOps stopped* before this activation of *${escapeMrkdwn(request.device)}* ended (its process was restarted, killed or stalled). UISP may hold more than this thread shows: *Retry* reads it and finishes what is missing.`;
   return message(`SubOps stopped before the activation of ${escapeMrkdwn(request.device)} ended.`, [section(headline), ...retryBlocks(request, startedBy, confirm, approvalId)]);
 }
 

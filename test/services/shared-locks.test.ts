@@ -255,3 +255,29 @@ describe.each(engines)('a payment key shared by two processes, on $name (issue #
     expect(uisp.requests.filter((r) => r.method === 'POST' && r.path === '/crm/api/v1.0/payments')).toHaveLength(1);
   });
 });
+
+describe('an activation that lost its hold on the device (issue #36 §2)', () => {
+  it('stops before it authorizes the device, and says why: no authorization is sent', async () => {
+    const uisp = (sim = await startSimulator({ data: fleetData(1) }));
+    const customer = fleetCustomer(0);
+    const time = clock();
+    const dir = await mkdtemp(join(tmpdir(), 'subops-lease-activation-'));
+    const store = openStore({ engine: 'embedded', dir }, { now: time.now });
+    onTestFinished(() => store.close());
+    const paused = manualRenewals();
+    const services = createServices(loadCoreConfig({ UISP_URL: uisp.url, UISP_TOKEN: uisp.token, ISP_TIMEZONE: 'America/Guyana' }), { sharedLocks: { claims: store.claims, renewals: paused.renewals, now: time.now } });
+    open.push(services);
+
+    // Paused while UISP creates the service, past its lease, with no renewal.
+    const serviceCreated = uisp.gate({ method: 'POST', path: /^\/crm\/api\/v1\.0\/clients\/\d+\/services$/ });
+    const run = activate(services, { device: customer.typed[0], firstName: 'Fleet', lastName: customer.lastName });
+    await serviceCreated.arrived(1);
+    time.advance(3 * MINUTE);
+    serviceCreated.open();
+
+    const result = await run;
+    expect(result.outcome).toBe('failed');
+    expect(result.error).toMatchObject({ code: 'lease-lost', message: expect.stringContaining("SubOps' hold on this operation ran out while the run was paused or slow") });
+    expect(uisp.requests.filter((r) => r.path.startsWith('/nms/api/v2.1/devices') && r.method !== 'GET')).toEqual([]);
+  });
+});

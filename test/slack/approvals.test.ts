@@ -366,6 +366,26 @@ describe('approved work a process left unfinished', () => {
   });
 });
 
+describe('an approval whose process stops right after the decision (issue #36 §4)', () => {
+  it('is recorded with its run in one step: stopped while it tells Slack, the next process still tells the requester and the approver', async () => {
+    await start();
+    await requestPriya();
+    // Slack holds the update of the request message: the process is stopped there, before it runs anything.
+    const updates = h.fake.hold('chat.update');
+    await click('Approve', LEAD);
+    await updates.arrived();
+    const next = await h.replica({ ownServices: true });
+    clock.now += 2 * 60_000;
+    expect(await next.app.sweepInFlight()).toBe(1);
+    expect(thread().filter((m) => m.text.includes('SubOps stopped')).map((m) => m.text)).toEqual([
+      `<@${AGENT}> <@${LEAD}> :warning: *SubOps stopped* while carrying out this approved change (its process was restarted or killed): it may be done in part, or not at all. Look at its own thread, if one was started, before asking again; a new request reads UISP afresh.`,
+    ]);
+    expect(deletes102()).toEqual([]);
+    // Let the stopped process's call go only so that the test can close.
+    updates.release();
+  });
+});
+
 describe('other kinds', () => {
   it('a suspension waits for approval; a service whose status changed meanwhile is left alone, and the thread says why', async () => {
     await start();

@@ -6,7 +6,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished, vi } from 'vitest';
 import { Memory, openStore, storeOnKv, StoreError, type Store } from '../../src/store/index.js';
 import { checkStore } from '../../src/store/check.js';
 import { migrate, SCHEMA_VERSION } from '../../src/store/migrations.js';
@@ -252,6 +252,19 @@ describe('migrations', () => {
     await sql.ready();
     expect(await migrate(sql)).toBe(0);
     await sql.close();
+  });
+});
+
+describe('leases on PostgreSQL are judged on the database\'s clock (issue #36)', () => {
+  it('a replica whose clock runs three minutes ahead does not take a two-minute lease early', async () => {
+    const holder = await testStore();
+    expect((await holder.claims.claim('lock:device:skew')).won).toBe(true);
+    // The other replica's clock runs ahead; it connects, and measures the database's clock against its own.
+    const real = Date.now.bind(Date);
+    const ahead = vi.spyOn(Date, 'now').mockImplementation(() => real() + 3 * 60_000);
+    onTestFinished(() => ahead.mockRestore());
+    const skewed = await testStore({ schema: holder.schema });
+    expect(await skewed.claims.claim('lock:device:skew')).toEqual({ won: false, state: 'held' });
   });
 });
 

@@ -87,7 +87,10 @@ function endedAudit(request: ApprovalRequest, decision: Exclude<Decision, 'appro
  */
 async function decide(deps: ListenerDeps, client: webApi.WebClient, stored: StoredRequest, decision: Decision, by: string, logger: Logger): Promise<{ won: true } | { won: false; decision: string; by: string }> {
   const { request } = stored;
-  const decided = await deps.store.approvals.decide(request.id, decision, by, deps.approvals.now());
+  // An approval is recorded with its run in flight, in one transaction: a process that stops at any point
+  // after the decision (before its Slack calls, say) leaves the thread to be told by the next sweep.
+  const intent = decision === 'approved' ? deps.reporter.inFlight?.intent({ channel: stored.channel, ts: stored.ts }, approvedRunStopped(request, by)) : undefined;
+  const decided = await deps.store.approvals.decide(request.id, decision, by, deps.approvals.now(), intent);
   if (!decided.won) return decided;
   logger.info({ requestId: request.id, decision, by }, 'approval request decided');
   const reply = decisionReply(request, decision, by);
@@ -103,8 +106,8 @@ async function decide(deps: ListenerDeps, client: webApi.WebClient, stored: Stor
     await deps.audit.record({ actorId: request.requester, ...endedAudit(request, decision, by) });
     return { won: true };
   }
-  // Recorded in flight until its outcome is posted: a process that stops hard meanwhile leaves the thread to be told.
-  const inFlight = await deps.reporter.inFlight?.begin({ channel: stored.channel, ts: stored.ts }, approvedRunStopped(request, by));
+  // In flight (since the decision) until its outcome is posted.
+  const inFlight = intent && deps.reporter.inFlight?.recorded(intent);
   const outcome = await runApproved(deps, request, by, logger);
   await deps.work.run(() => client.chat.postMessage({ channel: stored.channel, thread_ts: stored.ts, ...outcomeReply(request, by, outcome), unfurl_links: false })).catch((error: unknown) => {
     logger.warn({ err: errorSummary(error) }, 'could not post the outcome in the approval thread');

@@ -2,6 +2,7 @@
  * How an activation stops: `ActivationFailure` carries the facts (front ends word them,
  * src/render/activation.ts), and every other error becomes one here.
  */
+import { LeaseLostError } from '../errors.js';
 import { UispError } from '../uisp/errors.js';
 import type { ActivationError, ActivationErrorCode, ActivationPlan, StepName, UispFailure } from './types.js';
 
@@ -25,6 +26,7 @@ export class ActivationFailure extends Error {
 /** `beforeWrites`: it was thrown while planning, so nothing was written. */
 export function asFailure(error: unknown, beforeWrites = false): ActivationFailure {
   if (error instanceof ActivationFailure) return error;
+  if (error instanceof LeaseLostError) return new ActivationFailure({ code: 'lease-lost', reason: error.reason });
   return new ActivationFailure(uispFailure(error, beforeWrites));
 }
 
@@ -55,4 +57,5 @@ export const FAILED_STEP: Record<ActivationErrorCode, StepName> = {
   'service-plan-unknown': 'service',
   'service-status-unknown': 'service',
   'uisp-error': 'discover',
+  'lease-lost': 'discover',
 };

@@ -256,6 +256,8 @@ export type ActivationError =
    * before its DELETE would have gone out; a person made it Active, say): not deleted, no service created.
    */
   | { code: 'service-changed'; client: ClientRef; confirmed: ServiceRef; now: ServiceRef }
+  /** The run's hold on its device and client ran out (`lost`) or could not be checked (`store`): it stopped before its next delete or authorization. */
+  | { code: 'lease-lost'; reason: 'lost' | 'store' }
   | UispFailure;
 
 export type ActivationErrorCode = ActivationError['code'];
