@@ -153,11 +153,6 @@ async function settle<T>(spec: ReconcileSpec<T>, records: T[], mine: T | undefin
 export interface CheckedDelete<T> {
   /** The record as UISP has it now (null: gone), read for this attempt. */
   read(): Promise<T | null>;
-  /**
-   * The record as a read this run made just before this call showed it (the plan's, which the agent's
-   * confirmation was checked against): the first attempt is decided by it instead of reading again.
-   */
-  justRead?: T;
   /** Why the record as read may not be deleted (it is no longer what was decided), or null when it may. */
   changed(now: T): string | null;
   remove(): Promise<void>;
@@ -186,7 +181,9 @@ export async function deleteChecked<T>(policy: WriteRetryPolicy, spec: CheckedDe
   try {
     return await withRetries(policy, async (n) => {
       attempts = n;
-      const now = n === 1 && spec.justRead !== undefined ? spec.justRead : await spec.read();
+      // Never the plan's read, even the first time: a confirmation's read may come from before this run
+      // held its keys (a slow store, another run), and a person may have changed the record since.
+      const now = await spec.read();
       if (now === null) return gone();
       const why = spec.changed(now);
       if (why !== null) return { kind: 'changed', now, why };

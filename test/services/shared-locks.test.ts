@@ -14,7 +14,7 @@ import { LeaseLostError } from '../../src/services/errors.js';
 import { createServices, type Services } from '../../src/services/container.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { activate, fleetCustomer, fleetData } from '../support/fleet.js';
-import { openStore, type Store } from '../../src/store/index.js';
+import { openStore, type ClaimLedger, type Store } from '../../src/store/index.js';
 import { testStore } from '../support/store.js';
 
 let sim: RunningSimulator | undefined;
@@ -279,5 +279,99 @@ describe('an activation that lost its hold on the device (issue #36 §2)', () =>
     expect(result.outcome).toBe('failed');
     expect(result.error).toMatchObject({ code: 'lease-lost', message: expect.stringContaining("SubOps' hold on this operation ran out while the run was paused or slow") });
     expect(uisp.requests.filter((r) => r.path.startsWith('/nms/api/v2.1/devices') && r.method !== 'GET')).toEqual([]);
+  });
+});
+
+/**
+ * No store between a decision's read and a delete (issue #36 §1). The agent confirmed deleting Priya's
+ * Quoted service #102 and the Slack confirmation read UISP again (`recheck`); then the run asks the store
+ * for its keys, and the store is slow to answer. Meanwhile a person turns #102 Active. Whatever the store
+ * says once it answers, the Active service is never deleted, and nothing is reported as deleted.
+ */
+describe.each(engines)('a confirmed delete held back by a slow store, on $name (issue #36 §1)', (engine) => {
+  /** Priya Ramnarine (client 1002) has Quoted service #102 and a discovered CPE at 10.20.1.51. */
+  const priya = { device: '10.20.1.51', firstName: 'Priya', lastName: 'Ramnarine' };
+
+  /** The store's claims, each held until the test lets it through (a slow store, or one another connection blocks). */
+  function heldClaims(claims: ClaimLedger) {
+    let letThrough!: () => void;
+    const through = new Promise<void>((resolve) => (letThrough = resolve));
+    let arrived!: () => void;
+    const asked = new Promise<void>((resolve) => (arrived = resolve));
+    const ledger: ClaimLedger = {
+      claim: async (key, options) => {
+        arrived();
+        await through;
+        return claims.claim(key, options);
+      },
+      isClaimed: (key) => claims.isClaimed(key),
+      hold: (key, holdMs) => claims.hold(key, holdMs),
+      letGo: (key) => claims.letGo(key),
+    };
+    return { ledger, asked, letThrough };
+  }
+
+  it.each([
+    // Slower than staleAfterMs: a wait, so the run plans again from UISP (and keeps the Active service).
+    ['the store answers after 5 seconds (a blocked table): the run plans again', 5_000, { outcome: 'activated' }],
+    // Quick: the plan stands, and the delete's own read stops it.
+    ['the store answers at once: the delete reads #102 first', 0, { outcome: 'failed', error: { code: 'service-changed', now: { id: 102, statusLabel: 'Active' } } }],
+  ])('%s; the service a person turned Active meanwhile is not deleted', async (_case, slowMs, expected) => {
+    const uisp = (sim = await startSimulator({ data: fleetData(1) }));
+    const time = clock();
+    const [store] = await engine.pair(time.now);
+    const slow = heldClaims(store.claims);
+    const config = loadCoreConfig({ UISP_URL: uisp.url, UISP_TOKEN: uisp.token, ISP_TIMEZONE: 'America/Guyana' });
+    const services = createServices(config, { sharedLocks: { claims: slow.ledger, now: time.now } });
+    open.push(services);
+    const service102 = () => uisp.data.services.find((s) => s.id === 102)!;
+
+    // What the Slack confirmation does: read again, compare with what the agent was shown, run on that read.
+    const checked = await services.activation.recheck(priya, { clientId: 1002, deletes: [{ id: 102, status: service102().status }] });
+    expect(checked.changes).toEqual([]);
+    const events: { type: string; outcome?: string; done?: { kind: string }[]; message?: string }[] = [];
+    const run = (async () => {
+      for await (const event of services.activation.run(priya, { confirm: { deletes: [102] }, decided: checked.decision })) events.push(event);
+    })();
+    await slow.asked;
+    service102().status = uisp.statuses.active;
+    time.advance(slowMs);
+    slow.letThrough();
+    await run;
+
+    expect(uisp.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
+    expect(service102().status).toBe(uisp.statuses.active);
+    const result = events.at(-1)!;
+    expect(result).toMatchObject({ type: 'result', ...expected });
+    expect(result.done ?? []).not.toContainEqual(expect.objectContaining({ kind: 'service-deleted' }));
+  });
+  it('the store answers at once after a person moved the device to a third client’s site: the confirmed move is not made from the old read', async () => {
+    const uisp = (sim = await startSimulator());
+    const time = clock();
+    const [store] = await engine.pair(time.now);
+    const slow = heldClaims(store.claims);
+    const config = loadCoreConfig({ UISP_URL: uisp.url, UISP_TOKEN: uisp.token, ISP_TIMEZONE: 'America/Guyana' });
+    const services = createServices(config, { sharedLocks: { claims: slow.ledger, now: time.now } });
+    open.push(services);
+    // cpe-hope is on Leon Hope's site (client 1007); the agent confirmed moving it off that site.
+    const HOPE_SITE = '4d5e6f7a-8b9c-4dae-9f10-3b4c5d6e7f89';
+    const ravi = uisp.data.sites.find((s) => s.identification.name === 'Ravi Persaud')!;
+    const ada = { device: 'cpe-hope', firstName: 'Ada', lastName: 'Lovelace' };
+    const checked = await services.activation.recheck(ada, { deletes: [], moveFrom: HOPE_SITE });
+    expect(checked.changes).toEqual([]);
+    const events: { type: string }[] = [];
+    const run = (async () => {
+      for await (const event of services.activation.run(ada, { confirm: { moveFrom: HOPE_SITE }, decided: checked.decision })) events.push(event);
+    })();
+    await slow.asked;
+    // A person puts the station on Ravi Persaud's site meanwhile.
+    const device = uisp.data.devices.find((d) => d.identification.name === 'cpe-hope')!;
+    device.identification.site = { ...device.identification.site!, id: ravi.id, name: 'Ravi Persaud' };
+    slow.letThrough();
+    await run;
+
+    expect(uisp.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/authorize'))).toEqual([]);
+    expect(device.identification.site).toMatchObject({ id: ravi.id });
+    expect(events.at(-1)).toMatchObject({ type: 'result', outcome: 'failed', error: { code: 'device-in-use', move: { site: { id: ravi.id } } } });
   });
 });

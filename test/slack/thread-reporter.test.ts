@@ -8,7 +8,9 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../../src/playground/fake-slack.js';
 import { createAuditor } from '../../src/slack/audit.js';
+import { InFlightOperations } from '../../src/slack/in-flight.js';
 import { createThreadReporter, type ThreadReporter } from '../../src/slack/thread-reporter.js';
+import type { OperationLog } from '../../src/store/index.js';
 import { WorkTracker } from '../../src/slack/work.js';
 import { notice } from '../../src/views/help.js';
 import type { SlackMessage } from '../../src/views/kit.js';
@@ -133,5 +135,36 @@ describe('thread reporter', () => {
     expect(retry.thread).toEqual(first.thread);
     expect(threadTexts(first.thread!.ts)).toEqual(['retried']);
     expect(slack.messages(CHANNEL).map((m) => m.text)).not.toContain('ignored');
+  });
+  it('keeps the operation in flight until its audit record is in the store: a process stopped in between leaves a thread to be told, never a record lost (issue #36 §6)', async () => {
+    const client = new webApi.WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
+    const store = await testStore();
+    const ended: string[] = [];
+    const operations: OperationLog = {
+      begin: (row, leaseMs) => store.operations.begin(row, leaseMs),
+      renew: (leaseMs) => store.operations.renew(leaseMs),
+      end: async (id) => (await store.operations.end(id), void ended.push(id)),
+      takeAbandoned: (leaseMs, limit) => store.operations.takeAbandoned(leaseMs, limit),
+      giveUp: (id) => store.operations.giveUp(id),
+    };
+    const auditor = createAuditor({ client, channelId: AUDIT_CHANNEL, logger, store });
+    let arrived!: () => void;
+    const recording = new Promise<void>((resolve) => (arrived = resolve));
+    let letThrough!: () => void;
+    const through = new Promise<void>((resolve) => (letThrough = resolve));
+    const slowAudit = { outbox: auditor.outbox, record: async (e: Parameters<typeof auditor.record>[0]) => (arrived(), await through, auditor.record(e)) };
+    const inFlight = new InFlightOperations({ operations, client, logger });
+    const tracked = createThreadReporter({ client, audit: slowAudit, work, inFlight });
+
+    const report = tracked.start({ origin, parent: text('parent'), logger, ifStopped: text('stopped') });
+    await report.posted();
+    const finished = report.finish({ audit: entry });
+    await recording;
+    // The record is on its way to the store: the operation is still in flight.
+    expect(ended).toEqual([]);
+    letThrough();
+    await finished;
+    expect(ended).toHaveLength(1);
+    expect(slack.callsTo('chat.postMessage').filter((call) => call.args.channel === AUDIT_CHANNEL)).toHaveLength(1);
   });
 });

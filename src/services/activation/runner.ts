@@ -275,7 +275,7 @@ async function serviceStep(writes: WriteDeps, plan: ActivationPlan, reads: Activ
  */
 async function deleteAll(writes: WriteDeps, client: ClientRef, services: ServiceRef[], reads: ActivationReads, log: StepLog): Promise<number[]> {
   const numbering = reads.numbering.numbering;
-  const outcomes = await Promise.allSettled(services.map((old) => deleteReplaced(writes, client.id, old, numbering, reads.services.find((s) => s.id === old.id))));
+  const outcomes = await Promise.allSettled(services.map((old) => deleteReplaced(writes, client.id, old, numbering)));
   const deleted: number[] = [];
   let changed: ActivationFailure | undefined;
   outcomes.forEach((outcome, i) => {

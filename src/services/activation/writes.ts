@@ -112,21 +112,18 @@ function ownClientRemoval(deps: Pick<WriteDeps, 'crm' | 'activationId' | 'confir
 }
 
 /**
- * Deletes a Quoted or Obsolete service the agent confirmed replacing. Each attempt is decided by a read
- * of the service (the first by the plan's, made just before), and sends the DELETE only while it is still
- * the client's, in the status the agent confirmed.
+ * Deletes a Quoted or Obsolete service the agent confirmed replacing. Each attempt, the first included,
+ * is decided by a read of the service made for it, and sends the DELETE only while it is still the
+ * client's, in the status the agent confirmed.
  */
 export function deleteReplaced(
   deps: Pick<WriteDeps, 'crm' | 'retry' | 'confirmHold'>,
   clientId: number,
   confirmed: ServiceRef,
   numbering: ServiceNumbering | null,
-  /** The service as the plan's read showed it, just before: the first attempt's read. */
-  justRead?: Service,
 ): Promise<DeleteOutcome<Service>> {
   const { crm } = deps;
   return deleteChecked(deps.retry, {
-    ...(justRead && { justRead }),
     read: () => crm.getService(confirmed.id).catch(nullIfNotFound),
     changed: (now) => {
       if (now.clientId !== clientId) return `service #${confirmed.id} belongs to client #${now.clientId} now`;
