@@ -151,6 +151,11 @@ async function settle<T>(spec: ReconcileSpec<T>, records: T[], mine: T | undefin
 
 /** One delete, as `deleteChecked` sends it: each attempt reads first, and deletes only what is unchanged. */
 export interface CheckedDelete<T> {
+  /**
+   * Resolves while the run still holds what it locked (LockHold.confirm); called before each attempt's
+   * read, so no store query lies between the read that decides the DELETE and the DELETE.
+   */
+  confirm?(): Promise<void>;
   /** The record as UISP has it now (null: gone), read for this attempt. */
   read(): Promise<T | null>;
   /** Why the record as read may not be deleted (it is no longer what was decided), or null when it may. */
@@ -183,6 +188,7 @@ export async function deleteChecked<T>(policy: WriteRetryPolicy, spec: CheckedDe
       attempts = n;
       // Never the plan's read, even the first time: a confirmation's read may come from before this run
       // held its keys (a slow store, another run), and a person may have changed the record since.
+      await spec.confirm?.();
       const now = await spec.read();
       if (now === null) return gone();
       const why = spec.changed(now);
@@ -223,8 +229,9 @@ export interface LockHold {
   /** Another run held a key first, or the store was slow or failed: what was read before may be stale. */
   waited: boolean;
   /**
-   * Resolves while every key is still this run's; rejects with LeaseLostError (./errors.ts) once one may not be (its
-   * lease ran out, or the store cannot say). Called right before each write that cannot be taken back.
+   * Resolves while every key is still this run's, renewing each lease (a whole lease is ahead); rejects with
+   * LeaseLostError (./errors.ts) once one may not be (its lease ran out, or the store cannot say). Called
+   * right before each write that cannot be taken back, or before the read that decides a delete.
    */
   confirm: () => Promise<void>;
 }

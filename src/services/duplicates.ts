@@ -265,20 +265,22 @@ export class DuplicateService {
     // A client's removal holds the late one too: nothing else of SubOps' writes under it meanwhile.
     const lock = await this.deps.locks.acquire([`client:${request.clientId}`, ...(request.record === 'client' ? [`client:${request.keptId}`, `client:${request.duplicateId}`] : [])]);
     try {
+      // The hold is checked before the reads that decide the DELETE, so no store query lies between them.
+      await lock.confirm();
       switch (request.record) {
         case 'client':
-          return await this.removeClient(request, lock.confirm);
+          return await this.removeClient(request);
         case 'service':
-          return await this.removeService(request, lock.confirm);
+          return await this.removeService(request);
         case 'site':
-          return await this.removeSite(request, lock.confirm);
+          return await this.removeSite(request);
       }
     } finally {
       lock.release();
     }
   }
 
-  private async removeService(request: Extract<RemovalRequest, { record: 'service' }>, confirmHold: () => Promise<void>): Promise<RemovalOutcome> {
+  private async removeService(request: Extract<RemovalRequest, { record: 'service' }>): Promise<RemovalOutcome> {
     const { crm, numbering } = this.deps;
     // Both read at once; the invoices count only while the service exists (a failure to read them then stops the removal).
     const invoicesRead = crm.listInvoices(request.clientId);
@@ -292,7 +294,7 @@ export class DuplicateService {
     const decision = decideRemoval(request, { record: 'service', kept, duplicate, active, invoices, statusLabel: (status) => numbering.label(status) });
     const refs = { duplicate: duplicate && serviceRef(duplicate), kept: kept && serviceRef(kept) };
     if (!decision.remove) return { kind: 'refused', request, refusal: decision.refusal, ...refs };
-    return this.write(request, { duplicate: refs.duplicate!, kept: refs.kept! }, confirmHold, () => crm.deleteService(request.duplicateId), async () =>
+    return this.write(request, { duplicate: refs.duplicate!, kept: refs.kept! }, () => crm.deleteService(request.duplicateId), async () =>
       (await this.services(request.clientId)).some((s) => s.id === request.duplicateId),
     );
   }
@@ -302,17 +304,17 @@ export class DuplicateService {
    * (three reads at once). DELETE /clients/{id} takes a client's services, payments and invoices with it, so
    * it goes only when it has none.
    */
-  private async removeClient(request: Extract<RemovalRequest, { record: 'client' }>, confirmHold: () => Promise<void>): Promise<RemovalOutcome> {
+  private async removeClient(request: Extract<RemovalRequest, { record: 'client' }>): Promise<RemovalOutcome> {
     const { crm } = this.deps;
     const [kept, duplicate] = await Promise.all([this.client(request.keptId), this.client(request.duplicateId)]);
     const [services, payments, invoices] = duplicate ? await Promise.all([this.services(duplicate.id), this.newestPayment(duplicate.id), crm.listInvoices(duplicate.id)]) : [[], [], []];
     const decision = decideRemoval(request, { record: 'client', kept, duplicate, services, payments, invoices });
     const refs = { duplicate: duplicate && clientRecordRef(duplicate), kept: kept && clientRecordRef(kept) };
     if (!decision.remove) return { kind: 'refused', request, refusal: decision.refusal, ...refs };
-    return this.write(request, { duplicate: refs.duplicate!, kept: refs.kept! }, confirmHold, () => crm.deleteClient(request.duplicateId), async () => (await this.client(request.duplicateId)) !== null);
+    return this.write(request, { duplicate: refs.duplicate!, kept: refs.kept! }, () => crm.deleteClient(request.duplicateId), async () => (await this.client(request.duplicateId)) !== null);
   }
 
-  private async removeSite(request: Extract<RemovalRequest, { record: 'site' }>, confirmHold: () => Promise<void>): Promise<RemovalOutcome> {
+  private async removeSite(request: Extract<RemovalRequest, { record: 'site' }>): Promise<RemovalOutcome> {
     const { nms } = this.deps;
     const [sites, devices] = await Promise.all([nms.listSites(), nms.listDevices()]);
     const byId = (id: string) => sites.find((s) => s.id === id) ?? null;
@@ -324,7 +326,7 @@ export class DuplicateService {
     const decision = decideRemoval(request, { record: 'site', kept, duplicate, devices, ...(namesake && { namesake }) });
     const refs = { duplicate: duplicate && siteRef(duplicate), kept: kept && siteRef(kept) };
     if (!decision.remove) return { kind: 'refused', request, refusal: decision.refusal, ...refs };
-    return this.write(request, { duplicate: refs.duplicate!, kept: refs.kept! }, confirmHold, () => nms.deleteSite(request.duplicateId), async () =>
+    return this.write(request, { duplicate: refs.duplicate!, kept: refs.kept! }, () => nms.deleteSite(request.duplicateId), async () =>
       (await nms.listSites()).some((s) => s.id === request.duplicateId),
     );
   }
@@ -351,9 +353,7 @@ export class DuplicateService {
     return this.deps.crm.listServices(clientId).catch(emptyIfNotFound);
   }
 
-  private async write(request: RemovalRequest, refs: { duplicate: RecordRef; kept: RecordRef }, confirmHold: () => Promise<void>, remove: () => Promise<void>, stillThere: () => Promise<boolean>): Promise<RemovalOutcome> {
-    // The DELETE goes out only while this run still holds the client (a lost hold is thrown: nothing sent).
-    await confirmHold();
+  private async write(request: RemovalRequest, refs: { duplicate: RecordRef; kept: RecordRef }, remove: () => Promise<void>, stillThere: () => Promise<boolean>): Promise<RemovalOutcome> {
     try {
       await remove();
       return { kind: 'removed', request, ...refs };

@@ -101,7 +101,8 @@ export class SharedLocks implements Locks {
         for (const claim of held) {
           let mine: boolean;
           try {
-            mine = await claim.held();
+            // Renewed, not only checked: the run's next read and write have a whole lease ahead of them.
+            mine = await claim.renew(holdMs);
           } catch (error) {
             throw new LeaseLostError(sorted, 'store', { cause: error });
           }

@@ -1,6 +1,7 @@
 /**
  * An activation waits on a bounded number of sequential UISP round trips (issue 19: measured, not
- * chased: at most 5 for the CLI, Slack at most one more for its re-read after a confirmation). Counted by the simulator (`sequentialRoundTrips`: the longest chain of requests each
+ * chased: at most 5 for the CLI, Slack at most one more for its re-read after a confirmation; a confirmed
+ * delete one more again for its own read, issue #36). Counted by the simulator (`sequentialRoundTrips`: the longest chain of requests each
  * starting after the previous one ended). A simulated latency makes requests sent together overlap,
  * so the count is the critical-path depth; it can only overcount, never undercount.
  * The CLI path is `run()` with `--yes`'s confirmation (what `subops activate --yes` calls); the Slack
@@ -18,13 +19,14 @@ const LATENCY_MS = 80;
 /**
  * `cli`/`slack`: the bounds. A new customer: the reads; the client; its read-back with the site; the
  * service with the site's read-back; the service's read-back with the authorization. A Quoted clean-up:
- * the reads; the client's services; the delete with the site; the service with the site's read-back; the
- * service's read-back with the authorization. Through Slack, a confirmation is read again (one round trip:
+ * the reads; the client's services; the service read for its delete, with the site; the delete; the
+ * service; the service's read-back with the authorization. The delete's own read is not the plan's: that
+ * one may predate the run's hold on its keys, and a person may have turned the service Active since. Through Slack, a confirmation is read again (one round trip:
  * the client's services with the name lookup) before the run, which builds on that read.
  */
 const CASES = [
   { name: 'a new customer', device: '10.20.1.88', firstName: 'Ada', lastName: 'Lovelace', outcome: 'activated', cli: 5, slack: 5 },
-  { name: 'a Quoted clean-up', device: '10.20.1.51', firstName: 'Priya', lastName: 'Ramnarine', outcome: 'activated', cli: 5, slack: 6 },
+  { name: 'a Quoted clean-up', device: '10.20.1.51', firstName: 'Priya', lastName: 'Ramnarine', outcome: 'activated', cli: 6, slack: 7 },
   { name: 'an already active customer', device: '10.20.1.21', firstName: 'Marcus', lastName: 'Baptiste', outcome: 'already-activated', cli: 2, slack: 2 },
 ] as const;
 

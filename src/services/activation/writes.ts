@@ -107,7 +107,8 @@ function ownClientRemoval(deps: Pick<WriteDeps, 'crm' | 'activationId' | 'confir
       if (paid) return `client #${client.id} has payments; it is kept`;
       return null;
     },
-    remove: async () => (await deps.confirmHold(), crm.deleteClient(client.id)),
+    confirm: deps.confirmHold,
+    remove: () => crm.deleteClient(client.id),
   };
 }
 
@@ -124,13 +125,14 @@ export function deleteReplaced(
 ): Promise<DeleteOutcome<Service>> {
   const { crm } = deps;
   return deleteChecked(deps.retry, {
+    confirm: deps.confirmHold,
     read: () => crm.getService(confirmed.id).catch(nullIfNotFound),
     changed: (now) => {
       if (now.clientId !== clientId) return `service #${confirmed.id} belongs to client #${now.clientId} now`;
       if (now.status !== confirmed.status) return `service #${confirmed.id} is ${statusLabel(now.status, numbering)} now, not ${confirmed.statusLabel}`;
       return null;
     },
-    remove: async () => (await deps.confirmHold(), crm.deleteService(confirmed.id)),
+    remove: () => crm.deleteService(confirmed.id),
   });
 }
 
@@ -188,7 +190,8 @@ function ownServiceRemoval(deps: Pick<WriteDeps, 'crm' | 'activationId' | 'confi
       if (now.lastInvoicedDate) return `service #${service.id} has been invoiced`;
       return null;
     },
-    remove: async () => (await deps.confirmHold(), crm.deleteService(service.id)),
+    confirm: deps.confirmHold,
+    remove: () => crm.deleteService(service.id),
   };
 }
 
@@ -258,7 +261,8 @@ function ownSiteRemoval(deps: Pick<WriteDeps, 'nms' | 'activationId' | 'confirmH
       if (on) return `device ${on.identification.name ?? on.identification.id} is on site ${site.id}`;
       return null;
     },
-    remove: async () => (await deps.confirmHold(), nms.deleteSite(site.id)),
+    confirm: deps.confirmHold,
+    remove: () => nms.deleteSite(site.id),
   };
 }
 
