@@ -14,7 +14,7 @@ import { startFakeSlack } from '../../src/playground/fake-slack.js';
 import { createAuditor } from '../../src/slack/audit.js';
 import { outboxSink } from '../../src/slack/audit-outbox.js';
 import { recordSeal } from '../../src/slack/record-seal.js';
-import { openStore, type Store } from '../../src/store/index.js';
+import { Memory, openStore, storeOnKv, type Store } from '../../src/store/index.js';
 import { testStore } from '../support/store.js';
 import { runCli } from '../cli/support.js';
 import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, CHANNEL, changeInUisp, shown, startHarness, suspendThroughSlack, type Harness } from './harness.js';
@@ -290,5 +290,21 @@ describe('rows written into the bot’s PostgreSQL store (a DATABASE_URL holder,
     await harness.fake.waitFor('views.publish', (c) => c.args.user_id === AGENT);
     await harness.settled();
     expect(shown(harness.fake.homes.get(AGENT) as { blocks: unknown[] })).not.toContain('*suspend*');
+  });
+});
+
+describe('a value written straight into the key-value store’s outbox (the embedded engines’ shared code)', () => {
+  it('without its seq or record, is set aside by its key; the record after it is posted', async () => {
+    const kv = new Memory();
+    const bot = await botAuditor(storeOnKv(kv));
+    await kv.transaction((tx) => {
+      tx.put('outbox', '0000000000000001', { record: { action: 'suspend' } });
+      tx.put('outbox', '0000000000000002', 'suspend');
+      tx.put('meta', 'outbox_seq', 2);
+    });
+    await bot.audit.record({ ...suspension(), actorId: AGENT });
+    expect(bot.posted().map((m) => m.text)).toEqual([`suspend by <@${AGENT}>: suspended`]);
+    expect(bot.setAside()).toBe(2);
+    expect(await bot.audit.outbox!.waiting()).toBe(0);
   });
 });
