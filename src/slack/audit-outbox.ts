@@ -105,6 +105,7 @@ export function outboxSink({ post, outbox, claims, logger, now = Date.now, renew
     if ('record' in stored) return stored.record;
     log.warn({ seq: row.seq, problems: stored.problems, row: String(JSON.stringify(row.record)).slice(0, SET_ASIDE_LOGGED_CHARS) }, 'a row of the audit outbox is not an audit record: set aside (taken out, not posted); the row is in this line');
     await outbox.remove(row.seq);
+    madeHere.forget(row.seq);
     onSetAside?.();
     return undefined;
   };
