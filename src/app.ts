@@ -112,7 +112,15 @@ export function createApp({ services, slack, logger, work = new WorkTracker(), i
   app.use(dropRedeliveries(deliveries, store.claims, logger));
   app.use(accessGuard(access, logger));
 
-  const audit = createAuditor({ client: app.client, channelId: slack.auditChannelId, seal: identity.seal, logger, store, ...(metrics && { sinks: [metrics.auditSink] }) });
+  const audit = createAuditor({
+    client: app.client,
+    channelId: slack.auditChannelId,
+    seal: identity.seal,
+    workspaceUrl: identity.workspaceUrl,
+    logger,
+    store,
+    ...(metrics && { sinks: [metrics.auditSink], onSetAside: () => metrics.auditRecordSetAside() }),
+  });
   const inFlight = new InFlightOperations({ operations: store.operations, client: app.client, logger, now });
   const deps: ListenerDeps = {
     services,

@@ -5,6 +5,7 @@
  * - UISP request duration by system, method, endpoint and status: an observer of the HTTP core;
  * - Slack API errors by method and error: reported by the Slack client's fetch (src/slack/api-errors.ts);
  * - webhook events by entity and outcome, and the manual CRM–NMS links still pending;
+ * - audit outbox rows set aside (not audit records: someone else wrote them into the store);
  * - prom-client's default metrics of the process (`process_*`: CPU, memory, open files; `nodejs_*`: event
  *   loop lag, heap, GC, handles), collected at each scrape.
  * `GET /metrics` serves `render()` in the Prometheus text format, on the ops listener (OPS_HOST:OPS_PORT,
@@ -26,6 +27,7 @@ interface Instruments {
   uispDuration: Histogram<'system' | 'method' | 'endpoint' | 'status'>;
   slackErrors: Counter<'method' | 'error'>;
   webhookEvents: Counter<'entity' | 'outcome'>;
+  auditSetAside: Counter;
 }
 
 export class Metrics {
@@ -54,6 +56,11 @@ export class Metrics {
       this.record((m) => m.operations.inc({ kind: action, outcome: result }));
     },
   };
+
+  /** A row of the audit outbox that was not an audit record, set aside (src/slack/audit-outbox.ts). */
+  auditRecordSetAside(): void {
+    this.record((m) => m.auditSetAside.inc());
+  }
 
   slackApiError(method: string, error: string): void {
     this.record((m) => m.slackErrors.inc({ method, error }));
@@ -136,6 +143,11 @@ function createInstruments({ collectDefaultMetrics, Counter, Gauge, Histogram, R
       name: 'subops_webhook_events_total',
       help: 'UISP webhook events by entity (client, service, payment…; unknown before confirmation) and outcome (notified, own, ignored, stale — no longer what the CRM says, duplicate, unverified, failed, refused — wrong token or body, limited — over the rate, busy — backlog full).',
       labelNames: ['entity', 'outcome'] as const,
+      registers: [registry],
+    }),
+    auditSetAside: new Counter({
+      name: 'subops_audit_records_set_aside_total',
+      help: 'Rows of the audit outbox in the store that were not audit records: taken out and logged, never posted.',
       registers: [registry],
     }),
   };

@@ -5,22 +5,43 @@
  * drainer that would post the same record). It drains whenever a record joins, every `retryMs`, and at
  * start (what a CLI process, a stopped replica or a killed process left). A record is taken out only
  * once Slack has it; a process killed between the post and that leaves it to be posted again.
+ *
+ * The store is storage, not authority: whoever holds DATABASE_URL, or can write the embedded store's
+ * files, can add or rewrite rows. So a process vouches only for the records it made itself (`MadeHere`,
+ * remembered in its memory with where they wait and exactly what it stored); any other row — the CLI's,
+ * another replica's, one left by a process that stopped, one rewritten — is read back as data: checked
+ * against the audit record's schema (src/services/audit-schema.ts) and posted as what it is. A row that
+ * is not a record is set aside (taken out with a log line and counted), never holding up those after it.
  */
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { AuditRecord, AuditSink } from '../services/audit.js';
-import type { AuditOutbox, ClaimLedger } from '../store/index.js';
+import { storedAuditRecord } from '../services/audit-schema.js';
+import type { AuditOutbox, ClaimLedger, WaitingRecord } from '../store/index.js';
 import { keepRenewed, timerRenewals } from '../services/shared-locks.js';
 import { errorSummary } from './errors.js';
 
+/** This process made the record: when, and the id its message carries (one record, one message identity). */
+export interface MadeHere {
+  at: number;
+  id: string;
+}
+
 export interface OutboxSinkOptions {
-  /** Posts one record to the audit channel; throws when Slack does not take it. */
-  post: (record: AuditRecord) => Promise<void>;
+  /**
+   * Posts one record to the audit channel; throws when Slack does not take it. `made` when this process
+   * made the record and the store holds it unchanged; undefined for any other row (data read back).
+   */
+  post: (record: AuditRecord, made: MadeHere | undefined) => Promise<void>;
   outbox: AuditOutbox;
   claims: ClaimLedger;
   logger: Logger;
   now?: () => number;
   /** Renews the drain's claim while it drains (default a timer; tests tick their own). */
   renewals?: (everyMs: number, renew: () => Promise<void>) => () => void;
+  /** Told of each row set aside (the metric). */
+  onSetAside?: () => void;
 }
 
 export interface OutboxSink extends AuditSink {
@@ -33,20 +54,74 @@ export interface OutboxSink extends AuditSink {
 /** Held while one process drains the outbox; a process that died draining leaves it after this. */
 const DRAIN_HOLD_MS = 60_000;
 
-export function outboxSink({ post, outbox, claims, logger, now = Date.now, renewals = timerRenewals }: OutboxSinkOptions): OutboxSink {
+/** Records of this process remembered while they wait; past this many the oldest is posted as data (Slack down for long). */
+const REMEMBERED = 10_000;
+
+/** How much of a row set aside its log line keeps. */
+const SET_ASIDE_LOGGED_CHARS = 2_000;
+
+/** The value as JSON gives it back (no undefined fields, plain objects): what any engine hands back for it. */
+const asStored = (value: unknown): unknown => JSON.parse(JSON.stringify(value) ?? 'null');
+
+/** The records this process added to the outbox, by where they wait, with exactly what it stored. */
+class RecordsMadeHere {
+  private readonly waiting = new Map<number, { record: AuditRecord; stored: unknown; made: MadeHere }>();
+  private readonly adding = new Set<Promise<unknown>>();
+
+  /** Adds the record to the outbox and remembers it. */
+  async add(outbox: AuditOutbox, record: AuditRecord, made: MadeHere): Promise<void> {
+    const adding = outbox.add(record, made.at).then((seq) => {
+      this.waiting.set(seq, { record, stored: asStored(record), made });
+      if (this.waiting.size > REMEMBERED) this.waiting.delete(this.waiting.keys().next().value!);
+    });
+    this.adding.add(adding);
+    try {
+      await adding;
+    } finally {
+      this.adding.delete(adding);
+    }
+  }
+
+  /** The record this process made, when the row is one of them and the store holds it unchanged. */
+  async find(row: WaitingRecord): Promise<{ record: AuditRecord; made: MadeHere } | undefined> {
+    // A row this process is still adding: known once its add returns.
+    if (!this.waiting.has(row.seq)) await Promise.allSettled([...this.adding]);
+    const mine = this.waiting.get(row.seq);
+    return mine && isDeepStrictEqual(asStored(row.record), mine.stored) ? mine : undefined;
+  }
+
+  forget(seq: number): void {
+    this.waiting.delete(seq);
+  }
+}
+
+export function outboxSink({ post, outbox, claims, logger, now = Date.now, renewals = timerRenewals, onSetAside }: OutboxSinkOptions): OutboxSink {
   const log = logger.child({ flow: 'audit-outbox' });
+  const madeHere = new RecordsMadeHere();
+
+  /** The row's record, or undefined once it is set aside. */
+  const readBack = async (row: WaitingRecord): Promise<AuditRecord | undefined> => {
+    const stored = storedAuditRecord(row.record);
+    if ('record' in stored) return stored.record;
+    log.warn({ seq: row.seq, problems: stored.problems, row: String(JSON.stringify(row.record)).slice(0, SET_ASIDE_LOGGED_CHARS) }, 'a row of the audit outbox is not an audit record: set aside (taken out, not posted); the row is in this line');
+    await outbox.remove(row.seq);
+    madeHere.forget(row.seq);
+    onSetAside?.();
+    return undefined;
+  };
 
   const sink: OutboxSink = {
     name: 'slack',
     async write(record) {
+      const made = { at: now(), id: randomUUID() };
       // In the store before it is posted, behind what already waits: the channel shows the records in the
       // order they were made, and a process stopped meanwhile leaves it to the next drain.
       try {
-        await outbox.add(record, now());
+        await madeHere.add(outbox, record, made);
       } catch (error) {
         // A store that cannot keep it: posted at once (a failure the Auditor logs, with the record).
         log.warn({ err: errorSummary(error), action: record.action }, 'the store did not keep an audit record; it is posted without it');
-        await post(record);
+        await post(record, made);
         return;
       }
       await sink.drain();
@@ -69,13 +144,17 @@ export function outboxSink({ post, outbox, claims, logger, now = Date.now, renew
             log.warn('another SubOps process took over the audit records that wait; this one stops posting them');
             break;
           }
+          const mine = await madeHere.find(next);
+          const record = mine?.record ?? (await readBack(next));
+          if (!record) continue;
           try {
-            await post(next.record as AuditRecord);
+            await post(record, mine?.made);
           } catch (error) {
             log.warn({ err: errorSummary(error), waiting: await outbox.count() }, 'an audit record was kept in the store: it is posted to the audit channel, in order, when Slack takes it');
             break;
           }
           await outbox.remove(next.seq);
+          madeHere.forget(next.seq);
           posted++;
         }
       } finally {

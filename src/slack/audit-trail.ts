@@ -13,7 +13,7 @@
  */
 import type { webApi } from '@slack/bolt';
 import { auditRecordMakes, OWN_CHANGE_WINDOW_MS, type RecordedElsewhere } from '../services/events/own-changes.js';
-import { AUDIT_EVENT_TYPE } from '../views/audit.js';
+import { AUDIT_EVENT_TYPE, RECORD_ID_FIELD } from '../views/audit.js';
 import type { BotIdentity } from './startup.js';
 
 /** Who wrote a message, as Slack stamps it on what conversations.history and .replies answer. */
@@ -80,7 +80,11 @@ export async function* auditRecords(client: webApi.WebClient, channelId: string,
   for await (const { ts, payload, sealedAt } of ownMessages(client, channelId, self, [AUDIT_EVENT_TYPE], options)) yield { ts, payload, sealedAt };
 }
 
-/** SubOps' own messages in the channel whose metadata is one of `eventTypes`, newest first. */
+/**
+ * SubOps' own messages in the channel whose metadata is one of `eventTypes`, newest first. A sealed
+ * record is one message: a copy of it posted again (anyone holding the bot token can) carries the same
+ * sealed record id and is left out, so a record counts once wherever records are counted.
+ */
 export async function* ownMessages(
   client: webApi.WebClient,
   channelId: string,
@@ -89,13 +93,20 @@ export async function* ownMessages(
   { pages, oldest, latest }: AuditReadOptions & { latest?: string | undefined },
 ): AsyncGenerator<AuditMessage & { eventType: string }> {
   let cursor: string | undefined;
+  const records = new Set<unknown>();
   for (let page = 0; page < pages; page++) {
     const history = await client.conversations.history({ channel: channelId, include_all_metadata: true, limit: 200, ...(oldest && { oldest }), ...(latest && { latest }), ...(cursor && { cursor }) });
     for (const message of history.messages ?? []) {
       const eventType = message.metadata?.event_type;
       if (!message.ts || !eventType || !eventTypes.includes(eventType) || !writtenBySubOps(message, self)) continue;
       const payload = message.metadata!.event_payload as Record<string, unknown>;
-      yield { ts: message.ts, eventType, payload, sealedAt: self.seal?.verify(eventType, payload) };
+      const sealedAt = self.seal?.verify(eventType, payload);
+      const record = sealedAt === undefined ? undefined : payload[RECORD_ID_FIELD];
+      if (record !== undefined) {
+        if (records.has(record)) continue;
+        records.add(record);
+      }
+      yield { ts: message.ts, eventType, payload, sealedAt };
     }
     cursor = history.response_metadata?.next_cursor || undefined;
     if (!history.has_more || !cursor) return;

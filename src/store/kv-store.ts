@@ -180,20 +180,22 @@ const seqKey = (seq: number) => String(seq).padStart(16, '0');
 export class KvAuditOutbox implements AuditOutbox {
   constructor(private readonly kv: Kv) {}
 
-  async add(record: unknown, at: number): Promise<void> {
-    await this.kv.transaction((tx) => {
+  async add(record: unknown, at: number): Promise<number> {
+    return this.kv.transaction((tx) => {
       const seq = (tx.get<number>('meta', 'outbox_seq') ?? 0) + 1;
       tx.put('meta', 'outbox_seq', seq);
       tx.put('outbox', seqKey(seq), { seq, record, queuedAt: at } satisfies WaitingRecord);
+      return seq;
     });
   }
 
   async oldest(limit: number): Promise<WaitingRecord[]> {
     return this.kv.read((tx) => {
       const oldest: WaitingRecord[] = [];
-      for (const [, waiting] of tx.entries<WaitingRecord>('outbox')) {
+      for (const [key, waiting] of tx.entries<Partial<WaitingRecord> | null>('outbox')) {
         if (oldest.length === limit) break;
-        oldest.push(waiting);
+        // Where it waits is its key, whatever the value says: a value without its seq is still taken out.
+        oldest.push({ seq: Number(key), record: waiting?.record, queuedAt: Number(waiting?.queuedAt) });
       }
       return oldest;
     });

@@ -11,7 +11,8 @@ export interface WaitingRecord {
 }
 
 export interface AuditOutbox {
-  add(record: unknown, at: number): Promise<void>;
+  /** Its sequence number: where it waits. */
+  add(record: unknown, at: number): Promise<number>;
   /** The oldest waiting records, first first. */
   oldest(limit: number): Promise<WaitingRecord[]>;
   /** Posted: no longer waiting. */
@@ -22,8 +23,9 @@ export interface AuditOutbox {
 export class SqlAuditOutbox implements AuditOutbox {
   constructor(private readonly sql: SqlQueries) {}
 
-  async add(record: unknown, at: number): Promise<void> {
-    await this.sql.query('INSERT INTO audit_outbox (record, queued_ms) VALUES ($1, $2)', [JSON.stringify(record), at]);
+  async add(record: unknown, at: number): Promise<number> {
+    const [row] = await this.sql.query<{ seq: string | number }>('INSERT INTO audit_outbox (record, queued_ms) VALUES ($1, $2) RETURNING seq', [JSON.stringify(record), at]);
+    return Number(row!.seq);
   }
 
   async oldest(limit: number): Promise<WaitingRecord[]> {

@@ -9,20 +9,31 @@ function actorText(actor: AuditActor): string {
   return actor.via === 'slack' ? mention(actor.userId) : `${escapeMrkdwn(actor.username)} (CLI)`;
 }
 
-export function auditMessage(record: AuditRecord): SlackMessage {
+const READ_BACK_NOTE = ":grey_question: Posted from SubOps' store, where it waited: the bot does not vouch for it.";
+
+/**
+ * `readBack`: the record was read back from SubOps' store, not made by the process posting it, which
+ * does not vouch for it (src/slack/audit-outbox.ts): the message says so.
+ */
+export function auditMessage(record: AuditRecord, { readBack = false }: { readBack?: boolean } = {}): SlackMessage {
   const icon = record.ok ? ':white_check_mark:' : ':x:';
   const who = actorText(record.actor);
   const approval = record.approvedBy ? `, approved by ${mention(record.approvedBy)}` : '';
-  const headline = `${icon} *${record.action}* by ${who}${approval}: *${escapeMrkdwn(record.result)}*`;
+  const headline = `${icon} *${escapeMrkdwn(record.action)}* by ${who}${approval}: *${escapeMrkdwn(record.result)}*`;
   const targets = Object.entries(record.targets).map(([key, value]) => `${escapeMrkdwn(key)} \`${escapeMrkdwn(String(value))}\``);
   const blocks: Block[] = [section(`${headline}\n${escapeMrkdwn(record.summary)}`)];
   const meta = [targets.join('  ·  '), record.permalink ? link(record.permalink, 'thread') : ''].filter(Boolean);
   if (meta.length) blocks.push(context(meta.join('  ·  ')));
-  return message(`${record.action} by ${who}: ${escapeMrkdwn(record.result)}`, blocks);
+  if (readBack) blocks.push(context(READ_BACK_NOTE));
+  return message(`${escapeMrkdwn(record.action)} by ${who}: ${escapeMrkdwn(record.result)}`, blocks);
 }
+
 
 /** Slack message metadata of an audit message: the record's facts, flat, and the operation's thread. */
 export const AUDIT_EVENT_TYPE = 'subops_audit';
+
+/** The metadata field naming the record a sealed audit message carries (one id per record made): a copy of the message is the same record. */
+export const RECORD_ID_FIELD = 'record_id';
 
 /** How much of the summary the metadata keeps: enough for a line on the Home tab. */
 const METADATA_SUMMARY_CHARS = 300;

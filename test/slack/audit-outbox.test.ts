@@ -2,13 +2,22 @@
  * No audit record lost when Slack does not take it (issue #28 §5): the record is kept in the store,
  * /healthz and the metric say how many wait, and they are posted in order once Slack takes them.
  */
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, inject, it, onTestFinished } from 'vitest';
 import pino from 'pino';
+import pg from 'pg';
+import { webApi } from '@slack/bolt';
 import type { AuditRecord } from '../../src/services/audit.js';
+import { startFakeSlack } from '../../src/playground/fake-slack.js';
+import { createAuditor } from '../../src/slack/audit.js';
 import { outboxSink } from '../../src/slack/audit-outbox.js';
+import { recordSeal } from '../../src/slack/record-seal.js';
+import { Memory, openStore, storeOnKv, type Store } from '../../src/store/index.js';
 import { testStore } from '../support/store.js';
 import { runCli } from '../cli/support.js';
-import { AUDIT_CHANNEL, BOT_TOKEN, CHANNEL, startHarness, suspendThroughSlack, type Harness } from './harness.js';
+import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, CHANNEL, changeInUisp, shown, startHarness, suspendThroughSlack, type Harness } from './harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -178,5 +187,124 @@ describe('the outbox', () => {
     slack.answer(true);
     expect(await draining).toBe(1);
     expect([...slack.posted, ...second.posted]).toEqual([1]);
+  });
+});
+
+/** A store of each engine, closed when the test ends. */
+async function storeOf(engine: 'postgres' | 'embedded'): Promise<Store> {
+  if (engine === 'postgres') return testStore();
+  const store = openStore({ engine: 'embedded', dir: await mkdtemp(join(tmpdir(), 'subops-outbox-')) });
+  await store.ready();
+  onTestFinished(() => store.close());
+  return store;
+}
+
+/** The bot's auditor on `store`, posting to a fake Slack; `setAside` counts the rows it set aside. */
+async function botAuditor(store: Store) {
+  const fake = await startFakeSlack();
+  onTestFinished(() => fake.close());
+  const client = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: fake.apiUrl });
+  const { url } = await client.auth.test();
+  const seal = recordSeal('the-signing-secret');
+  const lines: { msg: string; seq?: number }[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
+  let setAside = 0;
+  const audit = createAuditor({ client, channelId: AUDIT_CHANNEL, seal, workspaceUrl: url, logger, store, onSetAside: () => setAside++ });
+  const posted = () => fake.messages(AUDIT_CHANNEL).map((m) => ({ text: m.text, shown: JSON.stringify(m.blocks), metadata: m.metadata as { event_type: string; event_payload: Record<string, unknown> } }));
+  return { audit, seal, fake, posted, lines, setAside: () => setAside, workspaceUrl: url! };
+}
+
+const suspension = (summary = 'suspend service #101: CRM status now Suspended'): Omit<AuditRecord, 'actor'> => ({ action: 'suspend', targets: { serviceId: 101, clientId: 1001 }, result: 'suspended', ok: true, summary });
+
+describe.each(['postgres', 'embedded'] as const)('rows someone else wrote into the outbox (%s store)', (engine) => {
+  it('a record naming a Slack user is posted as data: not sealed, its text escaped, its link only a workspace permalink; the bot’s own record is sealed', async () => {
+    const store = await storeOf(engine);
+    const bot = await botAuditor(store);
+    // Whoever can write the store: a record in a victim's name, with markup and a thread link to another site.
+    await store.outbox.add({ ...suspension('<!channel> *urgent* <https://evil.example.com/login|Verify your account>'), actor: { via: 'slack', userId: AGENT }, permalink: 'https://evil.example.com/archives/C0SUPPORT/p1700000000000100' }, 0);
+    await bot.audit.outbox!.drain();
+    await bot.audit.record({ ...suspension(), targets: { serviceId: 102, clientId: 1002 }, actorId: AGENT });
+
+    const [forged, own] = bot.posted();
+    expect(forged!.text).toBe(`suspend by <@${AGENT}>: suspended`);
+    expect(bot.seal.verify(forged!.metadata.event_type, forged!.metadata.event_payload)).toBeUndefined();
+    expect(forged!.shown).not.toContain('<!channel>');
+    expect(forged!.shown).not.toContain('<https://evil');
+    expect(forged!.shown).not.toContain('evil.example.com/archives');
+    expect(bot.seal.verify(own!.metadata.event_type, own!.metadata.event_payload)).toEqual(expect.any(Number));
+    expect(own!.metadata.event_payload.serviceId).toBe(102);
+  });
+
+  it('a row that is not an audit record is set aside with a log line and counted; the records after it are posted (issue #37 §7)', async () => {
+    const store = await storeOf(engine);
+    const bot = await botAuditor(store);
+    await store.outbox.add({ action: 'suspend' }, 0);
+    await store.outbox.add({ ...suspension(), action: 'suspend* by <!channel> <https://evil.example.com|here>', actor: { via: 'cli', username: 'mallory' } }, 0);
+    await bot.audit.record({ ...suspension(), actorId: AGENT });
+    expect(bot.posted().map((m) => m.text)).toEqual([`suspend by <@${AGENT}>: suspended`]);
+    expect(await bot.audit.outbox!.waiting()).toBe(0);
+    expect(bot.setAside()).toBe(2);
+    expect(bot.lines.filter((line) => line.msg.startsWith('a row of the audit outbox is not an audit record'))).toHaveLength(2);
+  });
+});
+
+describe('a record the bot made, rewritten in the store while it waits', () => {
+  it('is posted as the store has it, as data: unsealed', async () => {
+    const store = await testStore();
+    const bot = await botAuditor(store);
+    bot.fake.failNext('chat.postMessage', { error: 'not_in_channel' }, (args) => args.channel === AUDIT_CHANNEL);
+    await bot.audit.record({ ...suspension(), actorId: AGENT });
+    expect(await bot.audit.outbox!.waiting()).toBe(1);
+    const db = new pg.Client({ connectionString: inject('postgresUrl'), options: `-c search_path=${store.schema}` });
+    await db.connect();
+    await db.query(`UPDATE audit_outbox SET record = jsonb_set(record, '{targets,serviceId}', '666')`);
+    await db.end();
+    expect(await bot.audit.outbox!.drain()).toBe(1);
+    const [posted] = bot.posted();
+    expect(posted!.metadata.event_payload.serviceId).toBe(666);
+    expect(bot.seal.verify(posted!.metadata.event_type, posted!.metadata.event_payload)).toBeUndefined();
+  });
+});
+
+describe('rows written into the bot’s PostgreSQL store (a DATABASE_URL holder, issue #37 §1 and §7)', () => {
+  /** INSERTs straight into the harness's audit outbox, as anyone with DATABASE_URL can. */
+  async function insertRows(harness: Harness, ...records: unknown[]) {
+    const db = new pg.Client({ connectionString: inject('postgresUrl'), options: `-c search_path=${harness.store.schema}` });
+    await db.connect();
+    for (const record of records) await db.query('INSERT INTO audit_outbox (record, queued_ms) VALUES ($1, 0)', [JSON.stringify(record)]);
+    await db.end();
+  }
+
+  it('a suspension "by" an agent, posted by the bot, hides no change made in UISP and credits nobody on the Home tab; a malformed row is counted on /metrics', async () => {
+    const harness = (h = await startHarness({ events: {} }));
+    await insertRows(harness, { action: 'suspend' }, { ...suspension(), actor: { via: 'slack', userId: AGENT } });
+    expect(await harness.app.drainAudit()).toBe(1);
+    expect(harness.fake.messages(AUDIT_CHANNEL).map((m) => m.text)).toEqual([`suspend by <@${AGENT}>: suspended`]);
+    expect(await health(harness)).toMatchObject({ auditWaiting: 0 });
+    expect(await (await fetch(`${harness.opsOrigin}/metrics`)).text()).toMatch(/^subops_audit_records_set_aside_total 1$/m);
+
+    // The suspension it names is made in UISP itself: reported as such.
+    await changeInUisp(harness, 'PATCH', '/clients/services/101/suspend', { suspensionReasonId: 1 });
+    expect(harness.fake.messages(AUDIT_CHANNEL).map((m) => m.text)).toContainEqual(expect.stringMatching(/^:double_vertical_bar: Service #101 .* was \*suspended\* in UISP, not through the SubOps bot\.$/));
+    await harness.sender.event({ type: 'app_home_opened', user: AGENT, channel: 'D0HOME', tab: 'home' });
+    await harness.fake.waitFor('views.publish', (c) => c.args.user_id === AGENT);
+    await harness.settled();
+    expect(shown(harness.fake.homes.get(AGENT) as { blocks: unknown[] })).not.toContain('*suspend*');
+  });
+});
+
+describe('a value written straight into the key-value store’s outbox (the embedded engines’ shared code)', () => {
+  it('without its seq or record, is set aside by its key; the record after it is posted', async () => {
+    const kv = new Memory();
+    const bot = await botAuditor(storeOnKv(kv));
+    await kv.transaction((tx) => {
+      tx.put('outbox', '0000000000000001', { record: { action: 'suspend' } });
+      tx.put('outbox', '0000000000000002', 'suspend');
+      tx.put('meta', 'outbox_seq', 2);
+    });
+    await bot.audit.record({ ...suspension(), actorId: AGENT });
+    expect(bot.posted().map((m) => m.text)).toEqual([`suspend by <@${AGENT}>: suspended`]);
+    expect(bot.setAside()).toBe(2);
+    expect(await bot.audit.outbox!.waiting()).toBe(0);
   });
 });

@@ -11,7 +11,7 @@ import { webApi } from '@slack/bolt';
 import type { AuditRecord } from '../../src/services/audit.js';
 import { OWN_CHANGE_WINDOW_MS } from '../../src/services/events/own-changes.js';
 import { startFakeSlack, type FakeSlack } from '../../src/playground/fake-slack.js';
-import { slackAuditSink } from '../../src/slack/audit.js';
+import { auditTrailSource, slackAuditSink } from '../../src/slack/audit.js';
 import { auditTrail, ownPermalink, writtenBySubOps } from '../../src/slack/audit-trail.js';
 import type { BotIdentity } from '../../src/slack/startup.js';
 import { recordSeal } from '../../src/slack/record-seal.js';
@@ -20,7 +20,7 @@ import { linkReminder } from '../../src/views/link-watch.js';
 import { runCli } from '../cli/support.js';
 import { expectValidHome } from './block-kit.js';
 import { startForgingSlack, type Forger, type ForgingSlack } from './forger.js';
-import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, CHANNEL, inputs, shown, startHarness, type Harness, type HarnessOptions, changeInUisp } from './harness.js';
+import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, CHANNEL, inputs, shown, startHarness, suspendThroughSlack, type Harness, type HarnessOptions, changeInUisp } from './harness.js';
 
 const HOUR = 3_600_000;
 /** Who may post SubOps-looking messages: another app, a person, or whoever holds the bot token (the CLI does). */
@@ -285,5 +285,41 @@ describe('records of writes that changed nothing, and old records', () => {
     const auth = await bot.auth.test();
     const identity: BotIdentity = { botId: auth.bot_id!, botUserId: auth.user_id!, appId: auth.app_id, workspaceUrl: auth.url, seal };
     expect(await auditTrail({ client: bot, channelId: AUDIT_CHANNEL, identity })({ entity: 'service', id: 101, changeType: 'suspend' })).toBe(false);
+  });
+});
+
+describe('a sealed record copied and posted again with the bot token (issue #37 §8)', () => {
+  /** Posts the audit channel's message again, exactly: its text, blocks and sealed metadata. */
+  async function repost(harness: Harness, message: { text: string; blocks?: unknown; metadata?: unknown }) {
+    const bot = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: harness.fake.apiUrl });
+    await bot.chat.postMessage({ channel: AUDIT_CHANNEL, text: message.text, blocks: message.blocks as never, metadata: message.metadata as never });
+  }
+
+  it('counts once on the Home tab', async () => {
+    const h = await start({});
+    await suspendThroughSlack(h, 101, 2);
+    const [record] = h.fake.messages(AUDIT_CHANNEL);
+    await repost(h, record!);
+    await h.sender.event({ type: 'app_home_opened', user: AGENT, channel: 'D0HOME', tab: 'home' });
+    await h.fake.waitFor('views.publish', (c) => c.args.user_id === AGENT);
+    await h.settled();
+    const text = shown(h.fake.homes.get(AGENT) as { blocks: unknown[] });
+    // Once in the agent's list, once in the team's.
+    expect(text.split(`*suspend* by <@${AGENT}>: suspended`)).toHaveLength(3);
+  });
+
+  it('counts once in the digest, and on the day it was made: a copy of an older record posted today is not today’s', async () => {
+    fake = await startFakeSlack();
+    const bot = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: fake.apiUrl });
+    const seal = recordSeal('the-signing-secret');
+    const auth = await bot.auth.test();
+    const identity: BotIdentity = { botId: auth.bot_id!, botUserId: auth.user_id!, appId: auth.app_id, workspaceUrl: auth.url, seal };
+    await slackAuditSink(bot, AUDIT_CHANNEL, seal).write(suspendRecord({ via: 'slack', userId: AGENT }));
+    await slackAuditSink(bot, AUDIT_CHANNEL, seal, () => Date.now() - 2 * 24 * HOUR).write({ ...suspendRecord({ via: 'slack', userId: AGENT }), targets: { serviceId: 102, clientId: 1002 } });
+    for (const message of fake.messages(AUDIT_CHANNEL)) await bot.chat.postMessage({ channel: AUDIT_CHANNEL, text: message.text, blocks: message.blocks as never, metadata: message.metadata as never });
+    const trail = [];
+    for await (const message of auditTrailSource(bot, AUDIT_CHANNEL, identity)(new Date(Date.now() - HOUR), new Date(Date.now() + HOUR))) trail.push(message);
+    const audited = trail.filter((m) => m.kind === 'audit' && Number(m.ts) * 1000 >= Date.now() - HOUR);
+    expect(audited.map((m) => m.payload.serviceId)).toEqual([101]);
   });
 });
