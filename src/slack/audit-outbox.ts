@@ -7,16 +7,20 @@
  * once Slack has it; a process killed between the post and that leaves it to be posted again.
  *
  * The store is storage, not authority: whoever holds DATABASE_URL, or can write the embedded store's
- * files, can add or rewrite rows. So a process vouches only for the records it made itself (`MadeHere`,
- * remembered in its memory with where they wait and exactly what it stored); any other row — the CLI's,
- * another replica's, one left by a process that stopped, one rewritten — is read back as data: checked
- * against the audit record's schema (src/services/audit-schema.ts) and posted as what it is. A row that
- * is not a record is set aside (taken out with a log line and counted), never holding up those after it.
+ * files, can add or rewrite rows. So a record counts as the bot's own (`MadeHere`) only when the bot made
+ * it: remembered in this process's memory with where it waits and exactly what it stored, or carrying the
+ * voucher the bot's process that made it added (an HMAC keyed from the bot's secret over exactly that
+ * record, its id and when it was made: another replica's records, or those a restarted bot left, stay
+ * its own; a rewritten one does not). Any other row — the CLI's, one inserted or rewritten — is read back
+ * as data: checked against the audit record's schema (src/services/audit-schema.ts) and posted as what it
+ * is. A row that is not a record is set aside (taken out with a log line and counted), never holding up
+ * those after it.
  */
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { AuditRecord, AuditSink } from '../services/audit.js';
+import type { Facts, RecordSeal } from './record-seal.js';
 import { storedAuditRecord } from '../services/audit-schema.js';
 import type { AuditOutbox, ClaimLedger, WaitingRecord } from '../store/index.js';
 import { keepRenewed, timerRenewals } from '../services/shared-locks.js';
@@ -42,6 +46,8 @@ export interface OutboxSinkOptions {
   renewals?: (everyMs: number, renew: () => Promise<void>) => () => void;
   /** Told of each row set aside (the metric). */
   onSetAside?: () => void;
+  /** The bot's seal: each record it stores carries a voucher, so any of its processes posts it as the bot's. */
+  seal?: RecordSeal | undefined;
 }
 
 export interface OutboxSink extends AuditSink {
@@ -63,14 +69,39 @@ const SET_ASIDE_LOGGED_CHARS = 2_000;
 /** The value as JSON gives it back (no undefined fields, plain objects): what any engine hands back for it. */
 const asStored = (value: unknown): unknown => JSON.parse(JSON.stringify(value) ?? 'null');
 
+/** JSON with every object's keys sorted: the same text whatever order a store gives the keys back in (PostgreSQL's jsonb reorders them). */
+const canonicalJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
+
+const VOUCHER_FIELD = 'voucher';
+const VOUCHER_EVENT = 'subops.audit_outbox.v1';
+
+/** The bot's voucher on a record it stores, made when it made the record: over exactly that record, its id and when. */
+function vouchFor(seal: RecordSeal, record: AuditRecord, made: MadeHere): Record<string, unknown> {
+  // The record itself is not kept twice: the voucher holds the id, the time and the MAC.
+  const { record: _signed, ...voucher } = seal.seal(VOUCHER_EVENT, { record: canonicalJson(asStored(record)), record_id: made.id }, made.at);
+  return { ...record, [VOUCHER_FIELD]: voucher };
+}
+
+/** The record a row holds and when and as what the bot made it, when its voucher verifies; undefined otherwise. */
+function vouched(seal: RecordSeal | undefined, row: unknown): { record: AuditRecord; made: MadeHere } | undefined {
+  if (!seal || !row || typeof row !== 'object' || !(VOUCHER_FIELD in row)) return undefined;
+  const { [VOUCHER_FIELD]: voucher, ...record } = row as Record<string, unknown>;
+  if (!voucher || typeof voucher !== 'object') return undefined;
+  const { record_id: id, ...stamp } = voucher as Facts;
+  if (typeof id !== 'string') return undefined;
+  const at = seal.verify(VOUCHER_EVENT, { ...stamp, record: canonicalJson(record), record_id: id });
+  return at === undefined ? undefined : { record: record as unknown as AuditRecord, made: { at, id } };
+}
+
 /** The records this process added to the outbox, by where they wait, with exactly what it stored. */
 class RecordsMadeHere {
   private readonly waiting = new Map<number, { record: AuditRecord; stored: unknown; made: MadeHere }>();
   private readonly adding = new Set<Promise<unknown>>();
 
   /** Adds the record to the outbox and remembers it. */
-  async add(outbox: AuditOutbox, record: AuditRecord, made: MadeHere): Promise<void> {
-    const adding = outbox.add(record, made.at).then((seq) => {
+  async add(outbox: AuditOutbox, record: AuditRecord, made: MadeHere, seal: RecordSeal | undefined): Promise<void> {
+    const adding = outbox.add(seal ? vouchFor(seal, record, made) : record, made.at).then((seq) => {
       this.waiting.set(seq, { record, stored: asStored(record), made });
       if (this.waiting.size > REMEMBERED) this.waiting.delete(this.waiting.keys().next().value!);
     });
@@ -87,7 +118,9 @@ class RecordsMadeHere {
     // A row this process is still adding: known once its add returns.
     if (!this.waiting.has(row.seq)) await Promise.allSettled([...this.adding]);
     const mine = this.waiting.get(row.seq);
-    return mine && isDeepStrictEqual(asStored(row.record), mine.stored) ? mine : undefined;
+    if (!mine || !row.record || typeof row.record !== 'object') return undefined;
+    const { [VOUCHER_FIELD]: _voucher, ...stored } = row.record as Record<string, unknown>;
+    return isDeepStrictEqual(asStored(stored), mine.stored) ? mine : undefined;
   }
 
   forget(seq: number): void {
@@ -95,7 +128,7 @@ class RecordsMadeHere {
   }
 }
 
-export function outboxSink({ post, outbox, claims, logger, now = Date.now, renewals = timerRenewals, onSetAside }: OutboxSinkOptions): OutboxSink {
+export function outboxSink({ post, outbox, claims, logger, now = Date.now, renewals = timerRenewals, onSetAside, seal }: OutboxSinkOptions): OutboxSink {
   const log = logger.child({ flow: 'audit-outbox' });
   const madeHere = new RecordsMadeHere();
 
@@ -117,7 +150,7 @@ export function outboxSink({ post, outbox, claims, logger, now = Date.now, renew
       // In the store before it is posted, behind what already waits: the channel shows the records in the
       // order they were made, and a process stopped meanwhile leaves it to the next drain.
       try {
-        await madeHere.add(outbox, record, made);
+        await madeHere.add(outbox, record, made, seal);
       } catch (error) {
         // A store that cannot keep it: posted at once (a failure the Auditor logs, with the record).
         log.warn({ err: errorSummary(error), action: record.action }, 'the store did not keep an audit record; it is posted without it');
@@ -144,7 +177,7 @@ export function outboxSink({ post, outbox, claims, logger, now = Date.now, renew
             log.warn('another SubOps process took over the audit records that wait; this one stops posting them');
             break;
           }
-          const mine = await madeHere.find(next);
+          const mine = (await madeHere.find(next)) ?? vouched(seal, next.record);
           const record = mine?.record ?? (await readBack(next));
           if (!record) continue;
           try {

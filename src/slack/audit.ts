@@ -83,7 +83,7 @@ export interface AuditorOptions {
 }
 
 export function createAuditor({ client, channelId, seal, workspaceUrl, logger, store, sinks: extra = [], onSetAside }: AuditorOptions): SlackAuditor {
-  const outbox = channelId ? outboxSink({ post: auditPoster(client, channelId, { seal, workspaceUrl }), outbox: store.outbox, claims: store.claims, logger, ...(onSetAside && { onSetAside }) }) : undefined;
+  const outbox = channelId ? outboxSink({ post: auditPoster(client, channelId, { seal, workspaceUrl }), outbox: store.outbox, claims: store.claims, logger, seal, ...(onSetAside && { onSetAside }) }) : undefined;
   const sinks = [logAuditSink(logger), ...(outbox ? [outbox] : []), ...extra];
   const auditor = new Auditor(sinks, (sink, error, record) => {
     logger.error({ err: errorSummary(error), sink, auditChannel: channelId, action: record.action }, 'could not post to the audit channel (is the bot a member?)');
