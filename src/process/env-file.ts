@@ -12,7 +12,8 @@
  * - every user of the machine may change it (world-writable; a group-writable one is warned about:
  *   with per-user groups, the common umask 002 makes files so);
  * - it would aim a secret from the environment at an address of its own (UISP_URL while UISP_TOKEN
- *   comes from the environment: src/config-variables.ts, SECRET_DESTINATIONS).
+ *   comes from the environment: src/config-variables.ts, SECRET_DESTINATIONS), or set DATABASE_URL
+ *   without its password (the driver would send the one in ~/.pgpass).
  *
  * SUBOPS_ENV_FILE (from the environment only) names another file; set to nothing, no file is read.
  */
@@ -20,6 +21,7 @@ import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Env } from '../config.js';
 import { isConfigVariable, SECRET_DESTINATIONS, type ConfigVariable } from '../config-variables.js';
+import { parseDatabaseUrl } from '../store/database-url.js';
 import { parseEnvText } from './env-syntax.js';
 import { EXIT, writeLine, type EnvFileInfo, type ProcessIo } from './io.js';
 
@@ -46,7 +48,7 @@ export function applyEnvText(env: Env, text: string, path: string): EnvTextOutco
   }
   const applying = [...values.keys()].filter((name) => env[name] === undefined);
   const shadowed = [...values].filter(([name, value]) => env[name] !== undefined && env[name] !== value).map(([name]) => name);
-  const redirect = secretRedirect(env, applying);
+  const redirect = secretRedirect(env, applying) ?? passwordlessDatabase(values, applying);
   if (redirect) return { problem: `${path} was not read: ${redirect}` };
   for (const name of applying) env[name] = values.get(name);
   return { applied: applying.sort(), shadowed: shadowed.sort(), ignored: [...ignored].sort() };
@@ -61,6 +63,18 @@ function secretRedirect(env: Env, applying: readonly ConfigVariable[]): string |
     return `it sets ${address} while ${secrets} ${fromEnvironment.length === 1 ? 'comes' : 'come'} from the environment, and SubOps does not send the environment's secrets to an address a file names. Set ${address} in the environment too, or ${secrets} in the file; or set ${ENV_FILE_VARIABLE} to nothing to read no file.`;
   }
   return undefined;
+}
+
+/**
+ * A DATABASE_URL the file sets without a password: the driver would fill one in from the environment or
+ * ~/.pgpass (which src/store/postgres.ts never reads; refused here too, before anything connects).
+ */
+function passwordlessDatabase(values: ReadonlyMap<ConfigVariable, string>, applying: readonly ConfigVariable[]): string | undefined {
+  const url = values.get('DATABASE_URL');
+  // An unreadable URL is the configuration's to report: nothing connects to it.
+  const address = url === undefined || !applying.includes('DATABASE_URL') ? undefined : parseDatabaseUrl(url.trim());
+  if (!address || address.hasPassword) return undefined;
+  return `it sets DATABASE_URL without a password, and SubOps sends no password from the environment or ~/.pgpass to a database a file names. Put the password in the file's DATABASE_URL (postgres://user:password@host/database), or set DATABASE_URL in the environment; or set ${ENV_FILE_VARIABLE} to nothing to read no file.`;
 }
 
 export type EnvFileOutcome = { file: EnvFileInfo | undefined; warnings: string[]; problem?: undefined } | { problem: string };

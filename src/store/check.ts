@@ -6,7 +6,8 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { StoreError, whereIs } from './errors.js';
+import { whereIs } from './database-url.js';
+import { StoreError } from './errors.js';
 import { folderHolder } from './folder-guard.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { openPostgres } from './postgres.js';

@@ -12,6 +12,7 @@ import { checkStore } from '../../src/store/check.js';
 import { migrate, SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { OpeningSql } from '../../src/store/sql.js';
 import { openPostgres } from '../../src/store/postgres.js';
+import { startPasswordCatcher } from '../support/password-catcher.js';
 import { holdingBot, holdWrites, postgresStore, storeChild, testStore } from '../support/store.js';
 
 /** A moving clock shared by the two "processes" of a test. */
@@ -286,5 +287,32 @@ describe('DATABASE_URL that cannot be reached', () => {
     expect(failure).toBeInstanceOf(StoreError);
     expect((failure as Error).message).toMatch(/^Could not connect to the store at DATABASE_URL \(127\.0\.0\.1:1\/subops\): .*ECONNREFUSED/);
     expect((failure as Error).message).not.toContain('s3cret');
+  });
+
+  it('a password with a `/`, `?` or `#` left unencoded is never printed: the URL is refused as unreadable', async () => {
+    // Read as a URL, `subops:2024` would be a host and port, and the rest of the password its database.
+    for (const url of ['postgres://subops:2024/Secret@127.0.0.1:1/subops', 'postgres://subops:2024?Secret@127.0.0.1:1/subops', 'postgres://subops:2024#Secret@127.0.0.1:1/subops']) {
+      const failure = await openStore({ engine: 'postgres', url }).ready().then(() => undefined, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(StoreError);
+      expect((failure as Error).message).toMatch(/^Could not connect to the store at DATABASE_URL \(an unreadable URL\)/);
+      expect((failure as Error).message).not.toContain('Secret');
+    }
+  });
+});
+
+describe('~/.pgpass (issue #37 §5)', () => {
+  it('is never read: a DATABASE_URL without a password sends none, whatever ~/.pgpass holds for that host', async () => {
+    const catcher = await startPasswordCatcher();
+    onTestFinished(() => catcher.close());
+    const pgpass = join(embeddedDir, 'pgpass');
+    await writeFile(pgpass, '*:*:*:*:operator-pgpass-secret\n', { mode: 0o600 });
+    vi.stubEnv('PGPASSFILE', pgpass);
+    onTestFinished(() => void vi.unstubAllEnvs());
+    const failure = await openStore({ engine: 'postgres', url: catcher.url }).ready().then(() => undefined, (error: unknown) => error);
+    expect(catcher.connections).toBe(1);
+    expect(catcher.received).toEqual([]);
+    expect((failure as Error).message).toBe(
+      `Could not connect to the store at DATABASE_URL (127.0.0.1:${catcher.port}/subops): the server asks for a password, and neither DATABASE_URL nor PGPASSWORD holds one (SubOps does not read ~/.pgpass)`,
+    );
   });
 });
