@@ -10,7 +10,8 @@
  * is refused, nothing applied, when:
  * - a line is none of the forms the syntax allows (each is named by its number);
  * - every user of the machine may change it (world-writable; a group-writable one is warned about:
- *   with per-user groups, the common umask 002 makes files so);
+ *   with per-user groups, the common umask 002 makes files so), or it belongs to another account
+ *   (root's is accepted: root may change any file anyway);
  * - it would aim a secret from the environment at an address of its own (UISP_URL while UISP_TOKEN
  *   comes from the environment: src/config-variables.ts, SECRET_DESTINATIONS), or set DATABASE_URL
  *   without its password (the driver would send the one in ~/.pgpass).
@@ -90,10 +91,11 @@ export function loadEnvFile(env: Env, cwd: string): EnvFileOutcome {
   const path = resolve(cwd, named?.trim() ?? DEFAULT_ENV_FILE);
   let text: string;
   let mode: number;
+  let owner: number;
   try {
     const fd = openSync(path, 'r');
     try {
-      mode = fstatSync(fd).mode;
+      ({ mode, uid: owner } = fstatSync(fd));
       text = readFileSync(fd, 'utf8');
     } finally {
       closeSync(fd);
@@ -108,6 +110,9 @@ export function loadEnvFile(env: Env, cwd: string): EnvFileOutcome {
           : `${ENV_FILE_VARIABLE} names ${path}, which could not be read (${code}): set it to a readable file, or to nothing to read none.`,
     };
   }
+  if (ownedByAnother(owner)) {
+    return { problem: `${path} was not read: it belongs to another account (uid ${owner}), which may change it, and with it where SubOps sends its tokens. Use a file of your own (chown or copy it), or set ${ENV_FILE_VARIABLE} to nothing to read none.` };
+  }
   const writable = writableBy(mode);
   const fix = `chmod go-w ${path}`;
   if (writable === 'every user') return { problem: `${path} was not read: every user of this machine may change it (mode ${octal(mode)}), and with it where SubOps sends its tokens. Run ${fix}.` };
@@ -116,6 +121,12 @@ export function loadEnvFile(env: Env, cwd: string): EnvFileOutcome {
   const warnings = writable === 'its group' ? [`${path} may be changed by its group (mode ${octal(mode)}), and with it where SubOps sends its tokens: run ${fix} unless that group is yours alone.`] : [];
   if (outcome.ignored.length) warnings.push(`${path} sets ${outcome.ignored.join(', ')}, which ${outcome.ignored.length === 1 ? 'is not a SubOps setting' : 'are not SubOps settings'}: ignored (a .env sets only what .env.example lists).`);
   return { file: { path, ...outcome }, warnings };
+}
+
+/** Another account than this process's and root's (which may change any file anyway); POSIX only, as `writableBy`. */
+function ownedByAnother(owner: number): boolean {
+  const self = process.getuid?.();
+  return self !== undefined && owner !== self && owner !== 0;
 }
 
 /** Windows reports no group or other bits worth the name: the check is for POSIX systems. */

@@ -7,7 +7,7 @@
  * see a developer's `.env`.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -19,6 +19,8 @@ import type { ProcessIo } from '../../src/process/io.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { startPasswordCatcher } from '../support/password-catcher.js';
 
+/** The unprivileged account every Linux system has (test/support/postgres-server.ts runs PostgreSQL as it). */
+const NOBODY = 65_534;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dirs: string[] = [];
 function folder(files: Record<string, string> = {}): string {
@@ -163,6 +165,18 @@ describe('loadEnvFile', () => {
       file: { path, applied: ['LOG_LEVEL'], shadowed: [], ignored: [] },
       warnings: [`${path} may be changed by its group (mode 0664), and with it where SubOps sends its tokens: run chmod go-w ${path} unless that group is yours alone.`],
     });
+  });
+
+  // Only root can give a file to another account: elsewhere there is nothing to make (issue #37 §8).
+  it.skipIf(process.getuid?.() !== 0)('refuses a file another account owns (it may change it), as one every user may change', () => {
+    const dir = folder({ '.env': 'UISP_URL=https://collector.example\nUISP_TOKEN=t\nACCESS_APPROVE=U0ATTACKER\n' });
+    const path = join(dir, '.env');
+    chownSync(path, NOBODY, NOBODY);
+    const env: Env = {};
+    expect(loadEnvFile(env, dir)).toEqual({
+      problem: `${path} was not read: it belongs to another account (uid ${NOBODY}), which may change it, and with it where SubOps sends its tokens. Use a file of your own (chown or copy it), or set SUBOPS_ENV_FILE to nothing to read none.`,
+    });
+    expect(env).toEqual({});
   });
 
   it('names the variables it ignored in a warning', () => {
