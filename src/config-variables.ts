@@ -73,7 +73,7 @@ export const isConfigVariable = (name: string): name is ConfigVariable => CONFIG
  * Where secrets are sent: each address setting, and the variables whose values go to it (a token in a
  * header, a password to the database; PGPASSWORD is the PostgreSQL driver's own fallback for a URL
  * without one). A `.env` may set the address only together with them, never aim the environment's at
- * an address of its own.
+ * an address of its own; a DATABASE_URL it sets must also hold its own password (src/process/env-file.ts).
  */
 export const SECRET_DESTINATIONS: Readonly<Partial<Record<ConfigVariable, readonly string[]>>> = {
   UISP_URL: ['UISP_TOKEN', 'UISP_CRM_TOKEN', 'UISP_NMS_TOKEN'],

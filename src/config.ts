@@ -11,6 +11,7 @@ import { APPROVAL_KINDS, DEFAULT_APPROVAL_EXPIRY_MS, type ApprovalKind, type App
 import type { NumberingSetting } from './services/activation/numbering.js';
 import { DEFAULT_PAYMENT_MAX_AMOUNT } from './services/input/grammar.js';
 import { DEFAULT_POOL_CONNECTIONS } from './services/uisp/http.js';
+import { parseDatabaseUrl, UNREADABLE_DATABASE_URL as UNREADABLE } from './store/database-url.js';
 import type { StoreSettings } from './store/index.js';
 import { RETIRED_SETTINGS, type ConfigVariable } from './config-variables.js';
 
@@ -497,7 +498,7 @@ function readWebhookToken(reader: EnvReader): string | undefined {
 function readStore(reader: EnvReader, env: Env, simulator: boolean): StoreSettings {
   const url = reader.string('DATABASE_URL');
   if (url !== undefined) {
-    if (!/^postgres(ql)?:\/\/./.test(url)) reader.problems.push('DATABASE_URL must be a PostgreSQL URL, e.g. postgres://subops@db.example:5432/subops');
+    if (!isDatabaseUrl(url)) reader.problems.push(`DATABASE_URL must be a PostgreSQL URL, e.g. postgres://subops:password@db.example:5432/subops; ${UNREADABLE}`);
     return { engine: 'postgres', url };
   }
   const dir = reader.string('STORE_DIR');
@@ -517,11 +518,14 @@ export type SharedStoreSettings = Exclude<StoreSettings, { engine: 'memory' }>;
  */
 export function sharedStoreSettings(env: Env): SharedStoreSettings | undefined {
   const url = env.DATABASE_URL?.trim();
-  if (url) return /^postgres(ql)?:\/\/./.test(url) ? { engine: 'postgres', url } : undefined;
+  if (url) return isDatabaseUrl(url) ? { engine: 'postgres', url } : undefined;
   const dir = env.STORE_DIR?.trim();
   if (dir) return isAbsolute(dir) ? { engine: 'embedded', dir } : undefined;
   return { engine: 'embedded', dir: defaultStoreDir(env) };
 }
+
+/** A URL the PostgreSQL driver reads as SubOps does: a host, and a user name and password that parse as such. */
+const isDatabaseUrl = (url: string) => /^postgres(ql)?:\/\/./.test(url) && parseDatabaseUrl(url) !== undefined;
 
 const defaultStoreDir = (env: Env) => join(stateHome(env), 'subops', 'store');
 

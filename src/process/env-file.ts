@@ -10,9 +10,11 @@
  * is refused, nothing applied, when:
  * - a line is none of the forms the syntax allows (each is named by its number);
  * - every user of the machine may change it (world-writable; a group-writable one is warned about:
- *   with per-user groups, the common umask 002 makes files so);
+ *   with per-user groups, the common umask 002 makes files so), or it belongs to another account
+ *   (root's is accepted: root may change any file anyway);
  * - it would aim a secret from the environment at an address of its own (UISP_URL while UISP_TOKEN
- *   comes from the environment: src/config-variables.ts, SECRET_DESTINATIONS).
+ *   comes from the environment: src/config-variables.ts, SECRET_DESTINATIONS), or set DATABASE_URL
+ *   without its password (the driver would send the one in ~/.pgpass).
  *
  * SUBOPS_ENV_FILE (from the environment only) names another file; set to nothing, no file is read.
  */
@@ -20,6 +22,7 @@ import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Env } from '../config.js';
 import { isConfigVariable, SECRET_DESTINATIONS, type ConfigVariable } from '../config-variables.js';
+import { parseDatabaseUrl } from '../store/database-url.js';
 import { parseEnvText } from './env-syntax.js';
 import { EXIT, writeLine, type EnvFileInfo, type ProcessIo } from './io.js';
 
@@ -46,7 +49,7 @@ export function applyEnvText(env: Env, text: string, path: string): EnvTextOutco
   }
   const applying = [...values.keys()].filter((name) => env[name] === undefined);
   const shadowed = [...values].filter(([name, value]) => env[name] !== undefined && env[name] !== value).map(([name]) => name);
-  const redirect = secretRedirect(env, applying);
+  const redirect = secretRedirect(env, applying) ?? passwordlessDatabase(values, applying);
   if (redirect) return { problem: `${path} was not read: ${redirect}` };
   for (const name of applying) env[name] = values.get(name);
   return { applied: applying.sort(), shadowed: shadowed.sort(), ignored: [...ignored].sort() };
@@ -63,6 +66,18 @@ function secretRedirect(env: Env, applying: readonly ConfigVariable[]): string |
   return undefined;
 }
 
+/**
+ * A DATABASE_URL the file sets without a password: the driver would fill one in from the environment or
+ * ~/.pgpass (which src/store/postgres.ts never reads; refused here too, before anything connects).
+ */
+function passwordlessDatabase(values: ReadonlyMap<ConfigVariable, string>, applying: readonly ConfigVariable[]): string | undefined {
+  const url = values.get('DATABASE_URL');
+  // An unreadable URL is the configuration's to report: nothing connects to it.
+  const address = url === undefined || !applying.includes('DATABASE_URL') ? undefined : parseDatabaseUrl(url.trim());
+  if (!address || address.hasPassword) return undefined;
+  return `it sets DATABASE_URL without a password, and SubOps sends no password from the environment or ~/.pgpass to a database a file names. Put the password in the file's DATABASE_URL (postgres://user:password@host/database), or set DATABASE_URL in the environment; or set ${ENV_FILE_VARIABLE} to nothing to read no file.`;
+}
+
 export type EnvFileOutcome = { file: EnvFileInfo | undefined; warnings: string[]; problem?: undefined } | { problem: string };
 
 /**
@@ -76,10 +91,11 @@ export function loadEnvFile(env: Env, cwd: string): EnvFileOutcome {
   const path = resolve(cwd, named?.trim() ?? DEFAULT_ENV_FILE);
   let text: string;
   let mode: number;
+  let owner: number;
   try {
     const fd = openSync(path, 'r');
     try {
-      mode = fstatSync(fd).mode;
+      ({ mode, uid: owner } = fstatSync(fd));
       text = readFileSync(fd, 'utf8');
     } finally {
       closeSync(fd);
@@ -94,6 +110,9 @@ export function loadEnvFile(env: Env, cwd: string): EnvFileOutcome {
           : `${ENV_FILE_VARIABLE} names ${path}, which could not be read (${code}): set it to a readable file, or to nothing to read none.`,
     };
   }
+  if (ownedByAnother(owner)) {
+    return { problem: `${path} was not read: it belongs to another account (uid ${owner}), which may change it, and with it where SubOps sends its tokens. Use a file of your own (chown or copy it), or set ${ENV_FILE_VARIABLE} to nothing to read none.` };
+  }
   const writable = writableBy(mode);
   const fix = `chmod go-w ${path}`;
   if (writable === 'every user') return { problem: `${path} was not read: every user of this machine may change it (mode ${octal(mode)}), and with it where SubOps sends its tokens. Run ${fix}.` };
@@ -102,6 +121,12 @@ export function loadEnvFile(env: Env, cwd: string): EnvFileOutcome {
   const warnings = writable === 'its group' ? [`${path} may be changed by its group (mode ${octal(mode)}), and with it where SubOps sends its tokens: run ${fix} unless that group is yours alone.`] : [];
   if (outcome.ignored.length) warnings.push(`${path} sets ${outcome.ignored.join(', ')}, which ${outcome.ignored.length === 1 ? 'is not a SubOps setting' : 'are not SubOps settings'}: ignored (a .env sets only what .env.example lists).`);
   return { file: { path, ...outcome }, warnings };
+}
+
+/** Another account than this process's and root's (which may change any file anyway); POSIX only, as `writableBy`. */
+function ownedByAnother(owner: number): boolean {
+  const self = process.getuid?.();
+  return self !== undefined && owner !== self && owner !== 0;
 }
 
 /** Windows reports no group or other bits worth the name: the check is for POSIX systems. */

@@ -1,13 +1,16 @@
 /**
  * `subops config check`'s look at the store, without changing it: a PostgreSQL store is connected to and
  * asked its schema version (never migrated here: the bot does that at start); the embedded one is looked
- * at on disk (whether its folder can be written, and whether a bot holds it), never created here.
+ * at on disk (whether its folder can be written and is this account's alone, and whether a bot holds
+ * it), never created here.
  */
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { StoreError, whereIs } from './errors.js';
+import { whereIs } from './database-url.js';
+import { StoreError } from './errors.js';
 import { folderHolder } from './folder-guard.js';
+import { folderProblem } from './private-folder.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { openPostgres } from './postgres.js';
 import type { StoreSettings } from './index.js';
@@ -46,7 +49,10 @@ async function checkPostgres(url: string): Promise<StoreVerdict> {
 
 async function checkEmbedded(dir: string): Promise<StoreVerdict> {
   const where = `embedded store in ${dir} (STORE_DIR)`;
-  const exists = await stat(dir).then((s) => s.isDirectory(), () => false);
+  const found = await stat(dir).catch(() => undefined);
+  const exists = found?.isDirectory() ?? false;
+  const problem = found && exists ? folderProblem(dir, found) : undefined;
+  if (problem) return { status: 'failed', message: problem };
   // The folder, or the nearest existing one above it, must be writable by this user.
   let writable = dir;
   while (!(await stat(writable).then(() => true, () => false)) && dirname(writable) !== writable) writable = dirname(writable);

@@ -4,23 +4,25 @@
  * and write one database at once: the bot and each CLI run share it, and its writer lock (held only for
  * a transaction's few microseconds) makes them take turns. Opening takes milliseconds and a few MB.
  */
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StoreError } from './errors.js';
 import { guardFolder, type FolderGuard } from './folder-guard.js';
+import { privateContents, privateFolder } from './private-folder.js';
 import { bufferedWriter, isRemoval, TABLES, type Kv, type KvReader, type Table } from './kv.js';
 
 /**
- * The store in `dir`, made if missing. `guard`: the bot's open, which holds the folder against a second
+ * The store in `dir`, made if missing, this account's alone (./private-folder.ts). `guard`: the bot's open, which holds the folder against a second
  * bot (./folder-guard.ts) until the store is closed.
  */
 export async function openLmdb(dir: string, { guard = false }: { guard?: boolean } = {}): Promise<Kv> {
   let held: FolderGuard | undefined;
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await privateFolder(dir);
     if (guard) held = await guardFolder(dir);
     const lmdb = await import('lmdb');
     const root = lmdb.open({ path: join(dir, 'lmdb'), maxDbs: TABLES.length + 2 });
+    // Out of other accounts' reach already (the folder is 0700), and private in themselves too.
+    await privateContents(dir);
     const tables = new Map(TABLES.map((table) => [table, root.openDB<unknown, string>(table, { encoding: 'json', keyEncoding: 'ordered-binary' })]));
     const db = (table: Table) => tables.get(table)!;
     const reader: KvReader = {

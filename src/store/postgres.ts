@@ -2,8 +2,10 @@
  * The store on a PostgreSQL server (DATABASE_URL): what several replicas, and CLI processes, share.
  * `pg` (node-postgres) is loaded only here, when DATABASE_URL is set.
  */
+import type { Client as PgClient, ClientConfig } from 'pg';
 import type { Sql, SqlQueries } from './sql.js';
-import { StoreError, whereIs } from './errors.js';
+import { parseDatabaseUrl, UNREADABLE_DATABASE_URL, whereIs } from './database-url.js';
+import { StoreError } from './errors.js';
 
 export interface PostgresOptions {
   url: string;
@@ -18,9 +20,31 @@ export interface PostgresOptions {
   queryTimeoutMs?: number;
 }
 
+const NO_PASSWORD = 'the server asks for a password, and neither DATABASE_URL nor PGPASSWORD holds one (SubOps does not read ~/.pgpass)';
+
+/**
+ * node-postgres reads ~/.pgpass when it has no password (neither in the URL nor PGPASSWORD): a URL a
+ * cloned `.env` names would be sent the password the operator keeps there for another server. Its
+ * clients here have a password function instead, which the driver asks rather than the file.
+ */
+function clientWithoutPgpass(Client: typeof PgClient): typeof PgClient {
+  return class extends Client {
+    constructor(config?: ClientConfig) {
+      super(config);
+      if (this.password == null) {
+        (this as { password?: unknown }).password = () => {
+          throw new Error(NO_PASSWORD);
+        };
+      }
+    }
+  };
+}
+
 export async function openPostgres({ url, maxConnections = 5, connectionOptions, queryTimeoutMs = 5_000 }: PostgresOptions): Promise<Sql> {
+  if (!parseDatabaseUrl(url)) throw new StoreError(`Could not connect to the store at DATABASE_URL (${whereIs(url)}): ${UNREADABLE_DATABASE_URL}`);
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({
+    Client: clientWithoutPgpass(pg.Client),
     connectionString: url,
     max: maxConnections,
     idleTimeoutMillis: 10_000,

@@ -213,6 +213,11 @@ describe('subops config check', () => {
     expect(down.lines.at(-1)).toMatch(/^✗ store {12}Could not connect to the store at DATABASE_URL \(127\.0\.0\.1:1\/subops\): /);
     expect(down.lines.join('\n')).not.toContain('pw-7c1d');
     expect(down.code).toBe(1);
+    // A `/` left unencoded in the password (issue #37 §8): read as a URL, the rest of it would be the database, and printed.
+    const slash = await check({ ...bot(), DATABASE_URL: 'postgres://subops:2024/Secret@127.0.0.1:1/subops' }, ['--json']);
+    expect(slash.out).not.toContain('Secret');
+    expect(slash.json().problems).toEqual(['DATABASE_URL must be a PostgreSQL URL, e.g. postgres://subops:password@db.example:5432/subops; a `/`, `?`, `#` or `@` in its user name or password must be percent-encoded (%2F, %3F, %23, %40)']);
+    expect(slash.code).toBe(2);
   });
 
   it('the approvals and digest channels are checked too, each named by its variable, when their settings are on', async () => {

@@ -7,17 +7,20 @@
  * see a developer's `.env`.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Env } from '../../src/config.js';
 import { applyEnvText, loadEnvFile, runProcess, type EntryProcess } from '../../src/process/env-file.js';
 import type { ProcessIo } from '../../src/process/io.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startPasswordCatcher } from '../support/password-catcher.js';
 
+/** The unprivileged account every Linux system has (test/support/postgres-server.ts runs PostgreSQL as it). */
+const NOBODY = 65_534;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dirs: string[] = [];
 function folder(files: Record<string, string> = {}): string {
@@ -103,6 +106,14 @@ describe('applyEnvText', () => {
       problem: expect.stringContaining('it sets SLACK_API_URL while SLACK_BOT_TOKEN and SLACK_APP_TOKEN come from the environment'),
     });
     expect(applyEnvText({ PGPASSWORD: 'pw' }, 'DATABASE_URL=postgres://subops@collector.example/subops\n', PATH)).toMatchObject({ problem: expect.stringContaining('it sets DATABASE_URL while PGPASSWORD comes from the environment') });
+    // The driver's other fallback for a URL without a password is ~/.pgpass: the file's own password only.
+    const noPassword: Env = {};
+    expect(applyEnvText(noPassword, 'DATABASE_URL=postgres://subops@collector.example/subops\nLOG_LEVEL=debug\n', PATH)).toEqual({
+      problem: `${PATH} was not read: it sets DATABASE_URL without a password, and SubOps sends no password from the environment or ~/.pgpass to a database a file names. Put the password in the file's DATABASE_URL (postgres://user:password@host/database), or set DATABASE_URL in the environment; or set SUBOPS_ENV_FILE to nothing to read no file.`,
+    });
+    expect(noPassword).toEqual({});
+    expect(applyEnvText({}, 'DATABASE_URL=postgres://subops:pw@db.example/subops\n', PATH)).toEqual({ applied: ['DATABASE_URL'], shadowed: [], ignored: [] });
+    expect(applyEnvText({}, 'DATABASE_URL=postgres://subops@db.example/subops?password=pw\n', PATH)).toEqual({ applied: ['DATABASE_URL'], shadowed: [], ignored: [] });
 
     const both: Env = {};
     expect(applyEnvText(both, 'UISP_URL=https://uisp.example.net\nUISP_TOKEN=t\n', PATH)).toEqual({ applied: ['UISP_TOKEN', 'UISP_URL'], shadowed: [], ignored: [] });
@@ -154,6 +165,18 @@ describe('loadEnvFile', () => {
       file: { path, applied: ['LOG_LEVEL'], shadowed: [], ignored: [] },
       warnings: [`${path} may be changed by its group (mode 0664), and with it where SubOps sends its tokens: run chmod go-w ${path} unless that group is yours alone.`],
     });
+  });
+
+  // Only root can give a file to another account: elsewhere there is nothing to make (issue #37 §8).
+  it.skipIf(process.getuid?.() !== 0)('refuses a file another account owns (it may change it), as one every user may change', () => {
+    const dir = folder({ '.env': 'UISP_URL=https://collector.example\nUISP_TOKEN=t\nACCESS_APPROVE=U0ATTACKER\n' });
+    const path = join(dir, '.env');
+    chownSync(path, NOBODY, NOBODY);
+    const env: Env = {};
+    expect(loadEnvFile(env, dir)).toEqual({
+      problem: `${path} was not read: it belongs to another account (uid ${NOBODY}), which may change it, and with it where SubOps sends its tokens. Use a file of your own (chown or copy it), or set SUBOPS_ENV_FILE to nothing to read none.`,
+    });
+    expect(env).toEqual({});
   });
 
   it('names the variables it ignored in a warning', () => {
@@ -269,6 +292,18 @@ describe('a real process', () => {
     expect(unread).toMatchObject({ exitCode: 2, problems: [expect.stringMatching(/^UISP_URL is required: /)] });
     expect(unread.checks.map((c) => c.status)).toEqual(['failed']);
     expect(none.code).toBe(2);
+  });
+
+  it('a cloned .env aiming DATABASE_URL at its own server never gets the ~/.pgpass password: exit 2, nothing is connected to', { timeout: 60_000 }, async () => {
+    const catcher = await startPasswordCatcher();
+    onTestFinished(() => catcher.close());
+    const home = folder({ '.pgpass': '*:*:*:*:operator-pgpass-secret\n' });
+    const dir = folder({ '.env': `DATABASE_URL=${catcher.url}\n` });
+    const run = await subops(dir, { HOME: home, SUBOPS_SIMULATOR: '1', SLACK_BOT_TOKEN: 'xoxb-operator', SLACK_SIGNING_SECRET: 'signing', SLACK_API_URL: 'http://127.0.0.1:1/api' }, 'config', 'check');
+    expect(catcher.received).toEqual([]);
+    expect(catcher.connections).toBe(0);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${join(dir, '.env')} was not read: it sets DATABASE_URL without a password`);
   });
 
   it('a cloned .env aiming UISP_URL elsewhere never gets the exported token: exit 2, nothing is asked', { timeout: 60_000 }, async () => {

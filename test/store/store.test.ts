@@ -3,7 +3,8 @@
  * server started for the test run, and the memory of the demo. Two Store objects on one database are two
  * processes; the embedded store is also raced by real processes (./store-child.ts).
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished, vi } from 'vitest';
@@ -12,7 +13,26 @@ import { checkStore } from '../../src/store/check.js';
 import { migrate, SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { OpeningSql } from '../../src/store/sql.js';
 import { openPostgres } from '../../src/store/postgres.js';
+import { startPasswordCatcher } from '../support/password-catcher.js';
 import { holdingBot, holdWrites, postgresStore, storeChild, testStore } from '../support/store.js';
+
+/** The unprivileged account every Linux system has (test/support/postgres-server.ts runs PostgreSQL as it). */
+const NOBODY = 65_534;
+
+/** A folder every account may enter (not change): only the store folder's own mode keeps others out. */
+async function sharedParent(): Promise<string> {
+  const parent = await mkdtemp(join(embeddedDir, 'shared-'));
+  await chmod(embeddedDir, 0o755);
+  await chmod(parent, 0o755);
+  return parent;
+}
+
+/** Runs `code` in Node as `nobody` (root only): its error, or 'ok'. */
+function asNobody(code: string): Promise<string> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['-e', code], { uid: NOBODY, gid: NOBODY, cwd: '/', env: { PATH: process.env.PATH ?? '' } }, (error, _stdout, stderr) => resolve(error ? stderr || error.message : 'ok'));
+  });
+}
 
 /** A moving clock shared by the two "processes" of a test. */
 function clock(start = 1_800_000_000_000) {
@@ -220,6 +240,48 @@ describe('the embedded store on disk', () => {
     await next.close();
   });
 
+  it('makes its folder and every file in it this account\'s alone, even in a folder made 0755 before (install -d)', async () => {
+    const dir = join(await sharedParent(), 'store');
+    await mkdir(dir, { mode: 0o755 });
+    await chmod(dir, 0o755);
+    const store = openStore({ engine: 'embedded', dir }, { guardFolder: true });
+    onTestFinished(() => store.close());
+    await store.claims.claim('private:1');
+    const entries = await readdir(dir, { recursive: true });
+    expect(entries.sort()).toEqual(['lmdb', 'lmdb/data.mdb', 'lmdb/lock.mdb', 'subops.lock']);
+    expect(((await stat(dir)).mode & 0o777).toString(8)).toBe('700');
+    for (const entry of entries) expect([entry, ((await stat(join(dir, entry))).mode & 0o077).toString(8)]).toEqual([entry, '0']);
+    if (process.getuid?.() === 0) {
+      // Another account can neither read nor write a file of it.
+      for (const file of ['lmdb/data.mdb', 'subops.lock']) {
+        for (const flags of ['r', 'r+']) expect(await asNobody(`require('node:fs').openSync(${JSON.stringify(join(dir, file))}, '${flags}')`)).toMatch(/EACCES/);
+      }
+    }
+  });
+
+  it('refuses a folder other accounts may change, or another account owns: one line naming it and the fix, nothing opened', async () => {
+    const dir = join(await sharedParent(), 'store');
+    await mkdir(dir);
+    await chmod(dir, 0o777);
+    const open = () => openStore({ engine: 'embedded', dir }, { guardFolder: true }).ready().then(() => undefined, (error: unknown) => error);
+    const writable = await open();
+    expect(writable).toBeInstanceOf(StoreError);
+    expect((writable as Error).message).toBe(
+      `The embedded store's folder ${dir} (STORE_DIR) may be changed by other accounts (mode 0777), who could forge what SubOps reads back from it. Run chmod 700 ${dir} if you trust what it holds, or set STORE_DIR to a new folder.`,
+    );
+    expect(await readdir(dir)).toEqual([]);
+    expect(await checkStore({ engine: 'embedded', dir })).toEqual({ status: 'failed', message: (writable as Error).message });
+    if (process.getuid?.() === 0) {
+      await chmod(dir, 0o700);
+      await chown(dir, NOBODY, NOBODY);
+      const owned = await open();
+      expect((owned as Error).message).toBe(
+        `The embedded store's folder ${dir} (STORE_DIR) belongs to another account (uid ${NOBODY}), who could forge what SubOps reads back from it. Set STORE_DIR to a folder of this account's (uid 0), or run SubOps as the folder's owner.`,
+      );
+      expect(await readdir(dir)).toEqual([]);
+    }
+  });
+
   it('a folder it cannot make is one line naming STORE_DIR', async () => {
     // Below a file: no account can make it.
     await writeFile(join(embeddedDir, 'a-file'), '');
@@ -286,5 +348,32 @@ describe('DATABASE_URL that cannot be reached', () => {
     expect(failure).toBeInstanceOf(StoreError);
     expect((failure as Error).message).toMatch(/^Could not connect to the store at DATABASE_URL \(127\.0\.0\.1:1\/subops\): .*ECONNREFUSED/);
     expect((failure as Error).message).not.toContain('s3cret');
+  });
+
+  it('a password with a `/`, `?` or `#` left unencoded is never printed: the URL is refused as unreadable', async () => {
+    // Read as a URL, `subops:2024` would be a host and port, and the rest of the password its database.
+    for (const url of ['postgres://subops:2024/Secret@127.0.0.1:1/subops', 'postgres://subops:2024?Secret@127.0.0.1:1/subops', 'postgres://subops:2024#Secret@127.0.0.1:1/subops']) {
+      const failure = await openStore({ engine: 'postgres', url }).ready().then(() => undefined, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(StoreError);
+      expect((failure as Error).message).toMatch(/^Could not connect to the store at DATABASE_URL \(an unreadable URL\)/);
+      expect((failure as Error).message).not.toContain('Secret');
+    }
+  });
+});
+
+describe('~/.pgpass (issue #37 §5)', () => {
+  it('is never read: a DATABASE_URL without a password sends none, whatever ~/.pgpass holds for that host', async () => {
+    const catcher = await startPasswordCatcher();
+    onTestFinished(() => catcher.close());
+    const pgpass = join(embeddedDir, 'pgpass');
+    await writeFile(pgpass, '*:*:*:*:operator-pgpass-secret\n', { mode: 0o600 });
+    vi.stubEnv('PGPASSFILE', pgpass);
+    onTestFinished(() => void vi.unstubAllEnvs());
+    const failure = await openStore({ engine: 'postgres', url: catcher.url }).ready().then(() => undefined, (error: unknown) => error);
+    expect(catcher.connections).toBe(1);
+    expect(catcher.received).toEqual([]);
+    expect((failure as Error).message).toBe(
+      `Could not connect to the store at DATABASE_URL (127.0.0.1:${catcher.port}/subops): the server asks for a password, and neither DATABASE_URL nor PGPASSWORD holds one (SubOps does not read ~/.pgpass)`,
+    );
   });
 });
