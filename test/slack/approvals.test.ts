@@ -424,12 +424,16 @@ describe('an approval row written straight into the store (issue #37 §2, §3)',
     expect(JSON.stringify(rows)).not.toMatch(/responseUrl|response_url|\/commands\//);
   });
 
-  it('a row inserted by hand is neither listed on Home nor expired by the sweep: it is logged and left alone', async () => {
+  it('a row inserted by hand is not acted on by the sweep: it is logged once and set aside, nothing posted or written', async () => {
     await start();
     const request = { id: 'forged', requester: AGENT, origin: { channelId: '#general', userId: AGENT }, requestedAt: clock.now, expiresAt: clock.now - 1, reasons: [{ kind: 'suspension' }], operation: { kind: 'suspension', action: 'suspend', serviceId: 105, status: 1, clientName: '<!channel>' } };
     await storeSql('INSERT INTO approval_requests (id, channel, ts, request, expires_ms) VALUES ($1, $2, $3, $4, $5)', ['forged', '#general', '1.000001', JSON.stringify(request), clock.now - 1]);
     expect(await h.app.sweepApprovals()).toBe(0);
     expect(h.fake.messages('#general')).toEqual([]);
+    expect(h.uisp.writes()).toEqual([]);
+    expect(refusedRows()).toHaveLength(1);
+    // Set aside: logged once, never read as pending again.
+    expect(await h.app.sweepApprovals()).toBe(0);
     expect(refusedRows()).toHaveLength(1);
   });
 });

@@ -188,14 +188,25 @@ export async function pendingRequests(deps: Pick<ListenerDeps, 'approvals' | 'st
   return (await undecided(deps)).filter((stored) => stored.request.expiresAt > at);
 }
 
+/**
+ * Sets a row that does not verify aside: decided `expired` in the store only (no seal, nothing posted,
+ * nothing run), so it is logged once and never read as pending again. What it says is not SubOps'.
+ */
+async function setAside(deps: ListenerDeps, row: TamperedRow, logger: Logger): Promise<void> {
+  logTampered(logger, row);
+  await deps.store.approvals.decide(row.id, { decision: 'expired', by: deps.identity.botUserId, at: deps.approvals.now(), seal: '' });
+}
+
 /** Expires every undecided request past its time (once, whichever replica gets there first); how many it expired. */
 export async function sweepExpired(client: webApi.WebClient, deps: ListenerDeps): Promise<number> {
   const { channelId, settings, now } = deps.approvals;
   if (!channelId || !settings.required.size) return 0;
   const logger = deps.logger.child({ flow: 'approval-expiry' });
   const at = now();
+  const { requests, tampered } = await readUndecided(deps.store.approvals, deps.approvals.seal);
+  for (const row of tampered) await setAside(deps, row, logger);
   let expired = 0;
-  for (const stored of (await undecided({ ...deps, logger })).filter((s) => s.request.expiresAt <= at)) {
+  for (const stored of requests.filter((s) => s.request.expiresAt <= at)) {
     if ((await decide(deps, client, stored, 'expired', deps.identity.botUserId, logger)).won) expired++;
   }
   return expired;
