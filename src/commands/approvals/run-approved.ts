@@ -2,7 +2,8 @@
  * An approved operation runs as the requester's, where they asked for it, once the requester is found to
  * still hold the grant it needs (ACCESS_*, user groups read as for any request) and after reading UISP
  * again: if the grant is gone, or anything it was confirmed on changed meanwhile (a service's status, the
- * device's site, a refusal now), it stops and says so, and nothing is written.
+ * device's site, a refusal now), it stops and says so, and nothing is written. The request it is given
+ * is the one read from a row whose seals verified (src/slack/approval-requests.ts), never the row as stored.
  */
 import type { Logger } from 'pino';
 import { grantNeeded } from '../../services/approvals.js';
