@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { approvalsWithoutApprovers, type SlackConfig } from './config.js';
 import * as activation from './commands/activation/index.js';
 import * as approvals from './commands/approvals/index.js';
+import { approvalSealOf } from './slack/approval-seal.js';
 import * as duplicates from './commands/duplicates/index.js';
 import * as help from './commands/help/index.js';
 import * as lookups from './commands/lookups/index.js';
@@ -135,7 +136,7 @@ export function createApp({ services, slack, logger, work = new WorkTracker(), i
     events,
     identity,
     access,
-    approvals: { ...slack.approvals, now },
+    approvals: { ...slack.approvals, now, seal: approvalSealOf(slack) },
     store,
   };
   activation.register(app, deps);

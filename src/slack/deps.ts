@@ -6,6 +6,7 @@ import type { Services } from '../services/container.js';
 import type { EventServices } from '../services/events/index.js';
 import type { Store } from '../store/index.js';
 import type { StatusLabeller } from '../views/suspension.js';
+import type { ApprovalSeal } from './approval-seal.js';
 import type { SlackAuditor } from './audit.js';
 import type { DeliveryLog } from './deliveries.js';
 import type { LateDuplicateNotices } from './duplicate-notices.js';
@@ -18,6 +19,8 @@ export interface ApprovalDeps {
   settings: ApprovalSettings;
   channelId: string | undefined;
   now: () => number;
+  /** The bot's seal on approval rows: a row counts only while it verifies (./approval-seal.ts). */
+  seal: ApprovalSeal;
 }
 
 export interface ListenerDeps {

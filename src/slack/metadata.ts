@@ -136,6 +136,8 @@ export const ApprovedOperationSchema = z.discriminatedUnion('kind', [
     clientName: z.string(),
     currency: z.string().optional(),
   }),
+  /** A Remove duplicate press: the removal it asks, decided again (both records read) when it runs. */
+  z.object({ kind: z.literal('remove-duplicate'), removal: RemoveDuplicateValueSchema }),
 ]);
 export type ApprovedOperation = z.infer<typeof ApprovedOperationSchema>;
 

@@ -102,6 +102,6 @@ async function openMigrated(settings: Extract<StoreSettings, { engine: 'postgres
 export { StoreError } from './errors.js';
 export { Memory } from './kv.js';
 export type { Claim, ClaimLedger, ClaimOutcome } from './claims.js';
-export type { ApprovalBook, RequestRow, RunIntent, StoredDecision } from './approvals.js';
+export type { ApprovalBook, DecisionRow, RequestRow, RunIntent, StoredDecision } from './approvals.js';
 export type { AuditOutbox, WaitingRecord } from './outbox.js';
 export type { OperationLog, OperationRow } from './operations.js';

@@ -4,7 +4,7 @@
  * every engine). Each decision (who wins a claim, which decision stands) is one transaction: its reads
  * and its writes with no other writer between them, whichever process on the machine asks.
  */
-import type { ApprovalBook, DecideOutcome, RequestRow, RunIntent, StoredDecision } from './approvals.js';
+import type { ApprovalBook, DecideOutcome, DecisionRow, NewRequestRow, RequestRow, RunIntent } from './approvals.js';
 import { DEFAULT_HOLD_MS, type Claim, type ClaimLedger, type ClaimOptions, type ClaimOutcome } from './claims.js';
 import type { Kv } from './kv.js';
 import type { OperationLog, OperationRow } from './operations.js';
@@ -117,12 +117,13 @@ interface ApprovalValue {
   channel: string;
   ts: string;
   request: unknown;
+  seal?: string | undefined;
   expiresAt: number;
-  decision: { decision: StoredDecision; by: string; at: number } | null;
+  decision: DecisionRow | null;
 }
 
 const messageKey = (channel: string, ts: string) => `${channel}/${ts}`;
-const rowOf = (value: ApprovalValue): RequestRow => ({ ...value, decision: value.decision ?? undefined });
+const rowOf = (value: ApprovalValue): RequestRow => ({ ...value, seal: value.seal, decision: value.decision ?? undefined });
 
 export class KvApprovalBook implements ApprovalBook {
   constructor(
@@ -131,10 +132,10 @@ export class KvApprovalBook implements ApprovalBook {
     private readonly now: () => number,
   ) {}
 
-  async add({ id, channel, ts, request, expiresAt }: { id: string; channel: string; ts: string; request: unknown; expiresAt: number }): Promise<void> {
+  async add({ id, channel, ts, request, seal, expiresAt }: NewRequestRow): Promise<void> {
     const taken = await this.kv.transaction((tx) => {
       if (tx.get('approvals', id) !== undefined || tx.get('approvals_at', messageKey(channel, ts)) !== undefined) return true;
-      tx.put('approvals', id, { id, channel, ts, request, expiresAt, decision: null } satisfies ApprovalValue);
+      tx.put('approvals', id, { id, channel, ts, request, seal, expiresAt, decision: null } satisfies ApprovalValue);
       tx.put('approvals_at', messageKey(channel, ts), id);
       return false;
     });
@@ -154,13 +155,13 @@ export class KvApprovalBook implements ApprovalBook {
     return value && rowOf(value);
   }
 
-  async decide(id: string, decision: StoredDecision, by: string, at: number, intent?: RunIntent): Promise<DecideOutcome> {
+  async decide(id: string, { decision, by, at, seal }: DecisionRow & { seal: string }, intent?: RunIntent): Promise<DecideOutcome> {
     const now = this.now();
     const outcome = await this.kv.transaction((tx): DecideOutcome | undefined => {
       const value = tx.get<ApprovalValue>('approvals', id);
       if (!value) return undefined;
       if (value.decision) return { won: false, decision: value.decision.decision, by: value.decision.by };
-      tx.put('approvals', id, { ...value, decision: { decision, by, at } } satisfies ApprovalValue);
+      tx.put('approvals', id, { ...value, decision: { decision, by, at, seal } } satisfies ApprovalValue);
       if (intent && decision === 'approved') tx.put('operations', intent.operation.id, { row: intent.operation, owner: this.owner, leaseUntil: now + intent.leaseMs } satisfies OperationValue);
       return { won: true };
     });

@@ -48,6 +48,8 @@ const MIGRATIONS: readonly (readonly string[])[] = [
      )`,
     'CREATE INDEX operations_lease ON operations (lease_until_ms)',
   ],
+  // 4: the bot's seals over an approval request as posted and over its decision (src/slack/approval-seal.ts).
+  ['ALTER TABLE approval_requests ADD COLUMN seal text, ADD COLUMN decision_seal text'],
 ];
 
 /** An arbitrary constant: the advisory lock SubOps' migrations take. */

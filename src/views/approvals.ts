@@ -27,6 +27,10 @@ function phrase(operation: ApprovedOperation, name: Naming): string {
       return `${operation.action === 'suspend' ? 'suspend' : 'lift the suspension of'} service ${name(`#${operation.serviceId}`)} of ${name(operation.clientName)}`;
     case 'payment':
       return `record a payment of ${name(moneyText(operation.input.amount, operation.currency))} for client ${name(`#${operation.input.clientId} ${operation.clientName}`)}`;
+    case 'remove-duplicate': {
+      const { removal } = operation;
+      return `remove the late duplicate ${removal.record} ${name(`#${removal.duplicateId}`)} of client ${name(`#${removal.clientId}`)}`;
+    }
   }
 }
 
@@ -38,6 +42,8 @@ export function operationPhrase(operation: ApprovedOperation): string {
 export function reasonLine(reason: ApprovalReason, currency?: string): string {
   switch (reason.kind) {
     case 'delete-service':
+      if (reason.late?.record === 'client') return `Deletes client #${reason.late.id}, a late namesake, with anything under it`;
+      if (reason.late) return `Deletes service #${reason.late.id}, an Active late duplicate`;
       return `Deletes ${reason.serviceIds.length === 1 ? 'service' : 'services'} ${reason.serviceIds.map((id) => `#${id}`).join(', ')} (Quoted or Obsolete)`;
     case 'move-device':
       return `Moves the device off NMS site \`${escapeMrkdwn(reason.fromSite)}\`, another client's`;

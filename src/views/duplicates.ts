@@ -11,7 +11,7 @@ import type { LateDuplicate } from '../services/activation/types.js';
 import { removalRequest, type RemovalOutcome, type RemovalRequest } from '../services/duplicates.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { encodeMetadata, RemoveDuplicateValueSchema } from '../slack/metadata.js';
-import { link, mention } from './format.js';
+import { channelLink, link, mention } from './format.js';
 import { ACTION } from './ids.js';
 import { button, context, message, section, type Block, type SlackMessage } from './kit.js';
 
@@ -116,4 +116,11 @@ export function noticeAfterClick(blocks: readonly Block[], outcome: RemovalOutco
   const rest = blocks.filter((b, i) => i !== index && b.block_id !== outcomeBlockId(outcome.request));
   rest.splice(index, 0, late, result);
   return rest;
+}
+
+/** What the presser is told when the removal waits for an approver (APPROVAL_REQUIRED_FOR=delete-service), or could not be asked. */
+export function removalApprovalAsked(request: Pick<RemovalRequest, 'record' | 'duplicateId'>, outcome: { asked: string } | { problem: string }): string {
+  const what = request.record === 'client' ? `client #${request.duplicateId} (with anything under it)` : `Active service #${request.duplicateId}`;
+  if ('problem' in outcome) return `:x: Removing ${what} needs approval, and SubOps could not post the request: ${escapeMrkdwn(outcome.problem)} Nothing was changed.`;
+  return `:lock: Removing ${what} needs an approver's approval: the request is in ${channelLink(outcome.asked)}. Nothing was changed yet; it runs once approved, after reading UISP again.`;
 }

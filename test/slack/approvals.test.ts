@@ -5,7 +5,8 @@
  * Interleavings are forced by holding the store's writes, and expiry with the test's clock.
  */
 import { webApi } from '@slack/bolt';
-import { afterEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import { sampleData, type SimulatorData } from '../../src/simulator/index.js';
 import { holdWrites } from '../support/store.js';
 import { expectValidHome, expectValidMessage, expectValidModal } from './block-kit.js';
@@ -59,6 +60,26 @@ function click(label: 'Approve' | 'Reject', userId: string, sender = h.sender) {
   const button = buttons(message).get(label)!;
   return sender.blockAction({ userId, actionId: button.action_id, value: button.value!, message, channelId: APPROVALS, messageTs: message.ts });
 }
+
+/** A query on the app's store as anyone holding DATABASE_URL may run it. */
+async function storeSql<T extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: inject('postgresUrl'), options: `-c search_path=${h.store.schema}` });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A message with a Retry button, posted with the bot token (the CLI holds it): it looks like SubOps' failure report. */
+async function forgedRetry(value: unknown) {
+  const bot = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: h.fake.apiUrl });
+  const posted = await bot.chat.postMessage({ channel: CHANNEL, text: 'Activation failed', blocks: [{ type: 'actions', block_id: 'activation_retry', elements: [{ type: 'button', action_id: 'activation_retry', text: { type: 'plain_text', text: 'Retry' }, value: JSON.stringify(value) }] }] });
+  return h.fake.messages(CHANNEL).find((m) => m.ts === posted.ts)!;
+}
+
+const refusedRows = () => h.logs.filter((line) => String(line.msg).startsWith('an approval row in the store does not match its seal'));
 
 /** What the clicker was told privately (an ephemeral message). */
 const toldPrivately = (userId: string) => h.fake.callsTo('chat.postEphemeral').filter((c) => c.args.user === userId).map((c) => String(c.args.text));
@@ -322,6 +343,98 @@ describe('a Retry button SubOps never offered', () => {
     await h.settled();
     expect(h.uisp.writes()).toEqual([]);
     expect(toldPrivately(AGENT)).toEqual([':lock: This Retry deletes services or moves a device, which needs approval, and no approval stands for it. Run /activate again to ask for one. Nothing was changed.']);
+  });
+});
+
+describe('an approval row written straight into the store (issue #37 §2, §3)', () => {
+  const TAMPERED = ":x: This approval request in SubOps' store does not match what was posted for approval, so SubOps refuses it. Nothing was changed; ask for the change again.";
+
+  it('a pending suspension of #101 rewritten to #105: Approve runs nothing, the approver is told, and the refusal is logged', async () => {
+    await start();
+    await suspendThroughSlack(h, 101, 1);
+    posted = requestMessage();
+    expect(shown(posted)).toContain('asks to suspend service *#101*');
+    await storeSql(`UPDATE approval_requests SET request = jsonb_set(request, '{operation,serviceId}', '105')`);
+    await click('Approve', LEAD);
+    await h.settled();
+    expect(h.uisp.writes()).toEqual([]);
+    expect(toldPrivately(LEAD)).toEqual([TAMPERED]);
+    expect(refusedRows()).toHaveLength(1);
+    expect(thread()).toEqual([]);
+  });
+
+  it("a Retry naming an approved suspension's id runs none of another client's delete: the presser is told to ask for its own approval", async () => {
+    await start();
+    await suspendThroughSlack(h, 101, 1);
+    posted = requestMessage();
+    const approvalId = (posted.metadata as { event_payload: { request_id: string } }).event_payload.request_id;
+    await click('Approve', LEAD);
+    await h.settled();
+    const writes = h.uisp.writes().length;
+    const message = await forgedRetry({ request: { device: '10.20.1.51', firstName: 'priya', lastName: 'ramnarine' }, startedBy: AGENT, confirm: { deletes: [102] }, approvalId });
+    await h.sender.blockAction({ userId: AGENT, actionId: 'activation_retry', message });
+    await h.settled();
+    expect(h.uisp.writes().slice(writes)).toEqual([]);
+    expect(toldPrivately(AGENT)).toEqual([
+      ':lock: This Retry is not the operation its approval was given for (another device, client, requester, or services to delete), so it needs an approval of its own. Run /activate again to ask for one. Nothing was changed.',
+    ]);
+  });
+
+  it("a Retry of an approved activation that deletes more than the approver saw, or is started by someone else, runs nothing", async () => {
+    await start();
+    await requestPriya();
+    const approvalId = (requestMessage().metadata as { event_payload: { request_id: string } }).event_payload.request_id;
+    h.uisp.sim.setFaults([{ method: 'DELETE', path: '/crm/api/v1.0/clients/services/102', kind: 'status', status: 503 }]);
+    await click('Approve', LEAD);
+    await h.settled();
+    h.uisp.sim.setFaults([]);
+    const writes = h.uisp.writes().length;
+    const request = { device: '10.20.1.51', firstName: 'priya', lastName: 'ramnarine' };
+    for (const value of [
+      { request, startedBy: AGENT, confirm: { deletes: [102, 103] }, approvalId },
+      { request, startedBy: AGENT, confirm: { deletes: 'any' }, approvalId },
+      { request, startedBy: LEAD, confirm: { deletes: [102] }, approvalId },
+      { request: { ...request, clientId: 1003 }, startedBy: AGENT, confirm: { deletes: [102] }, approvalId },
+    ]) {
+      await h.sender.blockAction({ userId: AGENT, actionId: 'activation_retry', message: await forgedRetry(value) });
+      await h.settled();
+    }
+    expect(h.uisp.writes().slice(writes)).toEqual([]);
+    expect(toldPrivately(AGENT)).toHaveLength(4);
+  });
+
+  it('a decision written into the store (approved, "by the lead") counts for no Retry', async () => {
+    await start();
+    await requestPriya();
+    const approvalId = (requestMessage().metadata as { event_payload: { request_id: string } }).event_payload.request_id;
+    await storeSql(`UPDATE approval_requests SET decision = 'approved', decided_by = $1, decided_ms = $2`, [LEAD, clock.now]);
+    const message = await forgedRetry({ request: { device: '10.20.1.51', firstName: 'priya', lastName: 'ramnarine' }, startedBy: AGENT, confirm: { deletes: [102] }, approvalId });
+    await h.sender.blockAction({ userId: AGENT, actionId: 'activation_retry', message });
+    await h.settled();
+    expect(h.uisp.writes()).toEqual([]);
+    expect(toldPrivately(AGENT)).toEqual([TAMPERED]);
+    expect(refusedRows()).toHaveLength(1);
+  });
+
+  it("the requester's response_url is not kept in the store", async () => {
+    await start();
+    await requestPriya();
+    const rows = await storeSql<{ request: unknown }>('SELECT request FROM approval_requests');
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows)).not.toMatch(/responseUrl|response_url|\/commands\//);
+  });
+
+  it('a row inserted by hand is not acted on by the sweep: it is logged once and set aside, nothing posted or written', async () => {
+    await start();
+    const request = { id: 'forged', requester: AGENT, origin: { channelId: '#general', userId: AGENT }, requestedAt: clock.now, expiresAt: clock.now - 1, reasons: [{ kind: 'suspension' }], operation: { kind: 'suspension', action: 'suspend', serviceId: 105, status: 1, clientName: '<!channel>' } };
+    await storeSql('INSERT INTO approval_requests (id, channel, ts, request, expires_ms) VALUES ($1, $2, $3, $4, $5)', ['forged', '#general', '1.000001', JSON.stringify(request), clock.now - 1]);
+    expect(await h.app.sweepApprovals()).toBe(0);
+    expect(h.fake.messages('#general')).toEqual([]);
+    expect(h.uisp.writes()).toEqual([]);
+    expect(refusedRows()).toHaveLength(1);
+    // Set aside: logged once, never read as pending again.
+    expect(await h.app.sweepApprovals()).toBe(0);
+    expect(refusedRows()).toHaveLength(1);
   });
 });
 

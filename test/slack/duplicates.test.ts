@@ -237,3 +237,48 @@ describe('a UISP event about a client’s service', () => {
     expect(notices(harness)).toHaveLength(1);
   });
 });
+
+describe('Remove duplicate under APPROVAL_REQUIRED_FOR=delete-service (issue #37 §9)', () => {
+  const APPROVALS = 'C0APPROVALS';
+  const approvals = { env: { APPROVAL_REQUIRED_FOR: 'delete-service', APPROVALS_CHANNEL_ID: APPROVALS, ACCESS_APPROVE: 'S0LEADS' }, fakeSlack: { usergroups: { S0LEADS: [LEAD] } } };
+  const requests = (harness: Harness) => harness.fake.messages(APPROVALS).filter((m) => m.thread_ts === undefined);
+
+  async function approve(harness: Harness, request: Message): Promise<void> {
+    const button = buttons(request).get('Approve')!;
+    await harness.sender.blockAction({ userId: LEAD, actionId: button.action_id, value: button.value!, message: request, channelId: APPROVALS, messageTs: request.ts });
+    await harness.settled();
+  }
+
+  it('an Active late service: the press asks for approval and deletes nothing; approved by someone else, it is removed, on fresh reads', async () => {
+    const harness = await start(approvals);
+    const { kept, late } = await seedServiceDuplicate(harness.uisp.sim);
+    await activate(harness, '10.20.3.12', 'Shanice', 'Williams');
+    const responses = harness.fake.responses.length;
+    await pressRemove(harness, notices(harness)[0]!, AGENT);
+    expect(deletes(harness)).toEqual([]);
+    expect(harness.fake.responses.slice(responses).map((r) => r.body.text)).toEqual([
+      `:lock: Removing Active service #${late} needs an approver's approval: the request is in <#${APPROVALS}>. Nothing was changed yet; it runs once approved, after reading UISP again.`,
+    ]);
+    const [request] = requests(harness);
+    expect(shown(request!)).toContain(`<@${AGENT}> asks to remove the late duplicate service *#${late}* of client *#1004*`);
+    expect(shown(request!)).toContain(`Deletes service #${late}, an Active late duplicate`);
+
+    await approve(harness, request!);
+    expect(deletes(harness)).toEqual([`DELETE /crm/api/v1.0/clients/services/${late}`]);
+    expect(servicesOf(harness, 1004)).toEqual([kept]);
+    expect(harness.logs.find((line) => line.audit === true && line.action === 'remove-duplicate')).toMatchObject({ result: 'removed', approvedBy: LEAD });
+  });
+
+  it('a late client (with anything under it): the press asks for approval and deletes nothing', async () => {
+    const harness = await start(approvals);
+    const { kept, late } = await seedClientDuplicate(harness.uisp.sim);
+    await activate(harness, '10.20.1.88', 'Jane', 'Doe');
+    const notice = notices(harness).find((m) => (m.metadata as { event_payload?: { record?: string } }).event_payload?.record === 'client')!;
+    await pressRemove(harness, notice, AGENT);
+    expect(deletes(harness)).toEqual([]);
+    expect(shown(requests(harness)[0]!)).toContain(`Deletes client #${late}, a late namesake, with anything under it`);
+    await approve(harness, requests(harness)[0]!);
+    expect(deletes(harness)).toEqual([`DELETE /crm/api/v1.0/clients/${late}`]);
+    expect(harness.uisp.sim.data.clients.some((c) => c.id === kept)).toBe(true);
+  });
+});

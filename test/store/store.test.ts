@@ -148,12 +148,15 @@ describe.each(engines)('the store on $name', (engine) => {
   });
 
   it('an approval request gets exactly one decision, however many deciders race', async () => {
-    await a.approvals.add({ id: 'req-1', channel: 'C1', ts: '1.000001', request: { what: 'suspend 101' }, expiresAt: time.now() + 60_000 });
-    expect((await b.approvals.at('C1', '1.000001'))?.request).toEqual({ what: 'suspend 101' });
-    const outcomes = await Promise.all([a.approvals.decide('req-1', 'rejected', 'U1', time.now()), b.approvals.decide('req-1', 'approved', 'U2', time.now()), a.approvals.decide('req-1', 'approved', 'U3', time.now())]);
+    await a.approvals.add({ id: 'req-1', channel: 'C1', ts: '1.000001', request: { what: 'suspend 101' }, seal: 'request-seal', expiresAt: time.now() + 60_000 });
+    expect(await b.approvals.at('C1', '1.000001')).toMatchObject({ request: { what: 'suspend 101' }, seal: 'request-seal' });
+    const decision = (decision: 'approved' | 'rejected', by: string) => ({ decision, by, at: time.now(), seal: `seal-${by}` });
+    const outcomes = await Promise.all([a.approvals.decide('req-1', decision('rejected', 'U1')), b.approvals.decide('req-1', decision('approved', 'U2')), a.approvals.decide('req-1', decision('approved', 'U3'))]);
     const winners = outcomes.filter((o) => o.won);
     expect(winners).toHaveLength(1);
     const stored = (await b.approvals.at('C1', '1.000001'))!.decision!;
+    // The winner's seal is kept with its decision.
+    expect(stored.seal).toBe(`seal-${stored.by}`);
     for (const outcome of outcomes) if (!outcome.won) expect(outcome).toEqual({ won: false, decision: stored.decision, by: stored.by });
     expect(await a.approvals.undecided()).toEqual([]);
   });
@@ -189,8 +192,8 @@ describe.each(engines)('the store on $name', (engine) => {
   });
 
   it('lists the undecided requests, soonest to expire first', async () => {
-    await a.approvals.add({ id: 'req-2', channel: 'C1', ts: '2.000001', request: {}, expiresAt: time.now() + 9_000 });
-    await a.approvals.add({ id: 'req-3', channel: 'C1', ts: '3.000001', request: {}, expiresAt: time.now() + 5_000 });
+    await a.approvals.add({ id: 'req-2', channel: 'C1', ts: '2.000001', request: {}, seal: 's2', expiresAt: time.now() + 9_000 });
+    await a.approvals.add({ id: 'req-3', channel: 'C1', ts: '3.000001', request: {}, seal: 's3', expiresAt: time.now() + 5_000 });
     expect((await b.approvals.undecided()).map((r) => r.id)).toEqual(['req-3', 'req-2']);
   });
 });

@@ -3,13 +3,14 @@
  * replaced by who retried, so the thread shows one live Retry at a time.
  *
  * A Retry that deletes services or moves a device the approval rule covers runs only under the approval
- * its run had, while the store says it stands (approved, not expired): after the expiry it asks for a
- * new approval instead (the run's thread says so), and without one it runs nothing.
+ * its run had, while the store says it stands (approved, not expired, its row sealed by the bot) and only
+ * for that approval's own operation: after the expiry it asks for a new approval instead (the run's
+ * thread says so); without one, or for another operation than the approved one, it runs nothing.
  */
 import type { App, BlockButtonAction, webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
-import { approvalReasons, judgeRetry, type RetryVerdict } from '../../services/approvals.js';
-import { readRequestById, type RequestState } from '../../slack/approval-requests.js';
+import { approvalReasons, judgeRetry, type NamedApproval, type RetriedActivation, type RetryVerdict } from '../../services/approvals.js';
+import { isTampered, readRequestById, type RequestState } from '../../slack/approval-requests.js';
 import { errorSummary } from '../../slack/errors.js';
 import { runActivation } from './run.js';
 import { onceButton } from '../../slack/deliveries.js';
@@ -21,7 +22,7 @@ import { mention } from '../../views/format.js';
 import { notice } from '../../views/help.js';
 import { ACTION, BLOCK } from '../../views/ids.js';
 import { context, type Block } from '../../views/kit.js';
-import { postApprovalRequest } from '../approvals/index.js';
+import { logTampered, postApprovalRequest, TAMPERED_TEXT } from '../approvals/index.js';
 
 export function registerRetry(app: App, deps: ListenerDeps): void {
   app.action<BlockButtonAction>(ACTION.activationRetry, onceButton(deps, async ({ ack, body, action, client }) => {
@@ -37,6 +38,7 @@ export function registerRetry(app: App, deps: ListenerDeps): void {
     const parentTs: string = typeof failureReply.thread_ts === 'string' ? failureReply.thread_ts : failureReply.ts;
     const judged = await judge(deps, retry, logger);
     if (!judged) return void (await tellAgent(client, origin, notice(':x: SubOps could not read the approval this activation ran under. Nothing was changed; press Retry again.'), logger));
+    if (judged === 'tampered') return void (await tellAgent(client, origin, notice(TAMPERED_TEXT), logger));
     const { verdict, approval } = judged;
     const markButton = (line: string) =>
       // Marked while the re-run goes on: UISP does not wait for Slack (the mark counts as work in flight).
@@ -50,25 +52,45 @@ export function registerRetry(app: App, deps: ListenerDeps): void {
       });
     if (verdict.kind === 'ask-again') {
       if (verdict.why === 'expired' && approval) return askAgain(deps, client, { approval, origin, thread: { channel: channelId, ts: parentTs }, markButton, logger });
-      return void (await tellAgent(client, origin, notice(':lock: This Retry deletes services or moves a device, which needs approval, and no approval stands for it. Run /activate again to ask for one. Nothing was changed.'), logger));
+      if (verdict.why === 'other-operation') logger.warn({ approvalId: retry.approvalId }, 'a Retry names an approval of another operation: nothing ran');
+      return void (await tellAgent(client, origin, notice(RETRY_NOT_APPROVED[verdict.why === 'other-operation' ? 'other-operation' : 'not-approved']), logger));
     }
     markButton(`:repeat: Retried by ${mention(body.user.id)}`);
     await runActivation(deps, { request, startedBy, ...(confirm && { confirm }), origin, parentTs, ...(verdict.approvedBy && { approvedBy: verdict.approvedBy, approvalId: retry.approvalId }) });
   }));
 }
 
-/** What this Retry may do, with the approval it names as the store holds it now; undefined when the store cannot be read. */
-async function judge(deps: ListenerDeps, { confirm, approvalId }: RetryValue, logger: Logger): Promise<{ verdict: RetryVerdict; approval: RequestState | undefined } | undefined> {
-  const reasons = approvalReasons(deps.approvals.settings, { kind: 'activation', deletes: confirm?.deletes ?? [], moveFromSite: confirm?.moveFrom });
-  let approval: RequestState | undefined;
+const RETRY_NOT_APPROVED = {
+  'not-approved': ':lock: This Retry deletes services or moves a device, which needs approval, and no approval stands for it. Run /activate again to ask for one. Nothing was changed.',
+  'other-operation': ':lock: This Retry is not the operation its approval was given for (another device, client, requester, or services to delete), so it needs an approval of its own. Run /activate again to ask for one. Nothing was changed.',
+} as const;
+
+/** The approval as the Retry rule reads it, from its verified row. */
+function namedApproval({ request, decision }: RequestState): NamedApproval {
+  const { operation } = request;
+  const activation = operation.kind === 'activation' ? { request: operation.request, deletes: operation.confirmedDeletes.map((s) => s.id), moveFrom: operation.confirmedMove?.siteId } : undefined;
+  return { decision: decision?.decision, by: decision?.by ?? '', expiresAt: request.expiresAt, requester: request.requester, activation };
+}
+
+/**
+ * What this Retry may do, with the approval it names as the store holds it now; undefined when the store
+ * cannot be read, 'tampered' when the row does not verify (logged).
+ */
+async function judge(deps: ListenerDeps, { request, startedBy, confirm, approvalId }: RetryValue, logger: Logger): Promise<{ verdict: RetryVerdict; approval: RequestState | undefined } | 'tampered' | undefined> {
+  const retried: RetriedActivation = { request, startedBy, deletes: confirm?.deletes ?? [], moveFrom: confirm?.moveFrom };
+  const reasons = approvalReasons(deps.approvals.settings, { kind: 'activation', deletes: retried.deletes, moveFromSite: retried.moveFrom });
+  let read;
   try {
-    approval = reasons.length && approvalId ? await readRequestById(deps.store.approvals, approvalId) : undefined;
+    read = reasons.length && approvalId ? await readRequestById(deps.store.approvals, deps.approvals.seal, approvalId) : undefined;
   } catch (error) {
     logger.error({ err: errorSummary(error), approvalId }, 'could not read the approval a Retry names');
     return undefined;
   }
-  const standing = approval && { decision: approval.decision?.decision, by: approval.decision?.by ?? '', expiresAt: approval.request.expiresAt };
-  return { verdict: judgeRetry(reasons, standing, deps.approvals.now()), approval };
+  if (read && isTampered(read)) {
+    logTampered(logger, read);
+    return 'tampered';
+  }
+  return { verdict: judgeRetry(reasons, retried, read && namedApproval(read), deps.approvals.now()), approval: read };
 }
 
 interface AskAgain {

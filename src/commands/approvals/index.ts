@@ -12,10 +12,10 @@ import type { App, BlockButtonAction, webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { AuditAction, AuditEntry } from '../../services/audit.js';
 import { judgeClick, type ApprovalReason, type Decision } from '../../services/approvals.js';
-import { readRequest, readUndecided, requestMetadata, saveRequest } from '../../slack/approval-requests.js';
+import { isTampered, readRequest, readUndecided, requestMetadata, saveRequest, sealedDecision, type RequestState, type TamperedRow } from '../../slack/approval-requests.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { errorSummary } from '../../slack/errors.js';
-import type { ApprovalRequest, ApprovedOperation, Origin, StoredRequest } from '../../slack/metadata.js';
+import type { ApprovalRequest, ApprovedOperation, Origin } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
 import { tellAgent } from '../../slack/notify.js';
 import { approvalNotPostedView, approvalRequestedView, APPROVAL_ACTION, approvalRequestMessage, approvedRunStopped, decidedRequestMessage, decisionReply, outcomeReply, plainPhrase } from '../../views/approvals.js';
@@ -41,12 +41,13 @@ export type PostedRequest = { posted: true; request: ApprovalRequest; channelId:
 export async function postApprovalRequest(deps: ListenerDeps, client: webApi.WebClient, { origin, reasons, operation, logger }: Omit<ApprovalAsk, 'viewId' | 'title'>): Promise<PostedRequest> {
   const { settings, channelId, now } = deps.approvals;
   const at = now();
-  const request: ApprovalRequest = { id: randomUUID(), requester: origin.userId, origin, requestedAt: at, expiresAt: at + settings.expiresAfterMs, reasons, operation };
+  const asked: ApprovalRequest = { id: randomUUID(), requester: origin.userId, origin, requestedAt: at, expiresAt: at + settings.expiresAfterMs, reasons, operation };
   let posted: { ts?: string | undefined } | undefined;
+  let request: ApprovalRequest;
   try {
     // Config makes sure a channel exists whenever approvals are required.
-    posted = await client.chat.postMessage({ channel: channelId!, ...approvalRequestMessage(request), metadata: requestMetadata(request), unfurl_links: false });
-    await saveRequest(deps.store.approvals, request, channelId!, posted.ts!);
+    posted = await client.chat.postMessage({ channel: channelId!, ...approvalRequestMessage(asked), metadata: requestMetadata(asked), unfurl_links: false });
+    request = await saveRequest(deps.store.approvals, deps.approvals.seal, asked, channelId!, posted.ts!);
   } catch (error) {
     logger.error({ err: errorSummary(error), channelId }, 'could not post or store the approval request');
     // A request message the store does not hold could never be decided: take it down again.
@@ -65,11 +66,13 @@ export async function requestApproval(deps: ListenerDeps, client: webApi.WebClie
   await updateView(client, { viewId, view }, logger);
 }
 
-const auditActionOf = (operation: ApprovedOperation): AuditAction => (operation.kind === 'activation' ? 'activate' : operation.kind === 'suspension' ? operation.action : 'payment');
+const AUDIT_ACTION = { activation: 'activate', payment: 'payment', 'remove-duplicate': 'remove-duplicate' } as const;
+const auditActionOf = (operation: ApprovedOperation): AuditAction => (operation.kind === 'suspension' ? operation.action : AUDIT_ACTION[operation.kind]);
 
 function targetsOf(operation: ApprovedOperation): AuditEntry['targets'] {
   if (operation.kind === 'activation') return { device: operation.request.device, ...(operation.request.clientId !== undefined && { clientId: operation.request.clientId }) };
   if (operation.kind === 'suspension') return { serviceId: operation.serviceId };
+  if (operation.kind === 'remove-duplicate') return { clientId: operation.removal.clientId, [operation.removal.record === 'client' ? 'lateClientId' : `${operation.removal.record}Id`]: operation.removal.duplicateId };
   return { clientId: operation.input.clientId };
 }
 
@@ -85,12 +88,12 @@ function endedAudit(request: ApprovalRequest, decision: Exclude<Decision, 'appro
  * replica's or approver's), naming the standing one. The winner mirrors it in Slack (a reply in the
  * request's thread, the request message updated) and runs the operation when approved.
  */
-async function decide(deps: ListenerDeps, client: webApi.WebClient, stored: StoredRequest, decision: Decision, by: string, logger: Logger): Promise<{ won: true } | { won: false; decision: string; by: string }> {
+async function decide(deps: ListenerDeps, client: webApi.WebClient, stored: RequestState, decision: Decision, by: string, logger: Logger): Promise<{ won: true } | { won: false; decision: string; by: string }> {
   const { request } = stored;
   // An approval is recorded with its run in flight, in one transaction: a process that stops at any point
   // after the decision (before its Slack calls, say) leaves the thread to be told by the next sweep.
   const intent = decision === 'approved' ? deps.reporter.inFlight?.intent({ channel: stored.channel, ts: stored.ts }, approvedRunStopped(request, by)) : undefined;
-  const decided = await deps.store.approvals.decide(request.id, decision, by, deps.approvals.now(), intent);
+  const decided = await deps.store.approvals.decide(request.id, sealedDecision(deps.approvals.seal, stored, decision, by, deps.approvals.now()), intent);
   if (!decided.won) return decided;
   logger.info({ requestId: request.id, decision, by }, 'approval request decided');
   const reply = decisionReply(request, decision, by);
@@ -145,8 +148,12 @@ export function register(app: App, deps: ListenerDeps): void {
       const origin = { channelId: where?.channel ?? by, userId: by, ...(body.response_url && { responseUrl: body.response_url }) };
       const tell = (text: string) => tellAgent(client, body.view?.type === 'home' ? { channelId: by, userId: by } : origin, notice(text), logger);
       // The request as the store holds it now, never as the button or the message remembers it.
-      const stored = where && (await readRequest(deps.store.approvals, where.channel, where.ts).catch(() => undefined));
+      const stored = where && (await readRequest(deps.store.approvals, deps.approvals.seal, where.channel, where.ts).catch(() => undefined));
       if (!stored) return void (await tell(':x: SubOps could not read this approval request (it may have been deleted). Nothing was changed.'));
+      if (isTampered(stored)) {
+        logTampered(logger, stored);
+        return void (await tell(TAMPERED_TEXT));
+      }
       // Decided already: say by whom (a race between two deciders is settled by the store).
       if (stored.decision) return void (await tell(`This request was already ${stored.decision.decision} (by ${mention(stored.decision.by)}). Nothing else was done.`));
       const verdict = judgeClick(stored.request, { by, approve, at: deps.approvals.now() });
@@ -158,12 +165,36 @@ export function register(app: App, deps: ListenerDeps): void {
   }
 }
 
+/** What the person who acted on a row that does not verify is told. */
+export const TAMPERED_TEXT = ':x: This approval request in SubOps\' store does not match what was posted for approval, so SubOps refuses it. Nothing was changed; ask for the change again.';
+
+/** The log line of a row that does not verify: what an operator looks into (someone wrote the store). */
+export function logTampered(logger: Logger, row: TamperedRow): void {
+  logger.warn({ requestId: row.id, part: row.part }, 'an approval row in the store does not match its seal: refused (the store was written by something other than SubOps)');
+}
+
+/** The store's undecided requests that verify; each row that does not is logged and left alone. */
+async function undecided(deps: Pick<ListenerDeps, 'approvals' | 'store' | 'logger'>): Promise<RequestState[]> {
+  const { requests, tampered } = await readUndecided(deps.store.approvals, deps.approvals.seal);
+  for (const row of tampered) logTampered(deps.logger, row);
+  return requests;
+}
+
 /** The undecided requests that have not expired yet (the Home tab's lists). */
-export async function pendingRequests(deps: Pick<ListenerDeps, 'approvals' | 'store'>): Promise<StoredRequest[]> {
+export async function pendingRequests(deps: Pick<ListenerDeps, 'approvals' | 'store' | 'logger'>): Promise<RequestState[]> {
   const { channelId, settings, now } = deps.approvals;
   if (!channelId || !settings.required.size) return [];
   const at = now();
-  return (await readUndecided(deps.store.approvals)).filter((stored) => stored.request.expiresAt > at);
+  return (await undecided(deps)).filter((stored) => stored.request.expiresAt > at);
+}
+
+/**
+ * Sets a row that does not verify aside: decided `expired` in the store only (no seal, nothing posted,
+ * nothing run), so it is logged once and never read as pending again. What it says is not SubOps'.
+ */
+async function setAside(deps: ListenerDeps, row: TamperedRow, logger: Logger): Promise<void> {
+  logTampered(logger, row);
+  await deps.store.approvals.decide(row.id, { decision: 'expired', by: deps.identity.botUserId, at: deps.approvals.now(), seal: '' });
 }
 
 /** Expires every undecided request past its time (once, whichever replica gets there first); how many it expired. */
@@ -172,9 +203,10 @@ export async function sweepExpired(client: webApi.WebClient, deps: ListenerDeps)
   if (!channelId || !settings.required.size) return 0;
   const logger = deps.logger.child({ flow: 'approval-expiry' });
   const at = now();
-  const undecided = await readUndecided(deps.store.approvals);
+  const { requests, tampered } = await readUndecided(deps.store.approvals, deps.approvals.seal);
+  for (const row of tampered) await setAside(deps, row, logger);
   let expired = 0;
-  for (const stored of undecided.filter((s) => s.request.expiresAt <= at)) {
+  for (const stored of requests.filter((s) => s.request.expiresAt <= at)) {
     if ((await decide(deps, client, stored, 'expired', deps.identity.botUserId, logger)).won) expired++;
   }
   return expired;

@@ -2,11 +2,13 @@
  * An approved operation runs as the requester's, where they asked for it, once the requester is found to
  * still hold the grant it needs (ACCESS_*, user groups read as for any request) and after reading UISP
  * again: if the grant is gone, or anything it was confirmed on changed meanwhile (a service's status, the
- * device's site, a refusal now), it stops and says so, and nothing is written.
+ * device's site, a refusal now), it stops and says so, and nothing is written. The request it is given
+ * is the one read from a row whose seals verified (src/slack/approval-requests.ts), never the row as stored.
  */
 import type { Logger } from 'pino';
 import { grantNeeded } from '../../services/approvals.js';
-import { paymentAudit } from '../../services/audit-records.js';
+import { duplicateRemovalAudit, paymentAudit } from '../../services/audit-records.js';
+import { removalSentence } from '../../render/duplicates.js';
 import { changeSentence, errorSentence } from '../../render/activation.js';
 import type { ApprovalRequest } from '../../slack/metadata.js';
 import type { ListenerDeps } from '../../slack/deps.js';
@@ -71,6 +73,18 @@ export async function runApproved(deps: ListenerDeps, request: ApprovalRequest, 
       // The request names the operation: an approval acted on twice records one payment.
       const recording = await recordPayment(deps, { input: operation.input, origin, operationKey: `approval-${request.id}`, approvedBy: approver, logger });
       return recording.ok ? { ok: true, sentence: paymentAudit(recording.recorded).summary } : { ok: false, sentence: `${recording.failure.message} ${recording.failure.changed}` };
+    }
+    case 'remove-duplicate': {
+      // Both records are read again and the removal decided again, as for a press with no approval needed.
+      let outcome;
+      try {
+        outcome = await deps.services.duplicates.remove(operation.removal);
+      } catch (error) {
+        return unread(error);
+      }
+      const sentence = removalSentence(outcome);
+      await deps.audit.record({ actorId: request.requester, approvedBy: approver, ...duplicateRemovalAudit(outcome, sentence) });
+      return { ok: outcome.kind === 'removed', sentence };
     }
   }
 }

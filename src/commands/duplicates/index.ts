@@ -6,21 +6,25 @@
  * invoiced (a site: no device, no CRM link; a client: an empty namesake of the kept one, newer, named the
  * same, no service, payment or invoice); the notice then says what happened and who pressed, and the
  * click is an audit record. A person's click (or `subops duplicates remove`, the same call) is the only way
- * SubOps removes an Active service.
+ * SubOps removes an Active service. With APPROVAL_REQUIRED_FOR=delete-service, removing a late service (an
+ * Active one) or a late client (with anything under it) is an approval request instead (issue #37 §9): the
+ * removal runs, decided again on fresh reads, only once an approver other than the presser approves it.
  */
 import type { App, BlockButtonAction, webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { removalSentence } from '../../render/duplicates.js';
+import { approvalReasons } from '../../services/approvals.js';
 import { duplicateRemovalAudit } from '../../services/audit-records.js';
 import type { RemovalOutcome } from '../../services/duplicates.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure, errorSummary } from '../../slack/errors.js';
 import { escapeMrkdwn } from '../../slack/escape.js';
-import { decodeMetadata, RemoveDuplicateValueSchema } from '../../slack/metadata.js';
-import { noticeAfterClick, removalLine } from '../../views/duplicates.js';
+import { decodeMetadata, originOfAction, RemoveDuplicateValueSchema } from '../../slack/metadata.js';
+import { noticeAfterClick, removalApprovalAsked, removalLine } from '../../views/duplicates.js';
 import { notice } from '../../views/help.js';
 import { ACTION } from '../../views/ids.js';
 import { actionsOf, type Block } from '../../views/kit.js';
+import { postApprovalRequest } from '../approvals/index.js';
 
 export function register(app: App, deps: ListenerDeps): void {
   const { events, logger } = deps;
@@ -43,6 +47,13 @@ export function register(app: App, deps: ListenerDeps): void {
         log.warn({ err: errorSummary(error) }, 'could not answer the agent privately');
       }
     };
+
+    const reasons = approvalReasons(deps.approvals.settings, { kind: 'remove-duplicate', record: request.record, duplicateId: request.duplicateId });
+    if (reasons.length) {
+      const asked = await postApprovalRequest(deps, client, { origin: originOfAction(body), reasons, operation: { kind: 'remove-duplicate', removal: request }, logger: log });
+      await tell(removalApprovalAsked(request, asked.posted ? { asked: asked.channelId } : { problem: asked.problem }));
+      return;
+    }
 
     let outcome: RemovalOutcome;
     try {
