@@ -18,7 +18,7 @@ import { activationFailure, activationParent, activationStep, activationStopped,
 import { approvalAskedAgain, approvalNotPostedView, approvalRequestedView, approvalRequestMessage, approvedRunStopped, decidedRequestMessage, outcomeReply, pendingApprovalBlocks } from '../../src/views/approvals.js';
 import { auditMessage } from '../../src/views/audit.js';
 import { digestMessage } from '../../src/views/digest.js';
-import { lateDuplicateNotice, noticeAfterClick, removalLine } from '../../src/views/duplicates.js';
+import { lateDuplicateNotice, noticeAfterClick, removalApprovalAsked, removalLine } from '../../src/views/duplicates.js';
 import { homeView } from '../../src/views/home.js';
 import { linkedReply, linkReminder } from '../../src/views/link-watch.js';
 import { clientCardMessage, clientMatchesMessage, deviceCardMessage, deviceMatchesMessage, noClientMessage, noDeviceMessage } from '../../src/views/lookups.js';
@@ -180,6 +180,8 @@ export function surfaces(v: string): Record<string, unknown> {
     ...Object.fromEntries(
       [removed, refused, removalFailed].map((outcome) => [`removalLine, ${outcome.kind}`, { blocks: noticeAfterClick(siteNotice.blocks, outcome, removalLine(outcome, removalSentence(outcome), 'U0LEAD')) }]),
     ),
+    'removalApprovalAsked, asked': { text: removalApprovalAsked({ record: 'client', duplicateId: 1009 }, { asked: 'C0APPROVALS' }) },
+    'removalApprovalAsked, not posted': { text: removalApprovalAsked({ record: 'service', duplicateId: 109 }, { problem: v }) },
     'homeView': homeView({
       userId: 'U0AGENT',
       operations: { ok: true, value: { mine: [{ ...auditLine, actor: { via: 'cli', username: v } }], team: [{ ...auditLine, actor: { via: 'slack', userId: 'U0LEAD' } }] } },
