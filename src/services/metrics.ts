@@ -5,6 +5,7 @@
  * - UISP request duration by system, method, endpoint and status: an observer of the HTTP core;
  * - Slack API errors by method and error: reported by the Slack client's fetch (src/slack/api-errors.ts);
  * - webhook events by entity and outcome, and the manual CRM–NMS links still pending;
+ * - operations in flight read back from the store and set aside (they did not validate);
  * - prom-client's default metrics of the process (`process_*`: CPU, memory, open files; `nodejs_*`: event
  *   loop lag, heap, GC, handles), collected at each scrape.
  * `GET /metrics` serves `render()` in the Prometheus text format, on the ops listener (OPS_HOST:OPS_PORT,
@@ -26,6 +27,7 @@ interface Instruments {
   uispDuration: Histogram<'system' | 'method' | 'endpoint' | 'status'>;
   slackErrors: Counter<'method' | 'error'>;
   webhookEvents: Counter<'entity' | 'outcome'>;
+  inFlightSetAside: Counter;
 }
 
 export class Metrics {
@@ -61,6 +63,11 @@ export class Metrics {
 
   webhookEvent(entity: string, outcome: WebhookOutcome): void {
     this.record((m) => m.webhookEvents.inc({ entity, outcome }));
+  }
+
+  /** An operation in flight read back from the store that did not validate: set aside, never posted. */
+  inFlightSetAside(): void {
+    this.record((m) => m.inFlightSetAside.inc());
   }
 
   async render(): Promise<string> {
@@ -136,6 +143,11 @@ function createInstruments({ collectDefaultMetrics, Counter, Gauge, Histogram, R
       name: 'subops_webhook_events_total',
       help: 'UISP webhook events by entity (client, service, payment…; unknown before confirmation) and outcome (notified, own, ignored, stale — no longer what the CRM says, duplicate, unverified, failed, refused — wrong token or body, limited — over the rate, busy — backlog full).',
       labelNames: ['entity', 'outcome'] as const,
+      registers: [registry],
+    }),
+    inFlightSetAside: new Counter({
+      name: 'subops_in_flight_set_aside_total',
+      help: 'Operations in flight read back from the store that did not validate (not as SubOps records one, or their check did not verify): removed, never posted.',
       registers: [registry],
     }),
   };
