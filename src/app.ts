@@ -36,6 +36,8 @@ import { errorSummary } from './slack/errors.js';
 import { createAuditor } from './slack/audit.js';
 import { startOutboxDrain } from './slack/audit-outbox.js';
 import { InFlightOperations } from './slack/in-flight.js';
+import { operationCheck } from './slack/operation-check.js';
+import { botSecretOf } from './slack/record-seal.js';
 import { DeliveryLog, dropRedeliveries } from './slack/deliveries.js';
 import { createLateDuplicateNotices } from './slack/duplicate-notices.js';
 import type { ListenerDeps } from './slack/deps.js';
@@ -122,7 +124,9 @@ export function createApp({ services, slack, logger, work = new WorkTracker(), i
     store,
     ...(metrics && { sinks: [metrics.auditSink], onSetAside: () => metrics.auditRecordSetAside() }),
   });
-  const inFlight = new InFlightOperations({ operations: store.operations, client: app.client, logger, now });
+  // Operations in flight are checked with a key from the bot's secret, which the bot always has (config requires one).
+  const secret = botSecretOf(slack);
+  const inFlight = secret ? new InFlightOperations({ operations: store.operations, client: app.client, logger, now, check: operationCheck(secret), ...(metrics && { onSetAside: () => metrics.inFlightSetAside() }) }) : undefined;
   const deps: ListenerDeps = {
     services,
     audit,
@@ -159,18 +163,18 @@ export function createApp({ services, slack, logger, work = new WorkTracker(), i
   // Audit records kept while Slack did not take them: posted at start and every interval, in order.
   const outboxTimer = audit.outbox && storeSweepMs > 0 ? startOutboxDrain(audit.outbox, work, logger, storeSweepMs) : undefined;
   // Operations a process that stopped hard left mid-way: their threads are told, at start and every interval.
-  if (storeSweepMs > 0) inFlight.start(storeSweepMs, work);
+  if (storeSweepMs > 0) inFlight?.start(storeSweepMs, work);
   const stop = app.stop.bind(app);
   return Object.assign(app, {
     stop: async () => {
       watch?.stop();
       outboxTimer?.stop();
-      inFlight.stop();
+      inFlight?.stop();
       return stop();
     },
     sweepApprovals: () => approvals.sweepExpired(app.client, deps),
     drainAudit: async () => (audit.outbox ? audit.outbox.drain() : 0),
-    sweepInFlight: () => inFlight.sweep(),
+    sweepInFlight: async () => (inFlight ? inFlight.sweep() : 0),
   });
 }
 

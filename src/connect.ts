@@ -64,7 +64,8 @@ export async function connect(env: Env, notice: (line: string) => void, { keepSi
     config.uisp = { ...config.uisp, url: simulator.url, crmToken: simulator.token, nmsToken: simulator.token };
   }
   const shared = shareStore && !overrides.sharedLocks && !simulator ? sharedStoreSettings(env) : undefined;
-  const store = shared && (await import('./store/index.js')).openStore(shared);
+  const stores = shared && (await import('./store/index.js'));
+  const store = shared && stores && stores.openStore(shared, { onForeignClaim: (found) => notice(`Warning: ${stores.foreignClaimWarning(found)}`) });
   const storeName = shared?.engine === 'embedded' ? `in ${shared.dir} (STORE_DIR)` : 'at DATABASE_URL';
   const onStoreError = (error: unknown) =>
     notice(`Warning: SubOps' store ${storeName} did not answer (${error instanceof Error ? error.message : String(error)}): this run did not take turns with other SubOps processes; its writes still converge on what UISP says.`);

@@ -14,6 +14,7 @@ import type { HealthProbe as HealthProbeType } from './slack/health.js';
 import { errorSummary } from './slack/errors.js';
 import { createLogger, prettyDestination } from './logging.js';
 import { checkSlack, StartupError } from './slack/startup.js';
+import type { Logger } from 'pino';
 import type { Store, StoreSettings } from './store/index.js';
 
 const SERVE_HELP = `Usage: subops serve [--simulator]
@@ -68,7 +69,7 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
   const logger = createLogger(config.core.logLevel, destination);
   // Slack is asked while the app's modules load and the store opens (the checks need none of them:
   // src/slack/startup.ts); nothing listens, and nothing is connected, before all three are done.
-  const [checked, loaded, opened] = await Promise.allSettled([checkSlack({ slack, logger, ...(options.sleep && { sleep: options.sleep }) }), loadServing(), openBotStore(config.store)]);
+  const [checked, loaded, opened] = await Promise.allSettled([checkSlack({ slack, logger, ...(options.sleep && { sleep: options.sleep }) }), loadServing(), openBotStore(config.store, logger)]);
   const store = opened.status === 'fulfilled' ? opened.value : undefined;
   if (checked.status === 'rejected' || loaded.status === 'rejected' || !store) {
     await store?.close();
@@ -184,8 +185,9 @@ async function loadServing() {
 }
 
 /** The bot's store, open: an embedded one held against a second bot on its folder. */
-async function openBotStore(settings: StoreSettings): Promise<Store> {
-  const store = (await import('./store/index.js')).openStore(settings, { guardFolder: true });
+async function openBotStore(settings: StoreSettings, logger: Logger): Promise<Store> {
+  const { openStore, foreignClaimWarning } = await import('./store/index.js');
+  const store = openStore(settings, { guardFolder: true, onForeignClaim: (found) => logger.warn({ key: found.key, state: found.state, until: found.until }, foreignClaimWarning(found)) });
   try {
     await store.ready();
   } catch (error) {

@@ -6,6 +6,7 @@
  * - Slack API errors by method and error: reported by the Slack client's fetch (src/slack/api-errors.ts);
  * - webhook events by entity and outcome, and the manual CRM–NMS links still pending;
  * - audit outbox rows set aside (not audit records: someone else wrote them into the store);
+ * - operations in flight read back from the store and set aside (they did not validate);
  * - prom-client's default metrics of the process (`process_*`: CPU, memory, open files; `nodejs_*`: event
  *   loop lag, heap, GC, handles), collected at each scrape.
  * `GET /metrics` serves `render()` in the Prometheus text format, on the ops listener (OPS_HOST:OPS_PORT,
@@ -28,6 +29,7 @@ interface Instruments {
   slackErrors: Counter<'method' | 'error'>;
   webhookEvents: Counter<'entity' | 'outcome'>;
   auditSetAside: Counter;
+  inFlightSetAside: Counter;
 }
 
 export class Metrics {
@@ -68,6 +70,11 @@ export class Metrics {
 
   webhookEvent(entity: string, outcome: WebhookOutcome): void {
     this.record((m) => m.webhookEvents.inc({ entity, outcome }));
+  }
+
+  /** An operation in flight read back from the store that did not validate: set aside, never posted. */
+  inFlightSetAside(): void {
+    this.record((m) => m.inFlightSetAside.inc());
   }
 
   async render(): Promise<string> {
@@ -148,6 +155,11 @@ function createInstruments({ collectDefaultMetrics, Counter, Gauge, Histogram, R
     auditSetAside: new Counter({
       name: 'subops_audit_records_set_aside_total',
       help: 'Rows of the audit outbox in the store that were not audit records: taken out and logged, never posted.',
+      registers: [registry],
+    }),
+    inFlightSetAside: new Counter({
+      name: 'subops_in_flight_set_aside_total',
+      help: 'Operations in flight read back from the store that did not validate (not as SubOps records one, or their check did not verify): removed, never posted.',
       registers: [registry],
     }),
   };

@@ -5,7 +5,8 @@
  * (KeyedLock), then in the store as a claim on a lease (`lock:<key>`, keys in sorted order, so two runs
  * never hold one each of the other's). A key another process holds is asked for again after a wait that
  * grows from `firstWaitMs` to `maxWaitMs`; a process that died holding one frees it when its lease runs
- * out. A store that does not answer leaves the run to this process's lock: what UISP says is the backstop
+ * out, and a row no SubOps process wrote (a lease longer than the hold, a lock remembered as done) counts
+ * as run out at once: the store takes it over and warns (src/store/claims.ts `isForeign`). A store that does not answer leaves the run to this process's lock: what UISP says is the backstop
  * (every write converges, src/services/converge.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -76,7 +77,7 @@ export class SharedLocks implements Locks {
     try {
       for (const key of sorted) {
         for (let attempt = 0; ; attempt++) {
-          const outcome = await claims.claim(`lock:${key}`, { holdMs });
+          const outcome = await claims.claim(`lock:${key}`, { holdMs, heldOnly: true });
           if (outcome.won) {
             held.push(outcome.claim);
             break;

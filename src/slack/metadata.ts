@@ -55,7 +55,7 @@ export const ActivationMetaSchema = z.object({
   confirmedClientId: z.number().int().optional(),
 });
 
-const SuspensionActionSchema = z.enum(['suspend', 'unsuspend']);
+export const SuspensionActionSchema = z.enum(['suspend', 'unsuspend']);
 export type SuspensionAction = z.infer<typeof SuspensionActionSchema>;
 
 export const SuspensionMetaSchema = z.object({

@@ -57,8 +57,13 @@ export function recordSeal(secret: string): RecordSeal {
   };
 }
 
-/** The bot's seal from its configuration: the signing secret, else the app token; none (the CLI) without either. */
+/** The bot's own secret: the signing secret, else the app token; none (the CLI) without either. Each use derives a key of its own from it. */
+export function botSecretOf(slack: { signingSecret?: string | undefined; appToken?: string | undefined }): string | undefined {
+  return slack.signingSecret || slack.appToken || undefined;
+}
+
+/** The bot's seal from its configuration; none (the CLI) without the bot's secret. */
 export function sealOf(slack: { signingSecret?: string | undefined; appToken?: string | undefined }): RecordSeal | undefined {
-  const secret = slack.signingSecret || slack.appToken;
+  const secret = botSecretOf(slack);
   return secret ? recordSeal(secret) : undefined;
 }

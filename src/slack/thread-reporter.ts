@@ -23,6 +23,7 @@ import type { Origin } from './metadata.js';
 import { tellAgent } from './notify.js';
 import type { WorkTracker } from './work.js';
 import type { InFlightOperation, InFlightOperations } from './in-flight.js';
+import type { StopNotice } from './stop-notices.js';
 
 export interface ReporterDeps {
   client: webApi.WebClient;
@@ -40,8 +41,8 @@ export interface OperationStart {
   parent: SlackMessage;
   parentTs?: string | undefined;
   logger: Logger;
-  /** What the thread says if this process stops before `finish` (a Retry, where one makes sense). */
-  ifStopped?: SlackMessage | undefined;
+  /** What the thread is told if this process stops before `finish` (a kind and ids: ./stop-notices.ts). */
+  ifStopped?: StopNotice | undefined;
 }
 
 export interface OperationEnd {
@@ -82,7 +83,7 @@ export class ThreadReport {
   private readonly channel: string;
   private readonly origin: Origin;
   private readonly logger: Logger;
-  private readonly ifStopped: SlackMessage | undefined;
+  private readonly ifStopped: StopNotice | undefined;
   /** The operation's record in the store, once its thread exists. */
   private inFlight: Promise<InFlightOperation> | undefined;
 

@@ -7,7 +7,7 @@
  * first use: nothing is opened for a process that never asks (`subops --help`).
  */
 import { SqlApprovalBook, type ApprovalBook } from './approvals.js';
-import { processOwner, SqlClaimLedger, type ClaimLedger } from './claims.js';
+import { processOwner, SqlClaimLedger, type ClaimLedger, type ForeignClaimListener } from './claims.js';
 import { Memory, OpeningKv, type Kv } from './kv.js';
 import { KvApprovalBook, KvAuditOutbox, KvClaimLedger, KvOperationLog } from './kv-store.js';
 import { migrate } from './migrations.js';
@@ -42,6 +42,8 @@ export interface StoreOptions {
   now?: () => number;
   /** The bot's store: an embedded one holds its folder against a second bot while it is open (./folder-guard.ts). */
   guardFolder?: boolean;
+  /** Told of each claim row SubOps did not write that the store took over (./claims.ts `isForeign`). */
+  onForeignClaim?: ForeignClaimListener;
 }
 
 export function openStore(settings: StoreSettings, options: StoreOptions = {}): Store {
@@ -58,11 +60,11 @@ export function openStore(settings: StoreSettings, options: StoreOptions = {}): 
 }
 
 /** A store on key-value tables (LMDB, or a `Memory`): two on one `Memory` are two processes' views of it (tests). */
-export function storeOnKv(kv: Kv, { now = Date.now }: StoreOptions = {}): Store {
+export function storeOnKv(kv: Kv, { now = Date.now, onForeignClaim }: StoreOptions = {}): Store {
   const owner = processOwner();
   const opening = kv instanceof OpeningKv ? kv : undefined;
   return {
-    claims: new KvClaimLedger(kv, owner, now),
+    claims: new KvClaimLedger(kv, owner, now, onForeignClaim),
     approvals: new KvApprovalBook(kv, owner, now),
     outbox: new KvAuditOutbox(kv),
     operations: new KvOperationLog(kv, owner, now),
@@ -73,12 +75,12 @@ export function storeOnKv(kv: Kv, { now = Date.now }: StoreOptions = {}): Store 
 }
 
 /** A store on a SQL engine: two on one engine are two processes' views of one database (tests). */
-export function storeOnSql(sql: OpeningSql, { now }: StoreOptions = {}): Store {
+export function storeOnSql(sql: OpeningSql, { now, onForeignClaim }: StoreOptions = {}): Store {
   const owner = processOwner();
   // Leases on the database's clock (a test's, when it brings one).
   const clock = now ? async () => now() : () => sql.clock();
   return {
-    claims: new SqlClaimLedger(sql, owner, clock),
+    claims: new SqlClaimLedger(sql, owner, clock, onForeignClaim),
     operations: new SqlOperationLog(sql, owner, clock),
     approvals: new SqlApprovalBook(sql, owner, clock),
     outbox: new SqlAuditOutbox(sql),
@@ -101,7 +103,8 @@ async function openMigrated(settings: Extract<StoreSettings, { engine: 'postgres
 
 export { StoreError } from './errors.js';
 export { Memory } from './kv.js';
-export type { Claim, ClaimLedger, ClaimOutcome } from './claims.js';
+export { foreignClaimWarning } from './claims.js';
+export type { Claim, ClaimLedger, ClaimOutcome, ForeignClaim, ForeignClaimListener } from './claims.js';
 export type { ApprovalBook, DecisionRow, RequestRow, RunIntent, StoredDecision } from './approvals.js';
 export type { AuditOutbox, WaitingRecord } from './outbox.js';
 export type { OperationLog, OperationRow } from './operations.js';

@@ -5,7 +5,7 @@
  * and its writes with no other writer between them, whichever process on the machine asks.
  */
 import type { ApprovalBook, DecideOutcome, DecisionRow, NewRequestRow, RequestRow, RunIntent } from './approvals.js';
-import { DEFAULT_HOLD_MS, type Claim, type ClaimLedger, type ClaimOptions, type ClaimOutcome } from './claims.js';
+import { DEFAULT_HOLD_MS, isForeign, type Claim, type ClaimLedger, type ClaimOptions, type ClaimOutcome, type ForeignClaim, type ForeignClaimListener } from './claims.js';
 import type { Kv } from './kv.js';
 import type { OperationLog, OperationRow } from './operations.js';
 import type { AuditOutbox, WaitingRecord } from './outbox.js';
@@ -28,18 +28,23 @@ export class KvClaimLedger implements ClaimLedger {
     private readonly kv: Kv,
     private readonly owner: string,
     private readonly now: () => number,
+    private readonly onForeign: ForeignClaimListener = () => undefined,
   ) {}
 
-  async claim(key: string, { holdMs = DEFAULT_HOLD_MS }: ClaimOptions = {}): Promise<ClaimOutcome> {
+  async claim(key: string, { holdMs = DEFAULT_HOLD_MS, heldOnly = false }: ClaimOptions = {}): Promise<ClaimOutcome> {
     const at = this.now();
     if (++this.claimsMade % PURGE_EVERY === 0) await this.purge(at - DEFAULT_HOLD_MS);
-    const standing = await this.kv.transaction((tx) => {
+    const outcome = await this.kv.transaction((tx): { standing: ClaimValue['state'] } | { foreign: ForeignClaim | undefined } => {
       const row = tx.get<ClaimValue>('claims', key);
-      if (row && row.until > at) return row.state;
+      // A row SubOps did not write counts as run out (issue #37 §8).
+      const foreign = row && isForeign(row, at, holdMs, heldOnly) ? { key, state: row.state, until: row.until } : undefined;
+      if (row && row.until > at && !foreign) return { standing: row.state };
       tx.put('claims', key, { owner: this.owner, state: 'held', until: at + holdMs } satisfies ClaimValue);
-      return undefined;
+      return { foreign };
     });
-    return standing ? { won: false, state: standing } : { won: true, claim: this.claimOf(key) };
+    if ('standing' in outcome) return { won: false, state: outcome.standing };
+    if (outcome.foreign) this.onForeign(outcome.foreign);
+    return { won: true, claim: this.claimOf(key) };
   }
 
   async isClaimed(key: string): Promise<boolean> {
@@ -49,12 +54,15 @@ export class KvClaimLedger implements ClaimLedger {
 
   async hold(key: string, holdMs: number): Promise<boolean> {
     const at = this.now();
-    return this.kv.transaction((tx) => {
+    const outcome = await this.kv.transaction((tx) => {
       const row = tx.get<ClaimValue>('claims', key);
-      if (row && row.owner !== this.owner && row.until > at) return false;
+      const foreign = row && row.owner !== this.owner && isForeign(row, at, holdMs) ? { key, state: row.state, until: row.until } : undefined;
+      if (row && row.owner !== this.owner && row.until > at && !foreign) return { held: false };
       tx.put('claims', key, { owner: this.owner, state: row?.owner === this.owner ? row.state : 'held', until: at + holdMs } satisfies ClaimValue);
-      return true;
+      return { held: true, foreign };
     });
+    if (outcome.foreign) this.onForeign(outcome.foreign);
+    return outcome.held;
   }
 
   async letGo(key: string): Promise<void> {

@@ -1,6 +1,8 @@
 /**
  * Operations in flight, for when a process stops hard (crash, OOM kill, eviction) in the middle of one:
- * each row names the Slack thread showing it and what that thread should say if it is left unfinished.
+ * each row names the Slack thread showing it and what that thread is told if it is left unfinished (as
+ * the front end records it: a kind and ids with its check, src/slack/in-flight.ts). Read back, a row is
+ * data for the front end to validate, never a message to post.
  * Its process holds it on a lease it renews while it runs and deletes it when the operation ends; a row
  * whose lease ran out belongs to a process that died, and the next one takes it over to say so.
  */
@@ -10,7 +12,7 @@ export interface OperationRow {
   id: string;
   channel: string;
   threadTs: string;
-  /** The front end's message for the thread when the operation was left unfinished. */
+  /** What the thread is told when the operation was left unfinished, as the front end recorded it (never a message). */
   ifStopped: unknown;
   startedAt: number;
 }

@@ -107,8 +107,8 @@ export function decisionReply(request: ApprovalRequest, decision: Decision, by: 
  * What the request's thread says when the SubOps process carrying out the approved change stopped hard
  * before its end (posted by the next process: src/slack/in-flight.ts).
  */
-export function approvedRunStopped(request: ApprovalRequest, approver: string): SlackMessage {
-  const text = `${mention(request.requester)} ${mention(approver)} :warning: *SubOps stopped* while carrying out this approved change (its process was restarted or killed): it may be done in part, or not at all. Look at its own thread, if one was started, before asking again; a new request reads UISP afresh.`;
+export function approvedRunStopped(requester: string, approver: string): SlackMessage {
+  const text = `${mention(requester)} ${mention(approver)} :warning: *SubOps stopped* while carrying out this approved change (its process was restarted or killed): it may be done in part, or not at all. Look at its own thread, if one was started, before asking again; a new request reads UISP afresh.`;
   return message(text, [section(text)]);
 }
 

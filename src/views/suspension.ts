@@ -11,6 +11,7 @@ import { ACTION, BLOCK, CALLBACK } from './ids.js';
 import { context, externalSelectInput, fields, message, modal, option, problem, section, selectInput, textInput, withProblem, type Block, type ModalView, type SlackMessage } from './kit.js';
 import { clientDisplayName } from '../services/uisp/client-name.js';
 import { clip } from './limits.js';
+import { operationStopped } from './process.js';
 
 interface ActionWords {
   title: string;
@@ -248,4 +249,10 @@ export function suspensionResultReply(action: SuspensionAction, result: Suspensi
   const status = after ? `The CRM now reports status *${escapeMrkdwn(statusLabel(after.status))}*` : 'The CRM accepted it; reading the new status back failed, so check it in the CRM';
   const text = `:white_check_mark: Service #${service.id} ${WORDS[action].done}. ${status}${reason ? `, reason ${escapeMrkdwn(reason.name)}` : ''}.`;
   return message(text, [section(text), context(`service \`${service.id}\`  ·  client \`${service.clientId}\`${reason ? `  ·  reason \`${reason.id}\`` : ''}`)]);
+}
+
+/** What the thread says when the SubOps process running the change stopped hard before its end (src/slack/stop-notices.ts). */
+export function suspensionStopped(action: SuspensionAction, serviceId: number, clientId: number): SlackMessage {
+  const what = `this ${action === 'suspend' ? 'suspension' : 'lift'} of service #${serviceId}`;
+  return operationStopped(what, `Look at client #${clientId} with /client before trying again; SubOps changes nothing on a service that is already ${action === 'suspend' ? 'suspended' : 'active'}.`);
 }

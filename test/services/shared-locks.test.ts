@@ -8,13 +8,15 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import pg from 'pg';
+import { afterEach, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { loadCoreConfig } from '../../src/config.js';
 import { LeaseLostError } from '../../src/services/errors.js';
 import { createServices, type Services } from '../../src/services/container.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { activate, fleetCustomer, fleetData } from '../support/fleet.js';
-import { openStore, type ClaimLedger, type Store } from '../../src/store/index.js';
+import { foreignClaimWarning, openStore, type ClaimLedger, type ForeignClaim, type Store } from '../../src/store/index.js';
+import { openLmdb } from '../../src/store/lmdb.js';
 import { testStore } from '../support/store.js';
 
 let sim: RunningSimulator | undefined;
@@ -373,5 +375,60 @@ describe.each(engines)('a confirmed delete held back by a slow store, on $name (
     expect(uisp.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/authorize'))).toEqual([]);
     expect(device.identification.site).toMatchObject({ id: ravi.id });
     expect(events.at(-1)).toMatchObject({ type: 'result', outcome: 'failed', error: { code: 'device-in-use', move: { site: { id: ravi.id } } } });
+  });
+});
+
+/**
+ * One claim row no SubOps process wrote (issue #37 §8): whoever can write the store puts a lock on a
+ * device, held for a year or remembered as done. SubOps never writes either (a lock is held for its two
+ * minutes, renewed, and released), so the run takes the device over at once, and says so.
+ */
+const YEAR = 365 * 24 * 3_600_000;
+const forgedLocks = [
+  { name: 'the embedded store (written into its files)', async open(onForeignClaim: (found: ForeignClaim) => void, row: { key: string; state: 'held' | 'done'; until: number }) {
+    const dir = await mkdtemp(join(tmpdir(), 'subops-forged-lock-'));
+    const kv = await openLmdb(dir);
+    await kv.transaction((tx) => tx.put('claims', row.key, { owner: 'someone-else', state: row.state, until: row.until }));
+    await kv.close();
+    const store = openStore({ engine: 'embedded', dir }, { onForeignClaim });
+    onTestFinished(() => store.close());
+    return store;
+  } },
+  { name: 'PostgreSQL (an INSERT with DATABASE_URL)', async open(onForeignClaim: (found: ForeignClaim) => void, row: { key: string; state: 'held' | 'done'; until: number }) {
+    const store = await testStore({ onForeignClaim });
+    const sql = new pg.Client({ connectionString: inject('postgresUrl'), options: `-c search_path=${store.schema}` });
+    await sql.connect();
+    await sql.query(`INSERT INTO claims (key, owner, state, until_ms, claimed_ms) VALUES ($1, 'someone-else', $2, $3, 0)`, [row.key, row.state, row.until]);
+    await sql.end();
+    return store;
+  } },
+];
+
+describe.each(forgedLocks)('a lock row SubOps did not write, on $name', (engine) => {
+  it.each([
+    ['held for a year', 'held' as const],
+    ['remembered as done', 'done' as const],
+  ])('%s: the activation takes the device over without waiting, and the warning names the key', async (_case, state) => {
+    sim = await startSimulator({ data: fleetData(1) });
+    const customer = fleetCustomer(0);
+    const key = `lock:device:${customer.deviceId}`;
+    const warned: ForeignClaim[] = [];
+    const store = await engine.open((found) => warned.push(found), { key, state, until: Date.now() + YEAR });
+    let waits = 0;
+    const told: unknown[] = [];
+    // Any wait here is a wait on the forged row: the test ends it as a store failure, and counts it.
+    const wait = async () => {
+      waits++;
+      throw new Error('waited on a row SubOps did not write');
+    };
+    const services = createServices(loadCoreConfig({ UISP_URL: sim.url, UISP_TOKEN: sim.token, ISP_TIMEZONE: 'America/Guyana' }), { sharedLocks: { claims: store.claims, wait, onStoreError: (error) => told.push(error) } });
+    open.push(services);
+
+    const result = await activate(services, { device: customer.typed[0], firstName: 'Fleet', lastName: customer.lastName });
+    expect(result.outcome).toBe('activated');
+    expect(waits).toBe(0);
+    expect(told).toEqual([]);
+    expect(warned).toEqual([expect.objectContaining({ key, state })]);
+    expect(foreignClaimWarning(warned[0]!)).toMatch(new RegExp(`^A claim in SubOps' store on ${key} was not written by SubOps \\(.+\\): taken over as if it had run out\\.$`));
   });
 });

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../../src/playground/fake-slack.js';
 import { createAuditor } from '../../src/slack/audit.js';
 import { InFlightOperations } from '../../src/slack/in-flight.js';
+import { operationCheck } from '../../src/slack/operation-check.js';
 import { createThreadReporter, type ThreadReporter } from '../../src/slack/thread-reporter.js';
 import type { OperationLog } from '../../src/store/index.js';
 import { WorkTracker } from '../../src/slack/work.js';
@@ -153,10 +154,10 @@ describe('thread reporter', () => {
     let letThrough!: () => void;
     const through = new Promise<void>((resolve) => (letThrough = resolve));
     const slowAudit = { outbox: auditor.outbox, record: async (e: Parameters<typeof auditor.record>[0]) => (arrived(), await through, auditor.record(e)) };
-    const inFlight = new InFlightOperations({ operations, client, logger });
+    const inFlight = new InFlightOperations({ operations, client, logger, check: operationCheck('the-signing-secret') });
     const tracked = createThreadReporter({ client, audit: slowAudit, work, inFlight });
 
-    const report = tracked.start({ origin, parent: text('parent'), logger, ifStopped: text('stopped') });
+    const report = tracked.start({ origin, parent: text('parent'), logger, ifStopped: { kind: 'suspension', action: 'suspend', serviceId: 101, clientId: 1001 } });
     await report.posted();
     const finished = report.finish({ audit: entry });
     await recording;

@@ -8,7 +8,7 @@ import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished, vi } from 'vitest';
-import { Memory, openStore, storeOnKv, StoreError, type Store } from '../../src/store/index.js';
+import { Memory, openStore, storeOnKv, StoreError, type ForeignClaim, type Store } from '../../src/store/index.js';
 import { checkStore } from '../../src/store/check.js';
 import { migrate, SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { OpeningSql } from '../../src/store/sql.js';
@@ -48,13 +48,16 @@ interface Engine {
 
 const opened: Store[] = [];
 let embeddedDir: string;
+/** Claim rows SubOps did not write that a store took over, as each store tells them. */
+const foreign: ForeignClaim[] = [];
+const onForeignClaim = (found: ForeignClaim) => void foreign.push(found);
 
 const engines: Engine[] = [
   {
     name: 'memory (the demo, serve --simulator)',
     async pair(now) {
       const memory = new Memory();
-      return [storeOnKv(memory, { now }), storeOnKv(memory, { now })];
+      return [storeOnKv(memory, { now, onForeignClaim }), storeOnKv(memory, { now, onForeignClaim })];
     },
   },
   {
@@ -62,8 +65,8 @@ const engines: Engine[] = [
     async pair(now) {
       // Two opens of one folder: the bot and a CLI run on one machine.
       const dir = await mkdtemp(join(embeddedDir, 'pair-'));
-      const store = openStore({ engine: 'embedded', dir }, { now, guardFolder: true });
-      const other = openStore({ engine: 'embedded', dir }, { now });
+      const store = openStore({ engine: 'embedded', dir }, { now, guardFolder: true, onForeignClaim });
+      const other = openStore({ engine: 'embedded', dir }, { now, onForeignClaim });
       opened.push(store, other);
       return [store, other];
     },
@@ -71,8 +74,8 @@ const engines: Engine[] = [
   {
     name: 'PostgreSQL',
     async pair(now) {
-      const store = await postgresStore({ now });
-      const other = await postgresStore({ now, schema: store.schema });
+      const store = await postgresStore({ now, onForeignClaim });
+      const other = await postgresStore({ now, schema: store.schema, onForeignClaim });
       opened.push(store, other);
       return [store, other];
     },
@@ -145,6 +148,41 @@ describe.each(engines)('the store on $name', (engine) => {
     expect(await a.claims.hold('watch:site-1', 30_000)).toBe(false);
     await b.claims.letGo('watch:site-1');
     expect(await a.claims.hold('watch:site-1', 30_000)).toBe(true);
+  });
+
+  // Issue #37 §8: one row written with a far-future lease made a device's activations wait forever, silently.
+  it('a held lease running out later than its hold (and the allowance) is not one SubOps wrote: the next claim takes it over, with a warning', async () => {
+    foreign.length = 0;
+    const century = 100 * 365 * 24 * 3_600_000;
+    // Whoever can write the store writes the row (the store's own API writes what it is given).
+    expect((await a.claims.claim('lock:device:far', { holdMs: century })).won).toBe(true);
+    expect((await b.claims.claim('lock:device:far')).won).toBe(true);
+    expect(foreign).toEqual([{ key: 'lock:device:far', state: 'held', until: time.now() + century }]);
+    // Taken over as any run-out lease: the new holder's two minutes stand.
+    expect(await a.claims.claim('lock:device:far')).toEqual({ won: false, state: 'held' });
+    // A lease within the hold and the allowance stands (clocks measured a little apart).
+    expect((await a.claims.claim('lock:device:near', { holdMs: 2 * 60_000 + 5_000 })).won).toBe(true);
+    expect(await b.claims.claim('lock:device:near')).toEqual({ won: false, state: 'held' });
+    expect(foreign).toHaveLength(1);
+  });
+
+  it('a lock remembered as done is not one SubOps wrote (it only ever holds locks): taken over with a warning; other keys stay done', async () => {
+    foreign.length = 0;
+    const remembered = await a.claims.claim('lock:device:done');
+    if (remembered.won) await remembered.claim.done(30 * 24 * 3_600_000);
+    expect((await b.claims.claim('lock:device:done', { heldOnly: true })).won).toBe(true);
+    expect(foreign).toEqual([expect.objectContaining({ key: 'lock:device:done', state: 'done' })]);
+    const notice = await a.claims.claim('notice:done');
+    if (notice.won) await notice.claim.done(30 * 24 * 3_600_000);
+    expect(await b.claims.claim('notice:done')).toEqual({ won: false, state: 'done' });
+  });
+
+  it('a key held as an owner holds it, on a lease longer than its hold, is taken by the next holder, with a warning', async () => {
+    foreign.length = 0;
+    expect(await a.claims.hold('watch:far', 100 * 365 * 24 * 3_600_000)).toBe(true);
+    expect(await b.claims.hold('watch:far', 30_000)).toBe(true);
+    expect(foreign).toEqual([expect.objectContaining({ key: 'watch:far', state: 'held' })]);
+    expect(await a.claims.hold('watch:far', 30_000)).toBe(false);
   });
 
   it('an approval request gets exactly one decision, however many deciders race', async () => {

@@ -24,7 +24,7 @@ import { linkedReply, linkReminder } from '../../src/views/link-watch.js';
 import { clientCardMessage, clientMatchesMessage, deviceCardMessage, deviceMatchesMessage, noClientMessage, noDeviceMessage } from '../../src/views/lookups.js';
 import { paymentFilterForm, paymentForm, paymentRecordedMessage, paymentRecordedView, paymentsExported, paymentsList } from '../../src/views/payments.js';
 import { operationStopped } from '../../src/views/process.js';
-import { suspensionConfirm, suspensionForm, suspensionParent, suspensionResultReply } from '../../src/views/suspension.js';
+import { suspensionConfirm, suspensionForm, suspensionParent, suspensionResultReply, suspensionStopped } from '../../src/views/suspension.js';
 import { threadNotPosted } from '../../src/views/thread-not-posted.js';
 import { typeaheadOptions } from '../../src/views/typeahead.js';
 import { changeNotice, webhookFailedNotice } from '../../src/views/uisp-changes.js';
@@ -166,7 +166,7 @@ export function surfaces(v: string): Record<string, unknown> {
     'decidedRequestMessage': decidedRequestMessage(approvals.suspension, 'approved', 'U0LEAD'),
     'outcomeReply, activation': outcomeReply(approvals.activation, 'U0LEAD', { ok: true, sentence: `Activated ${v}: service #140, site "${v}", device ${v}.` }),
     'outcomeReply, failure quoting UISP': outcomeReply(approvals.payment, 'U0LEAD', { ok: false, sentence: `Could not read UISP again: ${v} Nothing was written.` }),
-    'approvedRunStopped': approvedRunStopped(approvals.payment, 'U0LEAD'),
+    'approvedRunStopped': approvedRunStopped(approvals.payment.requester, 'U0LEAD'),
     'approvalAskedAgain, asked': approvalAskedAgain(approvals.activation, 'U0AGENT', { asked: 'C0APPROVALS' }),
     'approvalAskedAgain, not posted': approvalAskedAgain(approvals.activation, 'U0AGENT', { problem: v }),
     'approvalNotPostedView': approvalNotPostedView('Activate subscriber', v),
@@ -206,6 +206,7 @@ export function surfaces(v: string): Record<string, unknown> {
     'paymentRecordedView': paymentRecordedView({ payment, client: uispClient, method }, origin),
     'paymentRecordedMessage': paymentRecordedMessage({ payment, client: uispClient, method }, 'U0AGENT'),
     'operationStopped': operationStopped(`this suspension of service #201`, `Look at client #1002 with /client before trying again.`),
+    'suspensionStopped': suspensionStopped('unsuspend', 201, 1002),
     'suspensionForm, a client picked': suspensionForm({
       action: 'suspend',
       origin,

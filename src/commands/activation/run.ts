@@ -9,7 +9,7 @@ import type { ActivationConfirmation, ActivationRequest, ActivationResult, StepE
 import type { ReadDecision } from '../../services/activation/workflow.js';
 import { activationAudit } from '../../services/audit-records.js';
 import { resultLists, resultSentence } from '../../render/activation.js';
-import { activationFailure, activationParent, activationStep, activationStopped, manualLinkReminder, retryStarted } from '../../views/activation-progress.js';
+import { activationFailure, activationParent, activationStep, manualLinkReminder, retryStarted } from '../../views/activation-progress.js';
 import { threadNotPosted } from '../../views/thread-not-posted.js';
 import { notice } from '../../views/help.js';
 import { approvedNote } from '../../views/approvals.js';
@@ -47,7 +47,7 @@ export async function runActivation(deps: ListenerDeps, run: ActivationRun): Pro
   const logger = deps.logger.child({ flow: 'activation', device: request.device, userId: origin.userId });
 
   // The parent is queued, not awaited: the first UISP requests go out while Slack answers.
-  const report = deps.reporter.start({ origin, parent: activationParent({ request, startedBy }), parentTs: run.parentTs, logger, ifStopped: activationStopped(request, startedBy, confirm, approvalId) });
+  const report = deps.reporter.start({ origin, parent: activationParent({ request, startedBy }), parentTs: run.parentTs, logger, ifStopped: { kind: 'activation', retry: { request, startedBy, ...(confirm && { confirm }), ...(approvalId && { approvalId }) } } });
   if (run.parentTs) report.reply(retryStarted(origin.userId));
   if (approvedBy) report.reply(approvedNote(approvedBy));
 

@@ -18,7 +18,7 @@ import { errorSummary } from '../../slack/errors.js';
 import type { ApprovalRequest, ApprovedOperation, Origin } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
 import { tellAgent } from '../../slack/notify.js';
-import { approvalNotPostedView, approvalRequestedView, APPROVAL_ACTION, approvalRequestMessage, approvedRunStopped, decidedRequestMessage, decisionReply, outcomeReply, plainPhrase } from '../../views/approvals.js';
+import { approvalNotPostedView, approvalRequestedView, APPROVAL_ACTION, approvalRequestMessage, decidedRequestMessage, decisionReply, outcomeReply, plainPhrase } from '../../views/approvals.js';
 import { mention } from '../../views/format.js';
 import { notice } from '../../views/help.js';
 import { actionsOf } from '../../views/kit.js';
@@ -92,7 +92,7 @@ async function decide(deps: ListenerDeps, client: webApi.WebClient, stored: Requ
   const { request } = stored;
   // An approval is recorded with its run in flight, in one transaction: a process that stops at any point
   // after the decision (before its Slack calls, say) leaves the thread to be told by the next sweep.
-  const intent = decision === 'approved' ? deps.reporter.inFlight?.intent({ channel: stored.channel, ts: stored.ts }, approvedRunStopped(request, by)) : undefined;
+  const intent = decision === 'approved' ? deps.reporter.inFlight?.intent({ channel: stored.channel, ts: stored.ts }, { kind: 'approved-run', requester: request.requester, approver: by }) : undefined;
   const decided = await deps.store.approvals.decide(request.id, sealedDecision(deps.approvals.seal, stored, decision, by, deps.approvals.now()), intent);
   if (!decided.won) return decided;
   logger.info({ requestId: request.id, decision, by }, 'approval request decided');

@@ -16,7 +16,6 @@ import { describeFailure } from '../../slack/errors.js';
 import type { Origin, SuspensionAction } from '../../slack/metadata.js';
 import { approvedNote } from '../../views/approvals.js';
 import type { RunOutcome } from '../activation/run.js';
-import { operationStopped } from '../../views/process.js';
 
 /**
  * Reads only: the service, its client, (for suspend) the reason, and what a suspended service is
@@ -53,8 +52,7 @@ export async function runSuspension(deps: ListenerDeps, { action, origin, target
   const logger = deps.logger.child({ flow: action, serviceId: target.service.id, userId: origin.userId });
   // The parent is queued, not awaited: the CRM call goes out while Slack answers.
   const id = target.service.id;
-  const ifStopped = operationStopped(`this ${action === 'suspend' ? 'suspension' : 'lift'} of service #${id}`, `Look at client #${target.client.id} with /client before trying again; SubOps changes nothing on a service that is already ${action === 'suspend' ? 'suspended' : 'active'}.`);
-  const report = deps.reporter.start({ origin, parent: suspensionParent({ action, actorId: origin.userId, target }), logger, ifStopped });
+  const report = deps.reporter.start({ origin, parent: suspensionParent({ action, actorId: origin.userId, target }), logger, ifStopped: { kind: 'suspension', action, serviceId: id, clientId: target.client.id } });
   if (approvedBy) report.reply(approvedNote(approvedBy));
 
   let result: SuspensionResult;
