@@ -313,19 +313,25 @@ describe.each(engines)('a confirmed delete held back by a slow store, on $name (
     return { ledger, asked, letThrough };
   }
 
-  it.each([
-    // Slower than staleAfterMs: a wait, so the run plans again from UISP (and keeps the Active service).
-    ['the store answers after 5 seconds (a blocked table): the run plans again', 5_000, { outcome: 'activated' }],
-    // Quick: the plan stands, and the delete's own read stops it.
-    ['the store answers at once: the delete reads #102 first', 0, { outcome: 'failed', error: { code: 'service-changed', now: { id: 102, statusLabel: 'Active' } } }],
-  ])('%s; the service a person turned Active meanwhile is not deleted', async (_case, slowMs, expected) => {
-    const uisp = (sim = await startSimulator({ data: fleetData(1) }));
+  /** The simulator, a test clock, and one process whose store's claims the test holds back. */
+  async function heldBack(options: Parameters<typeof startSimulator>[0] = {}) {
+    const uisp = (sim = await startSimulator(options));
     const time = clock();
     const [store] = await engine.pair(time.now);
     const slow = heldClaims(store.claims);
     const config = loadCoreConfig({ UISP_URL: uisp.url, UISP_TOKEN: uisp.token, ISP_TIMEZONE: 'America/Guyana' });
     const services = createServices(config, { sharedLocks: { claims: slow.ledger, now: time.now } });
     open.push(services);
+    return { uisp, time, slow, services };
+  }
+
+  it.each([
+    // Slower than staleAfterMs: a wait, so the run plans again from UISP (and keeps the Active service).
+    ['the store answers after 5 seconds (a blocked table): the run plans again', 5_000, { outcome: 'activated' }],
+    // Quick: the plan stands, and the delete's own read stops it.
+    ['the store answers at once: the delete reads #102 first', 0, { outcome: 'failed', error: { code: 'service-changed', now: { id: 102, statusLabel: 'Active' } } }],
+  ])('%s; the service a person turned Active meanwhile is not deleted', async (_case, slowMs, expected) => {
+    const { uisp, time, slow, services } = await heldBack({ data: fleetData(1) });
     const service102 = () => uisp.data.services.find((s) => s.id === 102)!;
 
     // What the Slack confirmation does: read again, compare with what the agent was shown, run on that read.
@@ -347,14 +353,9 @@ describe.each(engines)('a confirmed delete held back by a slow store, on $name (
     expect(result).toMatchObject({ type: 'result', ...expected });
     expect(result.done ?? []).not.toContainEqual(expect.objectContaining({ kind: 'service-deleted' }));
   });
+
   it('the store answers at once after a person moved the device to a third client’s site: the confirmed move is not made from the old read', async () => {
-    const uisp = (sim = await startSimulator());
-    const time = clock();
-    const [store] = await engine.pair(time.now);
-    const slow = heldClaims(store.claims);
-    const config = loadCoreConfig({ UISP_URL: uisp.url, UISP_TOKEN: uisp.token, ISP_TIMEZONE: 'America/Guyana' });
-    const services = createServices(config, { sharedLocks: { claims: slow.ledger, now: time.now } });
-    open.push(services);
+    const { uisp, slow, services } = await heldBack();
     // cpe-hope is on Leon Hope's site (client 1007); the agent confirmed moving it off that site.
     const HOPE_SITE = '4d5e6f7a-8b9c-4dae-9f10-3b4c5d6e7f89';
     const ravi = uisp.data.sites.find((s) => s.identification.name === 'Ravi Persaud')!;
