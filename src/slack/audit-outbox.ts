@@ -20,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { AuditRecord, AuditSink } from '../services/audit.js';
+import { canonicalJson } from './keyed-mac.js';
 import type { Facts, RecordSeal } from './record-seal.js';
 import { storedAuditRecord } from '../services/audit-schema.js';
 import type { AuditOutbox, ClaimLedger, WaitingRecord } from '../store/index.js';
@@ -68,10 +69,6 @@ const SET_ASIDE_LOGGED_CHARS = 2_000;
 
 /** The value as JSON gives it back (no undefined fields, plain objects): what any engine hands back for it. */
 const asStored = (value: unknown): unknown => JSON.parse(JSON.stringify(value) ?? 'null');
-
-/** JSON with every object's keys sorted: the same text whatever order a store gives the keys back in (PostgreSQL's jsonb reorders them). */
-const canonicalJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
 
 const VOUCHER_FIELD = 'voucher';
 const VOUCHER_EVENT = 'subops.audit_outbox.v1';
