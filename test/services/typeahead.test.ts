@@ -135,6 +135,8 @@ describe('client typeahead: the CRM is asked for what was typed', () => {
     expect(await index.client('1005')).toMatchObject({ complete: true, suggestions: [expect.objectContaining({ label: '#1005 Ravi Persaud', value: '1005' })] });
     expect((await index.client('#1006')).suggestions.map((s) => s.value)).toEqual(['1006']);
     expect((await index.client('dw-1001')).suggestions.map((s) => s.value)).toEqual(['1001']);
+    // One letter is no search for the CRM (it wants two characters): nothing is asked, nothing is missing.
+    expect(await index.client('k')).toEqual({ query: 'k', suggestions: [], complete: true });
     // Each read asks for the typed text, one page at most; an id is read by itself.
     expect(listReads().length).toBeGreaterThan(0);
     expect(listReads().filter((r) => r.query.query === undefined || r.query.limit !== '50')).toEqual([]);
