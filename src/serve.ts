@@ -94,6 +94,7 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
   // With DATABASE_URL, runs on a device or client take turns with the other replicas and CLI processes too.
   const connection = await connect(io.env, (line) => logger.warn(line), {
     observer: metrics.uispObserver,
+    logger,
     keepSimulatorState: false,
     shareStore: false,
     ...(config.store.engine !== 'memory' && { sharedLocks: { claims: store.claims, onStoreError: (error: unknown) => logger.warn({ err: errorSummary(error) }, 'the store did not answer: this run takes turns within this process only') } }),

@@ -3,6 +3,7 @@
  * per-system clients and the operations on top. Front ends (CLI, Slack app) receive this object; tests
  * build it against the simulator or pass their own dispatcher.
  */
+import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { CoreConfig } from '../config.js';
 import { StatusNumbering } from './activation/numbering.js';
@@ -49,6 +50,8 @@ export interface ServiceOverrides {
   observer?: UispObserver;
   /** A store shared with other processes (DATABASE_URL): runs on the same device or client take turns across them too. */
   sharedLocks?: SharedLockOptions;
+  /** Where the services say what the operator should know (a UISP that ignores a filter); the bot passes its own. */
+  logger?: Logger;
 }
 
 /** `uisp.url` and both tokens must be present: callers resolve the embedded simulator before this. */
@@ -90,7 +93,7 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
     activation,
     suspensions: new SuspensionService(crm, SHARED_STATUSES, writeRetry, numbering),
     payments: new PaymentService(crm, today, { limits: config.payments, retry: writeRetry, locks }, () => now().getTime()),
-    lookups: new LookupService({ crm, nms, numbering, crmClientUrl: (id) => activation.crmClientUrl(id) }),
+    lookups: new LookupService({ crm, nms, numbering, crmClientUrl: (id) => activation.crmClientUrl(id), logger: overrides.logger }),
     duplicates: new DuplicateService({ crm, nms, numbering, locks }),
     ownChanges,
     numbering,

@@ -84,6 +84,17 @@ describe('typeahead fields', () => {
     expect(h.uisp.sim.requests.filter((r) => r.method === 'GET' && r.path === '/nms/api/v2.1/devices')).toHaveLength(1);
   });
 
+  it('the client field asks the CRM for what was typed, never for the whole client list', async () => {
+    h = await startHarness();
+    const { view } = await openForm('/activate', '', 'activate_form');
+    for (const typed of ['pe', 'per', 'persaud']) {
+      const clients = (await typing(view, 'typeahead_client', typed)).body as Options;
+      expect(clients.options.map((o) => o.value)).toEqual([typed, '1005']);
+    }
+    const clientReads = h.uisp.sim.requests.filter((r) => r.method === 'GET' && r.path === '/crm/api/v1.0/clients');
+    expect(clientReads.map((r) => r.query.query)).toEqual(['pe', 'per', 'persaud']);
+  });
+
   it('offers a user who may not run SubOps no options, and reads nothing from UISP', async () => {
     h = await startHarness({ env: { ALLOWED_USER_IDS: 'U0AGENT' } });
     const { view } = await openForm('/activate', '', 'activate_form');

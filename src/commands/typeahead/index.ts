@@ -1,8 +1,8 @@
 /**
  * Typeahead in the forms: Slack asks for options as the agent types in a device or client field
  * (block_suggestion, in HTTP mode at the options load URL, in Socket Mode over the socket) and gets them
- * from the services' cached index within its deadline. The access guard answers a refused user with no
- * options before this runs.
+ * from the services' typeahead within its deadline (devices from a cached index, clients asked of the
+ * CRM as typed). The access guard answers a refused user with no options before this runs.
  */
 import type { App } from '@slack/bolt';
 import type { Suggestions } from '../../services/lookups/index.js';
@@ -19,7 +19,7 @@ export function register(app: App, deps: ListenerDeps): void {
     try {
       await ack(typeaheadOptions(await suggest(body.value)));
     } catch (error) {
-      // The index never rejects; this is Slack refusing the answer. The agent can still type.
+      // The typeahead never rejects; this is Slack refusing the answer. The agent can still type.
       deps.logger.warn({ err: errorSummary(error), userId: body.user.id }, 'could not answer an options request');
     }
   };

@@ -3,6 +3,7 @@
  * answer is (a card, a short list of matches, or nothing); the card's other parts are read together and
  * a part that cannot be read is reported as a gap instead of failing the whole card.
  */
+import type { Logger } from 'pino';
 import { findDevices, parseDeviceQuery } from '../activation/device-match.js';
 import type { StatusNumbering } from '../activation/numbering.js';
 import { SHARED_STATUSES, statusLabel, type ServiceNumbering } from '../activation/service-status.js';
@@ -31,6 +32,7 @@ export interface LookupDeps {
   numbering: StatusNumbering;
   /** Builds the CRM web interface's link to a client. */
   crmClientUrl: (clientId: number) => string;
+  logger?: Logger | undefined;
 }
 
 type Gaps = { part: CardGap; problem: string }[];
@@ -38,11 +40,11 @@ type Gaps = { part: CardGap; problem: string }[];
 const problemOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export class LookupService {
-  /** The forms' device and client suggestions, from an index cached with a short TTL. */
+  /** The forms' device suggestions (an index cached with a short TTL) and client suggestions (asked of the CRM as typed). */
   readonly typeahead: TypeaheadIndex;
 
   constructor(private readonly deps: LookupDeps) {
-    this.typeahead = new TypeaheadIndex({ crm: deps.crm, nms: deps.nms });
+    this.typeahead = new TypeaheadIndex({ crm: deps.crm, nms: deps.nms, logger: deps.logger });
   }
 
   /** A client by id (`1001`, `#1001`) or by name (active and archived clients); throws InputError on bad input. */

@@ -1,13 +1,16 @@
 /**
- * Typeahead for the forms' device and client fields: an index of the NMS devices (authorized and
- * discovered) and of the CRM clients (people and companies), cached for a short TTL and refreshed in
- * the background, so an answer is always ready within the deadline. A fresh index answers at once; a
- * stale one is refreshed, and if UISP is slower than the deadline the answer is what the cache has,
- * marked incomplete (the front end adds a hint). Pure matching; front ends render the suggestions.
+ * Typeahead for the forms' device and client fields. Devices: an index of the NMS devices (authorized
+ * and discovered), cached for a short TTL and refreshed in the background; if UISP is slower than the
+ * deadline the answer is what the cache has, marked incomplete (the front end adds a hint). Clients: the
+ * CRM is asked for what was typed (./client-search.ts), so an answer costs the same at any ISP size and
+ * is complete from the first keystroke; a question the CRM does not answer within the deadline leaves
+ * the answer marked incomplete, and only a CRM that ignores its search makes the full client list
+ * (cached like the devices') needed. Pure matching; front ends render the suggestions.
  */
 import type { Logger } from 'pino';
 import type { CrmClient } from '../uisp/crm-client.js';
 import type { NmsClient } from '../uisp/nms-client.js';
+import { ClientSearch, clientQuestions, type ClientAnswer, type ClientQuestion } from './client-search.js';
 import { clientMatch, deviceKey, deviceLine } from './lines.js';
 import type { ClientMatch, DeviceLine } from './types.js';
 
@@ -24,17 +27,18 @@ export interface Suggestions {
   query: string;
   suggestions: Suggestion[];
   /**
-   * Whether the index behind them is complete and current: false when UISP did not answer within the
-   * deadline (the suggestions are what the cache had, perhaps nothing) or could not be read.
+   * Whether UISP's answers behind them are complete and current: false when UISP did not answer within
+   * the deadline (the suggestions are what had come, or what the cache had, perhaps nothing) or could
+   * not be read.
    */
   complete: boolean;
 }
 
 export interface TypeaheadOptions {
-  crm: Pick<CrmClient, 'listClients'>;
+  crm: Pick<CrmClient, 'listClients' | 'getClient'>;
   nms: Pick<NmsClient, 'listDevices' | 'listDiscoveredDevices'>;
   logger?: Logger | undefined;
-  /** How long a loaded index is current; after half of it a read also refreshes it in the background. */
+  /** How long a loaded index (or a client search's answer) is current; after half of it a read also refreshes the index in the background. */
   ttlMs?: number;
   /** The longest an answer waits for UISP; Slack wants options within 3 s, SubOps answers within 2.5 s. */
   deadlineMs?: number;
@@ -90,8 +94,11 @@ class CachedList<T> {
 
 export class TypeaheadIndex {
   private readonly devices: CachedList<DeviceLine>;
+  /** The whole client list: read only for a CRM that ignores its client search. */
   private readonly clientList: CachedList<ClientMatch>;
+  private readonly clientSearch: ClientSearch;
   private readonly limit: number;
+  private readonly settings: Required<Pick<TypeaheadOptions, 'deadlineMs' | 'wait'>> & { logger: Logger | undefined };
 
   constructor(options: TypeaheadOptions) {
     const settings = {
@@ -101,6 +108,7 @@ export class TypeaheadIndex {
       wait: options.wait ?? sleep,
       logger: options.logger,
     };
+    this.settings = settings;
     this.limit = options.limit ?? 50;
     const { crm, nms } = options;
     this.devices = new CachedList(
@@ -113,6 +121,7 @@ export class TypeaheadIndex {
       settings,
     );
     this.clientList = new CachedList('clients', async () => (await crm.listClients()).map(clientMatch), settings);
+    this.clientSearch = new ClientSearch({ crm, limit: this.limit, ttlMs: settings.ttlMs, now: settings.now, logger: settings.logger });
   }
 
   /** Devices whose name, IP, MAC or model contain every typed word; an exact IP, MAC or name first. */
@@ -122,12 +131,37 @@ export class TypeaheadIndex {
     return { query: query.trim(), complete, suggestions: found.slice(0, this.limit).map(deviceSuggestion) };
   }
 
-  /** Clients (people and companies, not archived ones) whose name, id, custom id, email or phone contain every typed word. */
+  /**
+   * Clients (people and companies, not archived ones) whose name, id, custom id, email or phone contain
+   * every typed word, among those the CRM finds for the typed text or id; each question to the CRM is
+   * bounded by the deadline, and one that missed it leaves the answer marked incomplete.
+   */
   async client(query: string): Promise<Suggestions> {
+    const typed = query.trim();
+    const questions = clientQuestions(typed);
+    const deadline = questions.length ? this.settings.wait(this.settings.deadlineMs).then(() => undefined) : undefined;
+    const answers = await Promise.all(questions.map((question) => Promise.race([this.clientsFor(question), deadline])));
+    const candidates = new Map<number, ClientMatch>();
+    for (const answer of answers) for (const client of answer?.clients ?? []) candidates.set(client.id, client);
+    // In the order the client list has them (by id), as the index had them.
+    const active = [...candidates.values()].filter((c) => !c.archived).sort((a, b) => a.id - b.id);
+    const found = rank(typed, active, (c) => [c.name, String(c.id), `#${c.id}`, c.userIdent, c.email, c.phone], (c) => [String(c.id), `#${c.id}`, c.name]);
+    const complete = answers.every((answer) => answer?.complete === true);
+    return { query: typed, complete, suggestions: found.slice(0, this.limit).map(clientSuggestion) };
+  }
+
+  /** The clients one question finds: the CRM's answer, or the whole list's for a CRM that ignored the search. Never rejects. */
+  private async clientsFor(question: ClientQuestion): Promise<{ clients: ClientMatch[]; complete: boolean }> {
+    let answer: ClientAnswer;
+    try {
+      answer = await this.clientSearch.ask(question);
+    } catch (error) {
+      this.settings.logger?.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not ask the CRM for the typed client; the suggestions may be incomplete');
+      return { clients: [], complete: false };
+    }
+    if (!('ignored' in answer)) return { clients: answer.clients, complete: true };
     const { items, complete } = await this.clientList.read();
-    const active = items.filter((c) => !c.archived);
-    const found = rank(query, active, (c) => [c.name, String(c.id), `#${c.id}`, c.userIdent, c.email, c.phone], (c) => [String(c.id), `#${c.id}`, c.name]);
-    return { query: query.trim(), complete, suggestions: found.slice(0, this.limit).map(clientSuggestion) };
+    return { clients: items, complete };
   }
 }
 

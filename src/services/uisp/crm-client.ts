@@ -33,6 +33,8 @@ export interface ClientFilters {
   phone?: string;
   userIdent?: string;
   isArchived?: boolean;
+  /** At most this many clients (the first, by id). */
+  limit?: number;
 }
 
 export interface NewClient {
