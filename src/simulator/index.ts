@@ -87,4 +87,5 @@
 export { sequentialRoundTrips } from './round-trips.js';
 export { startSimulator, type FaultRule, type GateMatch, type RecordedRequest, type SimulatorGate, type RunningSimulator, type SimulatorOptions, type WebhookDelivery, type WebhookEventRecord } from './server.js';
 export { SIMULATOR_WORLDS, STOCK_VERSION, WORLD_STATUSES, worldFromEnv, type SimulatorWorld, type WorldStatuses } from './world.js';
+export { generateDataSet, type GenerateOptions } from './generate.js';
 export { buildData, loadDataFile, loadStateFile, removeStateFile, sampleData, saveStateFile, SimulatorDataError, type SimulatorData } from './data.js';
