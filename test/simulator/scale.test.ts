@@ -4,6 +4,7 @@
  * for each site and each client.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { indexesOf } from '../../src/simulator/indexes.js';
 import { buildData, generateDataSet, startSimulator, type RunningSimulator, type SimulatorData } from '../../src/simulator/index.js';
 import { crm, nms } from './helpers.js';
 
@@ -14,10 +15,13 @@ let data: SimulatorData;
 let sim: RunningSimulator;
 /** Every record the simulator holds, payments aside (no list below reads them). */
 let records: number;
+/** The records the loader's lookups visited (each service's client, each payment's, each device's site…). */
+let loadVisits: number;
 
 beforeAll(async () => {
   data = buildData(generateDataSet({ customers: CUSTOMERS, seed: 7, now: NOW }), NOW);
   records = data.clients.length + data.services.length + data.sites.length + data.devices.length;
+  loadVisits = indexesOf(data).visited;
   sim = await startSimulator({ data, world: 'stock' });
 }, 120_000);
 afterAll(async () => sim?.close());
@@ -30,6 +34,12 @@ async function visitsOf<T>(ask: () => Promise<T>): Promise<{ answer: T; visited:
 }
 
 describe(`a generated data set of ${CUSTOMERS.toLocaleString('en-US')} customers`, () => {
+  it('loads in work linear in what it holds (it used to look each record\'s client and site up by scanning)', () => {
+    // Each payment's client is looked up once (its currency): the lookups are counted, and there are no scans.
+    expect(loadVisits).toBeGreaterThan(data.payments.length);
+    expect(loadVisits).toBeLessThan(5 * (records + data.payments.length));
+  });
+
   it('has the realistic shape: ~1.1 services and ~1.2 devices a client, an endpoint site per live client bound to its service, a year of payments', () => {
     const perClient = (n: number) => n / CUSTOMERS;
     expect(data.clients).toHaveLength(CUSTOMERS);
