@@ -7,6 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
 import { currencyOf, findClient, findPlanPeriod, organizationOf, type SimulatorData } from './data.js';
+import { indexesOf } from './indexes.js';
 import {
   ClientRecordSchema,
   completeClient,
@@ -182,14 +183,18 @@ function clientById(data: SimulatorData, id: string | undefined): ClientRecord {
 }
 
 function serviceById(data: SimulatorData, id: string | undefined): ServiceRecord {
-  const serviceId = numericId(id);
-  const service = data.services.find((s) => s.id === serviceId);
+  const service = indexesOf(data).serviceById.get(numericId(id));
   if (!service) throw notFound();
   return service;
 }
 
 function present(data: SimulatorData, client: ClientRecord) {
-  return { ...client, hasSuspendedService: data.services.some((s) => s.clientId === client.id && s.status === SERVICE_STATUS.suspended) };
+  return { ...client, hasSuspendedService: servicesOf(data, client.id).some((s) => s.status === SERVICE_STATUS.suspended) };
+}
+
+/** A client's services, through the index (GET /clients lists each client's suspension: no scan per client). */
+function servicesOf(data: SimulatorData, clientId: number): readonly ServiceRecord[] {
+  return indexesOf(data).servicesByClient.get(String(clientId));
 }
 
 /** Whether `list` is in `inOrder`'s order (a plain loop: it runs over every payment for every page). */
@@ -222,12 +227,18 @@ function compare(a: string | number, b: string | number): number {
 
 // ---------- clients ----------
 
-function listClients({ data, query }: RouteRequest): Reply {
-  const filters = parse(ClientQuery, query);
+/** The query without the parameters of filters this simulator does not honour (./world.ts): UISP without them ignores them. */
+function honoured(query: Record<string, string>, honours: RouteRequest['honours']): Record<string, string> {
+  const ignored = [...(honours('clients.query') ? [] : ['query']), ...(honours('clients.paging') ? [] : ['limit', 'offset']), ...(honours('services.clientId') ? [] : ['clientId'])];
+  return Object.fromEntries(Object.entries(query).filter(([key]) => !ignored.includes(key)));
+}
+
+function listClients({ data, query, honours, indexes }: RouteRequest): Reply {
+  const filters = parse(ClientQuery, honoured(query, honours));
   const needle = filters.query?.trim().toLowerCase();
   const email = filters.email?.trim().toLowerCase();
   const phone = filters.phone === undefined ? undefined : digits(filters.phone);
-  const matches = data.clients.filter((client) => {
+  const matches = indexes.scan(data.clients).filter((client) => {
     if (client.isArchived !== filters.isArchived) return false;
     if (filters.userIdent !== undefined && client.userIdent !== filters.userIdent) return false;
     if (email !== undefined && !client.contacts.some((c) => c.email?.toLowerCase() === email)) return false;
@@ -301,6 +312,14 @@ function removeWhere<T>(list: T[], doomed: (item: T) => boolean): void {
 }
 
 // ---------- services ----------
+
+const ServiceQuery = z.object({ clientId: count.optional(), ...Paging });
+
+/** GET /clients/services: every service, or, where honoured, a client's (`clientId`); `limit`/`offset` with paging. */
+function listServices({ data, query, honours, indexes }: RouteRequest): Reply {
+  const { clientId, ...paging } = parse(ServiceQuery, honoured(query, honours));
+  return ok(page(clientId === undefined ? indexes.scan(data.services) : [...servicesOf(data, clientId)], paging));
+}
 
 function planPeriodOr422(data: SimulatorData, periodId: number) {
   const found = findPlanPeriod(data, periodId);
@@ -483,16 +502,13 @@ function webhookEvent({ params, webhookEvents }: RouteRequest): Reply {
 const router = new Router()
   .on('GET', '/clients', listClients)
   // Stock UISP's documented way to list a client's services (before /clients/:id, which would take "services" as an id).
-  .on('GET', '/clients/services', ({ data, query }) => ok(data.services.filter((s) => query.clientId === undefined || s.clientId === Number(query.clientId))))
+  .on('GET', '/clients/services', listServices)
   .on('POST', '/clients', createClient)
   .on('GET', '/clients/:id', ({ data, params }) => ok(present(data, clientById(data, params.id))))
   .on('PATCH', '/clients/:id', updateClient)
   .on('DELETE', '/clients/:id', deleteClient)
   .on('PATCH', '/clients/:id/archive', archiveClient)
-  .on('GET', '/clients/:id/services', ({ data, params }) => {
-    const client = clientById(data, params.id);
-    return ok(data.services.filter((s) => s.clientId === client.id));
-  })
+  .on('GET', '/clients/:id/services', ({ data, params }) => ok(servicesOf(data, clientById(data, params.id).id)))
   .on('POST', '/clients/:id/services', createService)
   .on('GET', '/clients/services/:id', ({ data, params }) => ok(serviceById(data, params.id)))
   .on('PATCH', '/clients/services/:id', updateService)

@@ -9,6 +9,7 @@ import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import sample from './sample-data.json' with { type: 'json' };
+import { indexesOf } from './indexes.js';
 import { generatePayments, PaymentHistorySchema } from './payment-history.js';
 import {
   ClientRecordSchema,
@@ -262,15 +263,16 @@ function complete(data: SimulatorData): SimulatorData {
   });
   data.payments.forEach((payment) => completePayment(payment, currencyOf(data, payment.clientId)));
   data.invoices.forEach((invoice) => (invoice.currencyCode ??= currencyOf(data, invoice.clientId)));
-  data.sites.forEach((site) => completeSite(site, data.sites));
-  data.devices.forEach((device) => completeDevice(device, findSite(data, device.identification.site?.id), data.sites));
+  const siteOf = (id: string) => findSite(data, id);
+  data.sites.forEach((site) => completeSite(site, siteOf));
+  data.devices.forEach((device) => completeDevice(device, findSite(data, device.identification.site?.id), siteOf));
   return data;
 }
 
 // ---------- lookups shared by the loader and the route handlers ----------
 
 export function findClient(data: SimulatorData, id: number): ClientRecord | undefined {
-  return data.clients.find((client) => client.id === id);
+  return indexesOf(data).clientById.get(id);
 }
 
 export function findPlanPeriod(data: SimulatorData, periodId: number): { plan: ServicePlanRecord; period: PlanPeriodRecord } | undefined {
@@ -282,7 +284,7 @@ export function findPlanPeriod(data: SimulatorData, periodId: number): { plan: S
 }
 
 export function findSite(data: SimulatorData, id: string | undefined): SiteRecord | undefined {
-  return id === undefined ? undefined : data.sites.find((site) => site.id === id);
+  return id === undefined ? undefined : indexesOf(data).siteById.get(id);
 }
 
 export function organizationOf(data: SimulatorData): NonNullable<SimulatorData['organization']> {

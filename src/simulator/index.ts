@@ -23,6 +23,10 @@
  * (`serviceId`). Deleting a client deletes its invoices. The sample data has none.
  * `PUT /nms/api/v2.1/sites/{id}` (the Swagger's SiteUpdate: `identification` and `description` required)
  * applies the site's name and note.
+ * Official list filters (`GET /sites?ip=`, `GET /devices/mac/{mac}`, …): the stock world honours them all,
+ * the interface world the CRM's only (./world.ts `WORLD_FILTERS`); `filters`/`honourFilters` override.
+ * Indexes (./indexes.ts) keep lists linear and lookups constant at 30,000 customers; `recordsVisited()`
+ * counts the work. `generateDataSet` (./generate.ts) makes a realistic data set of any size.
  *
  * ```ts
  * const sim = await startSimulator({ latencyMs: 20 });
@@ -87,4 +91,5 @@
 export { sequentialRoundTrips } from './round-trips.js';
 export { startSimulator, type FaultRule, type GateMatch, type RecordedRequest, type SimulatorGate, type RunningSimulator, type SimulatorOptions, type WebhookDelivery, type WebhookEventRecord } from './server.js';
 export { SIMULATOR_WORLDS, STOCK_VERSION, WORLD_STATUSES, worldFromEnv, type SimulatorWorld, type WorldStatuses } from './world.js';
+export { generateDataSet, type GenerateOptions } from './generate.js';
 export { buildData, loadDataFile, loadStateFile, removeStateFile, sampleData, saveStateFile, SimulatorDataError, type SimulatorData } from './data.js';

@@ -48,19 +48,69 @@ export function generatePayments(
   const random = seededRandom(history.seed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const registered = new RegisteredPayers(payers);
   const payments = Array.from({ length: history.count }, () => {
     const daysAgo = 1 + Math.floor(random() * history.days);
     const minute = 8 * 60 + Math.floor(random() * 10 * 60);
     const at = today - daysAgo * DAY_MS + minute * 60_000;
-    const registered = payers.filter((payer) => payer.since <= at);
+    // The payer is drawn among the clients registered by then (all of them when none was), in their order.
+    const count = registered.countBy(at);
+    const rank = Math.floor(random() * (count > 0 ? count : payers.length));
     return {
       at,
-      clientId: pick(registered.length > 0 ? registered : payers).id,
+      payer: count > 0 ? { rank } : { index: rank },
       methodId: pick(methodIds),
       amount: pick(history.amounts),
       note: history.notes.length > 0 && random() < history.noteRate ? pick(history.notes) : null,
     };
   });
+  registered.resolve(payments.map(({ at, payer }) => ({ at, payer })));
   payments.sort((a, b) => a.at - b.at);
-  return payments.map(({ at, ...payment }, index) => ({ id: firstId + index, createdDate: uispDateTime(new Date(at)), ...payment }));
+  return payments.map(({ at, payer, ...payment }, index) => ({ id: firstId + index, createdDate: uispDateTime(new Date(at)), clientId: payers[payer.index!]!.id, ...payment }));
+}
+
+/**
+ * "The rank-th client registered by `at`, in the clients' order", for every payment at once: the
+ * payments sorted by time, the clients added in registration order to a Fenwick tree over their
+ * positions, each rank found in log time. A filter per payment made 30,000 clients' history quadratic.
+ */
+class RegisteredPayers {
+  private readonly since: number[];
+
+  constructor(private readonly payers: readonly Payer[]) {
+    this.since = payers.map((payer) => payer.since).sort((a, b) => a - b);
+  }
+
+  countBy(at: number): number {
+    let low = 0;
+    let high = this.since.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.since[middle]! <= at) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  /** Sets `index` on every payer drawn by rank. */
+  resolve(draws: { at: number; payer: { rank?: number; index?: number } }[]): void {
+    const size = this.payers.length;
+    const tree = new Int32Array(size + 1);
+    const byRegistration = this.payers.map((payer, index) => ({ since: payer.since, index })).sort((a, b) => a.since - b.since);
+    let added = 0;
+    for (const draw of draws.filter((d) => d.payer.rank !== undefined).sort((a, b) => a.at - b.at)) {
+      for (; added < size && byRegistration[added]!.since <= draw.at; added++) {
+        for (let i = byRegistration[added]!.index + 1; i <= size; i += i & -i) tree[i]!++;
+      }
+      let position = 0;
+      let remaining = draw.payer.rank! + 1;
+      for (let step = 1 << Math.floor(Math.log2(size)); step > 0; step >>= 1) {
+        if (position + step <= size && tree[position + step]! < remaining) {
+          position += step;
+          remaining -= tree[position]!;
+        }
+      }
+      draw.payer.index = position;
+    }
+  }
 }

@@ -6,8 +6,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
 import type { SimulatorData } from './data.js';
+import type { Indexes } from './indexes.js';
 import type { WebhookChange, WebhookEventRecord } from './webhooks.js';
-import type { SimulatorWorld } from './world.js';
+import type { SimulatorFilter, SimulatorWorld } from './world.js';
 
 export interface RouteRequest {
   data: SimulatorData;
@@ -16,6 +17,12 @@ export interface RouteRequest {
   /** `:name` segments of the matched pattern, URI-decoded. */
   params: Record<string, string>;
   query: Record<string, string>;
+  /** Every value of a repeated query parameter (`?id=a&id=b`), in order. */
+  queryValues: (name: string) => string[];
+  /** Whether this simulator honours an official list filter (./world.ts); one it does not is ignored. */
+  honours: (filter: SimulatorFilter) => boolean;
+  /** The state's indexes, checked for this request. */
+  indexes: Indexes;
   /** Parsed JSON body, or undefined when there was none. */
   body: unknown;
   /** Reports a change the CRM sends a webhook about; delivered only if the request succeeds. */

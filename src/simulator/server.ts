@@ -10,11 +10,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { crmApi } from './crm-routes.js';
 import { inWorld, sampleData, type SimulatorData } from './data.js';
 import { FaultInjector, faultPhase, type FaultRule } from './faults.js';
+import { indexesOf } from './indexes.js';
 import { Gate, type GateMatch, type SimulatorGate } from './gates.js';
 import { nmsApi } from './nms-routes.js';
 import { ApiError, type Api, type Reply } from './router.js';
 import { WebhookSender, type WebhookChange, type WebhookDelivery, type WebhookEventRecord } from './webhooks.js';
-import { WORLD_STATUSES, worldFromEnv, type SimulatorWorld, type WorldStatuses } from './world.js';
+import { WORLD_FILTERS, WORLD_STATUSES, worldFromEnv, type SimulatorFilter, type SimulatorWorld, type WorldStatuses } from './world.js';
 
 export type { FaultRule } from './faults.js';
 export type { GateMatch, Release, SimulatorGate } from './gates.js';
@@ -38,12 +39,15 @@ export interface SimulatorOptions {
   webhookUrl?: string;
   /** Which UISP to play (./world.ts); default SUBOPS_SIMULATOR_WORLD, else the interface document's. */
   world?: SimulatorWorld;
+  /** The official list filters it honours (./world.ts); default the world's. */
+  filters?: readonly SimulatorFilter[];
 }
 
 export interface RecordedRequest {
   method: string;
   /** The pathname, without the query string. */
   path: string;
+  /** The query string's parameters (the last value of a repeated one). */
   query: Record<string, string>;
   /** Parsed JSON body, or undefined when there was none or it was not JSON. */
   body: unknown;
@@ -66,6 +70,13 @@ export interface RunningSimulator {
   statuses: WorldStatuses;
   /** Every request in arrival order, including refused and faulted ones. */
   requests: RecordedRequest[];
+  /** Replaces the official list filters it honours (./world.ts): a test plays a UISP that ignores one. */
+  honourFilters(filters: readonly SimulatorFilter[]): void;
+  /**
+   * How many stored records the handlers have looked at so far (index checks and builds, scans): tests
+   * assert an answer's complexity with it, never its wall time.
+   */
+  recordsVisited(): number;
   /** Replaces the fault rules (their `times` counters and the PRNG start over). */
   setFaults(rules: FaultRule[]): void;
   setLatency(ms: number): void;
@@ -119,6 +130,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const arrivalWaiters: { count: number; resolve: () => void }[] = [];
   const gates: Gate[] = [];
   const siteIds: string[] = [];
+  let honoured = new Set(options.filters ?? WORLD_FILTERS[world]);
+  const indexes = indexesOf(data);
+  /** Every value of each request's query parameters (`record.query` keeps the last of a repeated one). */
+  const searches = new WeakMap<RecordedRequest, URLSearchParams>();
 
   async function serve(req: IncomingMessage, res: ServerResponse, record: RecordedRequest, fault: FaultRule | undefined): Promise<void> {
     const text = await readBody(req);
@@ -162,7 +177,24 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const route = api.router.match(record.method, record.path.slice(api.base.length));
     if (!route) return api.error(404);
     const changes: WebhookChange[] = [];
-    const reply = answer(() => route.handler({ data, world, params: route.params, query: record.query, body: json.value, emit: (change) => changes.push(change), webhookEvents: webhooks.events, newSiteId: () => siteIds.shift() ?? randomUUID() }), api);
+    indexes.newRequest();
+    const reply = answer(
+      () =>
+        route.handler({
+          data,
+          world,
+          params: route.params,
+          query: record.query,
+          queryValues: (name) => searches.get(record)?.getAll(name) ?? [],
+          honours: (filter) => honoured.has(filter),
+          indexes,
+          body: json.value,
+          emit: (change) => changes.push(change),
+          webhookEvents: webhooks.events,
+          newSiteId: () => siteIds.shift() ?? randomUUID(),
+        }),
+      api,
+    );
     // Like UISP, webhooks go out once the change is made and answered.
     if (reply.status < 300) queueMicrotask(() => changes.forEach((change) => webhooks.record(change)()));
     return reply;
@@ -180,6 +212,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       endedAt: Number.NaN,
     };
     requests.push(record);
+    searches.set(record, url.searchParams);
     for (const waiter of arrivalWaiters.filter((w) => w.count <= requests.length)) {
       arrivalWaiters.splice(arrivalWaiters.indexOf(waiter), 1);
       waiter.resolve();
@@ -228,6 +261,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     world,
     statuses: WORLD_STATUSES[world],
     requests,
+    honourFilters: (filters) => {
+      honoured = new Set(filters);
+    },
+    recordsVisited: () => indexes.visited,
     setFaults: (rules) => faults.set(rules),
     setLatency: (ms) => {
       latencyMs = checkedLatency(ms);

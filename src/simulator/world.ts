@@ -48,3 +48,41 @@ export function renumbered(status: number, from: SimulatorWorld, to: SimulatorWo
   const name = (Object.keys(source) as (keyof WorldStatuses)[]).find((key) => source[key] === status);
   return (name && WORLD_STATUSES[to][name]) ?? status;
 }
+
+/**
+ * The list filters of the official API (NMS Swagger, CRM Blueprint) the simulator honours. A filter a
+ * world does not honour is what a UISP without it does: a query parameter is ignored (the whole list
+ * comes back), a path answers 404. SubOps must tell both apart from an honoured filter and fall back.
+ * - `devices.mac`: `GET /devices/mac/{mac}` ({id, type, series} of the device with that MAC, any state).
+ * - `devices.siteId`: `GET /devices?siteId=` (the authorized devices on that site).
+ * - `sites.id`: `GET /sites?id=&id=` (those sites). `sites.ip`: `GET /sites?ip=` (sites with a device of
+ *   that IP, prefix ignored). `sites.deviceId`: `GET /sites?deviceId=`. `sites.type`: `GET /sites?type=`
+ *   (`client` and `subscriber` mean endpoint). `sites.ucrm`: `GET /sites?ucrm=true|false` (bound to the
+ *   CRM or not). All combine (every one given must hold) and with `ucrmDetails`.
+ * - `sites.search`: `GET /sites/search?query=&count=&page=` (name, address, or a device's MAC or IP on
+ *   the site; `type`, `ucrm` too). `sites.clients`: `GET /sites/{id}/clients?recursive=` (endpoint ids).
+ * - `clients.query`, `clients.paging` (`limit`/`offset`), `services.clientId`
+ *   (`GET /clients/services?clientId=`): the CRM's, honoured in both worlds as they always were.
+ * The interface document names none of the NMS filters (its NMS lists everything), so its world honours
+ * none of them: there the NMS answers every list in full and the three paths with 404.
+ */
+export type SimulatorFilter =
+  | 'devices.mac'
+  | 'devices.siteId'
+  | 'sites.id'
+  | 'sites.ip'
+  | 'sites.deviceId'
+  | 'sites.type'
+  | 'sites.ucrm'
+  | 'sites.search'
+  | 'sites.clients'
+  | 'clients.query'
+  | 'clients.paging'
+  | 'services.clientId';
+
+const CRM_FILTERS: readonly SimulatorFilter[] = ['clients.query', 'clients.paging', 'services.clientId'];
+
+export const WORLD_FILTERS: Readonly<Record<SimulatorWorld, readonly SimulatorFilter[]>> = Object.freeze({
+  interface: CRM_FILTERS,
+  stock: [...CRM_FILTERS, 'devices.mac', 'devices.siteId', 'sites.id', 'sites.ip', 'sites.deviceId', 'sites.type', 'sites.ucrm', 'sites.search', 'sites.clients'],
+});

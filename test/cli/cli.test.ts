@@ -2,10 +2,13 @@
  * The `subops` CLI in-process against the UISP simulator: what the user sees, the exit codes, and what
  * was (or was not) sent to UISP.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { loadDataFile, startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { runCli } from './support.js';
 
 let sim: RunningSimulator;
@@ -417,5 +420,18 @@ describe('subops help and simulate', () => {
     const bad = await subops(['simulate', '--port', '70000']);
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('--port: Port must be a whole number from 0 to 65535.');
+  });
+
+  it('simulate --generate writes a data set of that many customers that --data serves; --out is required', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'subops-generate-')), 'set.json');
+    const written = await subops(['simulate', '--generate', '200', '--out', file, '--seed', '3']);
+    expect(written.code).toBe(0);
+    expect(written.out).toContain(`Wrote a data set of 200 customers to ${file}`);
+    const data = await loadDataFile(file);
+    expect(data.clients).toHaveLength(200);
+    expect(data.sites.some((site) => site.identification.type === 'endpoint')).toBe(true);
+    const missing = await subops(['simulate', '--generate', '200']);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain('--generate needs --out <file.json>');
   });
 });
