@@ -45,7 +45,7 @@ export class ClientList {
   async nameInto(names: Map<number, string>): Promise<void> {
     const listed = new Set<number>();
     try {
-      for await (const page of this.crm.clientPages(CLIENTS_PAGE)) {
+      for await (const page of this.crm.clientNamePages(CLIENTS_PAGE)) {
         const fresh = page.filter((client) => !listed.has(client.id));
         for (const client of fresh) {
           listed.add(client.id);

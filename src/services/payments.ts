@@ -180,9 +180,10 @@ export class PaymentService {
    * named yet are named before the page is handed over: a few read one at a time (through the listing's
    * cache), many from the CRM's client list read once (./client-names.ts). The payment methods are read
    * once (cached), alongside the first page. Nothing per payment is made here: a page is handed over as
-   * read (its notes as the CRM has them; the CSV and --json show them with `displayNote`).
+   * read (its notes as the CRM has them; the CSV and --json show them with `displayNote`). `named: false`
+   * (--json, which carries client ids only) names no client and asks the CRM for none.
    */
-  async *pagesWithClientNames(query: PaymentQuery): AsyncGenerator<PaymentsPage> {
+  async *pagesWithClientNames(query: PaymentQuery, { named = true }: { named?: boolean } = {}): AsyncGenerator<PaymentsPage> {
     // Method names are a nicety: without them each payment still carries its method id.
     const methodsRead = this.listMethods().then(
       (methods) => new Map(methods.map((method) => [method.id, method.name] as const)),
@@ -194,7 +195,7 @@ export class PaymentService {
     let left = query.show ?? Infinity;
     for await (const fetched of this.crm.paymentPages(this.filters(this.range(query)))) {
       const payments = fetched.length > left ? fetched.slice(0, left) : fetched;
-      await names.add(clientIdsOf(payments));
+      if (named) await names.add(clientIdsOf(payments));
       methodNames ??= await methodsRead;
       yield { payments, clientNames: names.known, methodNames };
       left -= payments.length;

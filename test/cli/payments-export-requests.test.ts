@@ -45,6 +45,17 @@ describe.each(SIMULATOR_WORLDS)('payments --csv of many paying clients (%s world
     }
   });
 
+  it('--json (client ids, no names) asks the CRM for no client at all', async () => {
+    sim = await startSimulator({ world });
+    addPayingClients(sim, PAYERS);
+    const before = sim.requests.length;
+    const { code, out } = await runCli(['payments', '--json', '--from', PAYING_RANGE.from, '--to', PAYING_RANGE.to], { UISP_URL: sim.url, UISP_TOKEN: sim.token }, [sim.token]);
+    expect(code).toBe(0);
+    expect(out.trimEnd().split('\n')).toHaveLength(PAYERS + 2);
+    const asked = sim.requests.slice(before).map((r) => `${r.method} ${r.path}`);
+    expect(asked.filter((r) => r.startsWith('GET /crm/api/v1.0/clients'))).toEqual([]);
+  });
+
   it('the sample data exported whole (a few clients, each read on its own as before): byte-identical to per-client reads', async () => {
     sim = await startSimulator({ world });
     const range = { from: '2000-01-01', to: '2099-12-31' };

@@ -7,6 +7,7 @@ import { UispNotFoundError } from './errors.js';
 import type { UispHttp } from './http.js';
 import { readAhead } from './pager.js';
 import {
+  ClientNameFieldsSchema,
   ClientSchema,
   InvoiceSchema,
   PaymentMethodSchema,
@@ -15,6 +16,7 @@ import {
   ServiceSchema,
   SuspensionReasonSchema,
   type Client,
+  type ClientNameFields,
   type Invoice,
   type Payment,
   type PaymentMethod,
@@ -108,12 +110,12 @@ export class CrmClient {
 
   /**
    * Every client the CRM lists (archived ones aside, as GET /clients leaves them out), a page at a time
-   * in id order (`limit`, `offset`, `order`, `direction`: CRM Blueprint), read ahead like the payments.
-   * A CRM that does not page as asked is the reader's to notice (../client-names.ts): a page longer than
-   * `pageSize`, or one that repeats the last.
+   * in id order (`limit`, `offset`, `order`, `direction`: CRM Blueprint), read ahead like the payments;
+   * of each, only the fields of its display name. A CRM that does not page as asked is the reader's to
+   * notice (../client-names.ts): a page longer than `pageSize`, or one that repeats the last.
    */
-  async *clientPages(pageSize = CLIENTS_PAGE): AsyncGenerator<Client[]> {
-    const fetchPage = (index: number) => this.http.getLater('clients', z.array(ClientSchema), { order: 'client.id', direction: 'ASC', limit: pageSize, offset: index * pageSize });
+  async *clientNamePages(pageSize = CLIENTS_PAGE): AsyncGenerator<ClientNameFields[]> {
+    const fetchPage = (index: number) => this.http.getLater('clients', z.array(ClientNameFieldsSchema), { order: 'client.id', direction: 'ASC', limit: pageSize, offset: index * pageSize });
     yield* readAhead(fetchPage, { pageSize, pagesInFlight: this.options.pagesInFlight });
   }
 
