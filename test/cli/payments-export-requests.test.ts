@@ -56,6 +56,18 @@ describe.each(SIMULATOR_WORLDS)('payments --csv of many paying clients (%s world
     expect(asked.filter((r) => r.startsWith('GET /crm/api/v1.0/clients'))).toEqual([]);
   });
 
+  it('the listing of many (--limit 1000) names its clients the same way: the client list, not a read per client', async () => {
+    sim = await startSimulator({ world });
+    addPayingClients(sim, PAYERS);
+    const before = sim.requests.length;
+    const { code, out } = await runCli(['payments', '--limit', '1000', '--from', PAYING_RANGE.from, '--to', PAYING_RANGE.to], { UISP_URL: sim.url, UISP_TOKEN: sim.token }, [sim.token]);
+    expect(code).toBe(0);
+    expect(out).toContain(`#${FIRST_PAYER_ID + 1} Payer1 Demerara1`);
+    const asked = sim.requests.slice(before).map((r) => `${r.method} ${r.path}`);
+    expect(asked).toContain('GET /crm/api/v1.0/clients');
+    expect(asked.filter((r) => /^GET \/crm\/api\/v1\.0\/clients\/\d+$/.test(r))).toHaveLength(2);
+  });
+
   it('the sample data exported whole (a few clients, each read on its own as before): byte-identical to per-client reads', async () => {
     sim = await startSimulator({ world });
     const range = { from: '2000-01-01', to: '2099-12-31' };
