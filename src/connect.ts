@@ -69,7 +69,7 @@ export async function connect(env: Env, notice: (line: string) => void, { keepSi
   const storeName = shared?.engine === 'embedded' ? `in ${shared.dir} (STORE_DIR)` : 'at DATABASE_URL';
   const onStoreError = (error: unknown) =>
     notice(`Warning: SubOps' store ${storeName} did not answer (${error instanceof Error ? error.message : String(error)}): this run did not take turns with other SubOps processes; its writes still converge on what UISP says.`);
-  const services = createServices(config, { ...overrides, ...(store && { sharedLocks: { claims: store.claims, onStoreError } }) });
+  const services = createServices(config, { notice, ...overrides, ...(store && { sharedLocks: { claims: store.claims, onStoreError } }) });
   return {
     services,
     config,

@@ -52,6 +52,8 @@ export interface ServiceOverrides {
   sharedLocks?: SharedLockOptions;
   /** Where the services say what the operator should know (a UISP that ignores a filter); the bot passes its own. */
   logger?: Logger;
+  /** What UISP turned out not to do as asked, said once (the Slack app's log, the CLI's stderr). */
+  notice?: (line: string) => void;
 }
 
 /** `uisp.url` and both tokens must be present: callers resolve the embedded simulator before this. */
@@ -76,7 +78,7 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
       // Stock UISP CRM authenticates with X-Auth-App-Key; the spec says X-Auth-Token. Send both.
       headers: { 'X-Auth-Token': uisp.crmToken, 'X-Auth-App-Key': uisp.crmToken },
     }),
-    { paymentPagesInFlight: uisp.pagesInFlight },
+    { pagesInFlight: uisp.pagesInFlight },
   );
   const nms = new NmsClient(new UispHttp({ ...common, system: 'nms', baseUrl: `${uisp.url}/nms/api/v2.1`, headers: { 'X-Auth-Token': uisp.nmsToken } }));
   const now = overrides.now ?? (() => new Date());
@@ -92,7 +94,7 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
     nms,
     activation,
     suspensions: new SuspensionService(crm, SHARED_STATUSES, writeRetry, numbering),
-    payments: new PaymentService(crm, today, { limits: config.payments, retry: writeRetry, locks }, () => now().getTime()),
+    payments: new PaymentService(crm, today, { limits: config.payments, retry: writeRetry, locks }, () => now().getTime(), overrides.notice ?? (overrides.logger && ((line: string) => overrides.logger!.warn(line)))),
     lookups: new LookupService({ crm, nms, numbering, crmClientUrl: (id) => activation.crmClientUrl(id), logger: overrides.logger }),
     duplicates: new DuplicateService({ crm, nms, numbering, locks }),
     ownChanges,

@@ -4,7 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { ensureOne, noteHas, withMarkers, type Locks, type WriteRetryPolicy } from './converge.js';
-import { clientDisplayName, type CrmClient, type PaymentFilters } from './uisp/crm-client.js';
+import type { CrmClient, PaymentFilters } from './uisp/crm-client.js';
+import { ClientList, ClientNameBook } from './client-names.js';
 import type { Client, Payment, PaymentMethod } from './uisp/schemas.js';
 import { TtlCache } from './cache.js';
 import { daysBefore } from './dates.js';
@@ -120,12 +121,10 @@ export const clientNameIn = ({ clientNames }: Pick<PaymentsPage, 'clientNames'>,
 export const methodNameIn = ({ methodNames }: Pick<PaymentsPage, 'methodNames'>, payment: Payment): string | null =>
   payment.methodId == null ? null : (methodNames.get(payment.methodId) ?? null);
 
-/** Client reads an export has in flight at once while naming a page's clients. */
-export const CLIENT_READS_IN_FLIGHT = 8;
-
 export class PaymentService {
   private readonly clients: TtlCache<number, Client>;
   private readonly methods: TtlCache<'all', PaymentMethod[]>;
+  private readonly clientList: ClientList;
 
   constructor(
     private readonly crm: CrmClient,
@@ -133,9 +132,12 @@ export class PaymentService {
     private readonly writes: { limits: PaymentLimits; retry: WriteRetryPolicy; locks: Locks },
     /** Milliseconds, for the caches' TTLs. */
     now: () => number = Date.now,
+    /** Said once when the CRM turns out not to page its client list as asked (the log; the CLI's stderr). */
+    notice: (line: string) => void = () => undefined,
   ) {
     this.clients = new TtlCache({ ttlMs: CLIENT_NAME_TTL_MS, now });
     this.methods = new TtlCache({ ttlMs: PAYMENT_METHODS_TTL_MS, now, maxEntries: 1 });
+    this.clientList = new ClientList(crm, notice);
   }
 
   /** A payment as typed in a form or on the command line, read by the input grammar with this service's limits. */
@@ -174,49 +176,49 @@ export class PaymentService {
   /**
    * The payments of the range for the CSV export, newest first, a page at a time with its clients' and
    * payment methods' names; `show` stops after that many (no further page is read). Names are kept as
-   * id → name for the whole export (one read per distinct client, through the listing's cache), never
-   * whole client records; the clients a page brings that are not named yet are read together, at most
-   * CLIENT_READS_IN_FLIGHT at a time, before the page is handed over. The payment methods are read once
-   * (cached), alongside the first page. Nothing per payment is made here: a page is handed over as read
-   * (its notes as the CRM has them; the CSV and --json show them with `displayNote`).
+   * id → name for the whole export, never whole client records; the clients a page brings that are not
+   * named yet are named before the page is handed over: a few read one at a time (through the listing's
+   * cache), many from the CRM's client list read once (./client-names.ts). The payment methods are read
+   * once (cached), alongside the first page. Nothing per payment is made here: a page is handed over as
+   * read (its notes as the CRM has them; the CSV and --json show them with `displayNote`). `named: false`
+   * (--json, which carries client ids only) names no client and asks the CRM for none.
    */
-  async *pagesWithClientNames(query: PaymentQuery): AsyncGenerator<PaymentsPage> {
+  async *pagesWithClientNames(query: PaymentQuery, { named = true }: { named?: boolean } = {}): AsyncGenerator<PaymentsPage> {
     // Method names are a nicety: without them each payment still carries its method id.
     const methodsRead = this.listMethods().then(
       (methods) => new Map(methods.map((method) => [method.id, method.name] as const)),
       () => new Map<string, string>(),
     );
     let methodNames: ReadonlyMap<string, string> | undefined;
-    const clientNames = new Map<number, string>();
-    const tried = new Set<number>();
-    const readName = async (id: number) => {
-      tried.add(id);
-      const client = await this.clients.get(id, () => this.crm.getClient(id)).catch(() => undefined);
-      if (client) clientNames.set(id, clientDisplayName(client));
-    };
+    const names = this.nameBook();
     await this.namedClient(query);
     let left = query.show ?? Infinity;
     for await (const fetched of this.crm.paymentPages(this.filters(this.range(query)))) {
       const payments = fetched.length > left ? fetched.slice(0, left) : fetched;
-      const unnamed = new Set<number>();
-      for (const { clientId } of payments) if (clientId != null && !tried.has(clientId)) unnamed.add(clientId);
-      await eachAtMost(CLIENT_READS_IN_FLIGHT, [...unnamed], readName);
+      if (named) await names.add(clientIdsOf(payments));
       methodNames ??= await methodsRead;
-      yield { payments, clientNames, methodNames };
+      yield { payments, clientNames: names.known, methodNames };
       left -= payments.length;
       if (left <= 0) return;
     }
   }
 
   /**
-   * Display names of the clients who made these payments: none read for clients in hand, and the rest
-   * from a cache (CLIENT_NAME_TTL_MS), one read per distinct client it lacks. Names are a nicety: a
-   * client that cannot be read is left out, shown by id.
+   * Display names of the clients who made these payments: none read for clients in hand; the rest as an
+   * export names them (a few from a cache, CLIENT_NAME_TTL_MS, one read per distinct client it lacks;
+   * many from the client list). Names are a nicety: a client that cannot be read is left out, shown by id.
    */
-  async clientNames(payments: Payment[], known: Client[] = []): Promise<Map<number, string>> {
-    const ids = [...new Set(payments.map((p) => p.clientId).filter((id): id is number => id != null))];
-    const read = await Promise.allSettled(ids.map(async (id) => known.find((c) => c.id === id) ?? this.clients.get(id, () => this.crm.getClient(id))));
-    return new Map(read.flatMap((r) => (r.status === 'fulfilled' ? [[r.value.id, clientDisplayName(r.value)] as const] : [])));
+  async clientNames(payments: Payment[], known: Client[] = []): Promise<ReadonlyMap<number, string>> {
+    const names = this.nameBook(known);
+    const ids = [...new Set(clientIdsOf(payments))];
+    await names.add(ids);
+    // In the payments' order, whatever order the reads ended in.
+    return new Map(ids.flatMap((id) => (names.known.has(id) ? [[id, names.known.get(id)!] as const] : [])));
+  }
+
+  /** The names of one listing or export, a client read on its own going through the cache. */
+  private nameBook(inHand: readonly Client[] = []): ClientNameBook {
+    return new ClientNameBook(this.clientList, (id) => this.clients.get(id, () => this.crm.getClient(id)), inHand);
   }
 
   /** The CRM's payment methods, for forms and listings; cached for PAYMENT_METHODS_TTL_MS. */
@@ -318,13 +320,8 @@ export class PaymentService {
   }
 }
 
-/** Runs `task` for every item, at most `limit` at a time; resolves when all are done. */
-async function eachAtMost<T>(limit: number, items: T[], task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await task(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+function* clientIdsOf(payments: readonly Payment[]): Generator<number> {
+  for (const { clientId } of payments) if (clientId != null) yield clientId;
 }
 
 /** Sums per currency, in cents: floating-point sums of thousands of amounts drift visibly otherwise. */

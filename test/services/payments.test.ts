@@ -1,7 +1,8 @@
 /** Payment rules of the services layer: amounts, date ranges and totals, against the simulator. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/services/errors.js';
-import { CLIENT_READS_IN_FLIGHT, clientNameIn, displayNote, methodNameIn, paymentInputProblems, readPaymentInput, readPaymentQuery, type PaymentsPage } from '../../src/services/payments.js';
+import { CLIENT_READS_IN_FLIGHT } from '../../src/services/client-names.js';
+import { clientNameIn, displayNote, methodNameIn, paymentInputProblems, readPaymentInput, readPaymentQuery, type PaymentsPage } from '../../src/services/payments.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
 
 let uisp: UispFixture | undefined;

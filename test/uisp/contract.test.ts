@@ -26,6 +26,7 @@ interface Drive<C> {
 const crmDrives = {
   listClients: { reply: [fixtures.client()], run: (c) => c.listClients({ query: 'ada', email: 'a@b.c', phone: '1', userIdent: 'X1', isArchived: false }) },
   getClient: { reply: fixtures.client(1), run: (c) => c.getClient(1) },
+  clientNamePages: { reply: [fixtures.client()], run: (c) => c.clientNamePages() },
   createClient: { reply: fixtures.client(2), run: (c) => c.createClient({ firstName: 'Ada', lastName: 'Lovelace', email: 'a@b.c' }) },
   updateClient: { reply: fixtures.client(2), run: (c) => c.updateClient(2, { lastName: 'King' }) },
   deleteClient: { reply: '', run: (c) => c.deleteClient(2) },

@@ -133,7 +133,7 @@ describe('CrmClient.payments()', () => {
 
   it('with pages read ahead: the same payments in the same order, the first page alone, and no page past the window', async () => {
     const pages = servePayments(2_345);
-    const ahead = new CrmClient(h.crmHttp, { paymentPagesInFlight: 4 });
+    const ahead = new CrmClient(h.crmHttp, { pagesInFlight: 4 });
 
     const ids = await collect(ahead.payments());
 
@@ -155,7 +155,7 @@ describe('CrmClient.payments()', () => {
         return { statusCode: 200, data: JSON.stringify(ids.map((id) => fixtures.payment(id))), responseOptions: { headers: JSON_HEADERS } };
       })
       .persist();
-    const ahead = new CrmClient(h.crmHttp, { paymentPagesInFlight: 4 });
+    const ahead = new CrmClient(h.crmHttp, { pagesInFlight: 4 });
     expect(await collect(ahead.payments({}, 3))).toEqual([1, 2, 3, 4, 5, 6]);
   });
 

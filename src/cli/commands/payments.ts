@@ -77,7 +77,7 @@ async function exportPayments(service: PaymentService, query: PaymentQuery, form
   };
   try {
     // Leaving the loop (a closed pipe) stops the paging: no further page is requested; --limit stops it in the service.
-    for await (const page of service.pagesWithClientNames(query)) {
+    for await (const page of service.pagesWithClientNames(query, { named: format === 'csv' })) {
       // The reader went away (`| head -1`): stop paging through UISP for output nobody reads.
       if (outputClosed(io.stdout)) break;
       head();

@@ -7,6 +7,7 @@ import { UispNotFoundError } from './errors.js';
 import type { UispHttp } from './http.js';
 import { readAhead } from './pager.js';
 import {
+  ClientNameFieldsSchema,
   ClientSchema,
   InvoiceSchema,
   PaymentMethodSchema,
@@ -15,6 +16,7 @@ import {
   ServiceSchema,
   SuspensionReasonSchema,
   type Client,
+  type ClientNameFields,
   type Invoice,
   type Payment,
   type PaymentMethod,
@@ -82,15 +84,21 @@ export const MAX_PAYMENTS_PAGE = 500;
 // Suspend/cancel-suspend/delete answer 200 with an empty or partial body; we read nothing from it.
 const IgnoredBody = z.unknown();
 
+/**
+ * Clients per page of GET /clients when the whole list is read (the Blueprint states no cap; the same as
+ * payments', which the spec caps at 500).
+ */
+export const CLIENTS_PAGE = 500;
+
 export interface CrmClientOptions {
-  /** GET /payments pages requested ahead of the reader (UISP_PAGES_IN_FLIGHT); 1 pages strictly one after the other. */
-  paymentPagesInFlight: number;
+  /** Pages of a long listing (GET /payments, GET /clients) requested ahead of the reader (UISP_PAGES_IN_FLIGHT); 1 pages strictly one after the other. */
+  pagesInFlight: number;
 }
 
 export class CrmClient {
   constructor(
     private readonly http: UispHttp,
-    private readonly options: CrmClientOptions = { paymentPagesInFlight: 1 },
+    private readonly options: CrmClientOptions = { pagesInFlight: 1 },
   ) {}
 
   listClients(filters: ClientFilters = {}): Promise<Client[]> {
@@ -100,6 +108,17 @@ export class CrmClient {
 
   getClient(id: number): Promise<Client> {
     return this.http.get(`clients/${id}`, ClientSchema);
+  }
+
+  /**
+   * Every client the CRM lists (archived ones aside, as GET /clients leaves them out), a page at a time
+   * in id order (`limit`, `offset`, `order`, `direction`: CRM Blueprint), read ahead like the payments;
+   * of each, only the fields of its display name. A CRM that does not page as asked is the reader's to
+   * notice (../client-names.ts): a page longer than `pageSize`, or one that repeats the last.
+   */
+  async *clientNamePages(pageSize = CLIENTS_PAGE): AsyncGenerator<ClientNameFields[]> {
+    const fetchPage = (index: number) => this.http.getLater('clients', z.array(ClientNameFieldsSchema), { order: 'client.id', direction: 'ASC', limit: pageSize, offset: index * pageSize });
+    yield* readAhead(fetchPage, { pageSize, pagesInFlight: this.options.pagesInFlight });
   }
 
   createClient(client: NewClient): Promise<Client> {
@@ -172,7 +191,7 @@ export class CrmClient {
 
   /**
    * Pages through GET /payments with `limit` ≤ 500 and `offset`, newest first by default, reading up to
-   * `paymentPagesInFlight` pages ahead (see pager.ts): memory holds a few pages, never the listing, and
+   * `pagesInFlight` pages ahead (see pager.ts): memory holds a few pages, never the listing, and
    * a page read ahead waits as its text, decoded only when the reader reaches it. Stop iterating early
    * and no further page is requested.
    */
@@ -186,7 +205,7 @@ export class CrmClient {
     const fetchPage = (index: number) =>
       this.http.getLater('payments', z.array(PaymentSchema), { ...filters, order: 'createdDate', direction: filters.direction ?? 'DESC', limit, offset: index * limit });
     let previousIds = new Set<number>();
-    for await (const page of readAhead(fetchPage, { pageSize: limit, pagesInFlight: this.options.paymentPagesInFlight })) {
+    for await (const page of readAhead(fetchPage, { pageSize: limit, pagesInFlight: this.options.pagesInFlight })) {
       // A payment recorded while we page shifts later pages by one: skip what the page before already gave.
       const fresh = page.filter((payment) => !previousIds.has(payment.id));
       previousIds = new Set(page.map((payment) => payment.id));

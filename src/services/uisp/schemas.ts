@@ -38,6 +38,13 @@ export const ClientSchema = z.looseObject({
 });
 export type Client = z.infer<typeof ClientSchema>;
 
+/**
+ * What a client's display name needs, and nothing else: a listing read for names (50,000 clients, say)
+ * keeps no more of each record than this while it is decoded.
+ */
+export const ClientNameFieldsSchema = z.object({ id: ClientSchema.shape.id, firstName: nullableString, lastName: nullableString, companyName: nullableString });
+export type ClientNameFields = z.infer<typeof ClientNameFieldsSchema>;
+
 export const ServiceSchema = z.looseObject({
   id: z.number().int(),
   clientId: z.number().int(),
