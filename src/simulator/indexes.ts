@@ -13,8 +13,15 @@
  * `visited` counts every record an index checks, builds from or answers (a lookup counts one at least),
  * and every record a handler scans (`scan`): tests assert an answer's complexity with it, never its wall time.
  */
-import type { SimulatorData } from './data.js';
 import type { ClientRecord, DeviceRecord, ServiceRecord, SiteRecord } from './records.js';
+
+/** The lists the indexes cover (the simulator's data: ./data.ts). */
+export interface IndexedData {
+  clients: ClientRecord[];
+  services: ServiceRecord[];
+  sites: SiteRecord[];
+  devices: DeviceRecord[];
+}
 
 type Primitive = string | number | boolean | null | undefined;
 
@@ -129,7 +136,7 @@ export class Indexes {
   readonly devicesByAddress: Grouped<DeviceRecord>;
   readonly devicesByIp: Grouped<DeviceRecord>;
 
-  constructor(data: SimulatorData) {
+  constructor(data: IndexedData) {
     const work = this.work;
     this.clientById = new ById(work, () => data.clients, (c) => c.id);
     this.serviceById = new ById(work, () => data.services, (s) => s.id);
@@ -160,10 +167,10 @@ export class Indexes {
   }
 }
 
-const byData = new WeakMap<SimulatorData, Indexes>();
+const byData = new WeakMap<IndexedData, Indexes>();
 
 /** The indexes of one live state (made on first use). */
-export function indexesOf(data: SimulatorData): Indexes {
+export function indexesOf(data: IndexedData): Indexes {
   let indexes = byData.get(data);
   if (!indexes) byData.set(data, (indexes = new Indexes(data)));
   return indexes;

@@ -128,6 +128,7 @@ const drives: Drive[] = [
 /** The public methods that only read: they send no body (the simulator flow below checks that too). */
 const READS = [
   'crm.listClients',
+  'crm.clientNamePages',
   'crm.getClient',
   'crm.listServices',
   'crm.getService',
