@@ -97,6 +97,9 @@ const engines = [
 ];
 
 const SECRET = 'the-signing-secret';
+
+/** An id one character away from `id` and never equal to it (a copy with the same id would replace the original row). */
+const anotherId = (id: string): string => `${id.slice(0, -1)}${id.endsWith('0') ? '1' : '0'}`;
 const THREAD = { channel: CHANNEL, ts: '1700000000.000100' };
 const ELSEWHERE = 'C0ELSEWHERE';
 const HOSTILE = '<!channel> *urgent* <https://evil.example/login|your session expired>';
@@ -161,7 +164,7 @@ describe.each(engines)('rows written straight into the store, on $name (issue #3
     const copies = [
       { ...operation, id: 'copy-channel', channel: ELSEWHERE },
       { ...operation, id: 'copy-thread', threadTs: '1700000000.000999' },
-      { ...operation, id: operation.id.replace(/.$/, '0'), ifStopped: { notice: { ...notice, retry: { ...notice.retry, confirm: { deletes: 'any' } } }, check } },
+      { ...operation, id: anotherId(operation.id), ifStopped: { notice: { ...notice, retry: { ...notice.retry, confirm: { deletes: 'any' } } }, check } },
       { ...operation, id: 'copy-message', ifStopped: { notice: forgedMessage, check } },
     ];
     for (const copy of copies) await s.store.operations.begin(copy, 0);
