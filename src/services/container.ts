@@ -18,6 +18,8 @@ import { SuspensionService } from './suspensions.js';
 import { CrmClient } from './uisp/crm-client.js';
 import { createUispDispatcher, UispHttp } from './uisp/http.js';
 import { NmsClient } from './uisp/nms-client.js';
+import { NmsFilters } from './uisp/nms-filters.js';
+import { NetworkReads } from './network.js';
 import { shownUrl } from './uisp/shown-url.js';
 import { todayIn } from './dates.js';
 import { OwnChanges } from './events/own-changes.js';
@@ -26,6 +28,8 @@ import { allOf, type UispObserver } from './uisp/exchange.js';
 export interface Services {
   crm: CrmClient;
   nms: NmsClient;
+  /** The NMS questions narrowed to the records asked for, with what this UISP's NMS turned out to honour. */
+  network: NetworkReads;
   activation: ActivationService;
   suspensions: SuspensionService;
   payments: PaymentService;
@@ -81,6 +85,8 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
     { pagesInFlight: uisp.pagesInFlight },
   );
   const nms = new NmsClient(new UispHttp({ ...common, system: 'nms', baseUrl: `${uisp.url}/nms/api/v2.1`, headers: { 'X-Auth-Token': uisp.nmsToken } }));
+  const notice = overrides.notice ?? ((line: string) => overrides.logger?.warn(line));
+  const network = new NetworkReads(nms, new NmsFilters(notice));
   const now = overrides.now ?? (() => new Date());
   const today = () => todayIn(config.activation.timeZone, now());
   const writeRetry = { retries: uisp.writeRetries, backoffMs: uisp.writeBackoffMs, windowMs: uisp.retryWindowMs };
@@ -88,13 +94,14 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
   // with a shared store, held in it too.
   const locks = overrides.sharedLocks ? new SharedLocks(overrides.sharedLocks) : new KeyedLock();
   const numbering = new StatusNumbering(config.activation.numbering, crm);
-  const activation = new ActivationService({ crm, nms, settings: config.activation, numbering, crmBaseUrl: `${shownUrl(uisp.url)}/crm`, today, writeRetry, locks });
+  const activation = new ActivationService({ crm, nms, network, settings: config.activation, numbering, crmBaseUrl: `${shownUrl(uisp.url)}/crm`, today, writeRetry, locks });
   return {
     crm,
     nms,
+    network,
     activation,
     suspensions: new SuspensionService(crm, SHARED_STATUSES, writeRetry, numbering),
-    payments: new PaymentService(crm, today, { limits: config.payments, retry: writeRetry, locks }, () => now().getTime(), overrides.notice ?? (overrides.logger && ((line: string) => overrides.logger!.warn(line)))),
+    payments: new PaymentService(crm, today, { limits: config.payments, retry: writeRetry, locks }, () => now().getTime(), notice),
     lookups: new LookupService({ crm, nms, numbering, crmClientUrl: (id) => activation.crmClientUrl(id), logger: overrides.logger }),
     duplicates: new DuplicateService({ crm, nms, numbering, locks }),
     ownChanges,

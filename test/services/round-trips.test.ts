@@ -24,6 +24,13 @@ const LATENCY_MS = 80;
  * one may predate the run's hold on its keys, and a person may have turned the service Active since. Through Slack, a confirmation is read again (one round trip:
  * the client's services with the name lookup) before the run, which builds on that read.
  */
+/**
+ * The interface document's NMS has none of the filters the reads ask with (src/services/network.ts): a
+ * process's first device question learns that from the answer and then reads the whole device list, one
+ * round trip more. Every case here is a fresh process.
+ */
+const LEARNING = (process.env.SUBOPS_SIMULATOR_WORLD ?? 'interface') === 'interface' ? 1 : 0;
+
 const CASES = [
   { name: 'a new customer', device: '10.20.1.88', firstName: 'Ada', lastName: 'Lovelace', outcome: 'activated', cli: 5, slack: 5 },
   { name: 'a Quoted clean-up', device: '10.20.1.51', firstName: 'Priya', lastName: 'Ramnarine', outcome: 'activated', cli: 6, slack: 7 },
@@ -46,7 +53,7 @@ describe('activation round trips', () => {
       if (event.type === 'result') result = event;
     }
     expect(result?.outcome).toBe(outcome);
-    expect(sequentialRoundTrips(uisp.sim.requests)).toBeLessThanOrEqual(cli);
+    expect(sequentialRoundTrips(uisp.sim.requests)).toBeLessThanOrEqual(cli + LEARNING);
   });
 
   it.each(CASES)('Slack: $name takes at most $slack from the form submission, a confirmation included', async ({ device, firstName, lastName, outcome, slack }) => {
@@ -60,6 +67,6 @@ describe('activation round trips', () => {
       await h.submit(id, {});
     }
     expect(shown((await audited).args as { text?: string; blocks?: unknown[] })).toContain(`: *${outcome}*`);
-    expect(sequentialRoundTrips(h.uisp.sim.requests)).toBeLessThanOrEqual(slack);
+    expect(sequentialRoundTrips(h.uisp.sim.requests)).toBeLessThanOrEqual(slack + LEARNING);
   });
 });

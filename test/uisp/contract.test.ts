@@ -54,6 +54,7 @@ const crmDrives = {
 const nmsDrives = {
   listDevices: { reply: [fixtures.device()], run: (n) => n.listDevices() },
   listDiscoveredDevices: { reply: [fixtures.device()], run: (n) => n.listDiscoveredDevices() },
+  deviceIdByMac: { reply: { id: 'd-1', type: 'airMax', series: 'AC' }, run: (n) => n.deviceIdByMac('fc:ec:da:00:00:01') },
   getDevice: { reply: fixtures.device('d-1'), run: (n) => n.getDevice('d-1') },
   listSites: { reply: [fixtures.site()], run: (n) => n.listSites() },
   createSite: { reply: fixtures.site('s-2'), run: (n) => n.createSite({ name: 'Ada Lovelace', type: 'endpoint', parentSiteId: 's-0' }) },

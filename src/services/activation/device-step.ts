@@ -9,11 +9,11 @@ import { UispRejectedError } from '../uisp/errors.js';
 import type { Site } from '../uisp/schemas.js';
 import { moveConfirmed } from './confirmation.js';
 import { ActivationFailure } from './failure.js';
-import { competingSites, keptSite } from './keep.js';
+import { keptSite } from './keep.js';
 import { ownSites, siteOwnerId } from '../sites.js';
 import { moveOf, siteRef, type ActivationReads } from './planner.js';
 import { step, type StepLog } from './run-log.js';
-import { deviceState, ensureAuthorized, removeOwnSite, type DeviceState, type WriteDeps } from './writes.js';
+import { deviceState, ensureAuthorized, readPlacement, removeOwnSite, type DeviceState, type WriteDeps } from './writes.js';
 import type { ActivationConfirmation, ActivationPlan, ActivationRequest, ClientRef, DeviceMove, SiteRef, StepEvent } from './types.js';
 
 export interface RunContext {
@@ -65,18 +65,17 @@ interface Placement {
  * is removed (read first: never with a device on it).
  */
 export async function authorize(ctx: RunContext, plan: ActivationPlan, reads: ActivationReads, settled: SiteStep, client: ClientRef, log: StepLog): Promise<StepEvent> {
-  const contested = settled.contested ? await placementNow(ctx, plan, client, settled.madeWith) : undefined;
+  const contested = settled.contested ? await placementNow(ctx, plan, reads, client, settled.madeWith) : undefined;
   const placed = await placeDevice(ctx, plan, reads, contested ?? { site: settled.site, now: settled.device, sites: settled.sites }, client, settled.madeWith);
   if (settled.created && placed.site.id !== settled.created.id) await removeRunSite(ctx.writes, settled.created, log);
   return placed;
 }
 
 /** The client's sites, the devices and this device, read now: the site every run keeps, and where the device is. */
-async function placementNow(ctx: RunContext, plan: ActivationPlan, client: ClientRef, madeWith: string | null): Promise<Placement | undefined> {
-  const { nms } = ctx.writes;
-  const [sites, devices, found] = await Promise.all([nms.listSites(), nms.listDevices(), nms.getDevice(plan.device.id)]);
-  const kept = keptSite(competingSites(sites, client.id), { devices, madeWith });
-  return kept && { site: siteRef(kept), now: deviceState(found), sites };
+async function placementNow(ctx: RunContext, plan: ActivationPlan, reads: ActivationReads, client: ClientRef, madeWith: string | null): Promise<Placement | undefined> {
+  const { sites, competing, devices, device } = await readPlacement(ctx.writes, client.id, plan.device.id, reads.services);
+  const kept = keptSite(competing, { devices, madeWith });
+  return kept && { site: siteRef(kept), now: deviceState(device), sites };
 }
 
 /**
@@ -102,14 +101,14 @@ async function placeDevice(ctx: RunContext, plan: ActivationPlan, reads: Activat
       const outcome = await ensureAuthorized(ctx.writes, device.id, site.id, now);
       if (outcome.kind === 'authorized') return { ...step({ step: 'authorize', status: 'done', device, site }, { deviceId: device.id, siteId: site.id }), site };
       // Changed while this run tried (another run, or a person): judged on a fresh read, and never moved by a retry.
-      ({ now, sites } = { now: outcome.now, sites: await ctx.writes.nms.listSites() });
+      ({ now, sites } = { now: outcome.now, sites: (await readPlacement(ctx.writes, client.id, device.id, reads.services)).sites });
       if (!now.authorized || !now.siteId) continue;
       const there = ownSite(now);
       if (there) return skipped(siteRef(there));
       throw new ActivationFailure({ code: 'device-in-use', device, move: placedElsewhere(now.siteId, sites) });
     } catch (error) {
       if (error instanceof ActivationFailure || again > 0 || !(error instanceof UispRejectedError)) throw error;
-      const fresh = await placementNow(ctx, plan, client, madeWith);
+      const fresh = await placementNow(ctx, plan, reads, client, madeWith);
       if (!fresh || fresh.sites.some((s) => s.id === site.id)) throw error;
       ({ site, now, sites } = fresh);
     }

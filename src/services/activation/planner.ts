@@ -61,11 +61,17 @@ export interface ActivationReads {
   /** As typed; compared ignoring case and spaces, written in Title Case. */
   firstName: string;
   lastName: string;
+  /** Authorized devices: every one matching the query, and every one on the client's sites when it has several (or all of them). */
   authorized: Device[];
+  /** The whole discovered list. */
   discovered: Device[];
   lookup: ClientLookup;
   /** The identified client's services ([] when the client is new or unknown). */
   services: Service[];
+  /**
+   * NMS sites with their CRM binding: every site the rules look at (the devices' sites, the client's own,
+   * every endpoint site not bound to the CRM, the parent site or the towers), possibly all of them.
+   */
   sites: Site[];
   /** The CRM's service plans: the configured plan period must be one of theirs before anything is written. */
   servicePlans: ServicePlan[];

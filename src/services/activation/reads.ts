@@ -1,9 +1,15 @@
 /**
- * The activation's reads, in as few round trips as they allow: both device lists, the client lookup,
- * the sites and the service plans at once; then, for a name lookup, the identified client's services
- * (read with the lookup when the caller already knows the client: a confirmation read again).
+ * The activation's reads, in as few round trips as they allow, each asking UISP for the records the
+ * rules need rather than the lists (issue #38, ../network.ts): the device typed (by IP or MAC, its sites
+ * and devices; by name, both lists), the discovered list, the client lookup, the sites that may await
+ * their link, the parent site (or the towers), the service plans, all at once; then, for a name lookup,
+ * the identified client's services (read with the lookup when the caller already knows the client: a
+ * confirmation read again), the sites those services are bound to, and, when the client has several
+ * sites, the devices on them (which one every run keeps depends on them: ./keep.ts).
  */
 import type { ActivationConfig } from '../../config.js';
+import { uniqueDevices, uniqueSites, type NetworkReads } from '../network.js';
+import { ownSites } from '../sites.js';
 import type { CrmClient } from '../uisp/crm-client.js';
 import { emptyIfNotFound, nullIfNotFound } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
@@ -18,6 +24,7 @@ import type { ActivationRequest } from './types.js';
 export interface ReadDeps {
   crm: CrmClient;
   nms: NmsClient;
+  network: NetworkReads;
   settings: ActivationConfig;
   numbering: StatusNumbering;
   /** Today's date (YYYY-MM-DD) in the ISP's time zone. */
@@ -32,26 +39,36 @@ interface ClientRead {
 /** `expectedClientId`: the client an earlier decision identified by name; its services are read with the lookup. */
 export async function readActivation(deps: ReadDeps, request: ActivationRequest, expectedClientId?: number): Promise<ActivationReads> {
   const { nms, crm, settings } = deps;
+  const network = deps.network.oneRead();
+  const query = parseDeviceQuery(request.device);
   const firstName = titleCase(request.firstName);
   const lastName = titleCase(request.lastName);
-  const [authorized, discovered, client, sites, servicePlans, numbering] = await Promise.allSettled([
-    nms.listDevices(),
+  const [found, discovered, client, notBound, parents, servicePlans, numbering] = await Promise.allSettled([
+    network.findDevice(query),
     nms.listDiscoveredDevices(),
     request.clientId !== undefined ? lookUpId(crm, request.clientId) : lookUpName(crm, firstName, lastName, expectedClientId),
-    nms.listSites(),
+    network.sitesNotBound(),
+    settings.parentSiteId ? network.sitesById([settings.parentSiteId]) : network.towers(),
     crm.listServicePlans(),
     deps.numbering.resolve(),
   ]);
   const { lookup, services } = settled(client);
+  const { authorized, sites: deviceSites } = settled(found);
+  const known = uniqueSites([...deviceSites, ...settled(notBound), ...settled(parents)]);
+  const bound = services.flatMap((s) => (s.unmsClientSiteId && !known.some((site) => site.id === s.unmsClientSiteId) ? [s.unmsClientSiteId] : []));
+  const sites = uniqueSites([...known, ...(await network.sitesById(bound))]);
+  const identity = identifyClient(lookup, firstName, lastName);
+  const own = 'client' in identity && identity.client ? ownSites(sites, identity.client.id, services) : [];
+  const onOwn = own.length > 1 ? await network.devicesOn(own.map((s) => s.id)) : [];
   return {
-    query: parseDeviceQuery(request.device),
+    query,
     firstName,
     lastName,
-    authorized: settled(authorized),
+    authorized: uniqueDevices([...authorized, ...onOwn]),
     discovered: settled(discovered),
     lookup,
     services,
-    sites: settled(sites),
+    sites,
     servicePlans: settled(servicePlans),
     numbering: settled(numbering),
     settings,

@@ -182,7 +182,7 @@ async function* clientStep(ctx: RunContext, plan: ActivationPlan, reads: Activat
     site.action === 'create'
       ? (created: Client) => {
           if (early) return;
-          const siting = createSite(writes, created.id, site, device.id, true, writes.activationId);
+          const siting = createSite(writes, created.id, site, device.id, true, writes.activationId, []);
           siting.catch(() => {}); // awaited below, whatever happens to the client
           early = { clientId: created.id, siting };
         }
@@ -306,7 +306,7 @@ async function siteStep(writes: WriteDeps, plan: ActivationPlan, reads: Activati
     const device = { authorized: plan.device.authorized, siteId: plan.device.siteId };
     return { site, device, sites: reads.sites, created: null, contested: false, madeWith, event: step({ step: 'site', status: 'skipped', kind: 'reused', site }, { siteId: site.id }) };
   }
-  const outcome = await (started ?? createSite(writes, client.id, plan.site, plan.device.id, fresh, madeWith));
+  const outcome = await (started ?? createSite(writes, client.id, plan.site, plan.device.id, fresh, madeWith, reads.services));
   const site = siteRef(outcome.record);
   log.duplicates('site', outcome.removed.map((s) => s.id), outcome.refused.map((r) => ({ id: r.record.id, detail: r.detail })));
   const settled = { site, device: outcome.device, sites: outcome.sites, created: outcome.created ? outcome.record : null, contested: outcome.seen.length > 1, madeWith };

@@ -10,6 +10,7 @@
 import type { ActivationConfig } from '../../config.js';
 import type { LockHold, Locks, WriteRetryPolicy } from '../converge.js';
 import type { CrmClient } from '../uisp/crm-client.js';
+import type { NetworkReads } from '../network.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import { confirmationChanges, planToRun } from './confirmation.js';
 import { ActivationFailure, asFailure, FAILED_STEP } from './failure.js';
@@ -26,6 +27,8 @@ export { ActivationFailure } from './failure.js';
 export interface ActivationDeps {
   crm: CrmClient;
   nms: NmsClient;
+  /** The NMS questions narrowed to the records asked for (../network.ts). */
+  network: NetworkReads;
   settings: ActivationConfig;
   numbering: StatusNumbering;
   /** e.g. https://uisp.example.net/crm — the client page is `${crmBaseUrl}/client/${id}`. */
@@ -119,7 +122,7 @@ export class ActivationService {
         yield { type: 'result', outcome: 'planned', plan, device, ...leftAloneOf(plan), done: [], notDone: [] };
         return;
       }
-      const writes = { crm: this.deps.crm, nms: this.deps.nms, settings: this.deps.settings, retry: this.deps.writeRetry, activationId: newActivationId(), confirmHold };
+      const writes = { crm: this.deps.crm, nms: this.deps.nms, network: this.deps.network, settings: this.deps.settings, retry: this.deps.writeRetry, activationId: newActivationId(), confirmHold };
       yield* writePlan({ writes, request, confirm, crmClientUrl: (id) => this.crmClientUrl(id) }, plan, reads, log);
     } finally {
       release();

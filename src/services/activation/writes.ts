@@ -13,6 +13,7 @@ import type { ActivationConfig } from '../../config.js';
 import { deleteChecked, ensureOne, withRetries, type CheckedDelete, type Converged, type DeleteOutcome, type WriteRetryPolicy } from '../converge.js';
 import type { CrmClient } from '../uisp/crm-client.js';
 import { emptyIfNotFound, nullIfNotFound, UispError, UispWriteNotAppliedError } from '../uisp/errors.js';
+import { uniqueSites, type NetworkReads } from '../network.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import type { Client, Device, Service, Site } from '../uisp/schemas.js';
 import { midnightIn } from '../dates.js';
@@ -28,6 +29,7 @@ import type { ActivationPlan, ActivationRefusal, ServiceRef } from './types.js';
 export interface WriteDeps {
   crm: CrmClient;
   nms: NmsClient;
+  network: NetworkReads;
   settings: ActivationConfig;
   retry: WriteRetryPolicy;
   /** This activation's id (./markers.ts): its records, and only those, are its own. */
@@ -198,7 +200,7 @@ function ownServiceRemoval(deps: Pick<WriteDeps, 'crm' | 'activationId' | 'confi
 export interface SiteOutcome extends Settled<Site> {
   /** The device, read together with the sites. */
   device: DeviceState;
-  /** Every NMS site, as read with the device (to judge where the device is). */
+  /** The client's sites and the device's, as read with the device (to judge where the device is: `readPlacement`). */
   sites: Site[];
 }
 
@@ -215,6 +217,8 @@ export async function createSite(
   fresh: boolean,
   /** The activation that made the client (./keep.ts): the site it made is the one every run keeps. */
   madeWith: string | null,
+  /** The client's services as the plan read them (a new client has none): the sites they are bound to are the client's. */
+  services: readonly Service[],
 ): Promise<SiteOutcome> {
   const { nms } = deps;
   let read: { sites: Site[]; devices: Device[]; device: DeviceState } | undefined;
@@ -223,9 +227,9 @@ export async function createSite(
     {
       freshlyRead: fresh,
       find: async () => {
-        const [sites, devices, device] = await Promise.all([nms.listSites(), nms.listDevices(), nms.getDevice(deviceId)]);
-        read = { sites, devices, device: deviceState(device) };
-        return (seen = competingSites(sites, clientId));
+        const placement = await readPlacement(deps, clientId, deviceId, services);
+        read = { ...placement, device: deviceState(placement.device) };
+        return (seen = placement.competing);
       },
       create: () =>
         nms.createSite({
@@ -246,12 +250,11 @@ export async function createSite(
 }
 
 /** This run's own site, removed only while it is still this run's, not linked in the CRM and without a device. */
-function ownSiteRemoval(deps: Pick<WriteDeps, 'nms' | 'activationId' | 'confirmHold'>, site: Site): CheckedDelete<{ site: Site; devices: Device[] }> {
+function ownSiteRemoval(deps: Pick<WriteDeps, 'nms' | 'network' | 'activationId' | 'confirmHold'>, site: Site): CheckedDelete<{ site: Site; devices: Device[] }> {
   const { nms } = deps;
   return {
     read: async () => {
-      const [sites, devices] = await Promise.all([nms.listSites(), nms.listDevices()]);
-      const now = sites.find((s) => s.id === site.id);
+      const [[now], devices] = await Promise.all([deps.network.sitesById([site.id]), deps.network.devicesOn([site.id])]);
       return now ? { site: now, devices } : null;
     },
     changed: ({ site: now, devices }) => {
@@ -267,8 +270,34 @@ function ownSiteRemoval(deps: Pick<WriteDeps, 'nms' | 'activationId' | 'confirmH
 }
 
 /** Removes a site this run made that another run's kept record made redundant; read before each attempt. */
-export function removeOwnSite(deps: Pick<WriteDeps, 'nms' | 'retry' | 'activationId' | 'confirmHold'>, site: Site): Promise<DeleteOutcome<unknown>> {
+export function removeOwnSite(deps: Pick<WriteDeps, 'nms' | 'network' | 'retry' | 'activationId' | 'confirmHold'>, site: Site): Promise<DeleteOutcome<unknown>> {
   return deleteChecked(deps.retry, ownSiteRemoval(deps, site));
+}
+
+/** What a site's read-back and a placement read see: the client's sites, where the device is, and the SubOps sites that compete. */
+export interface PlacementRead {
+  /** Every site the client may own (../network.ts `clientSites`) and the device's site. */
+  sites: Site[];
+  /** The client's sites SubOps made (./keep.ts `competingSites`). */
+  competing: Site[];
+  /** The devices on the competing sites, when there are several (which one every run keeps depends on them). */
+  devices: Device[];
+  device: Device;
+}
+
+/**
+ * The client's sites and the device, read now. `services`: the client's services as the run's plan read
+ * them; a site is bound through a service, so those name its bound sites (one a person binds during the
+ * run is seen as the device's site once a run puts the device there, and the run's own then goes).
+ */
+export async function readPlacement(deps: Pick<WriteDeps, 'nms' | 'network'>, clientId: number, deviceId: string, services: readonly Service[]): Promise<PlacementRead> {
+  const network = deps.network.oneRead();
+  const [notBound, device] = await Promise.all([network.sitesNotBound(), deps.nms.getDevice(deviceId)]);
+  const named = [...services.flatMap((s) => (s.unmsClientSiteId ? [s.unmsClientSiteId] : [])), ...(device.identification.site ? [device.identification.site.id] : [])];
+  const sites = uniqueSites([...notBound, ...(await network.sitesById(named.filter((id) => !notBound.some((s) => s.id === id))))]);
+  const competing = competingSites(sites, clientId);
+  const devices = competing.length > 1 ? await network.devicesOn(competing.map((s) => s.id)) : [];
+  return { sites, competing, devices, device };
 }
 
 export function deviceState(device: Device): DeviceState {

@@ -66,7 +66,8 @@ export interface UispHttpOptions {
   observer?: UispObserver | undefined;
 }
 
-export type Query = Record<string, string | number | boolean | undefined | null>;
+/** A list value is sent as the key repeated (`id=a&id=b`), as the NMS Swagger's array parameters are. */
+export type Query = Record<string, string | number | boolean | readonly string[] | undefined | null>;
 
 /** Connections per origin when the caller names no pool size (UISP_POOL_CONNECTIONS). */
 export const DEFAULT_POOL_CONNECTIONS = 64;
@@ -165,7 +166,8 @@ export class UispHttp {
   private async exchange(method: string, path: string, { query, body }: { query?: Query | undefined; body?: unknown }, { decodeNow }: { decodeNow: boolean }): Promise<Answer> {
     const url = new URL(path.replace(/^\//, ''), this.base);
     for (const [key, value] of Object.entries(query ?? {})) {
-      if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
+      if (Array.isArray(value)) for (const each of value as readonly string[]) url.searchParams.append(key, each);
+      else if (value !== undefined && value !== null) url.searchParams.set(key, String(value));
     }
     const info: UispRequestInfo = { system: this.system, method, path: url.pathname + url.search };
     const attempts = method === 'GET' ? this.options.retry.retries + 1 : 1;

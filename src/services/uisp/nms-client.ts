@@ -18,15 +18,36 @@ export interface NewSite {
   contactPhone?: string;
 }
 
+/** GET /sites filters (NMS Swagger); every one given must hold. */
+export interface SiteFilter {
+  /** Those sites. */
+  id?: readonly string[];
+  /** Sites holding a device with this IP address. */
+  ip?: string;
+  /** The site of this device. */
+  deviceId?: string;
+  type?: 'site' | 'endpoint';
+  /** Bound to the CRM (true) or not (false). */
+  ucrm?: boolean;
+}
+
 export class NmsClient {
   /** False once the NMS answered 404 to POST /devices/authorize: an older NMS, asked the old way from then on. */
   private bulkAuthorize = true;
 
   constructor(private readonly http: UispHttp) {}
 
-  /** GET /devices: every device UISP manages (the authorized list). */
-  listDevices(): Promise<Device[]> {
-    return this.http.get('devices', z.array(DeviceSchema));
+  /**
+   * GET /devices: every device UISP manages (the authorized list); with `siteId`, the NMS Swagger's filter,
+   * those on that site. An NMS may ignore the filter: ../network.ts checks the answer.
+   */
+  listDevices(filter: { siteId?: string } = {}): Promise<Device[]> {
+    return this.http.get('devices', z.array(DeviceSchema), filter);
+  }
+
+  /** GET /devices/mac/{mac} (NMS Swagger): the id of the device with that MAC, in any state. */
+  async deviceIdByMac(mac: string): Promise<string> {
+    return (await this.http.get(`devices/mac/${encodeURIComponent(mac)}`, z.looseObject({ id: z.string().min(1) }))).id;
   }
 
   /** GET /devices/discovered: devices seen on the network but not yet authorized (pending). */
@@ -41,10 +62,11 @@ export class NmsClient {
   /**
    * GET /sites?ucrmDetails=true: every site with its CRM binding (`ucrm.client`, `ucrm.service`) where one
    * exists. Always with the details: without them stock UISP leaves `ucrm` out, and whose site it is cannot
-   * be told (../sites.ts).
+   * be told (../sites.ts). `filter`: the NMS Swagger's filters, which an NMS may ignore (../network.ts
+   * checks the answer).
    */
-  listSites(): Promise<Site[]> {
-    return this.http.get('sites', z.array(SiteSchema), { ucrmDetails: true });
+  listSites(filter: SiteFilter = {}): Promise<Site[]> {
+    return this.http.get('sites', z.array(SiteSchema), { ...filter, ucrmDetails: true });
   }
 
   createSite(site: NewSite): Promise<Site> {

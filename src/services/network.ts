@@ -1,0 +1,195 @@
+/**
+ * The NMS questions the services ask, each costing what it asks rather than what the network is big
+ * (issue #38): a site by id, the devices on a site, the sites awaiting their CRM link, the towers, the
+ * device an agent typed. Each asks with the NMS Swagger's filters and checks the answer against what it
+ * asked; where the NMS does not honour a filter (./uisp/nms-filters.ts) it is answered from the whole
+ * list, as before, and never wrongly.
+ *
+ * What a narrowed answer must cover for the rules that read it (docs/design.md, "What each operation
+ * asks UISP"): an authorized device is always on a site (NMS authorizes onto a site), so the sites
+ * holding a device of an IP, and the devices on them, include every authorized device of that IP; a
+ * site is bound to the CRM through a service (`unmsClientSiteId`), so a client's bound sites are those
+ * its services name, and every other site it may own (SubOps' note line) is among the endpoint sites
+ * not bound to the CRM.
+ */
+import { findDevices, normalizeMac } from './activation/device-match.js';
+import type { DeviceQuery } from './activation/types.js';
+import { NmsFilters } from './uisp/nms-filters.js';
+import { UispNotFoundError } from './uisp/errors.js';
+import type { NmsClient } from './uisp/nms-client.js';
+import type { Device, Service, Site } from './uisp/schemas.js';
+import { isBound } from './sites.js';
+
+/** An address no device has (TEST-NET-1, RFC 5737, documentation only): asked once, to learn whether `?ip=` is honoured. */
+const UNUSED_ADDRESS = '192.0.2.1';
+/** Ids per `GET /sites?id=…` (a URL stays well under any server's limit). */
+const IDS_PER_REQUEST = 40;
+
+/** The authorized devices a device question needs, and the sites they are on, as read with them. */
+export interface DeviceFinding {
+  /** Every authorized device matching the query (and possibly others). */
+  authorized: Device[];
+  /** The sites of those devices (with their CRM binding); possibly others. */
+  sites: Site[];
+}
+
+const isEndpoint = (site: Site) => site.identification.type === 'endpoint';
+const isTower = (site: Site) => site.identification.type === 'site';
+const unbound = (site: Site) => !isBound(site);
+
+export class NetworkReads {
+  private wholeSites: Promise<Site[]> | undefined;
+  private wholeDevices: Promise<Device[]> | undefined;
+
+  constructor(
+    readonly nms: NmsClient,
+    private readonly filters: NmsFilters = new NmsFilters(),
+    /** Whether a whole list, once read, answers the other questions of this object (`oneRead`). */
+    private readonly keepsWholeLists = false,
+  ) {}
+
+  /**
+   * The same questions for one decision's reads: a whole list read for one of them (a filter the NMS
+   * does not honour) answers the others too, rather than being read again.
+   */
+  oneRead(): NetworkReads {
+    return new NetworkReads(this.nms, this.filters, true);
+  }
+
+  /** Those sites, with their CRM binding; ids NMS does not know are left out. */
+  async sitesById(ids: Iterable<string>): Promise<Site[]> {
+    const wanted = [...new Set(ids)];
+    if (wanted.length === 0) return [];
+    const asked = new Set(wanted);
+    if (!this.filters.honours('sites.id')) return (await this.allSites()).filter((s) => asked.has(s.id));
+    const chunks = Array.from({ length: Math.ceil(wanted.length / IDS_PER_REQUEST) }, (_, i) => wanted.slice(i * IDS_PER_REQUEST, (i + 1) * IDS_PER_REQUEST));
+    const answers = await Promise.all(chunks.map((id) => this.nms.listSites({ id })));
+    const found = answers.flat();
+    if (found.some((s) => !asked.has(s.id))) this.filters.lacks('sites.id', 'it answered sites that were not asked for');
+    return uniqueSites(found.filter((s) => asked.has(s.id)));
+  }
+
+  /** The authorized devices on those sites. */
+  async devicesOn(siteIds: Iterable<string>): Promise<Device[]> {
+    const wanted = [...new Set(siteIds)];
+    if (wanted.length === 0) return [];
+    const on = (ids: Set<string>) => (d: Device) => ids.has(d.identification.site?.id ?? '');
+    if (!this.filters.honours('devices.siteId')) return (await this.allDevices()).filter(on(new Set(wanted)));
+    const answers = await Promise.all(wanted.map(async (siteId) => ({ siteId, devices: await this.nms.listDevices({ siteId }) })));
+    if (answers.some(({ siteId, devices }) => devices.some((d) => d.identification.site?.id !== siteId))) this.filters.lacks('devices.siteId', 'it answered devices on other sites');
+    return answers.flatMap(({ siteId, devices }) => devices.filter(on(new Set([siteId]))));
+  }
+
+  /** Every endpoint site not bound to the CRM (and possibly others): the ones that may await their link. */
+  sitesNotBound(): Promise<Site[]> {
+    return this.sitesOfKind({ type: 'endpoint', ucrm: false }, (s) => isEndpoint(s) && unbound(s));
+  }
+
+  /** Every infrastructure site (type `site`: towers, POPs), and possibly others. */
+  towers(): Promise<Site[]> {
+    return this.sitesOfKind({ type: 'site' }, isTower);
+  }
+
+  /**
+   * The authorized devices matching a typed device, with their sites: by IP, the sites holding a device
+   * of that IP and the devices on them; by MAC, the device NMS names for it; by name (NMS has no filter
+   * for it), both whole lists. The discovered list is the caller's: it is read whole for every question.
+   */
+  async findDevice(query: DeviceQuery): Promise<DeviceFinding> {
+    if (query.kind === 'ip' && this.filters.honours('sites.ip')) {
+      const found = await this.byAddress(query);
+      if (found) return found;
+    }
+    if (query.kind === 'mac' && this.filters.honours('devices.mac')) {
+      const found = await this.byMac(query);
+      if (found) return found;
+    }
+    const [authorized, sites] = await Promise.all([this.allDevices(), this.allSites()]);
+    return { authorized, sites };
+  }
+
+  /**
+   * A client's own sites' candidates: those its services are bound to, and every site it may own by
+   * SubOps' note line (../sites.ts `ownSites` decides which are its own).
+   */
+  async clientSites(services: readonly Service[]): Promise<Site[]> {
+    const bound = services.flatMap((s) => (s.unmsClientSiteId ? [s.unmsClientSiteId] : []));
+    const [named, notBound] = await Promise.all([this.sitesById(bound), this.sitesNotBound()]);
+    return uniqueSites([...named, ...notBound]);
+  }
+
+  private async sitesOfKind(filter: { type: 'site' | 'endpoint'; ucrm?: boolean }, passes: (site: Site) => boolean): Promise<Site[]> {
+    const ask = {
+      ...(this.filters.honours('sites.type') && { type: filter.type }),
+      ...(filter.ucrm !== undefined && this.filters.honours('sites.ucrm') && { ucrm: filter.ucrm }),
+    };
+    const answer = Object.keys(ask).length === 0 ? await this.allSites() : await this.nms.listSites(ask);
+    if ('type' in ask && answer.some((s) => !(filter.type === 'endpoint' ? isEndpoint(s) : isTower(s)))) this.filters.lacks('sites.type', `it answered sites of another type than ${filter.type}`);
+    if ('ucrm' in ask && answer.some((s) => unbound(s) === filter.ucrm)) this.filters.lacks('sites.ucrm', 'it answered sites bound otherwise than asked');
+    return answer.filter(passes);
+  }
+
+  /**
+   * Undefined: the NMS did not narrow the question (then it is asked of the whole lists). Whether it
+   * honours `?ip=` cannot be told from one answer (many unconfigured stations share a default address),
+   * so the first question of a process also asks for an address no device has (TEST-NET-1, RFC 5737):
+   * an NMS that honours the filter answers none, one that ignores it answers every site.
+   */
+  private async byAddress(query: Extract<DeviceQuery, { kind: 'ip' }>): Promise<DeviceFinding | undefined> {
+    const [sites, probe] = await Promise.all([this.nms.listSites({ ip: query.ip }), this.filters.known('sites.ip') ? undefined : this.nms.listSites({ ip: UNUSED_ADDRESS })]);
+    if (probe && probe.length > 0) {
+      this.filters.lacks('sites.ip', `it answered ${probe.length} sites for an address no device has`);
+      // An NMS that ignores the filter answered GET /sites?ucrmDetails=true: the whole list, read once.
+      if (this.keepsWholeLists) this.wholeSites ??= Promise.resolve(sites);
+      return undefined;
+    }
+    if (probe) this.filters.honoured('sites.ip');
+    const devices = await this.devicesOn(sites.map((s) => s.id));
+    const holding = new Set(findDevices(query, devices, []).map((d) => d.siteId));
+    // A site without the address: the device moved between the two reads. The whole lists answer instead.
+    if (sites.some((s) => !holding.has(s.id))) return undefined;
+    return { authorized: devices, sites };
+  }
+
+  private async byMac(query: Extract<DeviceQuery, { kind: 'mac' }>): Promise<DeviceFinding | undefined> {
+    const colons = query.mac.match(/../g)!.join(':');
+    let id: string;
+    try {
+      id = await this.nms.deviceIdByMac(colons);
+    } catch (error) {
+      if (!(error instanceof UispNotFoundError)) throw error;
+      // No such device, or no such path: the whole list tells, and an NMS that lacks the path is not asked again.
+      const [authorized, sites] = await Promise.all([this.allDevices(), this.allSites()]);
+      if (findDevices(query, authorized, []).length > 0) this.filters.lacks('devices.mac', 'it answered 404 for a device it lists');
+      return { authorized, sites };
+    }
+    const device = await this.nms.getDevice(id).catch((error: unknown) => {
+      if (error instanceof UispNotFoundError) return null;
+      throw error;
+    });
+    if (device && normalizeMac(device.identification.mac ?? '') !== query.mac) {
+      this.filters.lacks('devices.mac', 'it named a device with another MAC');
+      return undefined;
+    }
+    const authorized = device && device.identification.authorized !== false && device.identification.site ? [device] : [];
+    return { authorized, sites: await this.sitesById(authorized.map((d) => d.identification.site!.id)) };
+  }
+
+  /** GET /sites, every site (once per `oneRead`). */
+  private allSites(): Promise<Site[]> {
+    if (!this.keepsWholeLists) return this.nms.listSites();
+    return (this.wholeSites ??= this.nms.listSites());
+  }
+
+  /** GET /devices, every authorized device (once per `oneRead`). */
+  private allDevices(): Promise<Device[]> {
+    if (!this.keepsWholeLists) return this.nms.listDevices();
+    return (this.wholeDevices ??= this.nms.listDevices());
+  }
+}
+
+/** Each site once (the first read of it). */
+export const uniqueSites = (sites: readonly Site[]): Site[] => [...new Map(sites.map((s) => [s.id, s])).values()];
+
+/** Each device once (the first read of it). */
+export const uniqueDevices = (devices: readonly Device[]): Device[] => [...new Map(devices.map((d) => [d.identification.id, d])).values()];
