@@ -25,7 +25,7 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-export interface ConnectOptions extends Pick<ServiceOverrides, 'observer' | 'sharedLocks' | 'logger'> {
+export interface ConnectOptions extends Pick<ServiceOverrides, 'observer' | 'sharedLocks' | 'logger' | 'nmsNotice'> {
   /**
    * Whether the embedded simulator keeps its state in the state file between runs: true
    * (the default) for CLI commands, false for the bot (`subops serve --simulator`).

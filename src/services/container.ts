@@ -58,6 +58,11 @@ export interface ServiceOverrides {
   logger?: Logger;
   /** What UISP turned out not to do as asked, said once (the Slack app's log, the CLI's stderr). */
   notice?: (line: string) => void;
+  /**
+   * Where an NMS filter this UISP does not honour is said (./uisp/nms-filters.ts); default `notice`. The
+   * CLI says it only at LOG_LEVEL=debug: one process per command would say it on every command.
+   */
+  nmsNotice?: (line: string) => void;
 }
 
 /** `uisp.url` and both tokens must be present: callers resolve the embedded simulator before this. */
@@ -86,7 +91,7 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
   );
   const nms = new NmsClient(new UispHttp({ ...common, system: 'nms', baseUrl: `${uisp.url}/nms/api/v2.1`, headers: { 'X-Auth-Token': uisp.nmsToken } }));
   const notice = overrides.notice ?? ((line: string) => overrides.logger?.warn(line));
-  const network = new NetworkReads(nms, new NmsFilters(notice));
+  const network = new NetworkReads(nms, new NmsFilters(overrides.nmsNotice ?? notice));
   const now = overrides.now ?? (() => new Date());
   const today = () => todayIn(config.activation.timeZone, now());
   const writeRetry = { retries: uisp.writeRetries, backoffMs: uisp.writeBackoffMs, windowMs: uisp.retryWindowMs };

@@ -16,6 +16,7 @@ import { YES_FLAG } from '../../process/flags.js';
 import { confirm } from '../../process/prompt.js';
 import { flagValue, parseFlags } from '../args.js';
 import { openCliAudit } from '../audit.js';
+import { debugNotice } from '../connection.js';
 import { EXIT, UsageError, writeLine, writeText, type CliIo } from '../io.js';
 import { errorJson, removalJson } from '../json.js';
 
@@ -74,7 +75,7 @@ interface RemovalAsked {
 }
 
 async function removeDuplicate(io: CliIo, { clientId, record, lateId, json, yes }: RemovalAsked): Promise<number> {
-  const connection = await connect(io.env, (line) => writeLine(io.stderr, line));
+  const connection = await connect(io.env, (line) => writeLine(io.stderr, line), { nmsNotice: debugNotice(io) });
   try {
     const { duplicates } = connection.services;
     const request = await duplicates.requestFor(clientId, record, lateId);
