@@ -115,7 +115,7 @@ describe('subops duplicates remove', () => {
     [['duplicates', 'remove', '--client-id', '1004', '--service-id', '7', '--site-id', 'x'], 'exactly one of'],
     [['duplicates', 'remove', '--client-id', 'abc', '--service-id', '7'], '--client-id'],
     [['duplicates', 'list'], 'duplicates remove'],
-    [['duplicates'], 'Missing subcommand'],
+    [['duplicates'], 'Missing the subcommand'],
   ])('bad input %j: exit 2 naming it, UISP never asked', async (argv, named) => {
     const s = (sim = await startSimulator());
     const run = await subops(s, argv);

@@ -2,6 +2,7 @@ import { parseFlags } from '../args.js';
 import type { CheckResult, CheckStatus } from '../../config-check.js';
 import { EXIT, UsageError, writeLine, writeText, type CliIo } from '../io.js';
 import { jsonLine } from '../json.js';
+import { unknownSubcommand } from '../../process/suggest.js';
 
 export const configHelp = `Usage: subops config check [--cli] [--json]
 
@@ -26,7 +27,7 @@ const NAME_WIDTH = 'Slack app token'.length;
 export async function config(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, { cli: { type: 'boolean' }, json: { type: 'boolean' } }, 1);
   if (values.help) return writeLine(io.stdout, configHelp), EXIT.ok;
-  if (positionals[0] !== 'check') throw new UsageError(positionals[0] === undefined ? 'Missing the subcommand: subops config check.' : `Unknown subcommand "${positionals[0]}": subops config check.`);
+  if (positionals[0] !== 'check') throw new UsageError(unknownSubcommand('config', positionals[0], ['check']), '<command>');
   const { checkConfiguration } = await import('../../config-check.js');
   const run = checkConfiguration(io.env, { scope: values.cli ? 'cli' : 'app', envFile: io.envFile });
   const results: CheckResult[] = [];

@@ -14,6 +14,7 @@ import { connect } from '../../connect.js';
 import { canAsk } from '../../process/io.js';
 import { YES_FLAG } from '../../process/flags.js';
 import { confirm } from '../../process/prompt.js';
+import { unknownSubcommand } from '../../process/suggest.js';
 import { flagValue, parseFlags } from '../args.js';
 import { openCliAudit } from '../audit.js';
 import { EXIT, UsageError, writeLine, writeText, type CliIo } from '../io.js';
@@ -39,7 +40,7 @@ elsewhere --yes confirms, and without it nothing is written (exit 1).
 export async function duplicates(argv: string[], io: CliIo): Promise<number> {
   const [verb, ...rest] = argv;
   if (verb === '--help' || verb === '-h') return writeLine(io.stdout, duplicatesHelp), EXIT.ok;
-  if (verb !== 'remove') throw new UsageError(`${verb === undefined ? 'Missing subcommand' : `Unknown subcommand "${verb}"`}: only \`subops duplicates remove\`.`, '<command>');
+  if (verb !== 'remove') throw new UsageError(unknownSubcommand('duplicates', verb, ['remove']), '<command>');
   const { values } = parseFlags(rest, {
     'client-id': { type: 'string' },
     'service-id': { type: 'string' },
