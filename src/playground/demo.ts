@@ -85,6 +85,6 @@ function introLines(playground: Playground): string[] {
  * Links into the simulated UISP (a client's CRM page) lead nowhere a browser could open: the simulator
  * serves the API only, and it stops with the demo. They are named as the demo's, without the address.
  */
-export function simulatorLinks(simulatorUrl: string): (url: string, label: string | undefined) => string | undefined {
-  return (url, label) => (url.startsWith(`${simulatorUrl}/`) ? `${label ?? 'link'} (a page of the demo's simulated UISP, not one to open)` : undefined);
+function simulatorLinks(simulatorUrl: string): (url: string, label: string | undefined) => string | undefined {
+  return (url, label) => (url.startsWith(`${simulatorUrl}/`) ? `${label ?? 'link'} (in the demo's simulated UISP: no page to open)` : undefined);
 }

@@ -55,7 +55,7 @@ describe('subops demo --script', () => {
   it('names links into its simulated UISP as the demo’s, without an address that stops answering with it', async () => {
     const { code, out } = await subops(['demo', '--script', await scriptFile(['/client 1005'])]);
     expect(code).toBe(0);
-    expect(out).toContain("CRM: Open client #1005 (a page of the demo's simulated UISP, not one to open)");
+    expect(out).toContain("CRM: Open client #1005 (in the demo's simulated UISP: no page to open)");
     expect(out).not.toMatch(/http:\/\/127\.0\.0\.1:\d+\/crm/);
   });
 
