@@ -41,6 +41,8 @@ export interface ConfigCheckOptions {
   scope?: 'app' | 'cli';
   /** The `.env` the process read at start, if any. */
   envFile?: EnvFileInfo | undefined;
+  /** Where the process entry looks for a `.env` (none read: said so); undefined when SUBOPS_ENV_FILE is empty. */
+  envFileSought?: string | undefined;
 }
 
 /** Why there is no UISP_URL to check once the configuration loaded: the simulator was asked for. */
@@ -54,14 +56,15 @@ const UISP_PATHS: Record<UispSystem, string> = { crm: '/crm/api/v1.0', nms: '/nm
  */
 const READS: Record<UispSystem, string> = { crm: 'service-suspension-reasons', nms: 'devices/discovered' };
 
-export function checkConfiguration(env: Env, { scope = 'app', envFile }: ConfigCheckOptions = {}): ConfigCheck {
+export function checkConfiguration(env: Env, { scope = 'app', envFile, envFileSought }: ConfigCheckOptions = {}): ConfigCheck {
+  const fromFile = envFileSentence(envFile, envFileSought);
   let loaded: ScopeSettings;
   try {
     loaded = loadScope(env, scope);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     const count = error.problems.length;
-    const result: CheckResult = { check: 'configuration', status: 'failed', message: `${count} problem${count === 1 ? '' : 's'}; UISP and Slack were not asked${fromFile(envFile)}`, ms: null };
+    const result: CheckResult = { check: 'configuration', status: 'failed', message: `${count} problem${count === 1 ? '' : 's'}; UISP and Slack were not asked${fromFile}`, ms: null };
     return { problems: error.problems, checks: [Promise.resolve(result)] };
   }
   const { uisp, slack, mode } = loaded;
@@ -75,7 +78,7 @@ export function checkConfiguration(env: Env, { scope = 'app', envFile }: ConfigC
   const configuration: CheckResult = {
     check: 'configuration',
     status: warnings.length ? 'warning' : 'ok',
-    message: [`${mode}; ${uisp.url ? `UISP at ${shownUrl(uisp.url)}` : `${SIMULATED}: the embedded UISP simulator stands in for UISP`}${fromFile(envFile)}`, ...warnings].join('; '),
+    message: [`${mode}; ${uisp.url ? `UISP at ${shownUrl(uisp.url)}` : `${SIMULATED}: the embedded UISP simulator stands in for UISP`}${fromFile}`, ...warnings].join('; '),
     ms: null,
   };
   const checks: Promise<CheckResult>[] = [Promise.resolve(configuration)];
@@ -87,10 +90,10 @@ export function checkConfiguration(env: Env, { scope = 'app', envFile }: ConfigC
     checks.push(auth.then(({ result }) => result));
     const { appToken, auditChannelId } = slack;
     if (appToken) checks.push(ask('Slack app token', () => checkAppToken(slack, appToken), () => 'SLACK_APP_TOKEN accepted (Socket Mode)').then(({ result }) => result));
-    if (auditChannelId) checks.push(auth.then(({ value }) => checkChannel(slack, auditChannelId, value, AUDIT)));
+    if (auditChannelId) checks.push(auth.then((asked) => checkChannel(slack, auditChannelId, asked, AUDIT)));
     // The bot process's other channels: approval requests (when they go elsewhere than the audit channel) and the digest.
     for (const [channel, purpose] of [[slack.approvalsChannelId, APPROVALS], [slack.digestChannelId, DIGEST]] as const) {
-      if (channel && channel !== auditChannelId) checks.push(auth.then(({ value }) => checkChannel(slack, channel, value, purpose)));
+      if (channel && channel !== auditChannelId) checks.push(auth.then((asked) => checkChannel(slack, channel, asked, purpose)));
     }
   }
   checks.push(checkNumbering(uisp, loaded.numbering));
@@ -127,7 +130,7 @@ function loadScope(env: Env, scope: 'app' | 'cli'): ScopeSettings {
     const { core, slack, digest, store } = loadAppConfig(env);
     const mode = slack.appToken ? 'Socket Mode (SLACK_APP_TOKEN)' : `HTTP mode on PORT ${slack.port} (Slack checks SLACK_SIGNING_SECRET on its first request)`;
     const approvalsChannelId = slack.approvals.settings.required.size ? slack.approvals.channelId : undefined;
-    const warnings = [approvalsWithoutApprovers(slack)].filter((warning) => warning !== undefined);
+    const warnings = [openAccess(slack), approvalsWithoutApprovers(slack)].filter((warning) => warning !== undefined);
     return { uisp: core.uisp, numbering: core.activation.numbering, slack: { ...slack, approvalsChannelId, digestChannelId: digest?.channelId }, mode, store, warnings };
   }
   // Both read, so every problem is reported at once.
@@ -156,8 +159,15 @@ function loadScope(env: Env, scope: 'app' | 'cli'): ScopeSettings {
   };
 }
 
-const fromFile = (envFile: EnvFileInfo | undefined) =>
-  envFile ? `; ${envFile.applied.length} setting${envFile.applied.length === 1 ? '' : 's'} from ${envFile.path}` : '';
+/** Which `.env` the settings came from, or that none was read (a missing file is not a problem, but worth knowing). */
+function envFileSentence(envFile: EnvFileInfo | undefined, sought: string | undefined): string {
+  if (envFile) return `; ${envFile.applied.length} setting${envFile.applied.length === 1 ? '' : 's'} from ${envFile.path}`;
+  return sought === undefined ? '; no .env read (SUBOPS_ENV_FILE is empty)' : `; no .env read (none at ${sought}): the environment alone`;
+}
+
+/** No ALLOWED_*: who may use SubOps is not limited (worded to hold whatever else opens or refuses that). */
+const openAccess = ({ access }: { access: { everyone?: unknown } }) =>
+  access.everyone === undefined ? 'neither ALLOWED_USER_IDS nor ALLOWED_USERGROUP_ID is set: access is open to the whole workspace (anyone in it may use SubOps, within ACCESS_* limits)' : undefined;
 
 const uispName = (system: UispSystem): CheckName => (system === 'crm' ? 'UISP CRM' : 'UISP NMS');
 
@@ -231,21 +241,32 @@ function uispProblem(error: unknown, system: UispSystem, variable: string, base:
   if (error.kind === 'bad_response') return `${base} answered, but not as the UISP ${name} API does (${error.message}): check UISP_URL`;
   if (error.kind === 'unavailable') {
     const slow = /time|within/i.test(error.message) ? ', or UISP_CONNECT_TIMEOUT_MS, UISP_TIMEOUT_MS and UISP_DEADLINE_MS for a slow UISP' : '';
-    return `${error.message}: check UISP_URL (${base}) and the network${slow}`;
+    return `UISP unreachable (${error.message}): check UISP_URL (${base}), DNS and the network${slow}`;
   }
   return error.message;
 }
 
-/** Asks Slack once, timed; a StartupError's message (which names the variable) is the failure. */
-async function ask<T>(check: CheckName, run: () => Promise<T>, describe: (value: T) => string): Promise<{ result: CheckResult; value?: T }> {
+/** What asking Slack once gave: the result line, the answer when it came, and whether Slack was not reached at all (rather than refusing). */
+interface Asked<T> {
+  result: CheckResult;
+  value?: T;
+  unreachable?: boolean;
+}
+
+/**
+ * Asks Slack once, timed; a StartupError's message (which names the variable) is the failure. Slack not
+ * reached (network, DNS, timeout, 5xx: src/slack/startup.ts words it "not reachable") is told apart from
+ * Slack refusing (invalid_auth…): the first says nothing about the token.
+ */
+async function ask<T>(check: CheckName, run: () => Promise<T>, describe: (value: T) => string): Promise<Asked<T>> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
   try {
     const value = await run();
     return { result: { check, status: 'ok', message: describe(value), ms: ms() }, value };
   } catch (error) {
-    const message = error instanceof StartupError ? error.message : `Slack could not be asked (${errorSummary(error).message}); check SLACK_API_URL`;
-    return { result: { check, status: 'failed', message, ms: ms() } };
+    if (!(error instanceof StartupError)) return { result: { check, status: 'failed', message: `Slack unreachable (${errorSummary(error).message}); check the network, any proxy, and SLACK_API_URL`, ms: ms() }, unreachable: true };
+    return { result: { check, status: 'failed', message: error.message, ms: ms() }, unreachable: /not reachable/.test(error.message) };
   }
 }
 
@@ -256,9 +277,10 @@ const AUDIT = { check: 'audit channel', variable: 'AUDIT_CHANNEL_ID', posts: 'th
 const APPROVALS = { check: 'approvals', variable: 'APPROVALS_CHANNEL_ID', posts: 'approval requests' } as const;
 const DIGEST = { check: 'digest', variable: 'DIGEST_CHANNEL_ID', posts: 'the daily digest' } as const;
 
-async function checkChannel(slack: SlackSettings, channel: string, identity: BotIdentity | undefined, purpose: PostingChannel & { check: CheckName }): Promise<CheckResult> {
+async function checkChannel(slack: SlackSettings, channel: string, auth: Asked<BotIdentity>, purpose: PostingChannel & { check: CheckName }): Promise<CheckResult> {
   const { check, variable, posts } = purpose;
-  if (!identity) return { check, status: 'skipped', message: `${variable} ${channel} not asked: Slack did not accept SLACK_BOT_TOKEN`, ms: null };
+  const identity = auth.value;
+  if (!identity) return { check, status: 'skipped', message: `${variable} ${channel} not asked: ${auth.unreachable ? 'Slack was unreachable' : 'Slack did not accept SLACK_BOT_TOKEN'}`, ms: null };
   const warnings: string[] = [];
   const { result } = await ask(check, () => checkChannelOnce(slack, channel, quietLogger(warnings), purpose), () => `${variable} ${channel}: the bot is in it and can post ${posts} there`);
   return result.status === 'ok' && warnings.length ? { ...result, status: 'warning', message: warnings.join(' ') } : result;

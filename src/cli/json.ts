@@ -13,7 +13,7 @@ import type { SuspensionAction, SuspensionOutcome, SuspensionRefusal } from '../
 import type { RemovalOutcome, RemovalRefusal, RemovalRequest } from '../services/duplicates.js';
 import { clientDisplayName } from '../services/uisp/crm-client.js';
 import type { Client, Payment, PaymentMethod, Service, SuspensionReason } from '../services/uisp/schemas.js';
-import { displayNote } from '../services/payments.js';
+import { displayNote, type CurrencyTotal } from '../services/payments.js';
 import { isQuiet, type Digest } from '../services/digest/build.js';
 
 export interface ClientJson {
@@ -101,6 +101,7 @@ export type ActivationEventJson =
     };
 
 export interface SuspensionJson {
+  type: 'suspension';
   action: SuspensionAction;
   /** done: changed; already: nothing to do (exit 0); refused: not allowed in this state (exit 1). */
   outcome: SuspensionOutcome['kind'];
@@ -114,6 +115,7 @@ export interface SuspensionJson {
 }
 
 export interface RecordedPaymentJson {
+  type: 'recorded-payment';
   payment: PaymentJson;
   client: ClientJson;
   /** True when this operation had been recorded before: nothing was written. */
@@ -126,6 +128,16 @@ export const clientJson = (client: Client | ClientRef): ClientJson => ({ id: cli
 
 export function serviceJson(service: Service | ServiceRef, label: StatusLabeller, clientId: number | null = null): ServiceJson {
   return { id: service.id, clientId: 'clientId' in service ? service.clientId : clientId, name: service.name, status: service.status, statusLabel: label(service.status) };
+}
+
+/** `payments --json`: one payment per line, then the totals per currency of the payments listed. */
+export type PaymentLineJson = { type: 'payment' } & PaymentJson;
+export interface PaymentTotalsJson {
+  type: 'totals';
+  /** How many payments the lines above list. */
+  count: number;
+  /** Per currency, as the text listing's Totals. */
+  totals: CurrencyTotal[];
 }
 
 export function paymentJson(payment: Payment, methods: PaymentMethod[]): PaymentJson {
@@ -165,6 +177,7 @@ export function activationEventJson(event: ActivationEvent, label: StatusLabelle
 
 export function suspensionJson(outcome: SuspensionOutcome, message: string, label: StatusLabeller, reason?: SuspensionReason): SuspensionJson {
   return {
+    type: 'suspension',
     action: outcome.action,
     outcome: outcome.kind,
     refusal: outcome.kind === 'refused' ? outcome.reason : null,
@@ -177,6 +190,7 @@ export function suspensionJson(outcome: SuspensionOutcome, message: string, labe
 
 /** `subops duplicates remove --json`: what came of the removal, as the Slack notice's button reports it. */
 export interface RemovalJson {
+  type: 'removal';
   /** removed (exit 0); refused: nothing written, `refusal` says why (exit 1, but `gone`: already removed, exit 0); failed: UISP did not remove it (exit 1). */
   outcome: RemovalOutcome['kind'];
   refusal: RemovalRefusal['reason'] | null;
@@ -191,6 +205,7 @@ export interface RemovalJson {
 export function removalJson(outcome: RemovalOutcome, message: string): RemovalJson {
   const { request } = outcome;
   return {
+    type: 'removal',
     outcome: outcome.kind,
     refusal: outcome.kind === 'refused' ? outcome.refusal.reason : null,
     record: request.record,
@@ -316,10 +331,10 @@ export function deviceLookupJson(lookup: DeviceLookup): DeviceLookupJson {
 // ---------- digest ----------
 
 /** `digest --json`: the day's digest as the services build it, and whether it is a quiet day. */
-export type DigestJson = Digest & { quiet: boolean };
+export type DigestJson = { type: 'digest' } & Digest & { quiet: boolean };
 
 export function digestJson(digest: Digest): DigestJson {
-  return { ...digest, quiet: isQuiet(digest) };
+  return { type: 'digest', ...digest, quiet: isQuiet(digest) };
 }
 
 // ---------- errors (every command) ----------

@@ -95,11 +95,11 @@ const wantsJson = (args: string[]) => (args.includes('--') ? args.slice(0, args.
 async function unknownCommand(name: string, io: CliIo, json: boolean): Promise<number> {
   const option = name.startsWith('-');
   const meant = option ? closest(name.replace(/^-+/, ''), ['help', 'version']) : closest(name, Object.keys(COMMANDS));
+  // One line: the suggestion, or where the list is; the whole usage would bury it.
   const message = option
-    ? `Unknown option '${name}'.${meant ? ` Did you mean --${meant}?` : ''}`
-    : `Unknown command "${name}".${meant ? ` Did you mean "${meant}"? (subops help ${meant})` : ''}`;
+    ? `Unknown option '${name}'.${meant ? ` Did you mean --${meant}?` : ' subops --help lists the options.'}`
+    : `Unknown command "${name}".${meant ? ` Did you mean "${meant}"? (subops help ${meant})` : ' subops help lists the commands.'}`;
   writeText(io.stderr, message);
-  writeLine(io.stderr, `\n${usage}`);
   if (json) {
     const { errorJson, jsonLine } = await import('./json.js');
     writeLine(io.stdout, jsonLine(io, errorJson([{ field: option ? name : '<command>', message }])));

@@ -45,6 +45,7 @@ export async function demo(argv: string[], io: ProcessIo): Promise<number> {
       directory: PLAYGROUND_DIRECTORY,
       commands: SLASH_COMMANDS,
       settled: playground.settled,
+      link: simulatorLinks(playground.simulator.url),
     });
     const console = script
       ? scriptConsole(script.text, io.stdout, { name: script.name, delayMs: values.slow ? SLOW_LINE_DELAY_MS : 0 })
@@ -78,4 +79,12 @@ function introLines(playground: Playground): string[] {
     ...sampleTryLines(sampleTries(playground.simulator.data, playground.statuses)),
     '',
   ];
+}
+
+/**
+ * Links into the simulated UISP (a client's CRM page) lead nowhere a browser could open: the simulator
+ * serves the API only, and it stops with the demo. They are named as the demo's, without the address.
+ */
+function simulatorLinks(simulatorUrl: string): (url: string, label: string | undefined) => string | undefined {
+  return (url, label) => (url.startsWith(`${simulatorUrl}/`) ? `${label ?? 'link'} (in the demo's simulated UISP: no page to open)` : undefined);
 }

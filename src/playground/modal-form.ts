@@ -40,6 +40,8 @@ export interface FormField {
   maxLength?: number;
   /** Slack sends a block action when Enter is pressed in this field (dispatch_action). */
   dispatchOnEnter: boolean;
+  /** The problem the app shows right under the field (a ⚠️ context block), when it has one. */
+  problem?: string;
 }
 
 export type FormItem = { type: 'field'; field: FormField } | { type: 'note'; lines: string[] };
@@ -56,6 +58,7 @@ export interface ModalForm {
   notifyOnClose: boolean;
 }
 
+const PROBLEM_MARK = '⚠️';
 const TEXT_ELEMENTS = new Set(['plain_text_input', 'email_text_input', 'url_text_input']);
 const SELECT_ELEMENTS = new Set(['static_select', 'radio_buttons']);
 
@@ -63,6 +66,12 @@ export function readModal(view: Json, names: DisplayNames): ModalForm {
   const items: FormItem[] = (Array.isArray(view.blocks) ? view.blocks : []).filter(isRecord).map((block) => {
     if (block.type === 'input' && isRecord(block.element)) return { type: 'field', field: readField(block, block.element, names) };
     return { type: 'note', lines: renderBlock(block, names) };
+  });
+  // SubOps' views put a field's problem right under it (src/views/kit.ts, withProblem): the field to ask again.
+  items.forEach((item, index) => {
+    const next = items[index + 1];
+    const problem = next?.type === 'note' && next.lines[0]?.startsWith(PROBLEM_MARK) ? next.lines.join(' ').slice(PROBLEM_MARK.length).trim() : undefined;
+    if (item.type === 'field' && problem) item.field.problem = problem;
   });
   const submit = renderTextObject(view.submit, names);
   return {

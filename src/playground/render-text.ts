@@ -11,6 +11,8 @@ import { isRecord } from './fake-slack-api.js';
 export interface DisplayNames {
   user(id: string): string | undefined;
   channel(id: string): string | undefined;
+  /** How to show a link instead of `label (url)`, e.g. one into a simulator no browser can open; undefined keeps that. */
+  link?(url: string, label: string | undefined): string | undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -125,6 +127,8 @@ function renderToken(inner: string, names: DisplayNames): string {
   if (target.startsWith('#')) return `#${names.channel(target.slice(1)) ?? label ?? target.slice(1)}`;
   if (target.startsWith('!')) return renderSpecial(target.slice(1), label);
   const url = decodeEntities(target);
+  const shown = names.link?.(url, label);
+  if (shown !== undefined) return shown;
   return label === undefined || label === url ? url : `${label} (${url})`;
 }
 

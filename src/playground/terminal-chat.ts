@@ -42,6 +42,8 @@ export interface TerminalChatOptions {
   botName?: string;
   /** Resolves when the bot has finished what it was asked (its WorkTracker's idle()). */
   settled: () => Promise<void>;
+  /** How to show a link instead of `label (url)` (DisplayNames.link), e.g. the demo's links into its simulator. */
+  link?: DisplayNames['link'];
 }
 
 export type ChatResult = { ok: true } | { ok: false; failure: string };
@@ -53,7 +55,8 @@ export function chatHelp(commands: readonly SlashCommandInfo[]): string[] {
     'SubOps commands:',
     ...commands.map((c) => `  ${`${c.name} ${c.usageHint}`.padEnd(width)}  ${c.description}`),
     'In a form: Enter keeps the value in [brackets] or skips an optional field; choices by number or text;',
-    '  /submit sends the form as it stands, /cancel closes it.',
+    '  a name or id in a search field lists what matches, as Slack does (pick by number);',
+    '  /submit sends the form as it stands, /cancel closes it, and another command closes it and runs.',
     'Also: /press <button> presses a button in a message or a card (e.g. /press Retry, /press Next), /help, exit (or Ctrl-D).',
   ];
 }
@@ -71,6 +74,15 @@ interface ShownModal {
   version: number;
 }
 
+const FORM_OPEN = 'A form is open: answer it, /submit it or /cancel it, or type another SubOps command (e.g. /client 1005) to close it and run that.';
+
+/** One option of a typeahead field, as SubOps offered it. */
+interface SuggestedOption {
+  text: string;
+  value: string;
+  description?: string;
+}
+
 const CANCEL = Symbol('cancel');
 const SUBMIT = Symbol('submit');
 type FieldAnswer = { value: string | undefined } | typeof CANCEL | typeof SUBMIT;
@@ -81,12 +93,14 @@ export class TerminalChat {
   private readonly effects: ChatEffects;
   private readonly botName: string;
   private modal: ShownModal | undefined;
+  /** A command typed while a form was open: the form was closed for it, and it runs next. */
+  private leftFor: string | undefined;
   private modalVersions = 0;
   private attendedVersion = 0;
 
   constructor(private readonly options: TerminalChatOptions) {
     const { users, channels } = options.directory;
-    this.names = { user: (id) => users[id], channel: (id) => channels[id] };
+    this.names = { user: (id) => users[id], channel: (id) => channels[id], ...(options.link && { link: options.link }) };
     this.botName = options.botName ?? 'SubOps';
     this.effects = new ChatEffects({ names: this.names, userId: options.user.id, botName: this.botName, print: (lines) => this.print(lines), width: () => this.width(), messages: (channel) => options.fake.messages(channel) });
     options.fake.on('call', (call) => this.onCall(call));
@@ -100,9 +114,11 @@ export class TerminalChat {
       for (;;) {
         const line = await console.read(`#${this.options.channel.name} @${this.options.user.name}> `, 'command');
         if (line === undefined || CLOSE_WORDS.has(line.trim())) return { ok: true };
-        await this.handle(line.trim());
-        await this.settle();
-        await this.attendModal();
+        for (let next: string | undefined = line.trim(); next !== undefined; next = this.leftFor, this.leftFor = undefined) {
+          await this.handle(next);
+          await this.settle();
+          await this.attendModal();
+        }
       }
     } catch (error) {
       if (!(error instanceof ScriptFailure)) throw error;
@@ -180,7 +196,7 @@ export class TerminalChat {
       for (const field of toAsk) {
         // After /submit only what Slack would refuse to send empty is still asked.
         if (submitting && (valueOf(field) !== undefined || field.optional)) continue;
-        const answer = await this.askField(form, field, valueOf(field));
+        const answer = await this.askField(modal, form, field, valueOf);
         if (answer === CANCEL) return this.closeModal(modal, form);
         if (answer === SUBMIT) {
           submitting = true;
@@ -193,7 +209,8 @@ export class TerminalChat {
           const asked = new Set(form.fields.slice(0, form.fields.indexOf(field) + 1).map((f) => f.blockId));
           form = readModal(modal.view, this.names);
           this.print(modalLines(form, valueOf, this.width()));
-          toAsk = form.fields.filter((f) => !asked.has(f.blockId));
+          // The field SubOps found wrong is asked again (its problem shows under it), then the rest.
+          toAsk = form.fields.filter((f) => !asked.has(f.blockId) || f.problem !== undefined);
           redrawn = true;
           break;
         }
@@ -208,21 +225,61 @@ export class TerminalChat {
     }
   }
 
-  private async askField(form: ModalForm, field: FormField, current: string | undefined): Promise<FieldAnswer> {
+  private async askField(modal: ShownModal, form: ModalForm, field: FormField, valueOf: (field: FormField) => string | undefined): Promise<FieldAnswer> {
+    const current = valueOf(field);
+    let prompt = fieldPrompt(field, current);
+    let offered: SuggestedOption[] = [];
     for (;;) {
-      const line = await this.console!.read(`  ${fieldPrompt(field, current)}`, 'answer');
+      const line = await this.console!.read(`  ${prompt}`, 'answer');
       if (line === undefined) {
         if (this.console!.scripted) throw new ScriptFailure(`the script ended while the “${form.title}” form asked for ${field.label}.`);
         return CANCEL;
       }
       const typed = line.trim();
       if (typed === '/cancel') return CANCEL;
+      if (this.leavesForm(typed)) return CANCEL;
       const required = current === undefined && !field.optional;
       if (typed === '/submit' && !required) return SUBMIT;
-      const answer = typed === '/submit' ? { problem: REQUIRED } : typed.startsWith('/') ? { problem: 'A form is open: answer it, /submit it or /cancel it first.' } : parseAnswer(field, typed, current);
-      if ('value' in answer) return answer;
-      this.refuse(`${field.label}: ${answer.problem}`);
+      const picked = /^\d+$/.test(typed) ? offered[Number(typed) - 1] : undefined;
+      if (picked) return { value: picked.value };
+      const answer = typed === '/submit' ? { problem: REQUIRED } : typed.startsWith('/') ? { problem: FORM_OPEN } : parseAnswer(field, typed, current);
+      if (!('value' in answer)) {
+        this.refuse(`${field.label}: ${answer.problem}`);
+        continue;
+      }
+      if (field.kind !== 'typeahead' || typed === '') return answer;
+      // As Slack's typeahead: the options SubOps offers for the typed text; the only one is taken, several are listed.
+      const options = await this.suggestions(modal, form, field, typed, valueOf);
+      const others = options.filter((o) => o.value.toLowerCase() !== typed.toLowerCase());
+      if (others.length === 0) return answer;
+      if (others.length === 1) {
+        this.print([`    → ${others[0]!.text}`]);
+        return { value: others[0]!.value };
+      }
+      offered = options;
+      this.print(options.map((o, index) => `    ${index + 1}. ${o.text}${o.description ? `  ${o.description}` : ''}`));
+      prompt = `${field.label} (1-${options.length}, or type again): `;
     }
+  }
+
+  /** A SubOps command typed in a form or a confirmation closes it, as Cancel would, and runs next. */
+  private leavesForm(typed: string): boolean {
+    const word = typed.split(/\s+/, 1)[0]!;
+    if (!this.options.commands.some((command) => command.name === word)) return false;
+    this.leftFor = typed;
+    return true;
+  }
+
+  /** The options SubOps offers for text typed in a typeahead field: the block_suggestion Slack sends as the agent types. */
+  private async suggestions(modal: ShownModal, form: ModalForm, field: FormField, typed: string, valueOf: (field: FormField) => string | undefined): Promise<SuggestedOption[]> {
+    const { id: userId, name: userName } = this.options.user;
+    const reply = await this.send(() => this.options.sender.blockSuggestion({ userId, userName, view: modal.view, actionId: field.actionId, value: typed, values: stateValues(form, valueOf) }));
+    const body: Json = isRecord(reply.body) ? reply.body : {};
+    const list = (value: unknown): Json[] => (Array.isArray(value) ? (value as unknown[]).filter(isRecord) : []);
+    return [...list(body.options), ...list(body.option_groups).flatMap((group) => list(group.options))].map((option) => {
+      const description = renderTextObject(option.description, this.names);
+      return { text: renderTextObject(option.text, this.names), value: String(option.value), ...(description && { description }) };
+    });
   }
 
   /** Enter in a dispatching field sends its block action; true when SubOps redrew the modal. */
@@ -254,7 +311,7 @@ export class TerminalChat {
         await this.submit(modal, {});
         return;
       }
-      if (typed === '' || typed === 'n' || typed === 'no') return this.closeModal(modal, form);
+      if (typed === '' || typed === 'n' || typed === 'no' || this.leavesForm(line?.trim() ?? '')) return this.closeModal(modal, form);
       this.refuse('Answer y or n.');
     }
   }

@@ -87,8 +87,8 @@ export type EnvFileOutcome = { file: EnvFileInfo | undefined; warnings: string[]
  */
 export function loadEnvFile(env: Env, cwd: string): EnvFileOutcome {
   const named = env[ENV_FILE_VARIABLE];
-  if (named !== undefined && named.trim() === '') return { file: undefined, warnings: [] };
-  const path = resolve(cwd, named?.trim() ?? DEFAULT_ENV_FILE);
+  const path = envFileLocation(env, cwd);
+  if (path === undefined) return { file: undefined, warnings: [] };
   let text: string;
   let mode: number;
   let owner: number;
@@ -121,6 +121,13 @@ export function loadEnvFile(env: Env, cwd: string): EnvFileOutcome {
   const warnings = writable === 'its group' ? [`${path} may be changed by its group (mode ${octal(mode)}), and with it where SubOps sends its tokens: run ${fix} unless that group is yours alone.`] : [];
   if (outcome.ignored.length) warnings.push(`${path} sets ${outcome.ignored.join(', ')}, which ${outcome.ignored.length === 1 ? 'is not a SubOps setting' : 'are not SubOps settings'}: ignored (a .env sets only what .env.example lists).`);
   return { file: { path, ...outcome }, warnings };
+}
+
+/** The file a run reads: SUBOPS_ENV_FILE's, else `.env` in `cwd`; undefined when SUBOPS_ENV_FILE is set to nothing. */
+export function envFileLocation(env: Env, cwd: string): string | undefined {
+  const named = env[ENV_FILE_VARIABLE];
+  if (named !== undefined && named.trim() === '') return undefined;
+  return resolve(cwd, named?.trim() ?? DEFAULT_ENV_FILE);
 }
 
 /** Another account than this process's and root's (which may change any file anyway); POSIX only, as `writableBy`. */

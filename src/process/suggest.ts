@@ -32,3 +32,11 @@ export function closest(typed: string, known: readonly string[]): string | undef
   }
   return best?.candidate;
 }
+
+/** The one line for a subcommand that is not one: the nearest known one when close (`config chek` → `check`), else the list. */
+export function unknownSubcommand(command: string, typed: string | undefined, known: readonly string[]): string {
+  const list = known.map((name) => `subops ${command} ${name}`).join(', ');
+  if (typed === undefined) return `Missing the subcommand: ${list}.`;
+  const meant = closest(typed, known);
+  return meant ? `Unknown subcommand "${typed}". Did you mean "${meant}"? (subops ${command} ${meant})` : `Unknown subcommand "${typed}": only ${list}.`;
+}

@@ -325,7 +325,8 @@ function* clientIdsOf(payments: readonly Payment[]): Generator<number> {
 }
 
 /** Sums per currency, in cents: floating-point sums of thousands of amounts drift visibly otherwise. */
-class CurrencyTotals {
+/** Amounts added up per currency, to the cent (a listing's Totals). */
+export class CurrencyTotals {
   private readonly byCurrency = new Map<string, CurrencyTotal>();
 
   add(payment: Payment): void {

@@ -35,6 +35,7 @@ afterEach(async () => {
 });
 
 interface Report {
+  type: 'config-check';
   ok: boolean;
   exitCode: number;
   envFile: EnvFileInfo | null;
@@ -52,7 +53,9 @@ async function check(env: Record<string, string>, args: string[] = [], envFile?:
 // The bot's store: an embedded one in a folder not made yet (a fresh install), looked at, never created.
 const STORE_DIR = join(tmpdir(), `subops-config-check-${process.pid}`, 'store');
 const STORE_LINE = `✓ store            embedded store in ${STORE_DIR} (STORE_DIR): not created yet; the bot creates it at start`;
-const bot = () => ({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.apiUrl.replace(/\/$/, ''), ISP_TIMEZONE: 'America/Guyana', STORE_DIR });
+// Run in-process, no .env was read: the configuration line says so, and where the process entry looks.
+const NO_ENV = `; no .env read (none at ${join(process.cwd(), '.env')}): the environment alone`;
+const bot = () => ({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.apiUrl.replace(/\/$/, ''), ISP_TIMEZONE: 'America/Guyana', STORE_DIR, ALLOWED_USER_IDS: 'U0AGENT' });
 
 /** A loopback HTTP server answering every request with `answer`. */
 async function stub(answer: (path: string, authorization: string) => { status: number; body: string; type?: string }): Promise<string> {
@@ -74,7 +77,7 @@ describe('subops config check', () => {
     expect(run.err).toBe('');
     expect(run.lines.map((line) => line.slice(0, 19))).toEqual(['✓ configuration    ', '✓ UISP CRM         ', '✓ UISP NMS         ', '✓ Slack auth       ', '✓ audit channel    ', '✓ status numbers   ', '✓ store            ']);
     expect(run.lines.at(-1)).toBe(STORE_LINE);
-    expect(run.lines[0]).toBe(`✓ configuration    HTTP mode on PORT 3000 (Slack checks SLACK_SIGNING_SECRET on its first request); UISP at ${sim.url}`);
+    expect(run.lines[0]).toBe(`✓ configuration    HTTP mode on PORT 3000 (Slack checks SLACK_SIGNING_SECRET on its first request); UISP at ${sim.url}${NO_ENV}`);
     expect(run.lines[1]).toMatch(new RegExp(`^✓ UISP CRM {9}${sim.url}/crm/api/v1\\.0 answered in \\d+ ms and took UISP_TOKEN$`));
     expect(run.lines[3]).toBe('✓ Slack auth       SLACK_BOT_TOKEN accepted: bot user UBOT (bot B0001) in https://subops-playground.slack.com/');
     expect(run.lines[4]).toBe('✓ audit channel    AUDIT_CHANNEL_ID C0AUDIT: the bot is in it and can post the audit trail there');
@@ -200,8 +203,8 @@ describe('subops config check', () => {
     servers.push(hangUp);
     const dead = `http://127.0.0.1:${(hangUp.address() as AddressInfo).port}`;
     const down = await check({ ...bot(), UISP_URL: dead });
-    expect(down.lines[1]).toMatch(new RegExp(`^✗ UISP CRM {9}CRM GET /crm/api/v1\\.0/service-suspension-reasons: .*: check UISP_URL \\(${dead}/crm/api/v1\\.0\\) and the network`));
-    expect(down.lines[2]).toMatch(/^✗ UISP NMS .*: check UISP_URL/);
+    expect(down.lines[1]).toMatch(new RegExp(`^✗ UISP CRM {9}UISP unreachable \\(CRM GET /crm/api/v1\\.0/service-suspension-reasons: .*\\): check UISP_URL \\(${dead}/crm/api/v1\\.0\\), DNS and the network`));
+    expect(down.lines[2]).toMatch(/^✗ UISP NMS {9}UISP unreachable \(.*: check UISP_URL/);
     expect(down.code).toBe(1);
   });
 
@@ -263,6 +266,32 @@ describe('subops config check', () => {
     expect(run.code).toBe(1);
   });
 
+  it('Slack unreachable (nothing listening) is told apart from Slack refusing: the channels are "not asked: Slack was unreachable"', async () => {
+    const closed = createNetServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const run = await check({ ...bot(), SLACK_API_URL: `http://127.0.0.1:${port}`, AUDIT_CHANNEL_ID: 'C0AUDIT' });
+    expect(run.lines[3]).toMatch(/^✗ Slack auth {7}Slack is not reachable \(auth\.test: .*\) after 1 attempt; check the network, any proxy, and SLACK_API_URL\.$/);
+    expect(run.lines[4]).toBe('↷ audit channel    AUDIT_CHANNEL_ID C0AUDIT not asked: Slack was unreachable');
+    expect(run.out).not.toContain('did not accept');
+    expect(run.code).toBe(1);
+  });
+
+  it('no .env read is said, and where one would be read from; SUBOPS_ENV_FILE set to nothing is named', async () => {
+    expect((await check(bot())).lines[0]).toMatch(new RegExp(`; no \\.env read \\(none at ${join(process.cwd(), '.env').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\): the environment alone$`));
+    expect((await check({ ...bot(), SUBOPS_ENV_FILE: '' })).lines[0]).toMatch(/; no \.env read \(SUBOPS_ENV_FILE is empty\)$/);
+  });
+
+  it('no ALLOWED_* set is a warning that access is open to the whole workspace; exit 0', async () => {
+    const { ALLOWED_USER_IDS: _, ...open } = bot();
+    const run = await check(open);
+    expect(run.lines[0]).toMatch(/^! configuration .*; neither ALLOWED_USER_IDS nor ALLOWED_USERGROUP_ID is set: access is open to the whole workspace \(anyone in it may use SubOps, within ACCESS_\* limits\)$/);
+    expect(run.code).toBe(0);
+    const group = await check({ ...open, ALLOWED_USERGROUP_ID: 'S0OPS' });
+    expect(group.lines[0]).toMatch(/^✓ configuration /);
+  });
+
   it('Socket Mode: SLACK_APP_TOKEN is asked too (apps.connections.open), and a refusal names it', async () => {
     // The fake Slack refuses every app-level token; this stub takes xapp-good-… and refuses the rest.
     const api = await stub((path, authorization) => {
@@ -274,7 +303,7 @@ describe('subops config check', () => {
     });
     const { SLACK_SIGNING_SECRET: _, ...socket } = { ...bot(), SLACK_API_URL: api };
     const good = await check({ ...socket, SLACK_APP_TOKEN: 'xapp-good-app-token' });
-    expect(good.lines[0]).toBe(`✓ configuration    Socket Mode (SLACK_APP_TOKEN); UISP at ${sim.url}`);
+    expect(good.lines[0]).toBe(`✓ configuration    Socket Mode (SLACK_APP_TOKEN); UISP at ${sim.url}${NO_ENV}`);
     expect(good.lines.slice(3)).toEqual(['✓ Slack auth       SLACK_BOT_TOKEN accepted: bot user U1 (bot B1)', '✓ Slack app token  SLACK_APP_TOKEN accepted (Socket Mode)', "✓ status numbers   interface (6 Quoted, 7 Obsolete; detected: the CRM does not serve GET /version (404), as the interface document's UISP)", STORE_LINE]);
     expect(good.code).toBe(0);
 
@@ -288,7 +317,7 @@ describe('subops config check', () => {
     const calls = slack.calls.length;
     const run = await check({ ...bot(), UISP_TIMEOUT_MS: '0', SLACK_BOT_TOKEN: 'xoxp-user-token-secret', PORT: '70000' });
     expect(run.lines).toEqual([
-      '✗ configuration    3 problems; UISP and Slack were not asked',
+      `✗ configuration    3 problems; UISP and Slack were not asked${NO_ENV}`,
       '    - UISP_TIMEOUT_MS must be a whole number of at least 1 (got "0")',
       '    - PORT must be a whole number from 1 to 65535 (got "70000")',
       '    - SLACK_BOT_TOKEN must start with "xoxb-"',
@@ -299,6 +328,7 @@ describe('subops config check', () => {
 
     const json = (await check({ UISP_TOKEN: 'uisp-token-secret' }, ['--json'])).json();
     expect(json).toEqual({
+      type: 'config-check',
       ok: false,
       exitCode: 2,
       envFile: null,
@@ -307,21 +337,21 @@ describe('subops config check', () => {
         'SLACK_BOT_TOKEN is required (the bot token, xoxb-…, from OAuth & Permissions)',
         'SLACK_SIGNING_SECRET is required (needed to verify requests in HTTP mode; or set SLACK_APP_TOKEN for Socket Mode)',
       ],
-      checks: [{ check: 'configuration', status: 'failed', message: '3 problems; UISP and Slack were not asked', ms: null }],
+      checks: [{ check: 'configuration', status: 'failed', message: `3 problems; UISP and Slack were not asked${NO_ENV}`, ms: null }],
     });
   });
 
   it('--cli checks what the CLI reads: UISP_URL unless the simulator is asked for, and Slack only with an audit channel', async () => {
     const bare = await check({}, ['--cli']);
     expect(bare.lines).toEqual([
-      '✗ configuration    1 problem; UISP and Slack were not asked',
+      `✗ configuration    1 problem; UISP and Slack were not asked${NO_ENV}`,
       '    - UISP_URL is required: set it to your UISP (e.g. https://uisp.example.net, with UISP_TOKEN), or add --simulator to try SubOps against the bundled UISP simulator (SUBOPS_SIMULATOR=1 for every command)',
     ]);
     expect(bare.code).toBe(2);
 
     const simulated = await check({ SUBOPS_SIMULATOR: '1' }, ['--cli']);
     expect(simulated.lines).toEqual([
-      '✓ configuration    CLI, audit records to stderr only (SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID are not both set); SUBOPS_SIMULATOR=1 (or --simulator): the embedded UISP simulator stands in for UISP',
+      `✓ configuration    CLI, audit records to stderr only (SLACK_BOT_TOKEN and AUDIT_CHANNEL_ID are not both set); SUBOPS_SIMULATOR=1 (or --simulator): the embedded UISP simulator stands in for UISP${NO_ENV}`,
       '↷ UISP CRM         SUBOPS_SIMULATOR=1 (or --simulator): no real UISP is asked',
       '↷ UISP NMS         SUBOPS_SIMULATOR=1 (or --simulator): no real UISP is asked',
       '↷ status numbers   SUBOPS_SIMULATOR=1 (or --simulator): the embedded simulator is asked when it runs',

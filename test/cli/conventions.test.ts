@@ -51,14 +51,25 @@ describe('did you mean', () => {
   ])('a mistyped command (%s) names the command it most likely meant (%s), exit 2', async (typed, meant) => {
     const { code, err } = await subops([typed]);
     expect(code).toBe(2);
-    expect(err).toContain(`Unknown command "${typed}". Did you mean "${meant}"?`);
+    // One line, not the suggestion followed by the whole usage.
+    expect(err).toBe(`Unknown command "${typed}". Did you mean "${meant}"? (subops help ${meant})\n`);
   });
 
-  it('`help` of a mistyped command too; a word like no command offers nothing', async () => {
-    expect((await subops(['help', 'activte'])).err).toContain('Did you mean "activate"?');
+  it('`help` of a mistyped command too; a word like no command offers nothing but where the list is', async () => {
+    expect((await subops(['help', 'activte'])).err).toBe('Unknown command "activte". Did you mean "activate"? (subops help activate)\n');
     const none = await subops(['frobnicate']);
     expect(none.code).toBe(2);
-    expect(none.err).toContain('Unknown command "frobnicate".\n');
+    expect(none.err).toBe('Unknown command "frobnicate". subops help lists the commands.\n');
+  });
+
+  it('a mistyped subcommand (`config chek`, `duplicates remvoe`) names the one it most likely meant, exit 2', async () => {
+    const config = await subops(['config', 'chek']);
+    expect(config.code).toBe(2);
+    expect(config.err.split('\n')[0]).toBe('Error: Unknown subcommand "chek". Did you mean "check"? (subops config check)');
+    const duplicates = await subops(['duplicates', 'remvoe']);
+    expect(duplicates.code).toBe(2);
+    expect(duplicates.err.split('\n')[0]).toBe('Error: Unknown subcommand "remvoe". Did you mean "remove"? (subops duplicates remove)');
+    expect(sim.requests).toEqual([]);
   });
 
   it.each([

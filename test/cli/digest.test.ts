@@ -47,6 +47,7 @@ describe('subops digest without Slack settings', () => {
     const { code, out, err } = await subops(['--date', '2025-03-04', '--json']);
     expect(code).toBe(0);
     expect(JSON.parse(out)).toEqual({
+      type: 'digest',
       date: '2025-03-04',
       timeZone: 'America/Guyana',
       quiet: false,

@@ -44,6 +44,7 @@ describe('subops duplicates remove', () => {
     const run = await subops(s, ['duplicates', 'remove', '--client-id', '1004', '--service-id', String(late), '--yes', '--json']);
     expect(run.code).toBe(1);
     expect(JSON.parse(run.out)).toEqual({
+      type: 'removal',
       outcome: 'refused',
       refusal: 'invoiced',
       record: 'service',
@@ -61,7 +62,7 @@ describe('subops duplicates remove', () => {
     const { kept, late } = await seedSiteDuplicate(s);
     const run = await subops(s, ['duplicates', 'remove', '--client-id', '1004', '--site-id', late, '--yes', '--json']);
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.out)).toMatchObject({ outcome: 'removed', refusal: null, record: 'site', clientId: 1004, late: { id: late }, kept: { id: kept } });
+    expect(JSON.parse(run.out)).toMatchObject({ type: 'removal', outcome: 'removed', refusal: null, record: 'site', clientId: 1004, late: { id: late }, kept: { id: kept } });
     expect(s.requests.filter((r) => r.method === 'DELETE').map((r) => r.path)).toEqual([expect.stringContaining(late)]);
   });
 
@@ -115,7 +116,7 @@ describe('subops duplicates remove', () => {
     [['duplicates', 'remove', '--client-id', '1004', '--service-id', '7', '--site-id', 'x'], 'exactly one of'],
     [['duplicates', 'remove', '--client-id', 'abc', '--service-id', '7'], '--client-id'],
     [['duplicates', 'list'], 'duplicates remove'],
-    [['duplicates'], 'Missing subcommand'],
+    [['duplicates'], 'Missing the subcommand'],
   ])('bad input %j: exit 2 naming it, UISP never asked', async (argv, named) => {
     const s = (sim = await startSimulator());
     const run = await subops(s, argv);

@@ -41,7 +41,8 @@ describe('the payment method by name', () => {
     const payments = out
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { id: number; method: { id: string; name: string } });
+      .map((line) => JSON.parse(line) as { type: string; id: number; method: { id: string; name: string } })
+      .filter((line) => line.type === 'payment');
     expect(payments).toHaveLength(5);
     for (const payment of payments) {
       const methodId = sim.data.payments.find((p) => p.id === payment.id)!.methodId;
@@ -81,7 +82,8 @@ describe('notes as people wrote them', () => {
     const json = (await subops(['payments', '--client-id', '1001', '--json', '--limit', '2'])).out
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { note: string | null });
+      .map((line) => JSON.parse(line) as { type: string; note: string | null })
+      .filter((line) => line.type === 'payment');
     expect(json.map((p) => p.note)).toEqual([null, 'counter, desk 2']);
 
     const listing = (await subops(['payments', '--client-id', '1001', '--limit', '2'])).out;

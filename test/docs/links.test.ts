@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { usage } from '../../src/cli/main.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PAGES = ['README.md', 'ARCHITECTURE.md', 'BENCHMARKS.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
@@ -73,5 +74,57 @@ describe('documentation links', () => {
       if (anchor !== undefined && file.endsWith('.md') && !anchorsOf(read(file)).has(anchor)) dead.push(`${target} (no heading #${anchor} in ${file})`);
     }
     expect(dead).toEqual([]);
+  });
+});
+
+/**
+ * Files that are not documentation point into it in their comments: `docs/running.md#anchor`, or by a
+ * section's name, `README.md ("Configuration")` / `README, "Approvals"`. Each must name a page that
+ * exists and a heading it has (a named section: a heading that starts with that name).
+ */
+const POINTING = ['.env.example', 'manifest.yml', 'manifest.http.yml', 'Dockerfile', 'compose.yaml'];
+const PAGE = String.raw`(README(?:\.md)?|ARCHITECTURE\.md|docs/[\w-]+\.md)`;
+
+function pointers(text: string): { page: string; anchor?: string; section?: string }[] {
+  const page = (name: string) => (name === 'README' ? 'README.md' : name);
+  const anchored = [...text.matchAll(new RegExp(`${PAGE}#([\\w-]+)`, 'g'))].map(([, name, anchor]) => ({ page: page(name!), anchor: anchor! }));
+  const named = [...text.matchAll(new RegExp(`${PAGE},? \\(?"([^"]+)"`, 'g'))].map(([, name, section]) => ({ page: page(name!), section: section! }));
+  return [...anchored, ...named];
+}
+
+function headingsOf(text: string): string[] {
+  const outsideCode = text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
+  return [...outsideCode.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)].map(([, heading]) => heading!.replace(/`/g, ''));
+}
+
+describe('pointers into the documentation from other files', () => {
+  it('finds both kinds of pointer (the scan itself works)', () => {
+    expect(pointers('see docs/security.md#approvals-a-second-pair-of-eyes; README.md ("Slack app"); README, "Permissions".')).toEqual([
+      { page: 'docs/security.md', anchor: 'approvals-a-second-pair-of-eyes' },
+      { page: 'README.md', section: 'Slack app' },
+      { page: 'README.md', section: 'Permissions' },
+    ]);
+  });
+
+  it.each(POINTING.filter((file) => existsSync(join(ROOT, file))))('%s: every page, anchor and section it names exists', (file) => {
+    const dead: string[] = [];
+    for (const { page, anchor, section } of pointers(read(file))) {
+      if (!existsSync(join(ROOT, page))) {
+        dead.push(`${page} (no such file)`);
+        continue;
+      }
+      if (anchor !== undefined && !anchorsOf(read(page)).has(anchor)) dead.push(`${page}#${anchor} (no such heading)`);
+      if (section !== undefined && !headingsOf(read(page)).some((heading) => heading.startsWith(section))) dead.push(`${page} ("${section}") (no such section)`);
+    }
+    expect(dead).toEqual([]);
+  });
+});
+
+describe("the README's command list", () => {
+  it('names every command `subops help` lists', () => {
+    const commands = [...usage.matchAll(/^ {2}([a-z]+) {2,}/gm)].map(([, name]) => name!);
+    expect(commands).toEqual(expect.arrayContaining(['activate', 'reasons', 'simulate', 'demo']));
+    const listed = /From a terminal[\s\S]*?```\n([\s\S]*?)```/.exec(read('README.md'))?.[1] ?? '';
+    expect(commands.filter((name) => !new RegExp(`\\bsubops ${name}\\b`).test(listed))).toEqual([]);
   });
 });

@@ -37,8 +37,44 @@ describe('the terminal chat', () => {
     expect(transcript).not.toContain('/payments 1001');
   });
 
-  it('fails a script whose answer is another command while a form is open', async () => {
-    const { result } = await e2e.chat(['/activate', '/payments']);
-    expect(result).toEqual({ ok: false, failure: 'script:2: Device: A form is open: answer it, /submit it or /cancel it first.' });
+  it('another SubOps command typed in a form closes the form, as Cancel would, and runs', async () => {
+    const { result, transcript } = await e2e.chat(['/activate', '/payments 1001']);
+    expect(result).toEqual({ ok: true });
+    expect(transcript).toContain('  Device: /payments 1001\n└ closed “Activate subscriber”\n');
+    expect(transcript).toContain('(only you) SubOps: Payments');
+  });
+
+  it('fails a script whose answer in a form is a slash word that is no SubOps command, saying how to leave', async () => {
+    const { result } = await e2e.chat(['/activate', '/press Retry']);
+    expect(result).toEqual({ ok: false, failure: 'script:2: Device: A form is open: answer it, /submit it or /cancel it, or type another SubOps command (e.g. /client 1005) to close it and run that.' });
+  });
+});
+
+describe('typeahead fields, as Slack’s typeahead', () => {
+  it('a name typed in a client field is looked up: the only match is taken', async () => {
+    const { result, transcript } = await e2e.chat(['/suspend', '', 'ravi', '/cancel']);
+    expect(result).toEqual({ ok: true });
+    expect(transcript).toContain('  Client id (optional): ravi\n    → #1005 Ravi Persaud\n');
+    expect(transcript).toContain('│ Client id [1005]');
+    expect(transcript).not.toContain('positive whole number');
+  });
+
+  it('several matches are listed, and one is picked by its number', async () => {
+    const { result, transcript } = await e2e.chat(['/suspend', '', 'ra', '4', '/cancel']);
+    expect(result).toEqual({ ok: true });
+    expect(transcript).toContain('    4. #1005 Ravi Persaud');
+    expect(transcript).toContain('  Client id (1-4, or type again): 4\n');
+    expect(transcript).toContain('│ Client id [1005]');
+  });
+
+  it('a device field too', async () => {
+    const { transcript } = await e2e.chat(['/activate', 'persaud', '/cancel']);
+    expect(transcript).toContain('  Device: persaud\n    → cpe-persaud');
+  });
+
+  it('a field SubOps finds wrong is asked again, before the rest of the form', async () => {
+    const { result, transcript } = await e2e.chat(['/suspend', '', 'nobody-here', 'ravi', '/cancel']);
+    expect(result).toEqual({ ok: true });
+    expect(transcript).toContain('  Client id [nobody-here]: ravi\n    → #1005 Ravi Persaud\n');
   });
 });

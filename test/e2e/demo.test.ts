@@ -52,6 +52,13 @@ describe('subops demo --script', () => {
     expect(out).not.toContain('Confirm');
   });
 
+  it('names links into its simulated UISP as the demo’s, without an address that stops answering with it', async () => {
+    const { code, out } = await subops(['demo', '--script', await scriptFile(['/client 1005'])]);
+    expect(code).toBe(0);
+    expect(out).toContain("CRM: Open client #1005 (in the demo's simulated UISP: no page to open)");
+    expect(out).not.toMatch(/http:\/\/127\.0\.0\.1:\d+\/crm/);
+  });
+
   it('fails a script that ends while a form is still asking', async () => {
     const { code, out } = await subops(['demo', '--script', await scriptFile(['/payments add'])]);
     expect(code).toBe(1);

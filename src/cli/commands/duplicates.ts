@@ -14,11 +14,12 @@ import { connect } from '../../connect.js';
 import { canAsk } from '../../process/io.js';
 import { YES_FLAG } from '../../process/flags.js';
 import { confirm } from '../../process/prompt.js';
+import { unknownSubcommand } from '../../process/suggest.js';
 import { flagValue, parseFlags } from '../args.js';
 import { openCliAudit } from '../audit.js';
 import { debugNotice } from '../connection.js';
 import { EXIT, UsageError, writeLine, writeText, type CliIo } from '../io.js';
-import { errorJson, removalJson } from '../json.js';
+import { errorJson, jsonLine, removalJson } from '../json.js';
 
 export const duplicatesHelp = `Usage: subops duplicates remove --client-id <id> (--service-id <id> | --site-id <id> | --late-client-id <id>) [--yes] [--json]
 
@@ -40,7 +41,7 @@ elsewhere --yes confirms, and without it nothing is written (exit 1).
 export async function duplicates(argv: string[], io: CliIo): Promise<number> {
   const [verb, ...rest] = argv;
   if (verb === '--help' || verb === '-h') return writeLine(io.stdout, duplicatesHelp), EXIT.ok;
-  if (verb !== 'remove') throw new UsageError(`${verb === undefined ? 'Missing subcommand' : `Unknown subcommand "${verb}"`}: only \`subops duplicates remove\`.`, '<command>');
+  if (verb !== 'remove') throw new UsageError(unknownSubcommand('duplicates', verb, ['remove']), '<command>');
   const { values } = parseFlags(rest, {
     'client-id': { type: 'string' },
     'service-id': { type: 'string' },
@@ -88,7 +89,7 @@ async function removeDuplicate(io: CliIo, { clientId, record, lateId, json, yes 
     // A read that fails throws before any DELETE: reported as a UISP failure (exit 1), nothing written.
     const outcome = await duplicates.remove(request);
     const sentence = removalSentence(outcome);
-    if (json) writeLine(io.stdout, JSON.stringify(removalJson(outcome, sentence)));
+    if (json) writeLine(io.stdout, jsonLine(io, removalJson(outcome, sentence)));
     else writeText(outcome.kind === 'removed' ? io.stdout : io.stderr, sentence);
     const entry = duplicateRemovalAudit(outcome, sentence);
     await audit.record(entry);
@@ -107,13 +108,13 @@ function question({ record, clientId, keptId, duplicateId }: RemovalRequest): st
 function notNamed(io: CliIo, { clientId, record, lateId, json }: { clientId: number; record: RemovalRequest['record']; lateId: number | string; json: boolean }): number {
   const message = `UISP shows no late duplicate ${record} of client #${clientId} now, so ${record} ${lateId} is not removed (it may have been removed already). Nothing was changed.`;
   writeText(io.stderr, message);
-  if (json) writeLine(io.stdout, JSON.stringify(errorJson([{ field: null, message }])));
+  if (json) writeLine(io.stdout, jsonLine(io, errorJson([{ field: null, message }])));
   return EXIT.failed;
 }
 
 function notConfirmed(io: CliIo, why: 'declined' | 'unconfirmed', json: boolean): number {
   const message = why === 'declined' ? 'Not confirmed: nothing was changed.' : 'Removing a late duplicate needs confirmation: run it on a terminal to be asked, or add --yes. Nothing was changed.';
   writeText(io.stderr, message);
-  if (json) writeLine(io.stdout, JSON.stringify(errorJson([{ field: '--yes', message }])));
+  if (json) writeLine(io.stdout, jsonLine(io, errorJson([{ field: '--yes', message }])));
   return EXIT.failed;
 }

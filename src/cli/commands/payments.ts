@@ -7,13 +7,13 @@ import { renderPaymentSummary } from '../render.js';
 import { csvHeader, paymentCsvLine } from '../../services/payments-csv.js';
 import { optional, readWholeNumber } from '../../services/input/grammar.js';
 import { formatMoney } from '../../services/money.js';
-import { readPaymentInput, readPaymentQuery, type PagesRead, type PaymentQuery, type PaymentService, type PaymentSummary } from '../../services/payments.js';
+import { CurrencyTotals, readPaymentInput, readPaymentQuery, type PagesRead, type PaymentQuery, type PaymentService, type PaymentSummary } from '../../services/payments.js';
 import type { PaymentMethod } from '../../services/uisp/schemas.js';
 import { progressFor, type ClockedIo } from '../progress.js';
 import { clientDisplayName } from '../../services/uisp/crm-client.js';
 import { paymentAudit, paymentFailureAudit } from '../../services/audit-records.js';
 import { auditedFailure, openCliAudit } from '../audit.js';
-import { clientJson, jsonLine, paymentJson, type RecordedPaymentJson } from '../json.js';
+import { clientJson, jsonLine, paymentJson, type PaymentLineJson, type PaymentTotalsJson, type RecordedPaymentJson } from '../json.js';
 
 /** How many of the newest payments the human listing shows at most (totals always cover all). */
 const MAX_SHOWN = 10_000;
@@ -71,6 +71,7 @@ async function exportPayments(service: PaymentService, query: PaymentQuery, form
   const status = () => `Exporting payments: ${plural(pages, 'page')} read, ${plural(rows, 'row')} written, ${progress.elapsed()}`;
   // The header waits for the first page: a client UISP does not know is an error, with nothing on stdout.
   let headed = format !== 'csv';
+  const totals = new CurrencyTotals();
   const head = () => {
     if (!headed) writeLine(io.stdout, csvHeader());
     headed = true;
@@ -82,13 +83,16 @@ async function exportPayments(service: PaymentService, query: PaymentQuery, form
       if (outputClosed(io.stdout)) break;
       head();
       const methods = format === 'json' ? methodsOf(page.methodNames) : [];
-      const lines = page.payments.map((payment) => (format === 'csv' ? paymentCsvLine(payment, page) : jsonLine(io, paymentJson(payment, methods))));
+      for (const payment of page.payments) totals.add(payment);
+      const lines = page.payments.map((payment) => (format === 'csv' ? paymentCsvLine(payment, page) : jsonLine(io, { type: 'payment', ...paymentJson(payment, methods) } satisfies PaymentLineJson)));
       if (!writeLines(io.stdout, lines)) await whenWritable(io.stdout);
       pages++;
       rows += lines.length;
       progress.update(status);
     }
     head();
+    // JSON ends with the totals, as the text listing does; CSV stays rows only (a spreadsheet adds them up).
+    if (format === 'json' && !outputClosed(io.stdout)) writeLine(io.stdout, jsonLine(io, { type: 'totals', count: rows, totals: totals.list() } satisfies PaymentTotalsJson));
   } finally {
     progress.done(status);
   }
@@ -150,7 +154,7 @@ async function addPayment(argv: string[], io: CliIo): Promise<number> {
       throw error;
     }
     const { payment, client, method, alreadyRecorded } = recorded;
-    if (values.json) writeLine(io.stdout, jsonLine(io, { payment: paymentJson(payment, method ? [method] : []), client: clientJson(client), alreadyRecorded } satisfies RecordedPaymentJson));
+    if (values.json) writeLine(io.stdout, jsonLine(io, { type: 'recorded-payment', payment: paymentJson(payment, method ? [method] : []), client: clientJson(client), alreadyRecorded } satisfies RecordedPaymentJson));
     else {
       const what = `payment #${payment.id}: ${formatMoney(payment.amount, payment.currencyCode)} from client #${client.id} ${clientDisplayName(client)}${method ? ` by ${method.name}` : ''}`;
       writeText(

@@ -13,7 +13,7 @@ export async function reasons(argv: string[], io: CliIo): Promise<number> {
   const connection = await connectCli(io, values.json ? 'json' : 'text');
   try {
     for (const reason of await connection.services.suspensions.listReasons()) {
-      if (values.json) writeLine(io.stdout, jsonLine(io, reason));
+      if (values.json) writeLine(io.stdout, jsonLine(io, { type: 'reason', id: reason.id, name: reason.name }));
       else writeText(io.stdout, `${String(reason.id).padStart(5)}  ${reason.name}`);
     }
     return EXIT.ok;
