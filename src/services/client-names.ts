@@ -3,8 +3,9 @@
  * What it asks the CRM is picked by count: a few names are read one client at a time (GET /clients/{id}:
  * the cost of the question, whatever the ISP's size); past CLIENT_READS_BEFORE_LISTING, the CRM's client
  * list is read once instead, a page of CLIENTS_PAGE at a time (GET /clients?limit=&offset=), and every
- * name it gives is kept for the rest of the export. A client the list leaves out (archived, or new since
- * its page was read) is still read on its own, so the list is a speed-up, never the only source.
+ * name it gives is kept for the rest of the export; when many names are still missing after it (archived
+ * clients, which GET /clients leaves out), the archived clients' list too. A client the lists leave out
+ * (new since its page was read, say) is still read on its own: a list is a speed-up, never the only source.
  */
 import type { Client } from './uisp/schemas.js';
 import { clientDisplayName, CLIENTS_PAGE, type CrmClient } from './uisp/crm-client.js';
@@ -41,11 +42,14 @@ export class ClientList {
     return this.pages;
   }
 
-  /** Adds the name of every client the list gives to `names`; a failed read leaves the rest to per-client reads. */
-  async nameInto(names: Map<number, string>): Promise<void> {
+  /**
+   * Adds the name of every client the list gives to `names` (`archived`: the archived clients' list);
+   * a failed read leaves the rest to per-client reads.
+   */
+  async nameInto(names: Map<number, string>, { archived = false }: { archived?: boolean } = {}): Promise<void> {
     const listed = new Set<number>();
     try {
-      for await (const page of this.crm.clientNamePages(CLIENTS_PAGE)) {
+      for await (const page of this.crm.clientNamePages(CLIENTS_PAGE, { archived })) {
         const fresh = page.filter((client) => !listed.has(client.id));
         for (const client of fresh) {
           listed.add(client.id);
@@ -95,6 +99,11 @@ export class ClientNameBook {
       this.listRead = true;
       await this.list.nameInto(this.names);
       wanted = wanted.filter((id) => !this.names.has(id));
+      // Archived clients still pay off their balance, and GET /clients leaves them out: their own list when many are left.
+      if (this.list.usable && wanted.length > CLIENT_READS_BEFORE_LISTING) {
+        await this.list.nameInto(this.names, { archived: true });
+        wanted = wanted.filter((id) => !this.names.has(id));
+      }
     }
     for (const id of wanted) this.asked.add(id);
     await eachAtMost(CLIENT_READS_IN_FLIGHT, wanted, async (id) => {

@@ -86,6 +86,20 @@ describe.each(SIMULATOR_WORLDS)('client names of a payments export (%s world)', 
     expect([...few.notices, ...many.notices]).toEqual([]);
   });
 
+  it(`archived clients that pay (GET /clients leaves them out): past ${CLIENT_READS_BEFORE_LISTING} of them, their own list is read, not each of them`, async () => {
+    const { sim, services, notices, expected } = await start(world, { payers: 100 });
+    // Every other payer archived: 50 active, 51 archived (addPayingClients' own included).
+    for (const client of sim.data.clients) if (client.id >= 20_000 && client.id % 2 === 1) client.isArchived = true;
+    sim.data.clients.push(...Array.from({ length: 20 }, (_, i) => ({ ...sim.data.clients.at(-1)!, id: 30_000 + i, isArchived: true })));
+    sim.data.payments.push(...Array.from({ length: 20 }, (_, i) => ({ ...sim.data.payments.at(-1)!, id: 990_000 + i, clientId: 30_000 + i })));
+    const listed = await exportCsv(sim, services);
+    expect(listed.csv).toBe(await expected());
+    expect(sim.requests.some((r) => r.path === '/crm/api/v1.0/clients' && r.query.isArchived === '1')).toBe(true);
+    // The client the CRM no longer has, and one more: the rest came from the two lists.
+    expect(listed.asked.filter((r) => ONE_CLIENT.test(r)).length).toBeLessThanOrEqual(2);
+    expect(notices).toEqual([]);
+  });
+
   it.each([
     ['ignores offset', { dropped: ['offset'] }, /it answered offset=500 with clients it had already listed/],
     ['ignores limit and offset', { dropped: ['limit', 'offset'] }, /it answered \d+ clients to limit=500/],

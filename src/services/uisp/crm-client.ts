@@ -111,13 +111,15 @@ export class CrmClient {
   }
 
   /**
-   * Every client the CRM lists (archived ones aside, as GET /clients leaves them out), a page at a time
+   * Every client the CRM lists (archived ones aside, as GET /clients leaves them out; `archived`: those
+   * only, `isArchived=1`), a page at a time
    * in id order (`limit`, `offset`, `order`, `direction`: CRM Blueprint), read ahead like the payments;
    * of each, only the fields of its display name. A CRM that does not page as asked is the reader's to
    * notice (../client-names.ts): a page longer than `pageSize`, or one that repeats the last.
    */
-  async *clientNamePages(pageSize = CLIENTS_PAGE): AsyncGenerator<ClientNameFields[]> {
-    const fetchPage = (index: number) => this.http.getLater('clients', z.array(ClientNameFieldsSchema), { order: 'client.id', direction: 'ASC', limit: pageSize, offset: index * pageSize });
+  async *clientNamePages(pageSize = CLIENTS_PAGE, { archived = false }: { archived?: boolean } = {}): AsyncGenerator<ClientNameFields[]> {
+    const list = { order: 'client.id', direction: 'ASC', limit: pageSize, ...(archived && { isArchived: 1 }) };
+    const fetchPage = (index: number) => this.http.getLater('clients', z.array(ClientNameFieldsSchema), { ...list, offset: index * pageSize });
     yield* readAhead(fetchPage, { pageSize, pagesInFlight: this.options.pagesInFlight });
   }
 
