@@ -108,7 +108,7 @@ export interface EventsConfig {
   webhookRatePerMinute: number;
   /** A payment.add is reported only when the payment is dated within this long before now. */
   paymentWindowMs: number;
-  /** How often the pending manual CRM–NMS links are checked (one NMS request for all). */
+  /** How often the pending manual CRM–NMS links are checked (one NMS request per 40 pending sites, asking for them by id). */
   linkWatchIntervalMs: number;
   /** How long after an activation an unlinked site gets its one reminder. */
   linkReminderMs: number;

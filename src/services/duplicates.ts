@@ -22,6 +22,7 @@ import { SHARED_STATUSES } from './activation/service-status.js';
 import type { ClientRef, LateDuplicate } from './activation/types.js';
 import { clientDisplayName, type CrmClient } from './uisp/crm-client.js';
 import { emptyIfNotFound, nullIfNotFound, UispError, UispNotFoundError } from './uisp/errors.js';
+import type { NetworkReads } from './network.js';
 import type { NmsClient } from './uisp/nms-client.js';
 import type { Client, Device, Invoice, Payment, Service, Site } from './uisp/schemas.js';
 import { notFoundAsInputError } from './errors.js';
@@ -221,6 +222,8 @@ export type RemovalOutcome =
 export interface DuplicateDeps {
   crm: CrmClient;
   nms: NmsClient;
+  /** The NMS questions narrowed to the records asked for (./network.ts). */
+  network: NetworkReads;
   numbering: StatusNumbering;
   /** This process's locks on resolved ids (the activation's): a removal and an activation of one client take turns. */
   locks: Locks;
@@ -234,13 +237,17 @@ export class DuplicateService {
   constructor(private readonly deps: DuplicateDeps) {}
 
   /**
-   * Reads the client and its services, then the NMS sites and devices (two reads in flight at most, as a
-   * webhook event's processing promises): the client's late duplicates now.
+   * Reads the client and its services, then the sites it may own (those its services are bound to and
+   * those not bound: ./network.ts `clientSites`), then, when it owns several, the devices on them (which
+   * one is kept depends on them): the client's late duplicates now, at a cost of its own records.
    */
   async find(clientId: number): Promise<LateDuplicate[]> {
-    const { crm, nms } = this.deps;
+    const { crm } = this.deps;
+    const network = this.deps.network.oneRead();
     const [client, services] = await Promise.all([crm.getClient(clientId), crm.listServices(clientId)]);
-    const [sites, devices] = await Promise.all([nms.listSites(), nms.listDevices()]);
+    const sites = await network.clientSites(services);
+    const own = ownSites(sites, clientId, services);
+    const devices = own.length > 1 ? await network.devicesOn(own.map((s) => s.id)) : [];
     return duplicatesOf(clientRef(client), clientActivation(client), services, sites, devices);
   }
 
@@ -314,9 +321,13 @@ export class DuplicateService {
     return this.write(request, { duplicate: refs.duplicate!, kept: refs.kept! }, () => crm.deleteClient(request.duplicateId), async () => (await this.client(request.duplicateId)) !== null);
   }
 
+  /**
+   * Reads both sites by id and the devices on the late one, fresh for this attempt: all that
+   * `decideSite` checks (its marker, its binding, its devices; the kept one's existence).
+   */
   private async removeSite(request: Extract<RemovalRequest, { record: 'site' }>): Promise<RemovalOutcome> {
-    const { nms } = this.deps;
-    const [sites, devices] = await Promise.all([nms.listSites(), nms.listDevices()]);
+    const { nms, network } = this.deps;
+    const [sites, devices] = await Promise.all([network.sitesById([request.keptId, request.duplicateId]), network.devicesOn([request.duplicateId])]);
     const byId = (id: string) => sites.find((s) => s.id === id) ?? null;
     const kept = byId(request.keptId);
     const duplicate = byId(request.duplicateId);
@@ -327,7 +338,7 @@ export class DuplicateService {
     const refs = { duplicate: duplicate && siteRef(duplicate), kept: kept && siteRef(kept) };
     if (!decision.remove) return { kind: 'refused', request, refusal: decision.refusal, ...refs };
     return this.write(request, { duplicate: refs.duplicate!, kept: refs.kept! }, () => nms.deleteSite(request.duplicateId), async () =>
-      (await nms.listSites()).some((s) => s.id === request.duplicateId),
+      (await network.sitesById([request.duplicateId])).some((s) => s.id === request.duplicateId),
     );
   }
 

@@ -185,7 +185,7 @@ describe('readDigest on a seeded simulator day', () => {
       yield audit(2, { action: 'unsuspend', result: 'unsuspended', ok: true, serviceId: 104, clientId: 1005 });
     };
     const now = new Date('2025-03-05T12:00:00Z');
-    const digest = await readDigest({ crm: uisp.services.crm, nms: uisp.services.nms, timeZone: ZONE, audit: trail, now: () => now }, DATE);
+    const digest = await readDigest({ crm: uisp.services.crm, network: uisp.services.network, timeZone: ZONE, audit: trail, now: () => now }, DATE);
 
     expect(digest.payments).toEqual({
       count: 2,

@@ -22,7 +22,8 @@ import {
   type Site,
 } from '../../src/services/uisp/schemas.js';
 import { buildData } from '../../src/simulator/index.js';
-import { crm } from '../simulator/helpers.js';
+import { WORLD_FILTERS, type SimulatorFilter } from '../../src/simulator/world.js';
+import { crm, nms } from '../simulator/helpers.js';
 import { invoice, seedClientDuplicate, seedServiceDuplicate, seedSiteDuplicate, seedSubOpsSite } from '../support/late-duplicates.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
 
@@ -224,6 +225,28 @@ describe('DuplicateService against the simulator', () => {
     expect(await uisp.services.duplicates.remove({ clientId: 1004, record: 'site', keptId: kept, duplicateId: late })).toMatchObject({ kind: 'removed' });
     expect(deletes(requests())).toEqual([`DELETE /nms/api/v2.1/sites/${late}`]);
     expect(uisp.sim.data.sites.some((s) => s.id === late)).toBe(false);
+  });
+});
+
+describe('Remove duplicate (a site) on the reads narrowed to its records (issue #38)', () => {
+  it.each<[string, SimulatorFilter | null]>([
+    ['every filter the world has', null],
+    ['no GET /devices?siteId=', 'devices.siteId'],
+    ['no GET /sites?id=', 'sites.id'],
+  ])('a device authorized onto the late site after it was named is read fresh: refused, nothing deleted (%s)', async (_what, missing) => {
+    await start();
+    if (missing) uisp.sim.honourFilters(WORLD_FILTERS[uisp.sim.world].filter((f) => f !== missing));
+    const { kept, late } = await seedSiteDuplicate(uisp.sim);
+    const [duplicate] = await uisp.services.duplicates.find(1004);
+    expect(duplicate).toMatchObject({ record: 'site', kept: { id: kept }, others: [{ id: late }] });
+    const station = uisp.sim.data.devices.find((d) => d.identification.name === 'NS-Fraser')!;
+    expect((await nms(uisp.sim, 'POST', '/devices/authorize', { siteId: late, deviceIds: [station.identification.id] })).status).toBe(200);
+    const requests = requestsFrom();
+    const outcome = await uisp.services.duplicates.remove({ clientId: 1004, record: 'site', keptId: kept, duplicateId: late });
+    expect(outcome).toMatchObject({ kind: 'refused', refusal: { reason: 'in-use', devices: [{ name: 'NS-Fraser' }] } });
+    expect(deletes(requests())).toEqual([]);
+    // Where NMS honours the filters, the two sites by id and the devices on the late one: no whole list.
+    if (uisp.sim.world === 'stock' && !missing) expect(uisp.sim.requests.filter((r) => r.method === 'GET' && ['/nms/api/v2.1/sites', '/nms/api/v2.1/devices'].includes(r.path) && !('id' in r.query || 'siteId' in r.query || 'type' in r.query))).toEqual([]);
   });
 });
 

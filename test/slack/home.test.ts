@@ -1,7 +1,8 @@
 /**
  * The Home tab over the simulator and the fake Slack: opening it publishes the agent's and the team's
  * recent operations (read back from the audit channel's message metadata), the activations still
- * awaiting their manual CRM–NMS link (read from UISP), and buttons that open the forms.
+ * awaiting their manual CRM–NMS link (read from UISP: the endpoint sites not bound to the CRM), and
+ * buttons that open the forms.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { webApi } from '@slack/bolt';
@@ -56,7 +57,12 @@ describe('the Home tab', () => {
     await activate('10.20.1.88', 'Jane', 'Doe');
     await cliPaymentRecord();
 
+    const before = h.uisp.sim.requests.length;
     const home = await openHome();
+    // One NMS question for the pending links: the endpoint sites not bound to the CRM, never the whole site list where NMS honours the filters.
+    const asked = h.uisp.sim.requests.slice(before).filter((r) => r.path.startsWith('/nms/'));
+    expect(asked.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /nms/api/v2.1/sites']);
+    if (h.uisp.sim.world === 'stock') expect(asked[0]!.query).toEqual({ type: 'endpoint', ucrm: 'false', ucrmDetails: 'true' });
     const text = shown(home);
     const site = h.uisp.sim.data.sites.find((s) => s.identification.name === 'Jane Doe')!;
     const clientId = /Created by SubOps for CRM client (\d+) /.exec(site.description.note ?? '')![1];

@@ -1,12 +1,14 @@
 /**
  * The manual CRM–NMS link, watched: after /activate the new site is checked (one NMS request for every
- * pending site) until it is linked by hand — "Linked in CRM" in the thread and on the parent — with one
+ * pending site, asking for them by id) until it is linked by hand — "Linked in CRM" in the thread and on the parent — with one
  * reminder after LINK_REMINDER_HOURS; after a restart the pending links come back from UISP and Slack.
  * The clock is injected and each check is called directly: nothing waits for real time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import * as linkWatch from '../../src/commands/link-watch/index.js';
+import { siteMarker } from '../../src/services/activation/markers.js';
 import { createLogger } from '../../src/slack/logging.js';
+import { nms } from '../simulator/helpers.js';
 import { AUDIT_CHANNEL, CHANNEL, inputs, shown, startHarness, type Harness } from './harness.js';
 
 const HOUR = 3_600_000;
@@ -72,14 +74,35 @@ describe('after an activation', () => {
     expect(siteChecks()).toHaveLength(afterActivation + 2);
   });
 
-  it('one NMS request per check for every pending site', async () => {
+  it('one NMS request per check for every pending site: those sites by id, not the whole list (where NMS honours ?id=)', async () => {
     await start();
-    await activate('10.20.1.88', 'Jane', 'Doe');
-    await activate('10.20.3.12', 'Shanice', 'Williams');
+    const sites = [await activate('10.20.1.88', 'Jane', 'Doe'), await activate('10.20.3.12', 'Shanice', 'Williams')].map((a) => a.siteId);
     expect(h.events!.links.pending()).toHaveLength(2);
     const before = h.uisp.sim.requests.length;
     await h.events!.links.check();
-    expect(h.uisp.sim.requests.slice(before).map((r) => `${r.method} ${r.path}?${new URLSearchParams(r.query).toString()}`)).toEqual(['GET /nms/api/v2.1/sites?ucrmDetails=true']);
+    const asked = h.uisp.sim.requests.slice(before);
+    expect(asked.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /nms/api/v2.1/sites']);
+    // The log keeps a repeated parameter's last value: the second id asked.
+    if (h.uisp.sim.world === 'stock') expect(asked[0]!.query).toEqual({ id: sites[1], ucrmDetails: 'true' });
+  });
+
+  it('a site watched while a check reads the others is not taken for gone: the next check reports its link', async () => {
+    await start();
+    const first = await activate('10.20.1.88', 'Jane', 'Doe');
+    const parent = h.uisp.sim.data.sites.find((s) => s.identification.name === 'Parika Tower')!.id;
+    const made = await nms(h.uisp.sim, 'POST', '/sites', { name: 'Shanice Williams', type: 'endpoint', parentSiteId: parent, note: siteMarker(1004, '7b2d4e6f') });
+    const held = h.uisp.sim.gate({ method: 'GET', path: '/nms/api/v2.1/sites' });
+    const checking = h.events!.links.check();
+    await held.arrived(1);
+    // What an activation ending now does: its site is watched from now on.
+    h.events!.links.watch({ siteId: made.body.id, siteName: 'Shanice Williams', clientId: 1004, thread: null });
+    held.open();
+    await checking;
+    expect(h.events!.links.pending().map((link) => link.siteId)).toEqual([first.siteId, made.body.id]);
+    linkByHand(made.body.id, 1004);
+    await h.events!.links.check();
+    await h.settled();
+    expect(h.fake.messages(AUDIT_CHANNEL).at(-1)!.text).toContain('*Linked in CRM*: NMS site "Shanice Williams"');
   });
 
   it('one reminder with the CRM link after LINK_REMINDER_HOURS without a link, never two', async () => {

@@ -37,7 +37,7 @@ export async function digest(argv: string[], io: CliIo): Promise<number> {
   const connection = await connectCli(io, values.json ? 'json' : 'text');
   try {
     const audit = channel && (await auditChannel(channel, createLogger(core.logLevel, io.stderr)));
-    const read = await readDigest({ crm: connection.services.crm, nms: connection.services.nms, timeZone, audit }, date);
+    const read = await readDigest({ crm: connection.services.crm, network: connection.services.network, timeZone, audit }, date);
     if (!read.audit) writeText(io.stderr, AUDIT_PARTS_MISSING);
     if (values.json) writeLine(io.stdout, jsonLine(io, digestJson(read)));
     else writeText(io.stdout, ...digestLines(read));

@@ -1,13 +1,14 @@
 /**
  * Gathers what one day's digest is built from: UISP's payments of that day in ISP_TIMEZONE, the sites
- * still awaiting the manual CRM link, and (when the front end can read it) the audit channel from the
+ * still awaiting the manual CRM link (asked among the endpoint sites not bound to the CRM, not read from
+ * the whole site list: ../network.ts), and (when the front end can read it) the audit channel from the
  * day's start until now. No Slack here: the audit channel comes through `AuditSource`, which the Slack
  * side implements (src/slack/audit.ts).
  */
 import { awaitsLink, markedClientId } from '../sites.js';
 import { dayBoundsIn, daysBefore } from '../dates.js';
 import type { CrmClient } from '../uisp/crm-client.js';
-import type { NmsClient } from '../uisp/nms-client.js';
+import type { NetworkReads } from '../network.js';
 import type { Payment, PaymentMethod } from '../uisp/schemas.js';
 import { buildDigest, type Digest, type TrailMessage } from './build.js';
 
@@ -16,7 +17,7 @@ export type AuditSource = (from: Date, to: Date) => AsyncIterable<TrailMessage>;
 
 export interface DigestReadDeps {
   crm: Pick<CrmClient, 'payments' | 'listPaymentMethods'>;
-  nms: Pick<NmsClient, 'listSites'>;
+  network: Pick<NetworkReads, 'sitesNotBound'>;
   timeZone: string;
   /** Undefined when the audit channel cannot be read: the digest's audit parts are null. */
   audit: AuditSource | undefined;
@@ -24,13 +25,13 @@ export interface DigestReadDeps {
 }
 
 /** The digest of a calendar day (YYYY-MM-DD in `timeZone`). UISP and Slack failures are thrown. */
-export async function readDigest({ crm, nms, timeZone, audit, now = () => new Date() }: DigestReadDeps, date: string): Promise<Digest> {
+export async function readDigest({ crm, network, timeZone, audit, now = () => new Date() }: DigestReadDeps, date: string): Promise<Digest> {
   const day = dayBoundsIn(date, timeZone);
   const [payments, methods, sites, trail] = await Promise.all([
     paymentsAround(crm, date),
     // Without the names, methods are shown by id: not worth failing the digest for.
     crm.listPaymentMethods().catch((): PaymentMethod[] => []),
-    nms.listSites(),
+    network.sitesNotBound(),
     audit ? collect(audit(day.start, now())) : Promise.resolve(null),
   ]);
   const awaitingLink = sites.filter((site) => awaitsLink(site)).map((site) => ({ siteId: site.id, siteName: site.identification.name, clientId: markedClientId(site)! }));

@@ -22,7 +22,7 @@ export interface EventServices {
 }
 
 export interface EventServicesOptions {
-  services: Pick<Services, 'crm' | 'nms' | 'ownChanges' | 'activation'>;
+  services: Pick<Services, 'crm' | 'network' | 'ownChanges' | 'activation'>;
   settings: EventsConfig;
   statuses: ServiceStatusTable;
   logger: Logger;
@@ -50,7 +50,7 @@ export function createEventServices({ services, settings, statuses, logger, metr
     ...(now && { now }),
   });
   const links = new LinkWatcher({
-    nms: services.nms,
+    network: services.network,
     logger: logger.child({ flow: 'link-watch' }),
     reminderMs: settings.linkReminderMs,
     crmClientUrl: (clientId) => services.activation.crmClientUrl(clientId),

@@ -1,11 +1,13 @@
 /**
  * The manual CRM–NMS link, watched to the end. After an activation SubOps watches the new site until
- * someone links it to the CRM client by hand (the NMS site then carries the CRM binding): one
- * `GET /sites?ucrmDetails=true` per interval answers for every pending site at once. A linked site
- * is reported and forgotten; one that stays unlinked for `reminderMs` gets one reminder.
+ * someone links it to the CRM client by hand (the NMS site then carries the CRM binding): each interval
+ * asks NMS for the pending sites by id (`GET /sites?id=…&ucrmDetails=true`, one request per 40 of them),
+ * so a check costs what is pending, not what the network is big (issue #38). A linked site is bound, so it
+ * is read by its id rather than looked for among the sites not bound. A linked site is reported and
+ * forgotten; one that stays unlinked for `reminderMs` gets one reminder.
  *
- * After a restart `rebuild` finds the pending sites again in UISP (sites carrying SubOps' marker and no
- * binding) and asks the front end where each one's activation was shown (the Slack app reads its audit
+ * After a restart `rebuild` finds the pending sites again in UISP among the endpoint sites not bound to
+ * the CRM (`GET /sites?type=endpoint&ucrm=false`: those carrying SubOps' marker) and asks the front end where each one's activation was shown (the Slack app reads its audit
  * messages' metadata). Several processes may know the same pending site (replicas, a restarted one):
  * one at a time owns its watch, held in the store on a lease renewed at each check (three intervals
  * long); the others leave it alone until the owner hands it over (`handOver`, when it stops) or its lease
@@ -14,7 +16,7 @@
  */
 import type { Logger } from 'pino';
 import { awaitsLink, markedClientId, siteOwnership } from '../sites.js';
-import type { NmsClient } from '../uisp/nms-client.js';
+import type { NetworkReads } from '../network.js';
 import type { ClaimLedger } from '../../store/index.js';
 
 /** Where an activation is shown, as the front end names it (a Slack channel and thread). */
@@ -51,7 +53,8 @@ export interface ActivationRecord {
 export type ActivationLookup = (siteIds: string[]) => Promise<Map<string, ActivationRecord>>;
 
 export interface LinkWatcherOptions {
-  nms: NmsClient;
+  /** The NMS questions narrowed to the records asked for (../network.ts). */
+  network: NetworkReads;
   logger: Logger;
   /** LINK_REMINDER_HOURS in ms. */
   reminderMs: number;
@@ -99,7 +102,7 @@ export class LinkWatcher {
    * thread, start and reminder as the front end recorded them (else: no thread, from now, not reminded).
    */
   async rebuild(lookup?: ActivationLookup): Promise<number> {
-    const unlinked = (await this.options.nms.listSites()).filter((site) => awaitsLink(site));
+    const unlinked = (await this.options.network.sitesNotBound()).filter((site) => awaitsLink(site));
     let records = new Map<string, ActivationRecord>();
     try {
       if (lookup && unlinked.length) records = await lookup(unlinked.map((site) => site.id));
@@ -153,8 +156,11 @@ export class LinkWatcher {
 
   private async checkOnce(): Promise<void> {
     if (this.links.size === 0) return;
-    const sites = new Map((await this.options.nms.listSites()).map((site) => [site.id, site]));
+    const asked = new Set(this.links.keys());
+    const sites = new Map((await this.options.network.sitesById(asked)).map((site) => [site.id, site]));
     for (const link of [...this.links.values()]) {
+      // Watched while the sites were read: not asked for, so not "gone"; checked at the next interval.
+      if (!asked.has(link.siteId)) continue;
       if (!(await this.owns(link.siteId))) continue;
       const site = sites.get(link.siteId);
       if (!site) {

@@ -15,6 +15,7 @@ import { clientActivation } from '../activation/keep.js';
 import { applicableAction } from '../suspensions.js';
 import type { CrmClient } from '../uisp/crm-client.js';
 import { UispNotFoundError } from '../uisp/errors.js';
+import type { NetworkReads } from '../network.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import type { Client, Device, Service, Site } from '../uisp/schemas.js';
 import { TypeaheadIndex } from './typeahead.js';
@@ -28,6 +29,8 @@ export type { Suggestion, Suggestions } from './typeahead.js';
 export interface LookupDeps {
   crm: CrmClient;
   nms: NmsClient;
+  /** The NMS questions narrowed to the records asked for (../network.ts). */
+  network: NetworkReads;
   /** Names service statuses (Quoted, Deferred…) once UISP's numbering is known. */
   numbering: StatusNumbering;
   /** Builds the CRM web interface's link to a client. */
@@ -130,9 +133,12 @@ export class LookupService {
     return { kind: 'none', query: typed };
   }
 
-  /** Activated sites whose manual CRM–NMS link is still missing (SubOps' marker, no CRM binding), oldest site id first. */
+  /**
+   * Activated sites whose manual CRM–NMS link is still missing (SubOps' marker, no CRM binding), oldest
+   * site id first: asked among the endpoint sites not bound to the CRM, never the whole site list.
+   */
   async missingLinks(): Promise<MissingLink[]> {
-    const sites = (await this.deps.nms.listSites()).filter((site) => awaitsLink(site));
+    const sites = (await this.deps.network.sitesNotBound()).filter((site) => awaitsLink(site));
     return sites.map((site) => {
       const clientId = markedClientId(site)!;
       return { siteId: site.id, siteName: site.identification.name, clientId, crmUrl: this.deps.crmClientUrl(clientId) };
