@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { approvalsWithoutApprovers, ConfigError, loadAppConfig, loadAuditChannelConfig, loadUispConfig, type Env, type UispConfig } from './config.js';
 import { createLogger } from './logging.js';
+import { secretGiven } from './secret-files.js';
 import type { EnvFileInfo } from './process/io.js';
 import { describeNumbering, settingVerdict, StatusNumbering, type NumberingSetting } from './services/activation/numbering.js';
 import { CrmClient } from './services/uisp/crm-client.js';
@@ -164,7 +165,7 @@ const uispName = (system: UispSystem): CheckName => (system === 'crm' ? 'UISP CR
 /** The variable the system's token came from: its own, else UISP_TOKEN. */
 function tokenVariable(env: Env, system: UispSystem): string {
   const own = UISP_TOKEN_VARIABLES[system];
-  return env[own]?.trim() ? own : 'UISP_TOKEN';
+  return secretGiven(env, own) ? own : 'UISP_TOKEN';
 }
 
 /** A connection of its own to one system, never retried, within the configured timeouts; `base` is its address as shown. */

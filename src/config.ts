@@ -14,6 +14,7 @@ import { DEFAULT_POOL_CONNECTIONS } from './services/uisp/http.js';
 import { parseDatabaseUrl, UNREADABLE_DATABASE_URL as UNREADABLE } from './store/database-url.js';
 import type { StoreSettings } from './store/index.js';
 import { RETIRED_SETTINGS, type ConfigVariable } from './config-variables.js';
+import { secretGiven, withSecretFiles } from './secret-files.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -171,8 +172,12 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 /** Collects problems while reading variables, so one run reports all of them. */
 class EnvReader {
-  readonly problems: string[] = [];
-  constructor(private readonly env: Env) {}
+  readonly problems: string[];
+  private readonly env: Env;
+  /** Secrets given by file (NAME_FILE) are read here, once for every reader: the one rule for all of them. */
+  constructor(env: Env) {
+    ({ env: this.env, problems: this.problems } = withSecretFiles(env));
+  }
 
   string(name: ConfigVariable): string | undefined {
     const value = this.env[name]?.trim();
@@ -513,11 +518,13 @@ export type SharedStoreSettings = Exclude<StoreSettings, { engine: 'memory' }>;
 /**
  * The store CLI processes share with the bot: PostgreSQL at DATABASE_URL when it names one, else the
  * embedded store in STORE_DIR (default `subops/store` in the state directory), which the bot and every
- * CLI run on the machine open together. A malformed value is the bot's config check's to report: a
- * STORE_DIR that is not absolute shares nothing.
+ * CLI run on the machine open together (DATABASE_URL_FILE as the configuration reads it). A malformed
+ * value is the bot's config check's to report: a STORE_DIR that is not absolute shares nothing.
  */
 export function sharedStoreSettings(env: Env): SharedStoreSettings | undefined {
-  const url = env.DATABASE_URL?.trim();
+  const url = withSecretFiles(env).env.DATABASE_URL?.trim();
+  // DATABASE_URL_FILE that could not be read names no store: not the embedded one either.
+  if (!url && secretGiven(env, 'DATABASE_URL')) return undefined;
   if (url) return isDatabaseUrl(url) ? { engine: 'postgres', url } : undefined;
   const dir = env.STORE_DIR?.trim();
   if (dir) return isAbsolute(dir) ? { engine: 'embedded', dir } : undefined;

@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { ConfigError, loadAppConfig, loadAuditChannelConfig, loadCoreConfig, loadUispConfig } from '../../src/config.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadAppConfig, loadAuditChannelConfig, loadCoreConfig, loadUispConfig, sharedStoreSettings } from '../../src/config.js';
+import { SECRET_SETTINGS } from '../../src/config-variables.js';
 
 const problemsOf = (fn: () => unknown): string[] => {
   try {
@@ -209,5 +213,59 @@ describe('the ops listener (/metrics, /healthz)', () => {
     expect(problemsOf(() => loadAppConfig({ ...base, SLACK_APP_TOKEN: 'xapp-1', WEBHOOK_PORT: '3001', OPS_PORT: '3001' }))).toEqual(['OPS_PORT must differ from WEBHOOK_PORT (3001): /metrics and /healthz have a listener of their own']);
     // In Socket Mode nothing listens on PORT.
     expect(problemsOf(() => loadAppConfig({ ...base, SLACK_APP_TOKEN: 'xapp-1', PORT: '3000', OPS_PORT: '3000' }))).toEqual([]);
+  });
+});
+
+describe('secrets from files (NAME_FILE, for Docker and Kubernetes secrets)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'subops-secrets-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const secretFile = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text, { mode: 0o600 });
+    return path;
+  };
+  const socket = { UISP_URL: 'https://uisp.example.net', SLACK_APP_TOKEN: 'xapp-1', ALLOWED_EVERYONE: 'true' };
+
+  it('every secret setting may be read from a file: its content, the trailing newline left out', () => {
+    expect([...SECRET_SETTINGS].sort()).toEqual(['DATABASE_URL', 'SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'UISP_CRM_TOKEN', 'UISP_NMS_TOKEN', 'UISP_TOKEN', 'WEBHOOK_TOKEN']);
+    const config = loadAppConfig({
+      UISP_URL: 'https://uisp.example.net',
+      UISP_CRM_TOKEN_FILE: secretFile('crm', 'crm-from-file\n'),
+      UISP_NMS_TOKEN_FILE: secretFile('nms', 'nms-from-file\r\n'),
+      SLACK_BOT_TOKEN_FILE: secretFile('bot', 'xoxb-from-file\n'),
+      SLACK_SIGNING_SECRET_FILE: secretFile('signing', 'signing-from-file'),
+      WEBHOOK_TOKEN_FILE: secretFile('webhook', 'hook-from-file-0123456789abcdef\n'),
+      DATABASE_URL_FILE: secretFile('database', 'postgres://subops:pw@db.example/subops\n'),
+      ALLOWED_EVERYONE: 'true',
+    });
+    expect(config.core.uisp).toMatchObject({ crmToken: 'crm-from-file', nmsToken: 'nms-from-file' });
+    expect(config.slack).toMatchObject({ botToken: 'xoxb-from-file', signingSecret: 'signing-from-file' });
+    expect(config.events.webhookToken).toBe('hook-from-file-0123456789abcdef');
+    expect(config.store).toEqual({ engine: 'postgres', url: 'postgres://subops:pw@db.example/subops' });
+    expect(loadAppConfig({ ...socket, UISP_TOKEN_FILE: secretFile('uisp', 'shared\n'), SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN_FILE: secretFile('app', 'xapp-2\n'), SLACK_APP_TOKEN: '' }).slack.appToken).toBe('xapp-2');
+    expect(loadCoreConfig({ UISP_TOKEN_FILE: secretFile('uisp', 'shared\n') }).uisp).toMatchObject({ crmToken: 'shared', nmsToken: 'shared' });
+    // The CLI's audit channel and the store it shares with the bot read them by the same rule.
+    expect(loadAuditChannelConfig({ SLACK_BOT_TOKEN_FILE: secretFile('bot', 'xoxb-from-file\n'), AUDIT_CHANNEL_ID: 'C1' })?.botToken).toBe('xoxb-from-file');
+    expect(sharedStoreSettings({ DATABASE_URL_FILE: secretFile('database', 'postgres://subops:pw@db.example/subops\n') })).toEqual({ engine: 'postgres', url: 'postgres://subops:pw@db.example/subops' });
+    expect(sharedStoreSettings({ DATABASE_URL_FILE: join(dir, 'missing') })).toBeUndefined();
+  });
+
+  it('a secret set both ways is a problem naming both; the value is never shown', () => {
+    const problems = problemsOf(() => loadAppConfig({ ...socket, UISP_TOKEN: 'uisp-SECRET', SLACK_BOT_TOKEN: 'xoxb-SECRET', SLACK_BOT_TOKEN_FILE: secretFile('bot', 'xoxb-file-SECRET\n') }));
+    expect(problems).toEqual(['SLACK_BOT_TOKEN and SLACK_BOT_TOKEN_FILE are both set: set only one (SLACK_BOT_TOKEN_FILE names a file holding the value)', expect.stringMatching(/^SLACK_BOT_TOKEN is required/)]);
+    expect(problems.join('\n')).not.toContain('SECRET');
+  });
+
+  it('a file that cannot be read, or is empty, is a problem naming the variable and the path, never the content', () => {
+    const missing = join(dir, 'no-such-secret');
+    expect(problemsOf(() => loadCoreConfig({ UISP_URL: 'https://uisp.example.net', UISP_TOKEN_FILE: missing }))).toEqual([
+      `UISP_TOKEN_FILE names ${missing}, which could not be read (ENOENT): set it to a file this user may read`,
+      'UISP_TOKEN is required when UISP_URL is set (or both UISP_CRM_TOKEN and UISP_NMS_TOKEN)',
+    ]);
+    const empty = secretFile('empty', '\n');
+    expect(problemsOf(() => loadCoreConfig({ UISP_TOKEN_FILE: empty }))).toEqual([`UISP_TOKEN_FILE names ${empty}, which is empty: it must hold the value`]);
+    const folderPath = dir;
+    const problems = problemsOf(() => loadAppConfig({ ...socket, UISP_TOKEN: 't', SLACK_BOT_TOKEN: 'xoxb-1', DATABASE_URL_FILE: folderPath }));
+    expect(problems).toEqual([`DATABASE_URL_FILE names ${folderPath}, which could not be read (EISDIR): set it to a file this user may read`]);
   });
 });
