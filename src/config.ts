@@ -83,7 +83,7 @@ export interface SlackConfig {
   apiUrl: string | undefined;
   port: number;
   auditChannelId: string | undefined;
-  /** ALLOWED_USER_IDS / ALLOWED_USERGROUP_ID (who may use SubOps at all) and ACCESS_<ACTION> (who may do what). */
+  /** ALLOWED_USER_IDS / ALLOWED_USERGROUP_ID, or ALLOWED_EVERYONE=true (who may use SubOps at all), and ACCESS_<ACTION> (who may do what). */
   access: AccessSettings;
   /** APPROVAL_*: which changes wait for a second person, and where the requests are posted. */
   approvals: ApprovalConfig;
@@ -314,7 +314,12 @@ function readAccess(reader: EnvReader): AccessSettings {
   if (notUsers.length) reader.problems.push(`ALLOWED_USER_IDS must list Slack user ids (U…, W…), comma-separated; a user group goes in ALLOWED_USERGROUP_ID (not: ${notUsers.join(', ')})`);
   const groupId = reader.string('ALLOWED_USERGROUP_ID');
   if (groupId !== undefined && !isSlackUserGroupId(groupId)) reader.problems.push(`ALLOWED_USERGROUP_ID must be a Slack user group id (S…), as the group's profile shows it (not: ${groupId})`);
-  return { everyone: userIds.length || groupId ? { userIds, groupIds: groupId ? [groupId] : [] } : undefined, actions };
+  // The whole workspace only when asked for by name: a forgotten list must not open every command to everyone.
+  const toEveryone = reader.boolean('ALLOWED_EVERYONE', false);
+  const restricted = userIds.length > 0 || groupId !== undefined;
+  if (toEveryone && restricted) reader.problems.push('ALLOWED_EVERYONE=true contradicts ALLOWED_USER_IDS / ALLOWED_USERGROUP_ID: set the lists, or ALLOWED_EVERYONE=true, not both');
+  if (!toEveryone && !restricted) reader.problems.push('ALLOWED_USERGROUP_ID or ALLOWED_USER_IDS is required: who may use SubOps (a user group S…, or user ids U…); ALLOWED_EVERYONE=true opens it to every member of the workspace');
+  return { everyone: restricted ? { userIds, groupIds: groupId ? [groupId] : [] } : undefined, actions };
 }
 
 function readApprovals(reader: EnvReader, auditChannelId: string | undefined): ApprovalConfig {

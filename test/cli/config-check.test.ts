@@ -52,7 +52,7 @@ async function check(env: Record<string, string>, args: string[] = [], envFile?:
 // The bot's store: an embedded one in a folder not made yet (a fresh install), looked at, never created.
 const STORE_DIR = join(tmpdir(), `subops-config-check-${process.pid}`, 'store');
 const STORE_LINE = `✓ store            embedded store in ${STORE_DIR} (STORE_DIR): not created yet; the bot creates it at start`;
-const bot = () => ({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.apiUrl.replace(/\/$/, ''), ISP_TIMEZONE: 'America/Guyana', STORE_DIR });
+const bot = () => ({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: slack.apiUrl.replace(/\/$/, ''), ISP_TIMEZONE: 'America/Guyana', STORE_DIR, ALLOWED_USER_IDS: 'U0AGENT' });
 
 /** A loopback HTTP server answering every request with `answer`. */
 async function stub(answer: (path: string, authorization: string) => { status: number; body: string; type?: string }): Promise<string> {
@@ -306,8 +306,9 @@ describe('subops config check', () => {
         'UISP_URL is required for the Slack app (to try it on sample data instead: `subops serve --simulator`, or `npm run demo`)',
         'SLACK_BOT_TOKEN is required (the bot token, xoxb-…, from OAuth & Permissions)',
         'SLACK_SIGNING_SECRET is required (needed to verify requests in HTTP mode; or set SLACK_APP_TOKEN for Socket Mode)',
+        'ALLOWED_USERGROUP_ID or ALLOWED_USER_IDS is required: who may use SubOps (a user group S…, or user ids U…); ALLOWED_EVERYONE=true opens it to every member of the workspace',
       ],
-      checks: [{ check: 'configuration', status: 'failed', message: '3 problems; UISP and Slack were not asked', ms: null }],
+      checks: [{ check: 'configuration', status: 'failed', message: '4 problems; UISP and Slack were not asked', ms: null }],
     });
   });
 

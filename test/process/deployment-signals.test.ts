@@ -54,7 +54,7 @@ function baseEnv(): Record<string, string> {
 }
 
 function botEnv(port: number): Record<string, string> {
-  return { ...baseEnv(), SLACK_BOT_TOKEN: 'xoxb-deployment', SLACK_SIGNING_SECRET: 'deployment-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', LOG_LEVEL: 'info' };
+  return { ...baseEnv(), SLACK_BOT_TOKEN: 'xoxb-deployment', SLACK_SIGNING_SECRET: 'deployment-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', LOG_LEVEL: 'info', ALLOWED_EVERYONE: 'true' };
 }
 
 describe('npm start', () => {
