@@ -54,6 +54,8 @@ export async function appEnv(stage: Stage, slackApiUrl = stage.fake.apiUrl): Pro
     UISP_URL: stage.sim.url,
     UISP_TOKEN: stage.sim.token,
     ISP_TIMEZONE: 'America/Guyana',
+    // serve starts only when told who may use it; the measured requests come from several users.
+    ALLOWED_EVERYONE: 'true',
     PORT: String(await freePort()),
     // The ops listener (/metrics, /healthz) on a free port; no developer's .env in a measured process.
     OPS_PORT: '0',

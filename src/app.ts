@@ -41,7 +41,7 @@ import { botSecretOf } from './slack/record-seal.js';
 import { DeliveryLog, dropRedeliveries } from './slack/deliveries.js';
 import { createLateDuplicateNotices } from './slack/duplicate-notices.js';
 import type { ListenerDeps } from './slack/deps.js';
-import { healthRoute, type AuditWaiting, type HealthProbe } from './slack/health.js';
+import { healthRoute, livenessRoute, type AuditWaiting, type HealthProbe } from './slack/health.js';
 import type { Metrics } from './services/metrics.js';
 import { guardInbound, routeFailures } from './slack/inbound.js';
 import { boltLogger } from './slack/logging.js';
@@ -106,7 +106,7 @@ export function createApp({ services, slack, logger, work = new WorkTracker(), i
   logger.info(settingsLine.fields, settingsLine.message);
   const withoutApprovers = approvalsWithoutApprovers(slack);
   if (withoutApprovers) logger.warn(withoutApprovers);
-  if (!slack.access.everyone) logger.warn('Neither ALLOWED_USER_IDS nor ALLOWED_USERGROUP_ID is set: every member of the workspace may run SubOps commands.');
+  if (!slack.access.everyone) logger.warn('ALLOWED_EVERYONE=true: every member of the workspace may use SubOps (ACCESS_<ACTION> still limits each action).');
   if (!slack.auditChannelId) logger.warn('AUDIT_CHANNEL_ID is not set: audit records go to the log only.');
   if (events && !events.settings.webhookToken) logger.warn(`WEBHOOK_TOKEN is not set: the UISP webhook endpoint (${WEBHOOK_PATH}) is off, and changes made in UISP outside SubOps are not reported.`);
   const deliveries = new DeliveryLog();
@@ -214,15 +214,15 @@ export async function startEventListener(events: EventServices, listen: { host?:
 }
 
 /**
- * The ops listener: GET /healthz and (with metrics) GET /metrics, on OPS_HOST:OPS_PORT — loopback only by
- * default, so neither is public on the Slack port. Serves nothing else (404).
+ * The ops listener: GET /healthz (readiness), GET /livez (liveness) and (with metrics) GET /metrics, on
+ * OPS_HOST:OPS_PORT — loopback only by default, so none is public on the Slack port. Serves nothing else (404).
  */
 export async function startOpsListener(
   { health, work, metrics, auditWaiting }: { health: HealthProbe; work: Pick<WorkTracker, 'acceptingWork' | 'inFlight'>; metrics?: Metrics | undefined; auditWaiting?: AuditWaiting | undefined },
   listen: { port: number; host: string },
 ): Promise<RunningListener> {
   return startHttpListener(
-    [{ path: '/healthz', method: 'GET', handler: healthRoute(health, work, auditWaiting) }, ...(metrics ? [{ path: '/metrics', method: 'GET' as const, handler: metrics.route() }] : [])],
+    [{ path: '/healthz', method: 'GET', handler: healthRoute(health, work, auditWaiting) }, { path: '/livez', method: 'GET', handler: livenessRoute() }, ...(metrics ? [{ path: '/metrics', method: 'GET' as const, handler: metrics.route() }] : [])],
     listen,
   );
 }

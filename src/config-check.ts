@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { approvalsWithoutApprovers, ConfigError, loadAppConfig, loadAuditChannelConfig, loadUispConfig, type Env, type UispConfig } from './config.js';
 import { createLogger } from './logging.js';
+import { secretGiven } from './secret-files.js';
 import type { EnvFileInfo } from './process/io.js';
 import { describeNumbering, settingVerdict, StatusNumbering, type NumberingSetting } from './services/activation/numbering.js';
 import { CrmClient } from './services/uisp/crm-client.js';
@@ -165,16 +166,16 @@ function envFileSentence(envFile: EnvFileInfo | undefined, sought: string | unde
   return sought === undefined ? '; no .env read (SUBOPS_ENV_FILE is empty)' : `; no .env read (none at ${sought}): the environment alone`;
 }
 
-/** No ALLOWED_*: who may use SubOps is not limited (worded to hold whatever else opens or refuses that). */
+/** ALLOWED_EVERYONE=true (the configuration refuses no ALLOWED_* at all): who may use SubOps is not limited. */
 const openAccess = ({ access }: { access: { everyone?: unknown } }) =>
-  access.everyone === undefined ? 'neither ALLOWED_USER_IDS nor ALLOWED_USERGROUP_ID is set: access is open to the whole workspace (anyone in it may use SubOps, within ACCESS_* limits)' : undefined;
+  access.everyone === undefined ? 'ALLOWED_EVERYONE=true: access is open to the whole workspace (anyone in it may use SubOps, within ACCESS_* limits)' : undefined;
 
 const uispName = (system: UispSystem): CheckName => (system === 'crm' ? 'UISP CRM' : 'UISP NMS');
 
 /** The variable the system's token came from: its own, else UISP_TOKEN. */
 function tokenVariable(env: Env, system: UispSystem): string {
   const own = UISP_TOKEN_VARIABLES[system];
-  return env[own]?.trim() ? own : 'UISP_TOKEN';
+  return secretGiven(env, own) ? own : 'UISP_TOKEN';
 }
 
 /** A connection of its own to one system, never retried, within the configured timeouts; `base` is its address as shown. */

@@ -34,6 +34,7 @@ export const SETTINGS = [
   'AUDIT_CHANNEL_ID',
   'ALLOWED_USER_IDS',
   'ALLOWED_USERGROUP_ID',
+  'ALLOWED_EVERYONE',
   'ACCESS_LOOKUP',
   'ACCESS_ACTIVATE',
   'ACCESS_SUSPEND',
@@ -62,6 +63,14 @@ export const SETTINGS = [
 
 /** The four status numbers of earlier versions, replaced by SERVICE_STATUS_NUMBERING: read only to name a leftover one. */
 export const RETIRED_SETTINGS = ['SERVICE_STATUS_ACTIVE', 'SERVICE_STATUS_QUOTED', 'SERVICE_STATUS_OBSOLETE', 'SERVICE_STATUS_SUSPENDED'] as const;
+
+/**
+ * The settings whose values are secrets: each may come from a file instead, NAME_FILE in the environment
+ * (src/secret-files.ts). DATABASE_URL holds the database's password.
+ */
+export const SECRET_SETTINGS = ['UISP_TOKEN', 'UISP_CRM_TOKEN', 'UISP_NMS_TOKEN', 'SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET', 'WEBHOOK_TOKEN', 'DATABASE_URL'] as const satisfies readonly (typeof SETTINGS)[number][];
+export type SecretSetting = (typeof SECRET_SETTINGS)[number];
+export const isSecretSetting = (name: string): name is SecretSetting => (SECRET_SETTINGS as readonly string[]).includes(name);
 
 export type ConfigVariable = (typeof SETTINGS)[number] | (typeof RETIRED_SETTINGS)[number];
 

@@ -14,6 +14,7 @@ import { DEFAULT_POOL_CONNECTIONS } from './services/uisp/http.js';
 import { parseDatabaseUrl, UNREADABLE_DATABASE_URL as UNREADABLE } from './store/database-url.js';
 import type { StoreSettings } from './store/index.js';
 import { RETIRED_SETTINGS, type ConfigVariable } from './config-variables.js';
+import { secretGiven, withSecretFiles } from './secret-files.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -82,7 +83,7 @@ export interface SlackConfig {
   apiUrl: string | undefined;
   port: number;
   auditChannelId: string | undefined;
-  /** ALLOWED_USER_IDS / ALLOWED_USERGROUP_ID (who may use SubOps at all) and ACCESS_<ACTION> (who may do what). */
+  /** ALLOWED_USER_IDS / ALLOWED_USERGROUP_ID, or ALLOWED_EVERYONE=true (who may use SubOps at all), and ACCESS_<ACTION> (who may do what). */
   access: AccessSettings;
   /** APPROVAL_*: which changes wait for a second person, and where the requests are posted. */
   approvals: ApprovalConfig;
@@ -171,8 +172,12 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 /** Collects problems while reading variables, so one run reports all of them. */
 class EnvReader {
-  readonly problems: string[] = [];
-  constructor(private readonly env: Env) {}
+  readonly problems: string[];
+  private readonly env: Env;
+  /** Secrets given by file (NAME_FILE) are read here, once for every reader: the one rule for all of them. */
+  constructor(env: Env) {
+    ({ env: this.env, problems: this.problems } = withSecretFiles(env));
+  }
 
   string(name: ConfigVariable): string | undefined {
     const value = this.env[name]?.trim();
@@ -309,7 +314,12 @@ function readAccess(reader: EnvReader): AccessSettings {
   if (notUsers.length) reader.problems.push(`ALLOWED_USER_IDS must list Slack user ids (U…, W…), comma-separated; a user group goes in ALLOWED_USERGROUP_ID (not: ${notUsers.join(', ')})`);
   const groupId = reader.string('ALLOWED_USERGROUP_ID');
   if (groupId !== undefined && !isSlackUserGroupId(groupId)) reader.problems.push(`ALLOWED_USERGROUP_ID must be a Slack user group id (S…), as the group's profile shows it (not: ${groupId})`);
-  return { everyone: userIds.length || groupId ? { userIds, groupIds: groupId ? [groupId] : [] } : undefined, actions };
+  // The whole workspace only when asked for by name: a forgotten list must not open every command to everyone.
+  const toEveryone = reader.boolean('ALLOWED_EVERYONE', false);
+  const restricted = userIds.length > 0 || groupId !== undefined;
+  if (toEveryone && restricted) reader.problems.push('ALLOWED_EVERYONE=true contradicts ALLOWED_USER_IDS / ALLOWED_USERGROUP_ID: set the lists, or ALLOWED_EVERYONE=true, not both');
+  if (!toEveryone && !restricted) reader.problems.push('ALLOWED_USERGROUP_ID or ALLOWED_USER_IDS is required: who may use SubOps (a user group S…, or user ids U…); ALLOWED_EVERYONE=true opens it to every member of the workspace');
+  return { everyone: restricted ? { userIds, groupIds: groupId ? [groupId] : [] } : undefined, actions };
 }
 
 function readApprovals(reader: EnvReader, auditChannelId: string | undefined): ApprovalConfig {
@@ -513,11 +523,13 @@ export type SharedStoreSettings = Exclude<StoreSettings, { engine: 'memory' }>;
 /**
  * The store CLI processes share with the bot: PostgreSQL at DATABASE_URL when it names one, else the
  * embedded store in STORE_DIR (default `subops/store` in the state directory), which the bot and every
- * CLI run on the machine open together. A malformed value is the bot's config check's to report: a
- * STORE_DIR that is not absolute shares nothing.
+ * CLI run on the machine open together (DATABASE_URL_FILE as the configuration reads it). A malformed
+ * value is the bot's config check's to report: a STORE_DIR that is not absolute shares nothing.
  */
 export function sharedStoreSettings(env: Env): SharedStoreSettings | undefined {
-  const url = env.DATABASE_URL?.trim();
+  const url = withSecretFiles(env).env.DATABASE_URL?.trim();
+  // DATABASE_URL_FILE that could not be read names no store: not the embedded one either.
+  if (!url && secretGiven(env, 'DATABASE_URL')) return undefined;
   if (url) return isDatabaseUrl(url) ? { engine: 'postgres', url } : undefined;
   const dir = env.STORE_DIR?.trim();
   if (dir) return isAbsolute(dir) ? { engine: 'embedded', dir } : undefined;

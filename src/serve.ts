@@ -16,6 +16,7 @@ import { createLogger, prettyDestination } from './logging.js';
 import { checkSlack, StartupError } from './slack/startup.js';
 import type { Logger } from 'pino';
 import type { Store, StoreSettings } from './store/index.js';
+import { subopsVersion } from './version.js';
 
 const SERVE_HELP = `Usage: subops serve [--simulator]
 
@@ -24,7 +25,9 @@ at /slack/events, verifying requests with SLACK_SIGNING_SECRET. SLACK_BOT_TOKEN 
 UISP_URL is required; --simulator (or SUBOPS_SIMULATOR=1) runs against the bundled UISP simulator and
 its sample data instead, whatever UISP_URL says (for trials; agents' changes then go nowhere). At start
 it checks that Slack answers (retrying a few times), accepts SLACK_BOT_TOKEN and lets the bot post in
-AUDIT_CHANNEL_ID. GET /healthz (whether UISP and Slack are reachable) and GET /metrics (Prometheus)
+AUDIT_CHANNEL_ID. It refuses to start (exit 2) unless ALLOWED_USERGROUP_ID or ALLOWED_USER_IDS says who
+may use it, or ALLOWED_EVERYONE=true opens it to the whole workspace. GET /healthz (readiness: whether
+UISP and Slack are reachable), GET /livez (liveness: the process answers) and GET /metrics (Prometheus)
 are served on OPS_HOST:OPS_PORT (default 127.0.0.1:9464), not on PORT. With WEBHOOK_TOKEN set, UISP
 CRM webhooks are taken at POST /uisp/webhook (in Socket Mode on WEBHOOK_PORT, when set); without it
 that endpoint is off. On SIGTERM it turns
@@ -127,19 +130,24 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
     try {
       ops = await startOpsListener({ health, work, metrics, auditWaiting: auditWaitingIn(store) }, opsConfig);
     } catch (error) {
-      writeLine(io.stderr, `Could not listen on OPS_HOST ${opsConfig.host}, OPS_PORT ${opsConfig.port} (for /metrics and /healthz): ${errorSummary(error).message}`);
+      writeLine(io.stderr, `Could not listen on OPS_HOST ${opsConfig.host}, OPS_PORT ${opsConfig.port} (for /metrics, /healthz and /livez): ${errorSummary(error).message}`);
       await listener?.close();
       await running.stop();
       return EXIT.failed;
     }
     // Listen for the stop signal before saying it is listening: a SIGTERM right after that line still drains.
     const stopped = (io.untilStopped ?? untilSignal)();
-    const opsAt = `/metrics and /healthz on ${opsConfig.host.includes(':') ? `[${opsConfig.host}]` : opsConfig.host}:${ops.port}`;
+    const opsAt = `/metrics, /healthz and /livez on ${opsConfig.host.includes(':') ? `[${opsConfig.host}]` : opsConfig.host}:${ops.port}`;
     const webhooksOn = config.events.webhookToken ? ` and ${WEBHOOK_PATH}` : '';
+    // Which SubOps serves, in the line every start writes: a log read after an upgrade tells the versions apart.
+    const build = { version: subopsVersion(), node: process.version };
     logger.info(
-      slack.appToken
-        ? `SubOps is connected to Slack (Socket Mode)${listener ? `; UISP webhooks at ${WEBHOOK_PATH} on port ${listener.port}` : ''}; ${opsAt}`
-        : `SubOps is listening on port ${running.port} at ${EVENTS_PATH}${webhooksOn}${opsConfig.healthzOnSlackPort ? ' and /healthz' : ''}; ${opsAt}`,
+      build,
+      `${
+        slack.appToken
+          ? `SubOps is connected to Slack (Socket Mode)${listener ? `; UISP webhooks at ${WEBHOOK_PATH} on port ${listener.port}` : ''}; ${opsAt}`
+          : `SubOps is listening on port ${running.port} at ${EVENTS_PATH}${webhooksOn}${opsConfig.healthzOnSlackPort ? ' and /healthz' : ''}; ${opsAt}`
+      } (SubOps ${build.version}, Node.js ${build.node})`,
     );
     // Which status numbering an activation replaces services by: set, or asked of the CRM once (off the start-up path).
     void connection.services.numbering.resolve().then((verdict) => logger.info({ numbering: verdict.numbering?.name ?? null }, `Service status numbering: ${describeNumbering(verdict)}`));

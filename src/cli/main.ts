@@ -55,7 +55,7 @@ export async function main(argv: string[], given: CliIo): Promise<number> {
   // One switch for the whole run, read where the configuration is read: --simulator is SUBOPS_SIMULATOR=1.
   const io = simulator ? { ...given, env: { ...given.env, SUBOPS_SIMULATOR: '1' } } : given;
   const [first, ...afterFirst] = args;
-  if (first === '--version' || first === '-V') return writeLine(io.stdout, `subops ${await version()}`), EXIT.ok;
+  if (first === '--version' || first === '-V') return writeLine(io.stdout, `subops ${(await import('../version.js')).subopsVersion()}`), EXIT.ok;
   // `subops help activate` is `subops activate --help`.
   const [name, ...rest] = first === 'help' && afterFirst[0] !== undefined ? [afterFirst[0], '--help'] : args;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
@@ -114,10 +114,4 @@ function acceptingYes(run: Run): Run {
     const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
     return run([...argv.slice(0, end).filter((arg) => arg !== '--yes' && arg !== '-y'), ...argv.slice(end)], io);
   };
-}
-
-/** package.json's version, read only when asked (it sits two folders up from both src/cli and dist/cli). */
-async function version(): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  return (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }

@@ -12,16 +12,19 @@
  * - every user of the machine may change it (world-writable; a group-writable one is warned about:
  *   with per-user groups, the common umask 002 makes files so), or it belongs to another account
  *   (root's is accepted: root may change any file anyway);
- * - it would aim a secret from the environment at an address of its own (UISP_URL while UISP_TOKEN
- *   comes from the environment: src/config-variables.ts, SECRET_DESTINATIONS), or set DATABASE_URL
+ * - it would aim a secret from the environment at an address of its own (UISP_URL while UISP_TOKEN, or
+ *   UISP_TOKEN_FILE, comes from the environment: src/config-variables.ts, SECRET_DESTINATIONS), or set DATABASE_URL
  *   without its password (the driver would send the one in ~/.pgpass).
+ * A file holding secrets (src/config-variables.ts, SECRET_SETTINGS) that its group or every user may
+ * read is read, with a warning naming the secrets (never their values) and the fix, `chmod 600`.
  *
  * SUBOPS_ENV_FILE (from the environment only) names another file; set to nothing, no file is read.
  */
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Env } from '../config.js';
-import { isConfigVariable, SECRET_DESTINATIONS, type ConfigVariable } from '../config-variables.js';
+import { isConfigVariable, isSecretSetting, SECRET_DESTINATIONS, type ConfigVariable } from '../config-variables.js';
+import { secretFileVariable, secretGiven } from '../secret-files.js';
 import { parseDatabaseUrl } from '../store/database-url.js';
 import { parseEnvText } from './env-syntax.js';
 import { EXIT, writeLine, type EnvFileInfo, type ProcessIo } from './io.js';
@@ -47,8 +50,10 @@ export function applyEnvText(env: Env, text: string, path: string): EnvTextOutco
     if (!isConfigVariable(name)) ignored.add(name);
     else if (value.trim() !== '') values.set(name, value);
   }
-  const applying = [...values.keys()].filter((name) => env[name] === undefined);
-  const shadowed = [...values].filter(([name, value]) => env[name] !== undefined && env[name] !== value).map(([name]) => name);
+  // A secret the environment gives by file (NAME_FILE) is the environment's too.
+  const inEnvironment = (name: ConfigVariable) => env[name] !== undefined || secretGiven(env, name);
+  const applying = [...values.keys()].filter((name) => !inEnvironment(name));
+  const shadowed = [...values].filter(([name, value]) => inEnvironment(name) && env[name] !== value).map(([name]) => name);
   const redirect = secretRedirect(env, applying) ?? passwordlessDatabase(values, applying);
   if (redirect) return { problem: `${path} was not read: ${redirect}` };
   for (const name of applying) env[name] = values.get(name);
@@ -58,10 +63,12 @@ export function applyEnvText(env: Env, text: string, path: string): EnvTextOutco
 /** An address the file would set while a secret sent to it comes from the environment: the sentence saying so. */
 function secretRedirect(env: Env, applying: readonly ConfigVariable[]): string | undefined {
   for (const address of applying) {
-    const fromEnvironment = (SECRET_DESTINATIONS[address] ?? []).filter((secret) => env[secret]?.trim());
+    const fromEnvironment = (SECRET_DESTINATIONS[address] ?? []).flatMap((secret) => (isSecretSetting(secret) ? [secret, secretFileVariable(secret)] : [secret])).filter((name) => env[name]?.trim());
     if (!fromEnvironment.length) continue;
     const secrets = fromEnvironment.join(' and ');
-    return `it sets ${address} while ${secrets} ${fromEnvironment.length === 1 ? 'comes' : 'come'} from the environment, and SubOps does not send the environment's secrets to an address a file names. Set ${address} in the environment too, or ${secrets} in the file; or set ${ENV_FILE_VARIABLE} to nothing to read no file.`;
+    // A secret's file (NAME_FILE) is named in the environment only: the file cannot take it over.
+    const inFile = fromEnvironment.some((name) => name.endsWith('_FILE')) ? '' : `, or ${secrets} in the file`;
+    return `it sets ${address} while ${secrets} ${fromEnvironment.length === 1 ? 'comes' : 'come'} from the environment, and SubOps does not send the environment's secrets to an address a file names. Set ${address} in the environment too${inFile}; or set ${ENV_FILE_VARIABLE} to nothing to read no file.`;
   }
   return undefined;
 }
@@ -119,6 +126,8 @@ export function loadEnvFile(env: Env, cwd: string): EnvFileOutcome {
   const outcome = applyEnvText(env, text, path);
   if (outcome.problem !== undefined) return outcome;
   const warnings = writable === 'its group' ? [`${path} may be changed by its group (mode ${octal(mode)}), and with it where SubOps sends its tokens: run ${fix} unless that group is yours alone.`] : [];
+  const exposed = exposedSecrets(text, mode);
+  if (exposed) warnings.push(`${path} holds secrets (${exposed.secrets.join(', ')}) and may be read by ${exposed.readers} (mode ${octal(mode)}): run chmod 600 ${path}.`);
   if (outcome.ignored.length) warnings.push(`${path} sets ${outcome.ignored.join(', ')}, which ${outcome.ignored.length === 1 ? 'is not a SubOps setting' : 'are not SubOps settings'}: ignored (a .env sets only what .env.example lists).`);
   return { file: { path, ...outcome }, warnings };
 }
@@ -141,6 +150,14 @@ function writableBy(mode: number): 'every user' | 'its group' | undefined {
   if (process.platform === 'win32') return undefined;
   if (mode & 0o002) return 'every user';
   return mode & 0o020 ? 'its group' : undefined;
+}
+
+/** The secret settings a file others may read holds (names only), and who may read it; undefined when none or nobody. */
+function exposedSecrets(text: string, mode: number): { secrets: string[]; readers: string } | undefined {
+  if (process.platform === 'win32' || !(mode & 0o044)) return undefined;
+  const secrets = parseEnvText(text).assignments.filter(({ name, value }) => isSecretSetting(name) && value.trim() !== '').map(({ name }) => name);
+  if (!secrets.length) return undefined;
+  return { secrets: [...new Set(secrets)].sort(), readers: mode & 0o004 ? 'every user of this machine' : 'its group' };
 }
 
 const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;

@@ -1,7 +1,8 @@
 /**
  * Who may do what, one rule for every front end that acts for a person (today the Slack app: commands,
  * forms, buttons, shortcuts and options loads all ask `check`). Two layers, both from configuration:
- * - who may use SubOps at all (ALLOWED_USER_IDS / ALLOWED_USERGROUP_ID; neither set: everyone);
+ * - who may use SubOps at all (ALLOWED_USER_IDS / ALLOWED_USERGROUP_ID; or, only when asked for by
+ *   ALLOWED_EVERYONE=true, everyone: the configuration refuses neither);
  * - per action (ACCESS_<ACTION>): user ids and/or user groups. An action left unset is granted to
  *   everyone who may use SubOps, which is the behaviour before per-action grants existed.
  * The CLI is run by whoever holds the UISP token and is not subject to these grants.
@@ -20,7 +21,7 @@ export interface Grant {
 }
 
 export interface AccessSettings {
-  /** Who may use SubOps at all; undefined: everyone in the workspace. */
+  /** Who may use SubOps at all; undefined: everyone in the workspace (ALLOWED_EVERYONE=true). */
   everyone: Grant | undefined;
   /** Per action; an action not listed is granted to everyone who may use SubOps. */
   actions: Partial<Record<AccessAction, Grant>>;

@@ -7,6 +7,7 @@
  * - webhook events by entity and outcome, and the manual CRM–NMS links still pending;
  * - audit outbox rows set aside (not audit records: someone else wrote them into the store);
  * - operations in flight read back from the store and set aside (they did not validate);
+ * - `subops_build_info{version, node}` 1: which SubOps (package.json) on which Node serves;
  * - prom-client's default metrics of the process (`process_*`: CPU, memory, open files; `nodejs_*`: event
  *   loop lag, heap, GC, handles), collected at each scrape.
  * `GET /metrics` serves `render()` in the Prometheus text format, on the ops listener (OPS_HOST:OPS_PORT,
@@ -21,6 +22,7 @@ import type { Counter, Histogram, Registry } from 'prom-client';
 import type { AuditSink } from './audit.js';
 import type { WebhookOutcome } from './events/webhooks.js';
 import type { UispObserver } from './uisp/exchange.js';
+import { subopsVersion } from '../version.js';
 
 interface Instruments {
   registry: Registry;
@@ -163,6 +165,12 @@ function createInstruments({ collectDefaultMetrics, Counter, Gauge, Histogram, R
       registers: [registry],
     }),
   };
+  new Gauge({
+    name: 'subops_build_info',
+    help: 'Always 1: the SubOps version (package.json) and the Node.js version (as nodejs_version_info has it) of this process.',
+    labelNames: ['version', 'node'] as const,
+    registers: [registry],
+  }).set({ version: subopsVersion(), node: process.version }, 1);
   new Gauge({
     name: 'subops_pending_manual_links',
     help: 'Activated sites whose manual CRM–NMS link has not been made yet.',

@@ -169,6 +169,19 @@ export async function checkHealth(probe: HealthProbe, work: Pick<WorkTracker, 'a
   return { status, uisp, slack, checkedAt, inFlight: work.inFlight, auditWaiting: waiting };
 }
 
+/**
+ * GET /livez: liveness, beside /healthz's readiness. 200 whenever the process's event loop answers, draining
+ * included (a restart then would cut the drain short); it asks neither UISP nor Slack, so an outage of
+ * theirs, which a restart cannot fix, never makes a supervisor restart the bot.
+ */
+export function livenessRoute(): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+    res.end('{"status":"alive"}');
+  };
+}
+
 /** GET /healthz. `work` is read at each request (a getter object is fine: tests swap trackers on restart). */
 export function healthRoute(probe: HealthProbe, work: Pick<WorkTracker, 'acceptingWork' | 'inFlight'>, auditWaiting?: AuditWaiting): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {

@@ -283,10 +283,10 @@ describe('subops config check', () => {
     expect((await check({ ...bot(), SUBOPS_ENV_FILE: '' })).lines[0]).toMatch(/; no \.env read \(SUBOPS_ENV_FILE is empty\)$/);
   });
 
-  it('no ALLOWED_* set is a warning that access is open to the whole workspace; exit 0', async () => {
+  it('access opened to everyone (ALLOWED_EVERYONE=true) is a warning that access is open to the whole workspace; exit 0', async () => {
     const { ALLOWED_USER_IDS: _, ...open } = bot();
-    const run = await check(open);
-    expect(run.lines[0]).toMatch(/^! configuration .*; neither ALLOWED_USER_IDS nor ALLOWED_USERGROUP_ID is set: access is open to the whole workspace \(anyone in it may use SubOps, within ACCESS_\* limits\)$/);
+    const run = await check({ ...open, ALLOWED_EVERYONE: 'true' });
+    expect(run.lines[0]).toMatch(/^! configuration .*; ALLOWED_EVERYONE=true: access is open to the whole workspace \(anyone in it may use SubOps, within ACCESS_\* limits\)$/);
     expect(run.code).toBe(0);
     const group = await check({ ...open, ALLOWED_USERGROUP_ID: 'S0OPS' });
     expect(group.lines[0]).toMatch(/^✓ configuration /);
@@ -336,8 +336,9 @@ describe('subops config check', () => {
         'UISP_URL is required for the Slack app (to try it on sample data instead: `subops serve --simulator`, or `npm run demo`)',
         'SLACK_BOT_TOKEN is required (the bot token, xoxb-…, from OAuth & Permissions)',
         'SLACK_SIGNING_SECRET is required (needed to verify requests in HTTP mode; or set SLACK_APP_TOKEN for Socket Mode)',
+        'ALLOWED_USERGROUP_ID or ALLOWED_USER_IDS is required: who may use SubOps (a user group S…, or user ids U…); ALLOWED_EVERYONE=true opens it to every member of the workspace',
       ],
-      checks: [{ check: 'configuration', status: 'failed', message: `3 problems; UISP and Slack were not asked${NO_ENV}`, ms: null }],
+      checks: [{ check: 'configuration', status: 'failed', message: `4 problems; UISP and Slack were not asked${NO_ENV}`, ms: null }],
     });
   });
 

@@ -172,7 +172,7 @@ describe('compose.yaml', () => {
     const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(bot.environment as Record<string, string>)) env[name] = String(value).replace(/^\$\{[A-Z_]+:-(.*)\}$/, '$1');
     expect(env.UISP_URL).toBe('');
-    const config = loadAppConfig({ SUBOPS_SIMULATOR: '1', ...env, SLACK_BOT_TOKEN: 'xoxb-compose', SLACK_APP_TOKEN: 'xapp-compose' });
+    const config = loadAppConfig({ SUBOPS_SIMULATOR: '1', ...env, SLACK_BOT_TOKEN: 'xoxb-compose', SLACK_APP_TOKEN: 'xapp-compose', ALLOWED_USERGROUP_ID: 'S0OPS' });
     expect(config.core.uisp.url).toBeUndefined();
     expect(config.ops).toMatchObject({ host: '127.0.0.1', port: 9464 });
     expect(() => loadAppConfig({ ...env, SLACK_BOT_TOKEN: 'xoxb-compose', SLACK_APP_TOKEN: 'xapp-compose' })).toThrow(/UISP_URL is required/);

@@ -54,14 +54,14 @@ function baseEnv(): Record<string, string> {
 }
 
 function botEnv(port: number): Record<string, string> {
-  return { ...baseEnv(), SLACK_BOT_TOKEN: 'xoxb-deployment', SLACK_SIGNING_SECRET: 'deployment-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', LOG_LEVEL: 'info' };
+  return { ...baseEnv(), SLACK_BOT_TOKEN: 'xoxb-deployment', SLACK_SIGNING_SECRET: 'deployment-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', LOG_LEVEL: 'info', ALLOWED_EVERYONE: 'true' };
 }
 
 describe('npm start', () => {
   it('SIGTERM to npm reaches the bot: it drains and stops, npm exits 0 after it, and nothing is left listening', { timeout: PROCESS_TIMEOUT_MS }, async () => {
     const port = await freePort();
     const npm = launch('npm', ['start', '--', '--simulator'], botEnv(port));
-    const opsPort = Number((await npm.waitFor(/\/metrics and \/healthz on 127\.0\.0\.1:(\d+)/))[1]);
+    const opsPort = Number((await npm.waitFor(/\/metrics, \/healthz and \/livez on 127\.0\.0\.1:(\d+)/))[1]);
 
     // The Dockerfile's HEALTHCHECK command, run as Docker runs it (the container's environment).
     expect(await healthcheck(opsPort)).toBe(0);
@@ -80,7 +80,7 @@ describe('npm start', () => {
   it('Ctrl-C (SIGINT to npm and the bot at once, as a terminal sends it) stops the bot once, after the drain', { timeout: PROCESS_TIMEOUT_MS }, async () => {
     const port = await freePort();
     const npm = launch('npm', ['start', '--', '--simulator'], botEnv(port));
-    const opsPort = Number((await npm.waitFor(/\/metrics and \/healthz on 127\.0\.0\.1:(\d+)/))[1]);
+    const opsPort = Number((await npm.waitFor(/\/metrics, \/healthz and \/livez on 127\.0\.0\.1:(\d+)/))[1]);
     // Answered once the bot's start-up has run to its end, where it starts waiting for the signal.
     expect(await healthcheck(opsPort)).toBe(0);
 

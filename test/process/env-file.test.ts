@@ -121,6 +121,19 @@ describe('applyEnvText', () => {
     expect(applyEnvText(addressInEnvironment, 'UISP_URL=https://collector.example\n', PATH)).toEqual({ applied: [], shadowed: ['UISP_URL'], ignored: [] });
     expect(addressInEnvironment.UISP_URL).toBe('https://uisp.example.net');
   });
+
+  it('a secret the environment gives by file (NAME_FILE) is the environment\'s: the file neither aims it elsewhere, nor sets it, nor names a file of its own', () => {
+    expect(applyEnvText({ UISP_TOKEN_FILE: '/run/secrets/uisp' }, 'UISP_URL=https://collector.example\n', PATH)).toEqual({
+      problem: `${PATH} was not read: it sets UISP_URL while UISP_TOKEN_FILE comes from the environment, and SubOps does not send the environment's secrets to an address a file names. Set UISP_URL in the environment too; or set SUBOPS_ENV_FILE to nothing to read no file.`,
+    });
+    const byFile: Env = { SLACK_BOT_TOKEN_FILE: '/run/secrets/bot' };
+    expect(applyEnvText(byFile, 'SLACK_BOT_TOKEN=xoxb-from-dotenv\n', PATH)).toEqual({ applied: [], shadowed: ['SLACK_BOT_TOKEN'], ignored: [] });
+    expect(byFile).toEqual({ SLACK_BOT_TOKEN_FILE: '/run/secrets/bot' });
+    // A cloned .env naming a file would send any file of the user's to the address it also names.
+    const cloned: Env = {};
+    expect(applyEnvText(cloned, 'UISP_URL=https://collector.example\nUISP_TOKEN_FILE=/home/me/.ssh/id_ed25519\n', PATH)).toEqual({ applied: ['UISP_URL'], shadowed: [], ignored: ['UISP_TOKEN_FILE'] });
+    expect(cloned.UISP_TOKEN_FILE).toBeUndefined();
+  });
 });
 
 describe('loadEnvFile', () => {
@@ -165,6 +178,23 @@ describe('loadEnvFile', () => {
       file: { path, applied: ['LOG_LEVEL'], shadowed: [], ignored: [] },
       warnings: [`${path} may be changed by its group (mode 0664), and with it where SubOps sends its tokens: run chmod go-w ${path} unless that group is yours alone.`],
     });
+  });
+
+  it('warns about a file holding secrets that its group or every user may read: the file, the secrets by name and chmod 600, never a value', () => {
+    const dir = folder({ '.env': 'SLACK_BOT_TOKEN=xoxb-SECRET-1\nDATABASE_URL=postgres://subops:SECRET@db.example/subops\nLOG_LEVEL=debug\nAUDIT_CHANNEL_ID=\n' });
+    const path = join(dir, '.env');
+    chmodSync(path, 0o644);
+    const warningsOf = () => (loadEnvFile({}, dir) as { warnings: string[] }).warnings;
+    expect(warningsOf()).toEqual([`${path} holds secrets (DATABASE_URL, SLACK_BOT_TOKEN) and may be read by every user of this machine (mode 0644): run chmod 600 ${path}.`]);
+    chmodSync(path, 0o640);
+    expect(warningsOf()).toEqual([`${path} holds secrets (DATABASE_URL, SLACK_BOT_TOKEN) and may be read by its group (mode 0640): run chmod 600 ${path}.`]);
+    expect(warningsOf().join('\n')).not.toContain('SECRET');
+    chmodSync(path, 0o600);
+    expect(warningsOf()).toEqual([]);
+    // Nothing secret in it: nothing to warn about.
+    const plain = folder({ '.env': 'LOG_LEVEL=debug\nSLACK_BOT_TOKEN=\n' });
+    chmodSync(join(plain, '.env'), 0o644);
+    expect((loadEnvFile({}, plain) as { warnings: string[] }).warnings).toEqual([]);
   });
 
   // Only root can give a file to another account: elsewhere there is nothing to make (issue #37 §8).

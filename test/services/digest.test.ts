@@ -202,7 +202,7 @@ describe('readDigest on a seeded simulator day', () => {
 });
 
 describe('DIGEST_CHANNEL_ID and DIGEST_TIME', () => {
-  const base = { UISP_URL: 'https://uisp.example.net', UISP_TOKEN: 't', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' };
+  const base = { UISP_URL: 'https://uisp.example.net', UISP_TOKEN: 't', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ALLOWED_EVERYONE: 'true' };
 
   it('no channel, no digest (as before); the time defaults to 08:00', () => {
     expect(loadAppConfig(base).digest).toBeUndefined();

@@ -50,7 +50,7 @@ describe('.env.example', () => {
   it('shows each default the code applies: uncommenting them all changes nothing', () => {
     const defaults: Env = Object.fromEntries(EXAMPLE.filter((entry) => entry.commented && entry.value !== '').map((entry) => [entry.name, entry.value]));
     expect(Object.keys(defaults).length).toBeGreaterThan(25);
-    const http = { UISP_URL: 'https://uisp.example.net', UISP_TOKEN: 't', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' };
+    const http = { UISP_URL: 'https://uisp.example.net', UISP_TOKEN: 't', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ALLOWED_USERGROUP_ID: 'S0OPS' };
     const socket = { ...http, SLACK_APP_TOKEN: 'xapp-1', WEBHOOK_PORT: '3001' };
     for (const base of [http, socket]) expect(loadAppConfig({ ...defaults, ...base })).toEqual(loadAppConfig(base));
     expect(loadCoreConfig(defaults)).toEqual(loadCoreConfig({}));

@@ -37,7 +37,7 @@ export const AGENT = 'U0AGENT';
 export const WEBHOOK_TOKEN = 'test-webhook-token-7f3a-91c4e0';
 
 export interface HarnessOptions {
-  /** Extra SLACK_* / access settings, e.g. ALLOWED_USER_IDS. */
+  /** Extra SLACK_* / access settings, e.g. ALLOWED_USER_IDS (without ALLOWED_USER_IDS or ALLOWED_USERGROUP_ID: ALLOWED_EVERYONE=true). */
   env?: Env;
   fakeSlack?: FakeSlackOptions;
   simulator?: SimulatorOptions;
@@ -126,6 +126,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     SLACK_API_URL: fake.apiUrl,
     AUDIT_CHANNEL_ID: AUDIT_CHANNEL,
     ...(options.events && { WEBHOOK_TOKEN }),
+    // serve refuses to start without a list of who may use SubOps: a test that sets none opens it by name.
+    ...(!options.env?.ALLOWED_USER_IDS && !options.env?.ALLOWED_USERGROUP_ID && { ALLOWED_EVERYONE: 'true' }),
     ...options.env,
   });
   const gate = options.gateUisp ? new UispGate() : undefined;

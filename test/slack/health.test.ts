@@ -94,3 +94,25 @@ describe('GET /healthz: one shared probe', () => {
     expect(probeRequests()).toHaveLength(2);
   });
 });
+
+describe('GET /livez: liveness, beside /healthz (readiness)', () => {
+  it('answers 200 at once while UISP does not answer (where /healthz waits, then says 503), and while draining; asks neither UISP nor Slack', async () => {
+    h = await startHarness();
+    const gate = h.uisp.sim.gate({ path: PROBE_PATHS[1]! });
+    const readiness = burst(1);
+    await gate.arrived(1);
+    const uispAsked = h.uisp.sim.requests.length;
+    const slackAsked = h.fake.calls.length;
+    const live = await fetch(`${h.opsOrigin}/livez`);
+    expect(live.status).toBe(200);
+    expect(await live.json()).toEqual({ status: 'alive' });
+    expect(h.uisp.sim.requests.length).toBe(uispAsked);
+    expect(h.fake.calls.length).toBe(slackAsked);
+    // Draining for a restart: not ready for work, still alive (a supervisor must not cut the drain short).
+    expect(await h.work.drain(0)).toBe(true);
+    expect((await fetch(`${h.opsOrigin}/livez`)).status).toBe(200);
+    await gate.release(0);
+    expect((await readiness)[0]).toMatchObject({ status: 503, body: { status: 'draining' } });
+    expect(h.uisp.sim.requests.length).toBe(uispAsked);
+  });
+});

@@ -5,6 +5,7 @@
  * port; in Socket Mode the WEBHOOK_PORT listener serves only the webhook.
  */
 import { SHARED_STATUSES } from '../../src/services/activation/service-status.js';
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEventListener, startOpsListener } from '../../src/app.js';
 import { loadAppConfig } from '../../src/config.js';
@@ -69,6 +70,12 @@ describe('GET /metrics', () => {
     expect(text).toContain('subops_pending_manual_links 0');
   });
 
+  it('carries subops_build_info: the version of package.json and of Node.js, value 1', async () => {
+    h = await startHarness({ events: {} });
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(await metricsOf(h.opsOrigin)).toContain(`subops_build_info{version="${version}",node="${process.version}"} 1`);
+  });
+
   it('health probes add no 404 to the UISP request durations: they read endpoints that exist', async () => {
     h = await startHarness({ events: {} });
     await suspendThroughSlack(h, 101, 2);
@@ -116,7 +123,7 @@ describe('not on the Slack port', () => {
 describe('Socket Mode: the listener on WEBHOOK_PORT', () => {
   it('serves POST /uisp/webhook only; /metrics is on the ops listener', async () => {
     uisp = await startUisp();
-    const { events: settings, slack } = loadAppConfig({ UISP_URL: uisp.sim.url, UISP_TOKEN: uisp.sim.token, SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', WEBHOOK_PORT: '3999', WEBHOOK_TOKEN: WEBHOOK_TOKEN });
+    const { events: settings, slack } = loadAppConfig({ UISP_URL: uisp.sim.url, UISP_TOKEN: uisp.sim.token, SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', ALLOWED_EVERYONE: 'true', WEBHOOK_PORT: '3999', WEBHOOK_TOKEN: WEBHOOK_TOKEN });
     const metrics = new Metrics();
     const logger = createLogger('silent');
     const events = createEventServices({ services: uisp.services, settings: { ...settings, webhookPort: 0 }, statuses: SHARED_STATUSES, logger, metrics, claims: memoryClaims() });
@@ -144,7 +151,7 @@ describe('Socket Mode: the listener on WEBHOOK_PORT', () => {
 
   it('without WEBHOOK_TOKEN no listener is started at all', async () => {
     uisp = await startUisp();
-    const { events: settings } = loadAppConfig({ UISP_URL: uisp.sim.url, UISP_TOKEN: uisp.sim.token, SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', WEBHOOK_PORT: '3999' });
+    const { events: settings } = loadAppConfig({ UISP_URL: uisp.sim.url, UISP_TOKEN: uisp.sim.token, SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', ALLOWED_EVERYONE: 'true', WEBHOOK_PORT: '3999' });
     const events = createEventServices({ services: uisp.services, settings: { ...settings, webhookPort: 0 }, statuses: SHARED_STATUSES, logger: createLogger('silent'), claims: memoryClaims() });
     expect(await startEventListener(events, { host: '127.0.0.1' })).toBeUndefined();
   });

@@ -11,7 +11,7 @@ afterEach(async () => {
   await h?.close();
 });
 
-const OPEN_WARNING = 'Neither ALLOWED_USER_IDS nor ALLOWED_USERGROUP_ID is set';
+const OPEN_WARNING = 'ALLOWED_EVERYONE=true: every member of the workspace may use SubOps';
 
 describe('access', () => {
   it('refuses a user who is not allowed, ephemerally, and runs nothing', async () => {
@@ -51,8 +51,8 @@ describe('access', () => {
     expect(h.fake.callsTo('usergroups.users.list')).toHaveLength(1);
   });
 
-  it('lets everyone act when no list is set, and warns about it at startup', async () => {
-    h = await startHarness();
+  it('lets everyone act when ALLOWED_EVERYONE=true opens it (no list set), and warns about it at startup', async () => {
+    h = await startHarness({ env: { ALLOWED_EVERYONE: 'true' } });
     expect(h.logs.filter((l) => String(l.msg).includes(OPEN_WARNING))).toEqual([expect.objectContaining({ level: 40 })]);
     expect((await h.command('/subops', '', 'U0ANYONE')).body.text).toBe('SubOps commands');
   });

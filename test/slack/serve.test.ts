@@ -1,7 +1,7 @@
 /** `subops serve` / `npm start`: configuration problems exit 2 before connecting; a good one serves. */
 import { createServer } from 'node:net';
 import { PassThrough, Writable } from 'node:stream';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
@@ -50,6 +50,8 @@ function freePort(): Promise<number> {
   });
 }
 
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
 /** The store of these bots: the test run's PostgreSQL (the embedded one takes seconds to open). */
 const store = () => ({ DATABASE_URL: inject('postgresUrl') });
 
@@ -60,6 +62,15 @@ describe('serve', () => {
     const problems = run.err();
     for (const variable of ['UISP_URL', 'SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'PORT', 'SLACK_API_URL']) expect(problems).toContain(variable);
     expect(problems).not.toContain('not-a-bot-token');
+    expect(run.out()).toBe('');
+  });
+
+  it('refuses to start, naming the settings, when nobody is given access (no ALLOWED_*) unless ALLOWED_EVERYONE=true opens it', async () => {
+    const run = io({ SUBOPS_SIMULATOR: '1', SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_APP_TOKEN: 'xapp-serve', ACCESS_ACTIVATE: 'S0OPS' });
+    expect(await serve([], run)).toBe(2);
+    expect(run.err()).toBe(
+      'Invalid configuration:\n  - ALLOWED_USERGROUP_ID or ALLOWED_USER_IDS is required: who may use SubOps (a user group S…, or user ids U…); ALLOWED_EVERYONE=true opens it to every member of the workspace\n',
+    );
     expect(run.out()).toBe('');
   });
 
@@ -78,7 +89,7 @@ describe('serve', () => {
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
     const run = io(
-      { UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: String(opsPort), LOG_LEVEL: 'info', ...store() },
+      { UISP_URL: sim.url, UISP_TOKEN: sim.token, ALLOWED_EVERYONE: 'true', SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: String(opsPort), LOG_LEVEL: 'info', ...store() },
       () => stopped,
     );
     const exit = serve([], run);
@@ -88,8 +99,14 @@ describe('serve', () => {
       const reply = await sender.slashCommand({ command: '/subops', text: 'help', userId: 'U1', channelId: 'C1' });
       expect(reply.body.text).toBe('SubOps commands');
       expect(run.out()).toContain(`listening on port ${port}`);
-      expect(run.out()).toContain(`/metrics and /healthz on 127.0.0.1:${opsPort}`);
-      expect(run.out()).toContain('Neither ALLOWED_USER_IDS nor ALLOWED_USERGROUP_ID is set');
+      expect(run.out()).toContain(`/metrics, /healthz and /livez on 127.0.0.1:${opsPort}`);
+      // Which SubOps this is: in the start-up line (text and fields), and in /metrics.
+      const started = JSON.parse(run.out().split('\n').find((line) => line.includes(`listening on port ${port}`))!) as Record<string, unknown>;
+      expect(started).toMatchObject({ version: VERSION, node: process.version, msg: expect.stringContaining(`(SubOps ${VERSION}, Node.js ${process.version})`) });
+      expect(await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text()).toContain(`subops_build_info{version="${VERSION}",node="${process.version}"} 1`);
+      expect((await fetch(`http://127.0.0.1:${opsPort}/livez`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/livez`)).status).toBe(404);
+      expect(run.out()).toContain('ALLOWED_EVERYONE=true: every member of the workspace may use SubOps');
       // Without WEBHOOK_TOKEN the webhook endpoint is off, and start-up says so in one line.
       expect(run.out().split('\n').filter((line) => line.includes('WEBHOOK_TOKEN is not set'))).toEqual([expect.stringContaining('the UISP webhook endpoint (/uisp/webhook) is off')]);
       const webhook = await fetch(`http://127.0.0.1:${port}/uisp/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"uuid":"2c6984d7-03ae-4e48-a212-7b99378837a2"}' });
@@ -113,7 +130,7 @@ describe('serve', () => {
     const fake = await startFakeSlack();
     try {
       // The fake accepts only xox… tokens, so it refuses the app token the way Slack refuses a revoked one.
-      const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_APP_TOKEN: 'xapp-1-revoked', SLACK_API_URL: fake.apiUrl });
+      const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, ALLOWED_EVERYONE: 'true', SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_APP_TOKEN: 'xapp-1-revoked', SLACK_API_URL: fake.apiUrl });
       expect(await serve([], run)).toBe(1);
       expect(run.err()).toBe('Slack refused SLACK_APP_TOKEN (invalid_auth); generate an app-level token with connections:write under Basic Information → App-Level Tokens.\n');
       expect(fake.callsTo('apps.connections.open').map((c) => c.token)).toEqual(['xapp-1-revoked']);
@@ -130,7 +147,7 @@ describe('serve', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const port = (taken.address() as { port: number }).port;
     try {
-      const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', ...store() });
+      const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, ALLOWED_EVERYONE: 'true', SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', ...store() });
       expect(await serve([], run)).toBe(1);
       expect(run.err()).toBe(`Could not listen on PORT ${port}: another process is using it; set PORT to a free port.\n`);
     } finally {
@@ -146,7 +163,7 @@ describe('serve', () => {
     const port = await freePort();
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
-    const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', LOG_FORMAT: 'pretty', ...store() }, () => stopped);
+    const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, ALLOWED_EVERYONE: 'true', SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', LOG_FORMAT: 'pretty', ...store() }, () => stopped);
     const exit = serve([], run);
     try {
       await run.printed('SubOps is listening');
@@ -166,7 +183,7 @@ describe('serve', () => {
     const fake = await startFakeSlack();
     const port = await freePort();
     try {
-      const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', DATABASE_URL: 'postgres://subops:pw-9f2c@127.0.0.1:1/subops' });
+      const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, ALLOWED_EVERYONE: 'true', SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', DATABASE_URL: 'postgres://subops:pw-9f2c@127.0.0.1:1/subops' });
       expect(await serve([], run)).toBe(1);
       expect(run.err()).toMatch(/^Could not connect to the store at DATABASE_URL \(127\.0\.0\.1:1\/subops\): [^\n]*\n$/);
       expect(run.err()).not.toContain('pw-9f2c');
@@ -184,7 +201,7 @@ describe('serve', () => {
     const other = await holdingBot(dir);
     const port = await freePort();
     try {
-      const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', STORE_DIR: dir });
+      const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, ALLOWED_EVERYONE: 'true', SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', STORE_DIR: dir });
       expect(await serve([], run)).toBe(1);
       expect(run.err()).toBe(`The embedded store in ${dir} (STORE_DIR) is in use by another SubOps bot (process ${other.pid} on ${hostname()}): one bot per state folder. Stop that bot first; several replicas share a PostgreSQL store (DATABASE_URL).\n`);
       expect(run.out()).not.toContain('SubOps is listening');

@@ -83,7 +83,7 @@ beforeEach(async () => {
 
 function env(slackApiUrl: string, extra: Env = {}): Env {
   // OPS_PORT 0: the ops listener (/metrics, /healthz) on a free port, never the default one another run may hold.
-  return { UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: 'startup-secret', SLACK_API_URL: slackApiUrl, PORT: String(port), OPS_PORT: '0', ...extra };
+  return { UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: 'startup-secret', SLACK_API_URL: slackApiUrl, PORT: String(port), OPS_PORT: '0', ALLOWED_EVERYONE: 'true', ...extra };
 }
 
 function expectOneCleanLine(run: Run): void {
@@ -217,7 +217,7 @@ describe('serve while running', () => {
 });
 
 describe('SHUTDOWN_GRACE_MS', () => {
-  const base = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' };
+  const base = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', ALLOWED_EVERYONE: 'true' };
   it('defaults to 25 s and takes a whole number of ms, naming the variable when it cannot', () => {
     expect(loadAppConfig({ SUBOPS_SIMULATOR: '1', ...base }).slack.shutdownGraceMs).toBe(25_000);
     expect(loadAppConfig({ SUBOPS_SIMULATOR: '1', ...base, SHUTDOWN_GRACE_MS: '5000' }).slack.shutdownGraceMs).toBe(5_000);
