@@ -2,15 +2,18 @@
  * The deployment files, read as Docker and Compose read them (Docker itself is not available to the
  * tests): the Dockerfile's stages, user, health check and entry point, what its COPY lines need from
  * the build context, the compose file's bot service, the npm scripts that start processes, and the
- * systemd unit in docs/deployment.md. Running the health check against a bot is in deployment-signals.test.ts.
+ * systemd unit in deploy/ (with systemd-analyze where the machine has it). Running the health check against a bot is in deployment-signals.test.ts.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadAppConfig } from '../../src/config.js';
 import { SETTINGS } from '../../src/config-variables.js';
+import { SERVE_EXIT } from '../../src/process/io.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -205,7 +208,7 @@ describe('compose.yaml', () => {
   });
 });
 
-describe('npm scripts and the systemd unit', () => {
+describe('npm scripts', () => {
   const { scripts } = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
 
   it('start, demo and simulate replace npm’s shell with node (exec), so the signal npm passes on reaches the bot', () => {
@@ -214,15 +217,106 @@ describe('npm scripts and the systemd unit', () => {
     expect(scripts.simulate).toBe('exec node bin/subops.js simulate');
   });
 
-  it('the documented systemd unit runs node directly and waits out the drain', () => {
-    const page = read('docs/deployment.md');
-    const section = page.slice(page.indexOf('\n## systemd\n'));
-    expect(section.length).toBeLessThan(page.length);
-    const unit = /```ini\n([\s\S]*?)```/.exec(section)![1]!;
-    const setting = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(unit)?.[1];
-    expect(setting('ExecStart')).toMatch(/^\/\S*node \S*bin\/subops\.js serve$/);
-    expect(setting('KillSignal') ?? 'SIGTERM').toBe('SIGTERM');
-    expect(Number(setting('TimeoutStopSec')) * 1000).toBeGreaterThan(25_000);
-    expect(setting('User')).toBeDefined();
+});
+
+/** A unit file's settings: section → name → every value given (systemd adds up repeated settings), comments left out. */
+function unitSettings(text: string): Record<string, Record<string, string[]>> {
+  const sections: Record<string, Record<string, string[]>> = {};
+  let section: Record<string, string[]> | undefined;
+  for (const line of text.split('\n').map((raw) => raw.trim())) {
+    if (!line || line.startsWith('#') || line.startsWith(';')) continue;
+    const header = /^\[(.+)\]$/.exec(line);
+    if (header) section = sections[header[1]!] = {};
+    else {
+      const [, name, value] = /^([A-Za-z]+)=(.*)$/.exec(line) ?? [];
+      expect(name, `a setting: ${line}`).toBeDefined();
+      (section![name!] ??= []).push(value!);
+    }
+  }
+  return sections;
+}
+
+/** systemd-analyze, when this machine has it (it ships with systemd; containers and macOS often lack it). */
+const systemdAnalyze = spawnSync('systemd-analyze', ['--version']).status === 0 ? 'systemd-analyze' : undefined;
+const NO_ANALYZE = 'systemd-analyze is not installed on this machine: the unit is checked by reading it only';
+
+describe('deploy/subops.service', () => {
+  const text = read('deploy/subops.service');
+  const unit = unitSettings(text);
+  const service = unit.Service!;
+  const one = (name: string) => {
+    expect(service[name], name).toHaveLength(1);
+    return service[name]![0]!;
+  };
+
+  it('runs node itself on `serve` as an account of its own, and waits out the drain before SIGKILL', () => {
+    expect(one('ExecStart')).toMatch(/^\/\S*node \S*bin\/subops\.js serve$/);
+    expect(service.KillSignal ?? ['SIGTERM']).toEqual(['SIGTERM']);
+    expect(Number(one('TimeoutStopSec')) * 1000).toBeGreaterThan(loadAppConfig({ SUBOPS_SIMULATOR: '1', SLACK_BOT_TOKEN: 'xoxb-unit', SLACK_SIGNING_SECRET: 's' }).slack.shutdownGraceMs);
+    const account = service.DynamicUser?.[0] === 'yes' ? 'dynamic' : one('User');
+    expect(account).not.toMatch(/^(root|0)$/);
+    expect(unit.Unit!.After).toContain('network-online.target');
+    expect(unit.Install!.WantedBy).toEqual(['multi-user.target']);
+  });
+
+  it('keeps the store in its StateDirectory, never in the code’s folder, and reads settings from the environment file only', () => {
+    expect(one('StateDirectory')).toBe('subops');
+    expect(one('StateDirectoryMode')).toBe('0700');
+    const environment = service.Environment!;
+    expect(environment).toContain('STORE_DIR=%S/subops/store');
+    // The store's folder must be this account's alone (src/store/private-folder.ts): 0700 is.
+    expect(environment).toContain('SUBOPS_ENV_FILE=');
+    expect(one('EnvironmentFile')).toBe('/etc/subops/subops.env');
+    expect(one('WorkingDirectory')).not.toBe('%S/subops');
+  });
+
+  it('restarts after a failure a restart may fix, and stays stopped on exit 78, the one that says it cannot', () => {
+    expect(one('Restart')).toBe('on-failure');
+    expect(one('RestartPreventExitStatus')).toBe(String(SERVE_EXIT.cannotStart));
+    expect(Number(one('RestartSec'))).toBeGreaterThan(0);
+  });
+
+  it('has systemd’s hardening on, and leaves out MemoryDenyWriteExecute (V8 compiles to memory it executes)', () => {
+    for (const [name, value] of Object.entries({
+      NoNewPrivileges: 'yes',
+      CapabilityBoundingSet: '',
+      ProtectSystem: 'strict',
+      ProtectHome: 'yes',
+      PrivateTmp: 'yes',
+      PrivateDevices: 'yes',
+      ProtectKernelTunables: 'yes',
+      ProtectKernelModules: 'yes',
+      ProtectKernelLogs: 'yes',
+      ProtectControlGroups: 'yes',
+      RestrictAddressFamilies: 'AF_UNIX AF_INET AF_INET6',
+      RestrictNamespaces: 'yes',
+      RestrictSUIDSGID: 'yes',
+      LockPersonality: 'yes',
+      SystemCallArchitectures: 'native',
+    })) {
+      expect(one(name), name).toBe(value);
+    }
+    expect(service.SystemCallFilter).toContain('@system-service');
+    expect(service.MemoryDenyWriteExecute).toBeUndefined();
+    expect(text).toMatch(/MemoryDenyWriteExecute= is left out on purpose: V8/);
+  });
+
+  it('passes systemd-analyze verify', (context) => {
+    if (!systemdAnalyze) context.skip(NO_ANALYZE);
+    // verify checks that ExecStart's program exists: a machine whose node is elsewhere gets a copy naming its node.
+    const dir = mkdtempSync(join(tmpdir(), 'subops-unit-'));
+    const copy = join(dir, 'subops.service');
+    writeFileSync(copy, existsSync('/usr/bin/node') ? text : text.replace('ExecStart=/usr/bin/node ', `ExecStart=${process.execPath} `));
+    const verified = spawnSync(systemdAnalyze!, ['verify', copy], { encoding: 'utf8' });
+    expect({ status: verified.status, stderr: verified.stderr }).toEqual({ status: 0, stderr: '' });
+  });
+
+  it('is rated OK or better by systemd-analyze security', (context) => {
+    if (!systemdAnalyze) context.skip(NO_ANALYZE);
+    const rated = spawnSync(systemdAnalyze!, ['security', '--offline=yes', join(ROOT, 'deploy/subops.service')], { encoding: 'utf8' });
+    if (rated.status !== 0 && /offline/i.test(rated.stderr)) context.skip(`this systemd-analyze cannot rate a unit file offline (systemd 250 or later can): ${rated.stderr.trim()}`);
+    const [, exposure, rating] = /Overall exposure level for subops\.service: ([\d.]+) (\w+)/.exec(rated.stdout) ?? [];
+    expect(['OK', 'SAFE', 'PERFECT'], `exposure ${exposure} ${rating}`).toContain(rating);
+    expect(rated.stderr).toBe('');
   });
 });
