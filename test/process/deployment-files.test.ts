@@ -69,13 +69,22 @@ function ignoredByDocker(path: string): boolean {
 /** When each Node LTS line stops getting security fixes (nodejs.org/en/about/previous-releases). */
 const NODE_LTS_END_OF_LIFE: Record<number, string> = { 18: '2025-04-30', 20: '2026-04-30', 22: '2027-04-30', 24: '2028-04-30' };
 
-/** The Node major of every stage's `node:` image, with `${NODE_VERSION}` taken from its ARG default; all stages agree. */
+/** Each stage's base image, with `${NODE_IMAGE}` taken from its ARG default. */
+function stageImages(text: string, stages: Stage[]): string[] {
+  const fallback = /^ARG\s+NODE_IMAGE=(\S+)\s*$/m.exec(text)?.[1];
+  return stages.map((stage) => stage.from.replace('${NODE_IMAGE}', fallback ?? ''));
+}
+
+/** The Node major of every stage's `node:` image; all stages agree. */
 function imageNodeMajor(text: string, stages: Stage[]): number {
-  const fallback = /^ARG\s+NODE_VERSION=(\S+)\s*$/m.exec(text)?.[1];
-  const majors = new Set(stages.map((stage) => /^node:(\d+)/.exec(stage.from.replace('${NODE_VERSION}', fallback ?? ''))?.[1]));
+  const majors = new Set(stageImages(text, stages).map((image) => /^node:(\d+)/.exec(image)?.[1]));
   expect([...majors]).toHaveLength(1);
   return Number([...majors][0]);
 }
+
+/** Where the image keeps SubOps' state: the node user's state folder, as SubOps itself works it out. */
+const IMAGE_HOME = '/home/node';
+const IMAGE_STATE = `${IMAGE_HOME}/.local/state/subops`;
 
 /** Whether an engines range of the forms package.json uses (`^20.19.0 || ^22.12.0 || >=24`) accepts a version. */
 function enginesAccept(range: string, version: string): boolean {
@@ -98,7 +107,7 @@ describe('Dockerfile', () => {
 
   it('builds in one stage and runs from another with production dependencies only', () => {
     expect(stages.map((stage) => stage.name)).toEqual(['build', 'runtime']);
-    for (const stage of stages) expect(stage.from).toMatch(/^node:/);
+    for (const image of stageImages(read('Dockerfile'), stages)) expect(image).toMatch(/^node:/);
     const buildRuns = all(build, 'RUN').join('\n');
     expect(buildRuns).toMatch(/\bnpm ci\b/);
     expect(buildRuns).toMatch(/\bnpm run build\b/);
@@ -120,6 +129,20 @@ describe('Dockerfile', () => {
     expect(enginesAccept(engines.node, process.versions.node), `engines "${engines.node}" and this node ${process.versions.node}`).toBe(true);
     const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { engines?: { node: string } }> };
     expect(lock.packages['']!.engines).toEqual(engines);
+  });
+
+  it('is built on a slim Debian release still supported (trixie, not bookworm), pinned by digest', () => {
+    for (const image of stageImages(read('Dockerfile'), stages)) {
+      expect(image).toMatch(/^node:\d+-trixie-slim@sha256:[0-9a-f]{64}$/);
+    }
+  });
+
+  it('makes the state folder, the runtime user’s alone, where SubOps keeps its store by default', () => {
+    const user = last(runtime, 'USER')!;
+    const made = all(runtime, 'RUN').find((run) => run.includes(IMAGE_STATE));
+    expect(made).toMatch(new RegExp(`^install -d -o ${user} -g ${user} -m 0700 .*${IMAGE_STATE}$`));
+    const { store } = loadAppConfig({ UISP_URL: 'https://uisp.example.net', UISP_TOKEN: 'image', HOME: IMAGE_HOME, SLACK_BOT_TOKEN: 'xoxb-image', SLACK_SIGNING_SECRET: 's' });
+    expect(store).toEqual({ engine: 'embedded', dir: `${IMAGE_STATE}/store` });
   });
 
   it('runs as an unprivileged user', () => {
@@ -201,6 +224,25 @@ describe('compose.yaml', () => {
     expect(Number(seconds) * 1000).toBeGreaterThan(grace);
     expect(bot.init).toBeUndefined();
     expect(bot.ports).toEqual(['${PORT:-3000}:3000']);
+  });
+
+  it('keeps the store in a named volume on the image’s state folder, so it outlives a recreated container', () => {
+    const volumes = (compose as { volumes?: Record<string, unknown> }).volumes ?? {};
+    const mounts = (bot.volumes as string[] | undefined) ?? [];
+    const state = mounts.map((mount) => mount.split(':')).find(([, target]) => target === IMAGE_STATE);
+    expect(state, `a volume on ${IMAGE_STATE}`).toBeDefined();
+    expect(Object.keys(volumes)).toContain(state![0]);
+  });
+
+  it('restarts a failed bot a bounded number of times (Compose cannot leave out exit 78 as systemd does), never forever', () => {
+    const [, policy, times] = /^(on-failure)(?::(\d+))?$/.exec(String(bot.restart)) ?? [];
+    expect(policy, `restart: ${String(bot.restart)}`).toBe('on-failure');
+    expect(Number(times)).toBeGreaterThan(0);
+    expect(Number(times)).toBeLessThanOrEqual(10);
+  });
+
+  it('sets no ISP_TIMEZONE of its own: the zone is the user’s, from .env', () => {
+    expect(Object.keys(bot.environment as Record<string, unknown>)).not.toContain('ISP_TIMEZONE');
   });
 
   it('has the offline demo behind a profile', () => {
