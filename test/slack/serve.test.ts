@@ -1,5 +1,8 @@
 /** `subops serve` / `npm start`: a good configuration serves (its exit codes: serve-exit-codes.test.ts). */
+import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, inject, it } from 'vitest';
 import { serve } from '../../src/serve.js';
@@ -8,7 +11,7 @@ import type { Env } from '../../src/config.js';
 import { startFakeSlack } from '../../src/playground/fake-slack.js';
 import { SlackSender } from '../../src/playground/slack-sender.js';
 import { startSimulator } from '../../src/simulator/index.js';
-import { fatalLines } from '../support/log-lines.js';
+import { fatalLines, logLines } from '../support/log-lines.js';
 
 function io(env: Env, untilStopped?: () => Promise<void>): ProcessIo & { out: () => string; err: () => string; printed: (text: string) => Promise<void> } {
   let out = '';
@@ -110,6 +113,29 @@ describe('serve', () => {
       await fake.close();
       await sim.close();
     }
+  });
+
+  it('stops quietly: nothing at warn or above between "stopping" and "SubOps stopped", with the embedded store and the audit channel', async () => {
+    const sim = await startSimulator();
+    const fake = await startFakeSlack();
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    const env = { UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(await freePort()), OPS_PORT: '0', AUDIT_CHANNEL_ID: 'C0AUDIT', STORE_DIR: mkdtempSync(join(tmpdir(), 'subops-quiet-')) };
+    const run = io(env, () => stopped);
+    const exit = serve([], run);
+    try {
+      await run.printed('SubOps state:');
+    } finally {
+      stop();
+      expect(await exit).toBe(0);
+      await fake.close();
+      await sim.close();
+    }
+    const lines = logLines(run.out());
+    const stopping = lines.findIndex((line) => line.msg.startsWith('stopping:'));
+    expect(stopping).toBeGreaterThan(-1);
+    expect(lines.at(-1)!.msg).toBe('SubOps stopped');
+    expect(lines.slice(stopping).filter((line) => line.level >= 40)).toEqual([]);
   });
 
   it('LOG_FORMAT=pretty writes readable lines instead of JSON objects', async () => {
