@@ -29,6 +29,7 @@ are served on OPS_HOST:OPS_PORT (default 127.0.0.1:9464), not on PORT. With WEBH
 CRM webhooks are taken at POST /uisp/webhook (in Socket Mode on WEBHOOK_PORT, when set); without it
 that endpoint is off. On SIGTERM it turns
 new requests away, lets running operations finish for up to SHUTDOWN_GRACE_MS (default 25000), then exits.
+A start it cannot make exits 78 when a restart cannot fix it, 75 when one may (docs/deployment.md).
 Every setting: docs/configuration.md.`;
 
 export interface ServeOptions {
