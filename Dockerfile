@@ -6,12 +6,16 @@
 #   docker run --rm --env-file subops.env subops client 1001                          any CLI command
 # docker compose up runs the bot against the simulator (compose.yaml). More in docs/deployment.md.
 
-# Node 24 "Krypton" is an LTS line until 2028-04-30 (Node 20's ended on 2026-04-30). package.json's engines
-# lists the lines SubOps runs on; test/process/deployment-files.test.ts checks this one is still supported.
-ARG NODE_VERSION=24
+# Node 24 "Krypton" is an LTS line until 2028-04-30 (Node 20's ended on 2026-04-30), on Debian 13 "trixie"
+# (Debian 12 bookworm's regular security support ended on 2026-06-10). package.json's engines lists the lines
+# SubOps runs on; test/process/deployment-files.test.ts checks both are still supported. Pinned by digest
+# (the multi-platform index of node:24-trixie-slim, Node 24.20.0, published 2026-08-27), so a build is the
+# same image until someone moves the pin: to take Debian's and Node's fixes, replace the digest with the one
+# `docker buildx imagetools inspect node:24-trixie-slim` names (or build with --build-arg NODE_IMAGE=…).
+ARG NODE_IMAGE=node:24-trixie-slim@sha256:50c3b2f6988dfc307b86e5301d69611af31f4789bdf232863b07d3b02fe55ae0
 
 # Build stage: every dependency (the compiler is a dev dependency), then src/ compiled to dist/.
-FROM node:${NODE_VERSION}-bookworm-slim AS build
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
@@ -20,7 +24,7 @@ COPY src ./src
 RUN npm run build
 
 # Runtime stage: production dependencies only, and the compiled dist/ from the build stage.
-FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+FROM ${NODE_IMAGE} AS runtime
 # tini is PID 1: it passes SIGTERM (docker stop) to node and reaps children. No need for `docker run --init`.
 RUN apt-get update \
   && apt-get install -y --no-install-recommends tini \
@@ -33,9 +37,9 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 COPY bin ./bin
 COPY examples ./examples
 COPY --from=build /app/dist ./dist
-# The state folder (the embedded store), owned by the runtime user: a named volume mounted here starts
-# with this owner, so the bot can write it.
-RUN mkdir -p /home/node/.local/state/subops && chown -R node:node /home/node/.local
+# The state folder (the embedded store, in store/ below it), the runtime user's alone: a named volume
+# mounted here (compose.yaml's subops-state) starts with this owner and mode, so the bot can write it.
+RUN install -d -o node -g node -m 0700 /home/node/.local /home/node/.local/state /home/node/.local/state/subops
 # The node image's unprivileged user; it owns nothing in /app.
 USER node
 # HTTP mode: Slack's requests at /slack/events (Socket Mode needs no port). /healthz and /metrics are on

@@ -2,6 +2,7 @@
 // Thin launcher: the TypeScript sources are compiled to dist/ by `npm run build` (`npm ci` runs it through
 // the `prepare` script when TypeScript is installed; `npm ci --omit=dev` leaves it out: docs/deployment.md).
 // runProcess reads `.env` (variables already set win), then runs the command.
+import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { clearInterval, setInterval } from 'node:timers';
 import { URL } from 'node:url';
@@ -22,9 +23,23 @@ try {
 } catch (error) {
   const problem = launchProblem(error);
   if (problem === undefined) throw error;
-  process.stderr.write(`${problem}\n`);
   // A bad installation, like bad configuration: restarting (systemd's Restart=on-failure) does not fix it.
-  process.exitCode = 2;
+  process.exitCode = runsServe() ? refuseToServe(problem) : (process.stderr.write(`${problem}\n`), 2);
+}
+
+/** `serve` (the first word of the command line that is not an option), which a supervisor runs. */
+function runsServe() {
+  return process.argv.slice(2).find((arg) => !arg.startsWith('-')) === 'serve';
+}
+
+/**
+ * serve's fatal problems are one JSON log line on stdout and exit 78 (src/process/io.ts, SERVE_EXIT): pino's
+ * own fields and level, written by hand, since the dependencies may be what is missing.
+ */
+function refuseToServe(problem) {
+  const exitCode = 78;
+  process.stdout.write(`${JSON.stringify({ level: 60, time: Date.now(), pid: process.pid, hostname: hostname(), app: 'subops', exitCode, msg: problem })}\n`);
+  return exitCode;
 }
 
 /**
@@ -64,7 +79,7 @@ function stopWhenOrphaned() {
   watch.unref();
 }
 
-/** One line, no stack, for a checkout that was never built or whose dependencies are not installed (exit 2). */
+/** One line, no stack, for a checkout that was never built or whose dependencies are not installed (exit 2; serve 78). */
 function launchProblem(error) {
   if (error?.code !== 'ERR_MODULE_NOT_FOUND') return undefined;
   if (typeof error.url === 'string' && error.url.startsWith(DIST.href)) {

@@ -7,7 +7,7 @@ import { SHARED_STATUSES } from './services/activation/service-status.js';
 import type { RunningApp } from './app.js';
 import { ConfigError, loadAppConfig } from './config.js';
 import { parseFlags } from './process/flags.js';
-import { EXIT, untilSignal, writeLine, type ProcessIo } from './process/io.js';
+import { EXIT, SERVE_EXIT, untilSignal, writeLine, type ProcessIo } from './process/io.js';
 import type { EventServices } from './services/events/index.js';
 import type { RunningListener } from './services/events/http-listener.js';
 import type { HealthProbe as HealthProbeType } from './slack/health.js';
@@ -15,7 +15,7 @@ import { errorSummary } from './slack/errors.js';
 import { createLogger, prettyDestination } from './logging.js';
 import { checkSlack, StartupError } from './slack/startup.js';
 import type { Logger } from 'pino';
-import type { Store, StoreSettings } from './store/index.js';
+import type { Store, StoreError, StoreSettings } from './store/index.js';
 import { subopsVersion } from './version.js';
 
 const SERVE_HELP = `Usage: subops serve [--simulator]
@@ -32,6 +32,7 @@ are served on OPS_HOST:OPS_PORT (default 127.0.0.1:9464), not on PORT. With WEBH
 CRM webhooks are taken at POST /uisp/webhook (in Socket Mode on WEBHOOK_PORT, when set); without it
 that endpoint is off. On SIGTERM it turns
 new requests away, lets running operations finish for up to SHUTDOWN_GRACE_MS (default 25000), then exits.
+A start it cannot make exits 78 when a restart cannot fix it, 75 when one may (docs/deployment.md).
 Every setting: docs/configuration.md.`;
 
 export interface ServeOptions {
@@ -40,9 +41,12 @@ export interface ServeOptions {
 }
 
 /**
- * `npm start` / `subops serve`. Exit codes: 2 bad configuration (every problem listed, nothing
- * connected); 1 Slack refused, unreachable, AUDIT_CHANNEL_ID unusable, or the shutdown grace period
- * ran out with work in flight — each one line on stderr, never a stack trace; 0 stopped cleanly.
+ * `npm start` / `subops serve`. Exit codes (SERVE_EXIT, for supervisors): 78 a problem a restart cannot
+ * fix — bad configuration (every problem listed, nothing connected), Slack refused a token, AUDIT_CHANNEL_ID
+ * unusable, the store held by another bot or in a folder it cannot use, a port in use; 75 Slack or the
+ * database did not answer (a restart may help); 1 the shutdown grace period ran out with work in flight,
+ * or an unexpected error; 0 stopped cleanly. Each fatal problem is one fatal log line (JSON on stdout,
+ * like every other line), never a stack trace.
  */
 export async function serve(argv: string[], io: ProcessIo, options: ServeOptions = {}): Promise<number> {
   // `--simulator` is the CLI's for every command (src/cli/main.ts): it arrives as SUBOPS_SIMULATOR=1.
@@ -56,20 +60,39 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
     config = loadAppConfig(io.env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    writeLine(io.stderr, error.message);
-    return EXIT.usage;
+    // No settings to log with: the default ones (JSON on stdout), which every fatal line uses.
+    return cannotStart(createLogger('info', io.stdout), error.message, { problems: error.problems });
   }
-  const { slack } = config;
   let destination: Parameters<typeof createLogger>[1] = io.stdout;
   if (config.core.logFormat === 'pretty') {
     try {
       destination = await prettyDestination(io.stdout);
     } catch (error) {
-      writeLine(io.stderr, (error as Error).message);
-      return EXIT.usage;
+      return cannotStart(createLogger(config.core.logLevel, io.stdout), (error as Error).message);
     }
   }
   const logger = createLogger(config.core.logLevel, destination);
+  try {
+    return await serveWith(config, logger, io, options);
+  } catch (error) {
+    logger.fatal({ err: error, exitCode: SERVE_EXIT.failed }, 'SubOps stopped on an unexpected error');
+    return SERVE_EXIT.failed;
+  }
+}
+
+/** One fatal log line saying why SubOps does not serve, and the exit code telling its supervisor whether to try again. */
+function fatal(logger: Logger, exitCode: number, message: string, details: Record<string, unknown> = {}): number {
+  logger.fatal({ ...details, exitCode }, message);
+  return exitCode;
+}
+
+const cannotStart = (logger: Logger, message: string, details?: Record<string, unknown>) => fatal(logger, SERVE_EXIT.cannotStart, message, details);
+
+/** A start-up error that says whether waiting may fix it (StartupError, StoreError): the code that tells. */
+const exitFor = (error: { transient: boolean }) => (error.transient ? SERVE_EXIT.tryAgain : SERVE_EXIT.cannotStart);
+
+async function serveWith(config: ReturnType<typeof loadAppConfig>, logger: Logger, io: ProcessIo, options: ServeOptions): Promise<number> {
+  const { slack } = config;
   // Slack is asked while the app's modules load and the store opens (the checks need none of them:
   // src/slack/startup.ts); nothing listens, and nothing is connected, before all three are done.
   const [checked, loaded, opened] = await Promise.allSettled([checkSlack({ slack, logger, ...(options.sleep && { sleep: options.sleep }) }), loadServing(), openBotStore(config.store, logger)]);
@@ -78,15 +101,13 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
     await store?.close();
     if (checked.status === 'rejected') {
       if (!(checked.reason instanceof StartupError)) throw checked.reason;
-      writeLine(io.stderr, checked.reason.message);
-      return EXIT.failed;
+      return fatal(logger, exitFor(checked.reason), checked.reason.message);
     }
     if (loaded.status === 'rejected') throw loaded.reason;
     // An embedded store held by another bot, a folder it cannot write, a DATABASE_URL that does not answer.
     const reason = (opened as PromiseRejectedResult).reason as unknown;
     if (!(reason instanceof Error && reason.name === 'StoreError')) throw reason;
-    writeLine(io.stderr, reason.message);
-    return EXIT.failed;
+    return fatal(logger, exitFor(reason as StoreError), reason.message);
   }
   const identity = checked.value;
   const { auditWaitingIn, connect, createApp, createEventServices, EVENTS_PATH, HealthProbe, linkWatch, Metrics, startApp, startEventListener, startOpsListener, WEBHOOK_PATH, WorkTracker } = loaded.value;
@@ -98,6 +119,8 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
   const connection = await connect(io.env, (line) => logger.warn(line), {
     observer: metrics.uispObserver,
     logger,
+    // Answers are the same without the filters, only costlier on a large network: worth knowing, not a warning.
+    nmsNotice: (line) => logger.info(line),
     keepSimulatorState: false,
     shareStore: false,
     ...(config.store.engine !== 'memory' && { sharedLocks: { claims: store.claims, onStoreError: (error: unknown) => logger.warn({ err: errorSummary(error) }, 'the store did not answer: this run takes turns within this process only') } }),
@@ -117,23 +140,21 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
     try {
       running = await startApp(app, slack);
     } catch (error) {
-      writeLine(io.stderr, startFailure(error, slack));
-      return EXIT.failed;
+      const failure = startFailure(error, slack);
+      return fatal(logger, failure.exitCode, failure.message);
     }
     try {
       if (slack.appToken) listener = await startEventListener(events);
     } catch (error) {
-      writeLine(io.stderr, `Could not listen on WEBHOOK_PORT ${config.events.webhookPort}: ${errorSummary(error).message}`);
       await running.stop();
-      return EXIT.failed;
+      return cannotStart(logger, `Could not listen on WEBHOOK_PORT ${config.events.webhookPort}: ${errorSummary(error).message}`);
     }
     try {
       ops = await startOpsListener({ health, work, metrics, auditWaiting: auditWaitingIn(store) }, opsConfig);
     } catch (error) {
-      writeLine(io.stderr, `Could not listen on OPS_HOST ${opsConfig.host}, OPS_PORT ${opsConfig.port} (for /metrics, /healthz and /livez): ${errorSummary(error).message}`);
       await listener?.close();
       await running.stop();
-      return EXIT.failed;
+      return cannotStart(logger, `Could not listen on OPS_HOST ${opsConfig.host}, OPS_PORT ${opsConfig.port} (for /metrics, /healthz and /livez): ${errorSummary(error).message}`);
     }
     // Listen for the stop signal before saying it is listening: a SIGTERM right after that line still drains.
     const stopped = (io.untilStopped ?? untilSignal)();
@@ -168,7 +189,7 @@ export async function serve(argv: string[], io: ProcessIo, options: ServeOptions
     await running.stop();
     await ops.close();
     logger.info('SubOps stopped');
-    return drained ? EXIT.ok : EXIT.failed;
+    return drained ? SERVE_EXIT.stopped : SERVE_EXIT.failed;
   } finally {
     // The services first: they wait for the locks they let go in the store, which closes after them.
     await connection.close();
@@ -213,16 +234,16 @@ function storeName(settings: StoreSettings): string {
   return `the embedded store in ${settings.dir} is open (CLI runs on this machine share it)`;
 }
 
-/** One line for a receiver that would not start: a port in use, or Socket Mode refused. */
-function startFailure(error: unknown, slack: { appToken?: string | undefined; port: number }): string {
+/** Why a receiver would not start (a port in use, Socket Mode refused), and whether a restart may help: only when Slack did not answer. */
+function startFailure(error: unknown, slack: { appToken?: string | undefined; port: number }): { message: string; exitCode: number } {
   const { slackError, message } = errorSummary(error);
   // HTTP mode listens on PORT: a port taken or not allowed is that setting's problem.
   const code = (error as { code?: unknown } | null)?.code;
   if (!slack.appToken && (code === 'EADDRINUSE' || code === 'EACCES')) {
-    return `Could not listen on PORT ${slack.port}: ${code === 'EADDRINUSE' ? 'another process is using it' : 'not allowed for this user'}; set PORT to a free port.`;
+    return { message: `Could not listen on PORT ${slack.port}: ${code === 'EADDRINUSE' ? 'another process is using it' : 'not allowed for this user'}; set PORT to a free port.`, exitCode: SERVE_EXIT.cannotStart };
   }
   if (slackError === 'invalid_auth' || slackError === 'not_authed' || slackError === 'token_revoked') {
-    return `Slack refused SLACK_APP_TOKEN (${slackError}); generate an app-level token with connections:write under Basic Information → App-Level Tokens.`;
+    return { message: `Slack refused SLACK_APP_TOKEN (${slackError}); generate an app-level token with connections:write under Basic Information → App-Level Tokens.`, exitCode: SERVE_EXIT.cannotStart };
   }
-  return `Could not start the Slack app: ${slackError ?? message}`;
+  return { message: `Could not start the Slack app: ${slackError ?? message}`, exitCode: slackError ? SERVE_EXIT.cannotStart : SERVE_EXIT.tryAgain };
 }

@@ -223,7 +223,7 @@ async function measureSize(customers: number, dates: Dates, problems: Map<string
     });
 
     const services = freshServices();
-    const watcher = new LinkWatcher({ nms: services.nms, logger: createLogger('silent'), reminderMs: 86_400_000, crmClientUrl: (id) => services.activation.crmClientUrl(id), claims: openStore({ engine: 'memory' }).claims });
+    const watcher = new LinkWatcher({ network: services.network, logger: createLogger('silent'), reminderMs: 86_400_000, crmClientUrl: (id) => services.activation.crmClientUrl(id), claims: openStore({ engine: 'memory' }).claims });
     subjects.pendingSites.forEach((site) => watcher.watch({ ...site, thread: null }));
     const linkPoll = (await counted(proxy, `${customers}: link-watch poll`, () => watcher.check())).reads;
     if (watcher.pending().length !== PENDING_LINKS) problems.set(`linkPoll@${customers}`, `${watcher.pending().length} links still pending after the poll`);

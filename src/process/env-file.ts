@@ -27,7 +27,8 @@ import { isConfigVariable, isSecretSetting, SECRET_DESTINATIONS, type ConfigVari
 import { secretFileVariable, secretGiven } from '../secret-files.js';
 import { parseDatabaseUrl } from '../store/database-url.js';
 import { parseEnvText } from './env-syntax.js';
-import { EXIT, writeLine, type EnvFileInfo, type ProcessIo } from './io.js';
+import { refuseToStart } from './start-refusal.js';
+import { writeLine, type EnvFileInfo, type ProcessIo } from './io.js';
 
 export const ENV_FILE_VARIABLE = 'SUBOPS_ENV_FILE';
 export const DEFAULT_ENV_FILE = '.env';
@@ -186,10 +187,7 @@ export interface EntryProcess {
  */
 export async function runProcess(main: (argv: string[], io: ProcessIo) => Promise<number>, proc: EntryProcess = process): Promise<number> {
   const loaded = loadEnvFile(proc.env, proc.cwd());
-  if (loaded.problem !== undefined) {
-    writeLine(proc.stderr, loaded.problem);
-    return EXIT.usage;
-  }
+  if (loaded.problem !== undefined) return refuseToStart(proc.argv.slice(2), proc, loaded.problem);
   if (loaded.file) writeLine(proc.stderr, envFileNotice(loaded.file));
   for (const warning of loaded.warnings) writeLine(proc.stderr, `SubOps: ${warning}`);
   return main(proc.argv.slice(2), { env: proc.env, envFile: loaded.file, stdout: proc.stdout, stderr: proc.stderr, stdin: proc.stdin });

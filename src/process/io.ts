@@ -40,6 +40,15 @@ export interface ProcessIo {
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
+/**
+ * How `serve` ends, for its supervisor (systemd, Docker, Kubernetes: docs/running.md). Codes from
+ * sysexits.h, apart from the CLI's 0/1/2 (which say how one operation went): `cannotStart` is a problem a
+ * restart cannot fix (configuration, credentials Slack refused, a store held by another bot or a folder it
+ * cannot use, a port in use), which the shipped unit's RestartPreventExitStatus= names; `tryAgain` is
+ * Slack, the network or the database not answering, which a restart may well fix.
+ */
+export const SERVE_EXIT = { stopped: 0, failed: 1, tryAgain: 75, cannotStart: 78 } as const;
+
 /** Bad flags or values: exit code 2, and nothing was sent to UISP. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';

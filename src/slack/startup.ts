@@ -15,6 +15,13 @@ import { sealOf, type RecordSeal } from './record-seal.js';
 
 export class StartupError extends Error {
   override readonly name = 'StartupError';
+  /** True when Slack did not answer (a restart may help); false when it answered no (one does not). */
+  constructor(
+    message: string,
+    readonly transient = false,
+  ) {
+    super(message);
+  }
 }
 
 /** Slack answered `ok: false`: asking again will not change its mind. */
@@ -86,7 +93,7 @@ export async function checkSlack(options: StartupCheckOptions): Promise<BotIdent
       } catch (error) {
         if (error instanceof SlackRefusal) throw error;
         const reason = errorSummary(error).message;
-        if (attempt >= attempts) throw new StartupError(`Slack is not reachable (${method}: ${reason}) after ${attempts} attempt${attempts === 1 ? '' : 's'}; check the network, any proxy, and SLACK_API_URL.`);
+        if (attempt >= attempts) throw new StartupError(`Slack is not reachable (${method}: ${reason}) after ${attempts} attempt${attempts === 1 ? '' : 's'}; check the network, any proxy, and SLACK_API_URL.`, true);
         const delay = backoffMs * 2 ** (attempt - 1);
         logger.warn({ attempt, of: attempts, retryInMs: delay, reason }, `Slack is not reachable yet (${method}); retrying in ${Math.round(delay / 100) / 10} s`);
         await sleep(delay);
@@ -200,6 +207,6 @@ async function once<T>(call: () => Promise<Record<string, unknown>>, method: str
     return (await call()) as T;
   } catch (error) {
     if (error instanceof SlackRefusal) throw error;
-    throw new StartupError(`Slack is not reachable (${method}: ${errorSummary(error).message}); check the network, any proxy, and SLACK_API_URL.`);
+    throw new StartupError(`Slack is not reachable (${method}: ${errorSummary(error).message}); check the network, any proxy, and SLACK_API_URL.`, true);
   }
 }

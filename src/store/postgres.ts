@@ -65,7 +65,7 @@ export async function openPostgres({ url, maxConnections = 5, connectionOptions,
     clockOffsetMs = Math.round(Number(rows[0]!.ms) - (sent + Date.now()) / 2);
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw new StoreError(`Could not connect to the store at DATABASE_URL (${whereIs(url)}): ${error instanceof Error ? error.message : String(error)}`);
+    throw new StoreError(`Could not connect to the store at DATABASE_URL (${whereIs(url)}): ${error instanceof Error ? error.message : String(error)}`, !refusedByServer(error));
   }
   const queries = (client: Pick<typeof pool, 'query'>): SqlQueries => ({
     async query<Row>(text: string, params?: readonly unknown[]) {
@@ -91,4 +91,13 @@ export async function openPostgres({ url, maxConnections = 5, connectionOptions,
     close: () => pool.end(),
     clockOffsetMs,
   };
+}
+
+/**
+ * The server answered and said no: a password or role it refused (SQLSTATE class 28), a database that
+ * does not exist (3D000). A restart does not change that; no answer at all (refused, timed out) may pass.
+ */
+function refusedByServer(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('28') || code === '3D000');
 }

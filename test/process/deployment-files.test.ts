@@ -2,15 +2,18 @@
  * The deployment files, read as Docker and Compose read them (Docker itself is not available to the
  * tests): the Dockerfile's stages, user, health check and entry point, what its COPY lines need from
  * the build context, the compose file's bot service, the npm scripts that start processes, and the
- * systemd unit in docs/deployment.md. Running the health check against a bot is in deployment-signals.test.ts.
+ * systemd unit in deploy/ (with systemd-analyze where the machine has it). Running the health check against a bot is in deployment-signals.test.ts.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadAppConfig } from '../../src/config.js';
 import { SETTINGS } from '../../src/config-variables.js';
+import { SERVE_EXIT } from '../../src/process/io.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -66,13 +69,22 @@ function ignoredByDocker(path: string): boolean {
 /** When each Node LTS line stops getting security fixes (nodejs.org/en/about/previous-releases). */
 const NODE_LTS_END_OF_LIFE: Record<number, string> = { 18: '2025-04-30', 20: '2026-04-30', 22: '2027-04-30', 24: '2028-04-30' };
 
-/** The Node major of every stage's `node:` image, with `${NODE_VERSION}` taken from its ARG default; all stages agree. */
+/** Each stage's base image, with `${NODE_IMAGE}` taken from its ARG default. */
+function stageImages(text: string, stages: Stage[]): string[] {
+  const fallback = /^ARG\s+NODE_IMAGE=(\S+)\s*$/m.exec(text)?.[1];
+  return stages.map((stage) => stage.from.replace('${NODE_IMAGE}', fallback ?? ''));
+}
+
+/** The Node major of every stage's `node:` image; all stages agree. */
 function imageNodeMajor(text: string, stages: Stage[]): number {
-  const fallback = /^ARG\s+NODE_VERSION=(\S+)\s*$/m.exec(text)?.[1];
-  const majors = new Set(stages.map((stage) => /^node:(\d+)/.exec(stage.from.replace('${NODE_VERSION}', fallback ?? ''))?.[1]));
+  const majors = new Set(stageImages(text, stages).map((image) => /^node:(\d+)/.exec(image)?.[1]));
   expect([...majors]).toHaveLength(1);
   return Number([...majors][0]);
 }
+
+/** Where the image keeps SubOps' state: the node user's state folder, as SubOps itself works it out. */
+const IMAGE_HOME = '/home/node';
+const IMAGE_STATE = `${IMAGE_HOME}/.local/state/subops`;
 
 /** Whether an engines range of the forms package.json uses (`^20.19.0 || ^22.12.0 || >=24`) accepts a version. */
 function enginesAccept(range: string, version: string): boolean {
@@ -95,7 +107,7 @@ describe('Dockerfile', () => {
 
   it('builds in one stage and runs from another with production dependencies only', () => {
     expect(stages.map((stage) => stage.name)).toEqual(['build', 'runtime']);
-    for (const stage of stages) expect(stage.from).toMatch(/^node:/);
+    for (const image of stageImages(read('Dockerfile'), stages)) expect(image).toMatch(/^node:/);
     const buildRuns = all(build, 'RUN').join('\n');
     expect(buildRuns).toMatch(/\bnpm ci\b/);
     expect(buildRuns).toMatch(/\bnpm run build\b/);
@@ -117,6 +129,20 @@ describe('Dockerfile', () => {
     expect(enginesAccept(engines.node, process.versions.node), `engines "${engines.node}" and this node ${process.versions.node}`).toBe(true);
     const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { engines?: { node: string } }> };
     expect(lock.packages['']!.engines).toEqual(engines);
+  });
+
+  it('is built on a slim Debian release still supported (trixie, not bookworm), pinned by digest', () => {
+    for (const image of stageImages(read('Dockerfile'), stages)) {
+      expect(image).toMatch(/^node:\d+-trixie-slim@sha256:[0-9a-f]{64}$/);
+    }
+  });
+
+  it('makes the state folder, the runtime user’s alone, where SubOps keeps its store by default', () => {
+    const user = last(runtime, 'USER')!;
+    const made = all(runtime, 'RUN').find((run) => run.includes(IMAGE_STATE));
+    expect(made).toMatch(new RegExp(`^install -d -o ${user} -g ${user} -m 0700 .*${IMAGE_STATE}$`));
+    const { store } = loadAppConfig({ UISP_URL: 'https://uisp.example.net', UISP_TOKEN: 'image', HOME: IMAGE_HOME, SLACK_BOT_TOKEN: 'xoxb-image', SLACK_SIGNING_SECRET: 's', ALLOWED_USERGROUP_ID: 'S0OPS' });
+    expect(store).toEqual({ engine: 'embedded', dir: `${IMAGE_STATE}/store` });
   });
 
   it('runs as an unprivileged user', () => {
@@ -200,12 +226,31 @@ describe('compose.yaml', () => {
     expect(bot.ports).toEqual(['${PORT:-3000}:3000']);
   });
 
+  it('keeps the store in a named volume on the image’s state folder, so it outlives a recreated container', () => {
+    const volumes = (compose as { volumes?: Record<string, unknown> }).volumes ?? {};
+    const mounts = (bot.volumes as string[] | undefined) ?? [];
+    const state = mounts.map((mount) => mount.split(':')).find(([, target]) => target === IMAGE_STATE);
+    expect(state, `a volume on ${IMAGE_STATE}`).toBeDefined();
+    expect(Object.keys(volumes)).toContain(state![0]);
+  });
+
+  it('restarts a failed bot a bounded number of times (Compose cannot leave out exit 78 as systemd does), never forever', () => {
+    const [, policy, times] = /^(on-failure)(?::(\d+))?$/.exec(String(bot.restart)) ?? [];
+    expect(policy, `restart: ${String(bot.restart)}`).toBe('on-failure');
+    expect(Number(times)).toBeGreaterThan(0);
+    expect(Number(times)).toBeLessThanOrEqual(10);
+  });
+
+  it('sets no ISP_TIMEZONE of its own: the zone is the user’s, from .env', () => {
+    expect(Object.keys(bot.environment as Record<string, unknown>)).not.toContain('ISP_TIMEZONE');
+  });
+
   it('has the offline demo behind a profile', () => {
     expect(compose.services.demo).toMatchObject({ profiles: ['demo'], command: ['demo'], stdin_open: true, tty: true });
   });
 });
 
-describe('npm scripts and the systemd unit', () => {
+describe('npm scripts', () => {
   const { scripts } = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
 
   it('start, demo and simulate replace npm’s shell with node (exec), so the signal npm passes on reaches the bot', () => {
@@ -214,15 +259,106 @@ describe('npm scripts and the systemd unit', () => {
     expect(scripts.simulate).toBe('exec node bin/subops.js simulate');
   });
 
-  it('the documented systemd unit runs node directly and waits out the drain', () => {
-    const page = read('docs/deployment.md');
-    const section = page.slice(page.indexOf('\n## systemd\n'));
-    expect(section.length).toBeLessThan(page.length);
-    const unit = /```ini\n([\s\S]*?)```/.exec(section)![1]!;
-    const setting = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(unit)?.[1];
-    expect(setting('ExecStart')).toMatch(/^\/\S*node \S*bin\/subops\.js serve$/);
-    expect(setting('KillSignal') ?? 'SIGTERM').toBe('SIGTERM');
-    expect(Number(setting('TimeoutStopSec')) * 1000).toBeGreaterThan(25_000);
-    expect(setting('User')).toBeDefined();
+});
+
+/** A unit file's settings: section → name → every value given (systemd adds up repeated settings), comments left out. */
+function unitSettings(text: string): Record<string, Record<string, string[]>> {
+  const sections: Record<string, Record<string, string[]>> = {};
+  let section: Record<string, string[]> | undefined;
+  for (const line of text.split('\n').map((raw) => raw.trim())) {
+    if (!line || line.startsWith('#') || line.startsWith(';')) continue;
+    const header = /^\[(.+)\]$/.exec(line);
+    if (header) section = sections[header[1]!] = {};
+    else {
+      const [, name, value] = /^([A-Za-z]+)=(.*)$/.exec(line) ?? [];
+      expect(name, `a setting: ${line}`).toBeDefined();
+      (section![name!] ??= []).push(value!);
+    }
+  }
+  return sections;
+}
+
+/** systemd-analyze, when this machine has it (it ships with systemd; containers and macOS often lack it). */
+const systemdAnalyze = spawnSync('systemd-analyze', ['--version']).status === 0 ? 'systemd-analyze' : undefined;
+const NO_ANALYZE = 'systemd-analyze is not installed on this machine: the unit is checked by reading it only';
+
+describe('deploy/subops.service', () => {
+  const text = read('deploy/subops.service');
+  const unit = unitSettings(text);
+  const service = unit.Service!;
+  const one = (name: string) => {
+    expect(service[name], name).toHaveLength(1);
+    return service[name]![0]!;
+  };
+
+  it('runs node itself on `serve` as an account of its own, and waits out the drain before SIGKILL', () => {
+    expect(one('ExecStart')).toMatch(/^\/\S*node \S*bin\/subops\.js serve$/);
+    expect(service.KillSignal ?? ['SIGTERM']).toEqual(['SIGTERM']);
+    expect(Number(one('TimeoutStopSec')) * 1000).toBeGreaterThan(loadAppConfig({ SUBOPS_SIMULATOR: '1', SLACK_BOT_TOKEN: 'xoxb-unit', SLACK_SIGNING_SECRET: 's', ALLOWED_USERGROUP_ID: 'S0OPS' }).slack.shutdownGraceMs);
+    const account = service.DynamicUser?.[0] === 'yes' ? 'dynamic' : one('User');
+    expect(account).not.toMatch(/^(root|0)$/);
+    expect(unit.Unit!.After).toContain('network-online.target');
+    expect(unit.Install!.WantedBy).toEqual(['multi-user.target']);
+  });
+
+  it('keeps the store in its StateDirectory, never in the code’s folder, and reads settings from the environment file only', () => {
+    expect(one('StateDirectory')).toBe('subops');
+    expect(one('StateDirectoryMode')).toBe('0700');
+    const environment = service.Environment!;
+    expect(environment).toContain('STORE_DIR=%S/subops/store');
+    // The store's folder must be this account's alone (src/store/private-folder.ts): 0700 is.
+    expect(environment).toContain('SUBOPS_ENV_FILE=');
+    expect(one('EnvironmentFile')).toBe('/etc/subops/subops.env');
+    expect(one('WorkingDirectory')).not.toBe('%S/subops');
+  });
+
+  it('restarts after a failure a restart may fix, and stays stopped on exit 78, the one that says it cannot', () => {
+    expect(one('Restart')).toBe('on-failure');
+    expect(one('RestartPreventExitStatus')).toBe(String(SERVE_EXIT.cannotStart));
+    expect(Number(one('RestartSec'))).toBeGreaterThan(0);
+  });
+
+  it('has systemd’s hardening on, and leaves out MemoryDenyWriteExecute (V8 compiles to memory it executes)', () => {
+    for (const [name, value] of Object.entries({
+      NoNewPrivileges: 'yes',
+      CapabilityBoundingSet: '',
+      ProtectSystem: 'strict',
+      ProtectHome: 'yes',
+      PrivateTmp: 'yes',
+      PrivateDevices: 'yes',
+      ProtectKernelTunables: 'yes',
+      ProtectKernelModules: 'yes',
+      ProtectKernelLogs: 'yes',
+      ProtectControlGroups: 'yes',
+      RestrictAddressFamilies: 'AF_UNIX AF_INET AF_INET6',
+      RestrictNamespaces: 'yes',
+      RestrictSUIDSGID: 'yes',
+      LockPersonality: 'yes',
+      SystemCallArchitectures: 'native',
+    })) {
+      expect(one(name), name).toBe(value);
+    }
+    expect(service.SystemCallFilter).toContain('@system-service');
+    expect(service.MemoryDenyWriteExecute).toBeUndefined();
+    expect(text).toMatch(/MemoryDenyWriteExecute= is left out on purpose: V8/);
+  });
+
+  it('passes systemd-analyze verify', (context) => {
+    if (!systemdAnalyze) context.skip(NO_ANALYZE);
+    // verify checks that ExecStart's program exists: a machine whose node is elsewhere gets a copy naming its node.
+    const dir = mkdtempSync(join(tmpdir(), 'subops-unit-'));
+    const copy = join(dir, 'subops.service');
+    writeFileSync(copy, existsSync('/usr/bin/node') ? text : text.replace('ExecStart=/usr/bin/node ', `ExecStart=${process.execPath} `));
+    const verified = spawnSync(systemdAnalyze!, ['verify', copy], { encoding: 'utf8' });
+    expect({ status: verified.status, stderr: verified.stderr }).toEqual({ status: 0, stderr: '' });
+  });
+
+  it('is rated OK or better by systemd-analyze security', (context) => {
+    if (!systemdAnalyze) context.skip(NO_ANALYZE);
+    const rated = spawnSync(systemdAnalyze!, ['security', '--offline=yes', join(ROOT, 'deploy/subops.service')], { encoding: 'utf8' });
+    if (rated.status !== 0 && /offline/i.test(rated.stderr)) context.skip(`this systemd-analyze cannot rate a unit file offline (systemd 250 or later can): ${rated.stderr.trim()}`);
+    const [, exposure, rating] = /Overall exposure level for subops\.service: ([\d.]+) (\w+)/.exec(rated.stdout) ?? [];
+    expect(['OK', 'SAFE', 'PERFECT'], `exposure ${exposure} ${rating}`).toContain(rating);
+    expect(rated.stderr).toBe('');
   });
 });

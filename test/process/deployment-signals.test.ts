@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../support/subops-process.js';
+import { fatalLines } from '../support/log-lines.js';
 import { startFakeSlack, type FakeSlack } from '../../src/playground/fake-slack.js';
 import { SlackSender } from '../../src/playground/slack-sender.js';
 
@@ -138,8 +139,8 @@ describe('bin/subops.js without a build', () => {
     return join(root, 'bin/subops.js');
   }
 
-  async function run(bin: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const child = launch(process.execPath, [bin, 'serve'], { PATH: process.env.PATH ?? '' });
+  async function run(bin: string, command = 'client'): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const child = launch(process.execPath, [bin, command], { PATH: process.env.PATH ?? '' });
     const closed = await child.closed;
     return { code: closed.code, stdout: child.stdout(), stderr: child.stderr() };
   }
@@ -155,6 +156,12 @@ describe('bin/subops.js without a build', () => {
   it('names a build that is out of date: exit 2', async () => {
     const bin = checkout('stale-build', { 'cli/main.js': 'export async function main() { return 0; }\n' });
     expect(await run(bin)).toEqual({ code: 2, stdout: '', stderr: "SubOps' build in dist/ is out of date (no process/env-file.js): run npm run build (with the dev dependencies installed: npm ci).\n" });
+  });
+
+  it('for serve, says it as serve says every fatal problem: one JSON log line on stdout, exit 78 (the unit does not restart it)', async () => {
+    const result = await run(checkout('never-built-serve', {}), 'serve');
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 78, stderr: '' });
+    expect(fatalLines(result.stdout)).toEqual([expect.objectContaining({ app: 'subops', exitCode: 78, msg: expect.stringMatching(/^SubOps is not built \(no dist\/\)/) })]);
   });
 
   it('names a dependency that is not installed: exit 2', async () => {

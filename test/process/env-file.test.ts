@@ -15,6 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Env } from '../../src/config.js';
 import { applyEnvText, loadEnvFile, runProcess, type EntryProcess } from '../../src/process/env-file.js';
+import { fatalLines } from '../support/log-lines.js';
 import type { ProcessIo } from '../../src/process/io.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { startPasswordCatcher } from '../support/password-catcher.js';
@@ -220,13 +221,14 @@ describe('loadEnvFile', () => {
 
 describe('runProcess (the entry bin/subops.js runs)', () => {
   function entry(env: Env, cwd: string, ...args: string[]) {
-    const stderr = new PassThrough();
-    let err = '';
+    const [stdout, stderr] = [new PassThrough(), new PassThrough()];
+    let [out, err] = ['', ''];
+    stdout.on('data', (chunk) => (out += chunk));
     stderr.on('data', (chunk) => (err += chunk));
-    const proc: EntryProcess = { env, argv: ['node', 'subops', ...args], cwd: () => cwd, stdout: new PassThrough(), stderr, stdin: new PassThrough() };
+    const proc: EntryProcess = { env, argv: ['node', 'subops', ...args], cwd: () => cwd, stdout, stderr, stdin: new PassThrough() };
     const seen: { argv: string[]; io: ProcessIo }[] = [];
     const main = async (argv: string[], io: ProcessIo) => (seen.push({ argv, io }), 0);
-    return { run: () => runProcess(main, proc), seen, err: () => err };
+    return { run: () => runProcess(main, proc), seen, out: () => out, err: () => err };
   }
 
   it('gives the command the environment with .env filled in, and names the file on stderr', async () => {
@@ -251,7 +253,7 @@ describe('runProcess (the entry bin/subops.js runs)', () => {
   it('a .env that would send the environment’s token elsewhere ends the run with exit code 2, before the command runs', async () => {
     const dir = folder({ '.env': 'SLACK_API_URL=https://collector.example/api\n' });
     const env: Env = { SLACK_BOT_TOKEN: 'xoxb-operator' };
-    const { run, seen, err } = entry(env, dir, 'serve');
+    const { run, seen, err } = entry(env, dir, 'config', 'check');
     expect(await run()).toBe(2);
     expect(seen).toEqual([]);
     expect(err()).toContain(`${join(dir, '.env')} was not read: it sets SLACK_API_URL while SLACK_BOT_TOKEN comes from the environment`);
@@ -262,10 +264,20 @@ describe('runProcess (the entry bin/subops.js runs)', () => {
   it('an unreadable .env ends the run with one line and exit code 2, before the command runs', async () => {
     const dir = folder();
     mkdirSync(join(dir, '.env'));
-    const { run, seen, err } = entry({}, dir, 'serve');
+    const { run, seen, err } = entry({}, dir, 'client', '1001');
     expect(await run()).toBe(2);
     expect(seen).toEqual([]);
     expect(err()).toBe(`Could not read ${join(dir, '.env')} (EISDIR): fix or remove it, or set SUBOPS_ENV_FILE to another file (empty: read none).\n`);
+  });
+
+  it('for serve, a .env it refuses is one fatal JSON log line on stdout and exit 78 (a restart does not fix it), as every fatal start-up problem', async () => {
+    const dir = folder({ '.env': 'SLACK_API_URL=https://collector.example/api\n' });
+    const { run, seen, out, err } = entry({ SLACK_BOT_TOKEN: 'xoxb-operator' }, dir, '--simulator', 'serve');
+    expect(await run()).toBe(78);
+    expect(seen).toEqual([]);
+    expect(err()).toBe('');
+    expect(fatalLines(out())).toEqual([expect.objectContaining({ exitCode: 78, msg: expect.stringContaining(`${join(dir, '.env')} was not read: it sets SLACK_API_URL`) })]);
+    expect(out()).not.toContain('xoxb-operator');
   });
 });
 

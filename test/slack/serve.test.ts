@@ -1,9 +1,9 @@
-/** `subops serve` / `npm start`: configuration problems exit 2 before connecting; a good one serves. */
-import { createServer } from 'node:net';
-import { PassThrough, Writable } from 'node:stream';
+/** `subops serve` / `npm start`: a good configuration serves (its exit codes: serve-exit-codes.test.ts). */
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, inject, it } from 'vitest';
 import { serve } from '../../src/serve.js';
 import type { ProcessIo } from '../../src/process/io.js';
@@ -11,7 +11,7 @@ import type { Env } from '../../src/config.js';
 import { startFakeSlack } from '../../src/playground/fake-slack.js';
 import { SlackSender } from '../../src/playground/slack-sender.js';
 import { startSimulator } from '../../src/simulator/index.js';
-import { holdingBot } from '../support/store.js';
+import { fatalLines, logLines } from '../support/log-lines.js';
 
 function io(env: Env, untilStopped?: () => Promise<void>): ProcessIo & { out: () => string; err: () => string; printed: (text: string) => Promise<void> } {
   let out = '';
@@ -56,29 +56,20 @@ const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 const store = () => ({ DATABASE_URL: inject('postgresUrl') });
 
 describe('serve', () => {
-  it('lists every configuration problem by variable name and exits 2 without connecting', async () => {
-    const run = io({ SLACK_BOT_TOKEN: 'not-a-bot-token', UISP_URL: 'ftp://uisp', PORT: 'eighty', SLACK_API_URL: 'nope' });
-    expect(await serve([], run)).toBe(2);
-    const problems = run.err();
-    for (const variable of ['UISP_URL', 'SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'PORT', 'SLACK_API_URL']) expect(problems).toContain(variable);
-    expect(problems).not.toContain('not-a-bot-token');
-    expect(run.out()).toBe('');
-  });
-
   it('refuses to start, naming the settings, when nobody is given access (no ALLOWED_*) unless ALLOWED_EVERYONE=true opens it', async () => {
     const run = io({ SUBOPS_SIMULATOR: '1', SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_APP_TOKEN: 'xapp-serve', ACCESS_ACTIVATE: 'S0OPS' });
-    expect(await serve([], run)).toBe(2);
-    expect(run.err()).toBe(
-      'Invalid configuration:\n  - ALLOWED_USERGROUP_ID or ALLOWED_USER_IDS is required: who may use SubOps (a user group S…, or user ids U…); ALLOWED_EVERYONE=true opens it to every member of the workspace\n',
+    expect(await serve([], run)).toBe(78);
+    expect(fatalLines(run.out()).map((line) => line.msg).join('\n')).toContain(
+      'ALLOWED_USERGROUP_ID or ALLOWED_USER_IDS is required: who may use SubOps (a user group S…, or user ids U…); ALLOWED_EVERYONE=true opens it to every member of the workspace',
     );
-    expect(run.out()).toBe('');
+    expect(run.err()).toBe('');
   });
 
   it('refuses to serve agents without a real UISP unless --simulator is given', async () => {
     const run = io({ SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret' });
-    expect(await serve([], run)).toBe(2);
-    expect(run.err()).toMatch(/UISP_URL is required for the Slack app .*subops serve --simulator/);
-    expect(run.out()).toBe('');
+    expect(await serve([], run)).toBe(78);
+    expect(fatalLines(run.out()).map((line) => line.msg)).toEqual([expect.stringMatching(/UISP_URL is required for the Slack app .*subops serve --simulator/)]);
+    expect(run.err()).toBe('');
   });
 
   it('serves signed requests on PORT until stopped', async () => {
@@ -125,14 +116,15 @@ describe('serve', () => {
     }
   });
 
-  it('uses Socket Mode when SLACK_APP_TOKEN is set, through SLACK_API_URL, and exits 1 when Slack refuses', async () => {
+  it('uses Socket Mode when SLACK_APP_TOKEN is set, through SLACK_API_URL, and exits 78 when Slack refuses', async () => {
     const sim = await startSimulator();
     const fake = await startFakeSlack();
     try {
       // The fake accepts only xox… tokens, so it refuses the app token the way Slack refuses a revoked one.
       const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, ALLOWED_EVERYONE: 'true', SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_APP_TOKEN: 'xapp-1-revoked', SLACK_API_URL: fake.apiUrl });
-      expect(await serve([], run)).toBe(1);
-      expect(run.err()).toBe('Slack refused SLACK_APP_TOKEN (invalid_auth); generate an app-level token with connections:write under Basic Information → App-Level Tokens.\n');
+      expect(await serve([], run)).toBe(78);
+      expect(fatalLines(run.out()).map((line) => line.msg)).toEqual(['Slack refused SLACK_APP_TOKEN (invalid_auth); generate an app-level token with connections:write under Basic Information → App-Level Tokens.']);
+      expect(run.err()).toBe('');
       expect(fake.callsTo('apps.connections.open').map((c) => c.token)).toEqual(['xapp-1-revoked']);
     } finally {
       await fake.close();
@@ -140,21 +132,27 @@ describe('serve', () => {
     }
   });
 
-  it('a PORT another process holds is named, with what to do, and serve exits 1', async () => {
+  it('stops quietly: nothing at warn or above between "stopping" and "SubOps stopped", with the embedded store and the audit channel', async () => {
     const sim = await startSimulator();
     const fake = await startFakeSlack();
-    const taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    const port = (taken.address() as { port: number }).port;
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    const env = { UISP_URL: sim.url, UISP_TOKEN: sim.token, ALLOWED_EVERYONE: 'true', SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(await freePort()), OPS_PORT: '0', AUDIT_CHANNEL_ID: 'C0AUDIT', STORE_DIR: mkdtempSync(join(tmpdir(), 'subops-quiet-')) };
+    const run = io(env, () => stopped);
+    const exit = serve([], run);
     try {
-      const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, ALLOWED_EVERYONE: 'true', SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', ...store() });
-      expect(await serve([], run)).toBe(1);
-      expect(run.err()).toBe(`Could not listen on PORT ${port}: another process is using it; set PORT to a free port.\n`);
+      await run.printed('SubOps state:');
     } finally {
-      await new Promise((resolve) => taken.close(resolve));
+      stop();
+      expect(await exit).toBe(0);
       await fake.close();
       await sim.close();
     }
+    const lines = logLines(run.out());
+    const stopping = lines.findIndex((line) => line.msg.startsWith('stopping:'));
+    expect(stopping).toBeGreaterThan(-1);
+    expect(lines.at(-1)!.msg).toBe('SubOps stopped');
+    expect(lines.slice(stopping).filter((line) => line.level >= 40)).toEqual([]);
   });
 
   it('LOG_FORMAT=pretty writes readable lines instead of JSON objects', async () => {
@@ -178,36 +176,4 @@ describe('serve', () => {
     }
   });
 
-  it('a DATABASE_URL it cannot reach is one line naming it (no password), exit 1, and nothing listens', async () => {
-    const sim = await startSimulator();
-    const fake = await startFakeSlack();
-    const port = await freePort();
-    try {
-      const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, ALLOWED_EVERYONE: 'true', SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', DATABASE_URL: 'postgres://subops:pw-9f2c@127.0.0.1:1/subops' });
-      expect(await serve([], run)).toBe(1);
-      expect(run.err()).toMatch(/^Could not connect to the store at DATABASE_URL \(127\.0\.0\.1:1\/subops\): [^\n]*\n$/);
-      expect(run.err()).not.toContain('pw-9f2c');
-      expect(run.out()).not.toContain('SubOps is listening');
-    } finally {
-      await fake.close();
-      await sim.close();
-    }
-  });
-
-  it('an embedded store another bot holds (an OS lock: a container sharing the volume too) stops this one with one line saying so, exit 1, and nothing listens', async () => {
-    const sim = await startSimulator();
-    const fake = await startFakeSlack();
-    const dir = mkdtempSync(join(tmpdir(), 'subops-held-'));
-    const other = await holdingBot(dir);
-    const port = await freePort();
-    try {
-      const run = io({ UISP_URL: sim.url, UISP_TOKEN: sim.token, ALLOWED_EVERYONE: 'true', SLACK_BOT_TOKEN: 'xoxb-serve', SLACK_SIGNING_SECRET: 'serve-secret', SLACK_API_URL: fake.apiUrl, PORT: String(port), OPS_PORT: '0', STORE_DIR: dir });
-      expect(await serve([], run)).toBe(1);
-      expect(run.err()).toBe(`The embedded store in ${dir} (STORE_DIR) is in use by another SubOps bot (process ${other.pid} on ${hostname()}): one bot per state folder. Stop that bot first; several replicas share a PostgreSQL store (DATABASE_URL).\n`);
-      expect(run.out()).not.toContain('SubOps is listening');
-    } finally {
-      await fake.close();
-      await sim.close();
-    }
-  });
 });

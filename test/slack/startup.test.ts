@@ -1,7 +1,7 @@
 /**
- * `subops serve` start-up against the fake Slack: Slack unreachable (retried, then one line and exit 1),
- * the token refused, AUDIT_CHANNEL_ID unusable, and the process-level guard for stray rejections.
- * No stack traces, no secrets, one line on stderr.
+ * `subops serve` start-up against the fake Slack: Slack unreachable (retried, then one fatal line and exit
+ * 75), the token refused, AUDIT_CHANNEL_ID unusable (exit 78), and the process-level guard for stray
+ * rejections. No stack traces, no secrets, one fatal JSON line on stdout and nothing on stderr.
  */
 import { EventEmitter } from 'node:events';
 import { createServer } from 'node:net';
@@ -12,6 +12,7 @@ import type { ProcessIo } from '../../src/process/io.js';
 import { loadAppConfig, type Env } from '../../src/config.js';
 import { startFakeSlack, type FakeSlack, type FakeSlackOptions } from '../../src/playground/fake-slack.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { fatalLines } from '../support/log-lines.js';
 
 const BOT_TOKEN = 'xoxb-startup-secret-token';
 const noWait = () => Promise.resolve();
@@ -86,10 +87,14 @@ function env(slackApiUrl: string, extra: Env = {}): Env {
   return { UISP_URL: sim.url, UISP_TOKEN: sim.token, SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: 'startup-secret', SLACK_API_URL: slackApiUrl, PORT: String(port), OPS_PORT: '0', ALLOWED_EVERYONE: 'true', ...extra };
 }
 
-function expectOneCleanLine(run: Run): void {
-  expect(run.err().split('\n').filter(Boolean)).toHaveLength(1);
-  expect(run.err() + run.out()).not.toMatch(/\n\s+at /);
-  expect(run.err() + run.out()).not.toContain(BOT_TOKEN);
+/** The one fatal line's message, after checking it is the only one, stderr is empty, and no stack or secret shows. */
+function fatalMessage(run: Run): string {
+  expect(run.err()).toBe('');
+  expect(run.out()).not.toMatch(/\\n\s+at /);
+  expect(run.out()).not.toContain(BOT_TOKEN);
+  const fatal = fatalLines(run.out());
+  expect(fatal).toHaveLength(1);
+  return fatal[0]!.msg;
 }
 
 /** A port nothing listens on (for a moment): a Slack that refuses connections, or a port to serve on. */
@@ -103,12 +108,11 @@ function freePort(): Promise<number> {
 }
 
 describe('serve start-up', () => {
-  it('retries an unreachable Slack with a log line each time, then exits 1 with one clear line', async () => {
+  it('retries an unreachable Slack with a log line each time, then exits 75 (a restart may help) with one clear line', async () => {
     const run = io(env(`http://127.0.0.1:${await freePort()}/api`));
-    expect(await serve([], run, { sleep: noWait })).toBe(1);
-    expect(run.err()).toMatch(/^Slack is not reachable \(auth\.test: .*\) after 5 attempts; check the network, any proxy, and SLACK_API_URL\.\n$/);
+    expect(await serve([], run, { sleep: noWait })).toBe(75);
+    expect(fatalMessage(run)).toMatch(/^Slack is not reachable \(auth\.test: .*\) after 5 attempts; check the network, any proxy, and SLACK_API_URL\.$/);
     expect(run.out().split('\n').filter((line) => line.includes('Slack is not reachable yet (auth.test); retrying in'))).toHaveLength(4);
-    expectOneCleanLine(run);
   });
 
   it('starts once Slack answers again', async () => {
@@ -145,40 +149,36 @@ describe('serve start-up', () => {
     expect(run.err()).toBe('');
   });
 
-  it('exits 1 when the AUDIT_CHANNEL_ID channel is archived', async () => {
+  it('exits 78 when the AUDIT_CHANNEL_ID channel is archived', async () => {
     const slack = await withFake({ channels: { C0AUDIT: { name: 'old-audit', is_archived: true } } });
     const run = io(env(slack.apiUrl, { AUDIT_CHANNEL_ID: 'C0AUDIT' }));
-    expect(await serve([], run, { sleep: noWait })).toBe(1);
-    expect(run.err()).toBe('AUDIT_CHANNEL_ID C0AUDIT (#old-audit) is archived; the bot cannot post there. Set it to a live channel.\n');
-    expectOneCleanLine(run);
+    expect(await serve([], run, { sleep: noWait })).toBe(78);
+    expect(fatalMessage(run)).toBe('AUDIT_CHANNEL_ID C0AUDIT (#old-audit) is archived; the bot cannot post there. Set it to a live channel.');
   });
 
-  it('exits 1 naming SLACK_BOT_TOKEN, never showing it, when Slack refuses the token', async () => {
+  it('exits 78 naming SLACK_BOT_TOKEN, never showing it, when Slack refuses the token', async () => {
     const slack = await withFake();
     slack.failNext('auth.test', { error: 'invalid_auth' });
     const run = io(env(slack.apiUrl));
-    expect(await serve([], run, { sleep: noWait })).toBe(1);
-    expect(run.err()).toBe("Slack refused SLACK_BOT_TOKEN (invalid_auth); copy the Bot User OAuth Token (xoxb-…) from the app's OAuth & Permissions page.\n");
+    expect(await serve([], run, { sleep: noWait })).toBe(78);
+    expect(fatalMessage(run)).toBe("Slack refused SLACK_BOT_TOKEN (invalid_auth); copy the Bot User OAuth Token (xoxb-…) from the app's OAuth & Permissions page.");
     expect(slack.callsTo('auth.test')).toHaveLength(1);
-    expectOneCleanLine(run);
   });
 
-  it('exits 1 when the bot is not in the AUDIT_CHANNEL_ID channel, saying how to fix it', async () => {
+  it('exits 78 when the bot is not in the AUDIT_CHANNEL_ID channel, saying how to fix it', async () => {
     const slack = await withFake({ channels: { C0AUDIT: { name: 'subops-audit', is_member: false } } });
     const run = io(env(slack.apiUrl, { AUDIT_CHANNEL_ID: 'C0AUDIT' }));
-    expect(await serve([], run, { sleep: noWait })).toBe(1);
-    expect(run.err()).toBe('AUDIT_CHANNEL_ID C0AUDIT (#subops-audit): the bot is not a member, so it cannot post the audit trail there. Run /invite @SubOps in that channel.\n');
+    expect(await serve([], run, { sleep: noWait })).toBe(78);
+    expect(fatalMessage(run)).toBe('AUDIT_CHANNEL_ID C0AUDIT (#subops-audit): the bot is not a member, so it cannot post the audit trail there. Run /invite @SubOps in that channel.');
     expect(slack.callsTo('chat.postMessage')).toEqual([]);
-    expectOneCleanLine(run);
   });
 
-  it('exits 1 when AUDIT_CHANNEL_ID names no channel the bot can see', async () => {
+  it('exits 78 when AUDIT_CHANNEL_ID names no channel the bot can see', async () => {
     const slack = await withFake();
     slack.failNext('conversations.info', { error: 'channel_not_found' });
     const run = io(env(slack.apiUrl, { AUDIT_CHANNEL_ID: 'C0GONE' }));
-    expect(await serve([], run, { sleep: noWait })).toBe(1);
-    expect(run.err()).toContain('AUDIT_CHANNEL_ID C0GONE: no such channel');
-    expectOneCleanLine(run);
+    expect(await serve([], run, { sleep: noWait })).toBe(78);
+    expect(fatalMessage(run)).toContain('AUDIT_CHANNEL_ID C0GONE: no such channel');
   });
 
   it('starts with a warning when the app may not read channels (installed before that scope)', async () => {
