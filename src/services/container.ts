@@ -102,7 +102,7 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
     activation,
     suspensions: new SuspensionService(crm, SHARED_STATUSES, writeRetry, numbering),
     payments: new PaymentService(crm, today, { limits: config.payments, retry: writeRetry, locks }, () => now().getTime(), notice),
-    lookups: new LookupService({ crm, nms, numbering, crmClientUrl: (id) => activation.crmClientUrl(id), logger: overrides.logger }),
+    lookups: new LookupService({ crm, nms, network, numbering, crmClientUrl: (id) => activation.crmClientUrl(id), logger: overrides.logger }),
     duplicates: new DuplicateService({ crm, nms, numbering, locks }),
     ownChanges,
     numbering,
