@@ -6,7 +6,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadCoreConfig } from '../../src/config.js';
+import { siteMarker } from '../../src/services/activation/markers.js';
 import { createServices, type Services } from '../../src/services/container.js';
+import type { ClientLookup } from '../../src/services/lookups/index.js';
 import { buildData, generateDataSet, startSimulator, type RecordedRequest, type RunningSimulator, type SimulatorData } from '../../src/simulator/index.js';
 import { WORLD_FILTERS, type SimulatorFilter } from '../../src/simulator/world.js';
 
@@ -96,10 +98,25 @@ describe('the same cards from a stock UISP lacking NMS filters', () => {
     ['every NMS filter (the interface document\'s NMS)', nmsFilters],
   ];
 
+  /** A second site SubOps made for Marcus Baptiste (1001), not linked: the card names it a late duplicate. */
+  function addLateSite(on: RunningSimulator) {
+    const endpoint = structuredClone(on.data.sites.find((site) => site.identification.name === 'Marcus Baptiste')!);
+    endpoint.id = endpoint.identification.id = '9f8e7d6c-5b4a-4c3d-8e2f-1a0b9c8d7e6f';
+    endpoint.ucrm = null;
+    endpoint.description = { ...endpoint.description, ucrmId: null, note: siteMarker(1001, '0a1b2c3d') };
+    on.data.sites.push(endpoint);
+  }
+
   it.each(lacking)('without %s', async (_name, missing) => {
     sim = await startSimulator({ world: 'stock' });
+    addLateSite(sim);
     const narrowed = await cards(sim);
     expect(narrowed.notices).toEqual([]);
+    const baptiste = narrowed.shown[0] as ClientLookup;
+    expect(baptiste.kind === 'card' && [baptiste.card.sites.map((site) => site.linkedBy), baptiste.card.duplicates.map((d) => [d.record, d.others.map((o) => o.id)])]).toEqual([
+      ['crm', 'marker'],
+      [['site', ['9f8e7d6c-5b4a-4c3d-8e2f-1a0b9c8d7e6f']]],
+    ]);
     sim.honourFilters(WORLD_FILTERS.stock.filter((f) => !missing.includes(f)));
     const whole = await cards(sim);
     expect(whole.shown).toEqual(narrowed.shown);
