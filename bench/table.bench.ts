@@ -31,7 +31,11 @@ machine; the absolute times do not.
 
 1. Round trips: the longest chain of UISP requests each starting after the previous one ended
    (\`sequentialRoundTrips\` of the simulator's request log), UISP at 20 ms, a fresh simulator per case;
-   for Slack from the form submission to the last UISP request, the confirmation step included.
+   for Slack from the form submission to the last UISP request, the confirmation step included; on
+   both UISPs the simulator plays (the interface document's NMS has none of the filters SubOps narrows
+   its reads with: a process's first device question learns that, one round trip; on a stock one, a
+   client none of whose services is bound to a site has its sites proved from the whole site list once
+   its services are known, one round trip per read of the client: docs/design.md, issue #38).
 2. Form submission to the end of the last UISP request of a new-customer activation, UISP at 100 ms,
    Slack answering at once or 100 ms late (a delaying proxy in front of the fake); median of 3 each.
 3. 50 signed requests at once of each kind: \`/suspend 101\`, suspension-form submissions, a client id

@@ -110,12 +110,20 @@ export class NetworkReads {
 
   /**
    * A client's own sites' candidates: those its services are bound to, and every site it may own by
-   * SubOps' note line (../sites.ts `ownSites` decides which are its own).
+   * SubOps' note line (../sites.ts `ownSites` decides which are its own). A site bound to the client
+   * alone (`ucrm.client` without a service: linked by hand, or its service deleted) no CRM record names,
+   * so for a client none of whose services names a site, every site.
    */
   async clientSites(services: readonly Service[]): Promise<Site[]> {
     const bound = services.flatMap((s) => (s.unmsClientSiteId ? [s.unmsClientSiteId] : []));
+    if (bound.length === 0) return this.everySite();
     const [named, notBound] = await Promise.all([this.sitesById(bound), this.sitesNotBound()]);
     return uniqueSites([...named, ...notBound]);
+  }
+
+  /** GET /sites, every site (read once per `oneRead`). */
+  everySite(): Promise<Site[]> {
+    return this.allSites();
   }
 
   private async sitesOfKind(filter: { type: 'site' | 'endpoint'; ucrm?: boolean }, passes: (site: Site) => boolean): Promise<Site[]> {
@@ -123,9 +131,14 @@ export class NetworkReads {
       ...(this.filters.honours('sites.type') && { type: filter.type }),
       ...(filter.ucrm !== undefined && this.filters.honours('sites.ucrm') && { ucrm: filter.ucrm }),
     };
-    const answer = Object.keys(ask).length === 0 ? await this.allSites() : await this.nms.listSites(ask);
-    if ('type' in ask && answer.some((s) => !(filter.type === 'endpoint' ? isEndpoint(s) : isTower(s)))) this.filters.lacks('sites.type', `it answered sites of another type than ${filter.type}`);
-    if ('ucrm' in ask && answer.some((s) => unbound(s) === filter.ucrm)) this.filters.lacks('sites.ucrm', 'it answered sites bound otherwise than asked');
+    if (Object.keys(ask).length === 0) return (await this.allSites()).filter(passes);
+    const answer = await this.nms.listSites(ask);
+    const otherType = 'type' in ask && answer.some((s) => !(filter.type === 'endpoint' ? isEndpoint(s) : isTower(s)));
+    const otherBinding = 'ucrm' in ask && answer.some((s) => unbound(s) === filter.ucrm);
+    if (otherType) this.filters.lacks('sites.type', `it answered sites of another type than ${filter.type}`);
+    if (otherBinding) this.filters.lacks('sites.ucrm', 'it answered sites bound otherwise than asked');
+    // Every filter asked was ignored: the answer is GET /sites itself, the whole list, read once.
+    if (this.keepsWholeLists && otherType === ('type' in ask) && otherBinding === ('ucrm' in ask)) this.wholeSites ??= Promise.resolve(answer);
     return answer.filter(passes);
   }
 

@@ -18,7 +18,8 @@ describe('subops client', () => {
   it('shows the card: balance, services with state and reason, last payment, site and devices, and what to run next', async () => {
     const { code, out, err } = await subops(['client', '#1005']);
     expect(code).toBe(0);
-    expect(err).toBe('');
+    // Nothing on stderr but, from an NMS without the Swagger's filters (the interface world), that notice.
+    expect(err.split('\n').filter((line) => line && !line.startsWith("UISP's NMS does not honour "))).toEqual([]);
     expect(out).toContain('Client #1005 Ravi Persaud (DW-1005)');
     expect(out).toContain(`CRM: ${sim.url}/crm/client/1005`);
     expect(out).toContain('Balance: GYD -20,000.00 (owes GYD 20,000.00)');

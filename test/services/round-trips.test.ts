@@ -24,12 +24,20 @@ const LATENCY_MS = 80;
  * one may predate the run's hold on its keys, and a person may have turned the service Active since. Through Slack, a confirmation is read again (one round trip:
  * the client's services with the name lookup) before the run, which builds on that read.
  */
+const WORLD = process.env.SUBOPS_SIMULATOR_WORLD ?? 'interface';
+
 /**
- * The interface document's NMS has none of the filters the reads ask with (src/services/network.ts): a
+ * What the NMS's filters change (src/services/network.ts). The interface document's NMS has none: a
  * process's first device question learns that from the answer and then reads the whole device list, one
- * round trip more. Every case here is a fresh process.
+ * round trip more (every case here is a fresh process). Where they are honoured, a client none of whose
+ * services is bound to a site (Priya's Quoted one) has its sites proved from the whole site list, read
+ * once its services are known: one round trip more for each read of the client (the interface world read
+ * that list at the start): the CLI's one, and through Slack the confirmation's read again too.
  */
-const LEARNING = (process.env.SUBOPS_SIMULATOR_WORLD ?? 'interface') === 'interface' ? 1 : 0;
+const more = (name: string, front: 'cli' | 'slack'): number => {
+  if (WORLD === 'interface') return name === 'a new customer' ? 1 : 0;
+  return name === 'a Quoted clean-up' ? (front === 'cli' ? 1 : 2) : 0;
+};
 
 const CASES = [
   { name: 'a new customer', device: '10.20.1.88', firstName: 'Ada', lastName: 'Lovelace', outcome: 'activated', cli: 5, slack: 5 },
@@ -46,17 +54,17 @@ afterEach(async () => {
 });
 
 describe('activation round trips', () => {
-  it.each(CASES)('CLI: $name takes at most $cli', async ({ device, firstName, lastName, outcome, cli }) => {
+  it.each(CASES)('CLI: $name takes at most $cli (and what the NMS filters change)', async ({ name, device, firstName, lastName, outcome, cli }) => {
     uisp = await startUisp({ simulator: { latencyMs: LATENCY_MS } });
     let result: ActivationResult | undefined;
     for await (const event of uisp.services.activation.run({ device, firstName, lastName }, { confirm: { deletes: 'any', moveFrom: 'any' } })) {
       if (event.type === 'result') result = event;
     }
     expect(result?.outcome).toBe(outcome);
-    expect(sequentialRoundTrips(uisp.sim.requests)).toBeLessThanOrEqual(cli + LEARNING);
+    expect(sequentialRoundTrips(uisp.sim.requests)).toBeLessThanOrEqual(cli + more(name, 'cli'));
   });
 
-  it.each(CASES)('Slack: $name takes at most $slack from the form submission, a confirmation included', async ({ device, firstName, lastName, outcome, slack }) => {
+  it.each(CASES)('Slack: $name takes at most $slack from the form submission, a confirmation included (and what the NMS filters change)', async ({ name, device, firstName, lastName, outcome, slack }) => {
     h = await startHarness({ simulator: { latencyMs: LATENCY_MS } });
     await h.command('/activate', `${device} ${firstName} ${lastName}`);
     const { id } = await h.openedView();
@@ -67,6 +75,6 @@ describe('activation round trips', () => {
       await h.submit(id, {});
     }
     expect(shown((await audited).args as { text?: string; blocks?: unknown[] })).toContain(`: *${outcome}*`);
-    expect(sequentialRoundTrips(h.uisp.sim.requests)).toBeLessThanOrEqual(slack + LEARNING);
+    expect(sequentialRoundTrips(h.uisp.sim.requests)).toBeLessThanOrEqual(slack + more(name, 'slack'));
   });
 });

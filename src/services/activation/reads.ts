@@ -4,7 +4,7 @@
  * and devices; by name, both lists), the discovered list, the client lookup, the sites that may await
  * their link, the parent site (or the towers), the service plans, all at once; then, for a name lookup,
  * the identified client's services (read with the lookup when the caller already knows the client: a
- * confirmation read again), the sites those services are bound to, and, when the client has several
+ * confirmation read again), the sites those services are bound to (every site when none is), and, when the client has several
  * sites, the devices on them (which one every run keeps depends on them: ./keep.ts).
  */
 import type { ActivationConfig } from '../../config.js';
@@ -13,7 +13,7 @@ import { ownSites } from '../sites.js';
 import type { CrmClient } from '../uisp/crm-client.js';
 import { emptyIfNotFound, nullIfNotFound } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
-import type { Service } from '../uisp/schemas.js';
+import type { Service, Site } from '../uisp/schemas.js';
 import { parseDeviceQuery } from './device-match.js';
 import type { StatusNumbering } from './numbering.js';
 import { madeBySubOps } from './markers.js';
@@ -55,10 +55,10 @@ export async function readActivation(deps: ReadDeps, request: ActivationRequest,
   const { lookup, services } = settled(client);
   const { authorized, sites: deviceSites } = settled(found);
   const known = uniqueSites([...deviceSites, ...settled(notBound), ...settled(parents)]);
-  const bound = services.flatMap((s) => (s.unmsClientSiteId && !known.some((site) => site.id === s.unmsClientSiteId) ? [s.unmsClientSiteId] : []));
-  const sites = uniqueSites([...known, ...(await network.sitesById(bound))]);
   const identity = identifyClient(lookup, firstName, lastName);
-  const own = 'client' in identity && identity.client ? ownSites(sites, identity.client.id, services) : [];
+  const existing = 'client' in identity ? identity.client : null;
+  const sites = uniqueSites([...known, ...(existing ? await boundSites(network, services, known) : [])]);
+  const own = existing ? ownSites(sites, existing.id, services) : [];
   const onOwn = own.length > 1 ? await network.devicesOn(own.map((s) => s.id)) : [];
   return {
     query,
@@ -74,6 +74,16 @@ export async function readActivation(deps: ReadDeps, request: ActivationRequest,
     settings,
     today: deps.today(),
   };
+}
+
+/**
+ * An existing client's bound sites not read yet: those its services name, by id; when none names one,
+ * every site (a site bound to the client alone no CRM record names: ../network.ts `clientSites`).
+ */
+function boundSites(network: NetworkReads, services: readonly Service[], known: readonly Site[]): Promise<Site[]> {
+  const named = services.flatMap((s) => (s.unmsClientSiteId ? [s.unmsClientSiteId] : []));
+  if (named.length === 0) return network.everySite();
+  return network.sitesById(named.filter((id) => !known.some((site) => site.id === id)));
 }
 
 /** The client and its services together; an unknown id is a lookup result (the planner refuses it), not an error. */

@@ -15,9 +15,10 @@ import { clientActivation } from '../activation/keep.js';
 import { applicableAction } from '../suspensions.js';
 import type { CrmClient } from '../uisp/crm-client.js';
 import { UispNotFoundError } from '../uisp/errors.js';
-import type { NetworkReads } from '../network.js';
 import type { NmsClient } from '../uisp/nms-client.js';
 import type { Client, Device, Service, Site } from '../uisp/schemas.js';
+import type { DeviceQuery } from '../activation/types.js';
+import type { DeviceFinding, NetworkReads } from '../network.js';
 import { TypeaheadIndex } from './typeahead.js';
 import { activationName, clientMatch, deviceKey, deviceLine, linkedBy } from './lines.js';
 import type { ActivationPrefill, CardGap, ClientCard, ClientLookup, DeviceCard, DeviceLine, DeviceLookup, MissingLink, ServiceLine, SiteOwnerLine } from './types.js';
@@ -29,7 +30,7 @@ export type { Suggestion, Suggestions } from './typeahead.js';
 export interface LookupDeps {
   crm: CrmClient;
   nms: NmsClient;
-  /** The NMS questions narrowed to the records asked for (../network.ts). */
+  /** The NMS questions a card asks: the records it shows, not the lists (../network.ts). */
   network: NetworkReads;
   /** Names service statuses (Quoted, Deferred…) once UISP's numbering is known. */
   numbering: StatusNumbering;
@@ -75,31 +76,43 @@ export class LookupService {
     return [...active, ...archived.filter((a) => !active.some((c) => c.id === a.id))];
   }
 
+  /**
+   * The client's services, newest payment and own sites with the devices on them. NMS is asked for the
+   * sites the client may own (../network.ts `clientSites`) and the devices on its own ones, not for the lists;
+   * without its services (a CRM read that failed), whose a bound site is can only be told from every
+   * site, as before.
+   */
   async clientCard(client: Client): Promise<ClientCard> {
-    const { crm, nms } = this.deps;
-    const [services, lastPayment, sites, devices, numbering] = await Promise.allSettled([
-      crm.listServices(client.id),
+    const { crm } = this.deps;
+    const network = this.deps.network.oneRead();
+    const servicesRead = crm.listServices(client.id);
+    const candidates = servicesRead.then((list) => network.clientSites(list), () => network.everySite());
+    const ownRead = Promise.all([candidates, servicesRead.catch(() => [])]).then(([sites, list]) => ownSites(sites, client.id, list));
+    const devicesRead = ownRead.then((own) => network.devicesOn(own.map((site) => site.id)));
+    const [services, lastPayment, own, devices, numbering] = await Promise.allSettled([
+      servicesRead,
       firstOf(crm.payments({ clientId: client.id, direction: 'DESC' }, 1)),
-      nms.listSites(),
-      nms.listDevices(),
+      ownRead,
+      devicesRead,
       this.deps.numbering.resolve(),
     ]);
     const gaps: Gaps = [];
     const gap = (part: CardGap, result: PromiseRejectedResult) => gaps.push({ part, problem: problemOf(result.reason) });
     if (services.status === 'rejected') gap('services', services);
     if (lastPayment.status === 'rejected') gap('payments', lastPayment);
-    if (sites.status === 'rejected') gap('nms', sites);
+    if (own.status === 'rejected') gap('nms', own);
     else if (devices.status === 'rejected') gap('nms', devices);
 
     const serviceList = services.status === 'fulfilled' ? services.value : [];
     const lines = await this.serviceLines(serviceList, numbering.status === 'fulfilled' ? numbering.value.numbering : null);
-    const ownedSites = sites.status === 'fulfilled' ? ownSites(sites.value, client.id, serviceList) : [];
+    const ownedSites = own.status === 'fulfilled' ? own.value : [];
     const deviceList = devices.status === 'fulfilled' ? devices.value : [];
     const { active, suspended } = SHARED_STATUSES;
     const hasLiveService = serviceList.some((s) => s.status === active || s.status === suspended);
     // From what the card read: two SubOps-made Active services or sites (a late duplicate); none when a part is missing.
-    const readAll = services.status === 'fulfilled' && sites.status === 'fulfilled' && devices.status === 'fulfilled';
-    const duplicates = readAll ? duplicatesOf({ id: client.id, name: clientMatch(client).name }, clientActivation(client), serviceList, sites.value, deviceList) : [];
+    // Its own sites and the devices on them are all the rule looks at (which own site is in use decides the kept one).
+    const readAll = services.status === 'fulfilled' && own.status === 'fulfilled' && devices.status === 'fulfilled';
+    const duplicates = readAll ? duplicatesOf({ id: client.id, name: clientMatch(client).name }, clientActivation(client), serviceList, ownedSites, deviceList) : [];
     return {
       client: clientMatch(client),
       crmUrl: this.deps.crmClientUrl(client.id),
@@ -119,16 +132,21 @@ export class LookupService {
     };
   }
 
-  /** A device by IP, MAC or exact name, in the authorized and discovered lists; else names that contain the text. */
+  /**
+   * A device by IP, MAC or exact name, in the authorized and discovered lists; else names that contain the
+   * text. An IP or MAC is asked of NMS (../network.ts `findDevice`); a name is looked for in both whole
+   * lists (NMS has no name filter). The discovered list is read whole: NMS filters none of it.
+   */
   async device(text: string): Promise<DeviceLookup> {
     const typed = orRefuse('device', readLine()(text, 'Device'));
-    const { nms } = this.deps;
-    const [authorized, discovered] = await Promise.all([nms.listDevices(), nms.listDiscoveredDevices()]);
+    const network = this.deps.network.oneRead();
     const query = parseDeviceQuery(typed);
+    const [finding, discovered] = await Promise.all([this.authorizedMatching(query, network), this.deps.nms.listDiscoveredDevices()]);
+    const { authorized } = finding;
     let found = findDevices(query, authorized, discovered).map((ref) => ref.id);
     if (!found.length && query.kind === 'name') found = devicesNamedLike(query.name, authorized, discovered);
     const lines = found.map((id) => lineOf(id, authorized, discovered));
-    if (lines.length === 1) return { kind: 'card', card: await this.deviceCard(lines[0]!, authorized) };
+    if (lines.length === 1) return { kind: 'card', card: await this.deviceCard(lines[0]!, finding, network) };
     if (lines.length > 1) return { kind: 'matches', query: typed, matches: lines };
     return { kind: 'none', query: typed };
   }
@@ -145,13 +163,24 @@ export class LookupService {
     });
   }
 
-  private async deviceCard(device: DeviceLine, authorized: Device[]): Promise<DeviceCard> {
+  /**
+   * The authorized devices that may match, with the sites read with them: by IP or MAC, what NMS names
+   * for it; by name, the whole list, the card's site then read by its id (a failed site read stays a gap).
+   */
+  private authorizedMatching(query: DeviceQuery, network: NetworkReads): Promise<DeviceFinding> {
+    if (query.kind === 'name') return this.deps.nms.listDevices().then((authorized) => ({ authorized, sites: [] }));
+    return network.findDevice(query);
+  }
+
+  /** The device's site (read with it, else by its id) and the client that site belongs to. */
+  private async deviceCard(device: DeviceLine, finding: DeviceFinding, network: NetworkReads): Promise<DeviceCard> {
     const gaps: Gaps = [];
-    const reference = authorized.find((d) => d.identification.id === device.id)?.identification.site ?? null;
+    const reference = finding.authorized.find((d) => d.identification.id === device.id)?.identification.site ?? null;
     let site: Site | undefined;
     if (device.siteId) {
+      const siteId = device.siteId;
       try {
-        site = (await this.deps.nms.listSites()).find((s) => s.id === device.siteId);
+        site = finding.sites.find((s) => s.id === siteId) ?? (await network.sitesById([siteId]))[0];
       } catch (error) {
         gaps.push({ part: 'nms', problem: problemOf(error) });
       }
