@@ -171,14 +171,16 @@ async function serveWith(config: ReturnType<typeof loadAppConfig>, logger: Logge
       } (SubOps ${build.version}, Node.js ${build.node})`,
     );
     // Which status numbering an activation replaces services by: set, or asked of the CRM once (off the start-up path).
-    void connection.services.numbering.resolve().then((verdict) => logger.info({ numbering: verdict.numbering?.name ?? null }, `Service status numbering: ${describeNumbering(verdict)}`));
-    void linkWatch.resume(app.client, { events, auditChannelId: slack.auditChannelId, logger, identity });
+    const numbering = connection.services.numbering.resolve().then((verdict) => logger.info({ numbering: verdict.numbering?.name ?? null }, `Service status numbering: ${describeNumbering(verdict)}`));
+    const resumed = linkWatch.resume(app.client, { events, auditChannelId: slack.auditChannelId, logger, identity });
     logger.info(`SubOps state: ${storeName(config.store)}`);
     // Loaded only when configured, after the start-up line: start-up time is the same without a digest.
     const digest = config.digest && (await import('./slack/digest.js')).startDailyDigest({ client: app.client, identity, logger, work, settings: config.digest, timeZone: config.core.activation.timeZone, services: connection.services, auditChannelId: slack.auditChannelId, claims: store.claims });
     await stopped;
 
     logger.info({ inFlight: work.inFlight, graceMs: slack.shutdownGraceMs }, 'stopping: new requests are turned away while the operations in flight finish');
+    // The start-up's own reads end first (each within UISP_DEADLINE_MS): nothing of them comes after "SubOps stopped", and no watch starts after its stop.
+    await Promise.allSettled([numbering, resumed]);
     events.links.stop();
     // The watches this process held: the other replicas take them over at their next check.
     await events.links.handOver();

@@ -165,10 +165,9 @@ export class NetworkReads {
   }
 
   private async byMac(query: Extract<DeviceQuery, { kind: 'mac' }>): Promise<DeviceFinding | undefined> {
-    const colons = query.mac.match(/../g)!.join(':');
     let id: string;
     try {
-      id = await this.nms.deviceIdByMac(colons);
+      id = await this.nms.deviceIdByMac(query.mac);
     } catch (error) {
       if (!(error instanceof UispNotFoundError)) throw error;
       // No such device, or no such path: the whole list tells, and an NMS that lacks the path is not asked again.

@@ -54,7 +54,7 @@ const crmDrives = {
 const nmsDrives = {
   listDevices: { reply: [fixtures.device()], run: (n) => n.listDevices() },
   listDiscoveredDevices: { reply: [fixtures.device()], run: (n) => n.listDiscoveredDevices() },
-  deviceIdByMac: { reply: { id: 'd-1', type: 'airMax', series: 'AC' }, run: (n) => n.deviceIdByMac('fc:ec:da:00:00:01') },
+  deviceIdByMac: { reply: { id: 'd-1', type: 'airMax', series: 'AC' }, run: (n) => n.deviceIdByMac('fcecda000001') },
   getDevice: { reply: fixtures.device('d-1'), run: (n) => n.getDevice('d-1') },
   listSites: { reply: [fixtures.site()], run: (n) => n.listSites() },
   createSite: { reply: fixtures.site('s-2'), run: (n) => n.createSite({ name: 'Ada Lovelace', type: 'endpoint', parentSiteId: 's-0' }) },
@@ -220,7 +220,8 @@ describe('every client request is documented', () => {
       .filter((call) => !findEndpoint(catalogues, call.method, call.path).some((m) => m.source === 'spec'))
       .map(describeCall);
     // Spec §4: "Endpoints for deleting a service, creating a site, linking a device to a site, authorizing a
-    // device and listing discovered devices: not shown". Plans, payment methods, a single service, a single
+    // device and listing discovered devices: not shown". A device by its MAC (the Swagger's GET /devices/mac/{mac},
+    // issue #38: asked for the record, not the list). Plans, payment methods, a single service, a single
     // payment, a client's invoices, a webhook event's confirmation and the CRM's version (which tells stock UISP's
     // status numbering) come from the CRM blueprint; deleting
     // SubOps' own duplicate clients and sites, and marking a new client's site with its id (PUT), from the
@@ -236,6 +237,7 @@ describe('every client request is documented', () => {
       'GET /crm/api/v1.0/webhook-events/2c6984d7-03ae-4e48-a212-7b99378837a2',
       'GET /crm/api/v1.0/version',
       'GET /nms/api/v2.1/devices/discovered',
+      'GET /nms/api/v2.1/devices/mac/fc:ec:da:00:00:01',
       'POST /nms/api/v2.1/sites',
       'DELETE /nms/api/v2.1/sites/s-2',
       'POST /nms/api/v2.1/devices/authorize',

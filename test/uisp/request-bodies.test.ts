@@ -143,6 +143,7 @@ const READS = [
   'crm.getVersion',
   'nms.listDevices',
   'nms.listDiscoveredDevices',
+  'nms.deviceIdByMac',
   'nms.getDevice',
   'nms.listSites',
 ];

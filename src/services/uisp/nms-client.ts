@@ -45,9 +45,14 @@ export class NmsClient {
     return this.http.get('devices', z.array(DeviceSchema), filter);
   }
 
-  /** GET /devices/mac/{mac} (NMS Swagger): the id of the device with that MAC, in any state. */
+  /**
+   * GET /devices/mac/{mac} (NMS Swagger): the id of the device with that MAC, in any state. `mac`: 12 hex
+   * digits; asked as NMS lists MACs, `aa:bb:cc:dd:ee:ff` (a colon needs no escaping in a path).
+   */
   async deviceIdByMac(mac: string): Promise<string> {
-    return (await this.http.get(`devices/mac/${encodeURIComponent(mac)}`, z.looseObject({ id: z.string().min(1) }))).id;
+    if (!/^[0-9a-f]{12}$/i.test(mac)) throw new RangeError(`not a MAC address: ${mac}`);
+    const colons = mac.toLowerCase().match(/../g)!.join(':');
+    return (await this.http.get(`devices/mac/${colons}`, z.looseObject({ id: z.string().min(1) }))).id;
   }
 
   /** GET /devices/discovered: devices seen on the network but not yet authorized (pending). */
