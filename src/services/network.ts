@@ -104,8 +104,7 @@ export class NetworkReads {
       const found = await this.byMac(query);
       if (found) return found;
     }
-    const [authorized, sites] = await Promise.all([this.allDevices(), this.allSites()]);
-    return { authorized, sites };
+    return this.bothWholeLists();
   }
 
   /**
@@ -171,7 +170,7 @@ export class NetworkReads {
     } catch (error) {
       if (!(error instanceof UispNotFoundError)) throw error;
       // No such device, or no such path: the whole list tells, and an NMS that lacks the path is not asked again.
-      const [authorized, sites] = await Promise.all([this.allDevices(), this.allSites()]);
+      const { authorized, sites } = await this.bothWholeLists();
       if (findDevices(query, authorized, []).length > 0) this.filters.lacks('devices.mac', 'it answered 404 for a device it lists');
       return { authorized, sites };
     }
@@ -185,6 +184,18 @@ export class NetworkReads {
     }
     const authorized = device && device.identification.authorized !== false && device.identification.site ? [device] : [];
     return { authorized, sites: await this.sitesById(authorized.map((d) => d.identification.site!.id)) };
+  }
+
+  /**
+   * Both whole lists, read together: where a device is is judged from sites read with it, never from a
+   * site list read before it (another run may have made the device's site since). The sites read become
+   * this view's whole list.
+   */
+  private async bothWholeLists(): Promise<DeviceFinding> {
+    const sites = this.nms.listSites();
+    if (this.keepsWholeLists) this.wholeSites = sites;
+    const [authorized, read] = await Promise.all([this.allDevices(), sites]);
+    return { authorized, sites: read };
   }
 
   /** GET /sites, every site (once per `oneRead`). */

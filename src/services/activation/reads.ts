@@ -9,17 +9,17 @@
  */
 import type { ActivationConfig } from '../../config.js';
 import { uniqueDevices, uniqueSites, type NetworkReads } from '../network.js';
-import { ownSites } from '../sites.js';
+import { markedClientId, ownSites } from '../sites.js';
 import type { CrmClient } from '../uisp/crm-client.js';
 import { emptyIfNotFound, nullIfNotFound } from '../uisp/errors.js';
 import type { NmsClient } from '../uisp/nms-client.js';
-import type { Service, Site } from '../uisp/schemas.js';
-import { parseDeviceQuery } from './device-match.js';
+import type { Device, Service, Site } from '../uisp/schemas.js';
+import { findDevices, parseDeviceQuery } from './device-match.js';
 import type { StatusNumbering } from './numbering.js';
 import { madeBySubOps } from './markers.js';
 import { titleCase } from './names.js';
 import { identifyClient, type ActivationReads, type ClientLookup } from './planner.js';
-import type { ActivationRequest } from './types.js';
+import type { ActivationRequest, DeviceQuery } from './types.js';
 
 export interface ReadDeps {
   crm: CrmClient;
@@ -52,9 +52,9 @@ export async function readActivation(deps: ReadDeps, request: ActivationRequest,
     crm.listServicePlans(),
     deps.numbering.resolve(),
   ]);
-  const { lookup, services } = settled(client);
   const { authorized, sites: deviceSites } = settled(found);
   const known = uniqueSites([...deviceSites, ...settled(notBound), ...settled(parents)]);
+  const { lookup, services } = await lookedUpAfterDevice(settled(client), { query, authorized, sites: known }, () => lookUpName(crm, firstName, lastName, expectedClientId));
   const identity = identifyClient(lookup, firstName, lastName);
   const existing = 'client' in identity ? identity.client : null;
   const sites = uniqueSites([...known, ...(existing ? await boundSites(network, services, known) : [])]);
@@ -74,6 +74,21 @@ export async function readActivation(deps: ReadDeps, request: ActivationRequest,
     settings,
     today: deps.today(),
   };
+}
+
+/**
+ * The device is read after the client lookup (its site first, then the devices on it). When it sits on
+ * a site SubOps made for a client the name lookup did not return, that client may be this very
+ * customer, made by another run since the lookup: the lookup is read again, so that the decision never
+ * takes the customer's own site for another client's.
+ */
+async function lookedUpAfterDevice(read: ClientRead, device: { query: DeviceQuery; authorized: Device[]; sites: Site[] }, again: () => Promise<ClientRead>): Promise<ClientRead> {
+  const { lookup } = read;
+  if (lookup.by !== 'name') return read;
+  const listed = new Set([...lookup.active, ...lookup.archived].map((c) => c.id));
+  const onSites = findDevices(device.query, device.authorized, []).flatMap((d) => device.sites.filter((s) => s.id === d.siteId));
+  const madeForAnother = onSites.some((site) => madeBySubOps(site.description?.note) && markedClientId(site) !== null && !listed.has(markedClientId(site)!));
+  return madeForAnother ? again() : read;
 }
 
 /**

@@ -294,7 +294,8 @@ export async function readPlacement(deps: Pick<WriteDeps, 'nms' | 'network'>, cl
   const network = deps.network.oneRead();
   const [notBound, device] = await Promise.all([network.sitesNotBound(), deps.nms.getDevice(deviceId)]);
   const named = [...services.flatMap((s) => (s.unmsClientSiteId ? [s.unmsClientSiteId] : [])), ...(device.identification.site ? [device.identification.site.id] : [])];
-  const sites = uniqueSites([...notBound, ...(await network.sitesById(named.filter((id) => !notBound.some((s) => s.id === id))))]);
+  // Read after the device, never from a whole list read before it: another run may have made the site the device is on since.
+  const sites = uniqueSites([...notBound, ...(await deps.network.sitesById(named.filter((id) => !notBound.some((s) => s.id === id))))]);
   const competing = competingSites(sites, clientId);
   const devices = competing.length > 1 ? await network.devicesOn(competing.map((s) => s.id)) : [];
   return { sites, competing, devices, device };
