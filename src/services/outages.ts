@@ -50,7 +50,7 @@ export interface OutageInProgress {
   /** How many devices are down in it (UISP's `affectedDevices`, summed over the site's items). */
   devicesDown: number;
   site: { id: string; name: string | null; kind: 'infrastructure' | 'customer' } | null;
-  /** Every customer it affects, by name. */
+  /** Every customer it affects, in name order. */
   affected: AffectedCustomer[];
 }
 
@@ -90,7 +90,8 @@ export class OutageService {
         return network.customerSitesBelow(outage.site.id);
       }),
     );
-    return { available: true, outages: outages.map((outage, i) => ({ ...outage, affected: affected[i]!.map((site) => this.customerOf(site)) })) };
+    const customers = (sites: Site[]) => sites.map((site) => this.customerOf(site)).sort((a, b) => a.name.localeCompare(b.name) || a.siteId.localeCompare(b.siteId));
+    return { available: true, outages: outages.map((outage, i) => ({ ...outage, affected: customers(affected[i]!) })) };
   }
 
   private customerOf(site: Site): AffectedCustomer {
