@@ -15,6 +15,7 @@ import { clientDisplayName } from '../services/uisp/crm-client.js';
 import type { Client, Payment, PaymentMethod, Service, SuspensionReason } from '../services/uisp/schemas.js';
 import { displayNote, type CurrencyTotal } from '../services/payments.js';
 import { isQuiet, type Digest } from '../services/digest/build.js';
+import type { AffectedCustomer, OutageInProgress } from '../services/outages.js';
 
 export interface ClientJson {
   id: number;
@@ -336,6 +337,13 @@ export type DigestJson = { type: 'digest' } & Digest & { quiet: boolean };
 export function digestJson(digest: Digest): DigestJson {
   return { type: 'digest', ...digest, quiet: isQuiet(digest) };
 }
+
+// ---------- outages ----------
+
+/** `subops outages --json`: one per outage in progress, with every customer it affects. */
+export type OutageJson = { type: 'outage' } & Omit<OutageInProgress, 'affected'> & { affectedCount: number; affected: AffectedCustomer[] };
+
+export const outageJson = ({ affected, ...outage }: OutageInProgress): OutageJson => ({ type: 'outage', ...outage, affectedCount: affected.length, affected });
 
 // ---------- errors (every command) ----------
 

@@ -26,6 +26,7 @@ const COMMANDS: Record<string, Command> = {
   payments: { summary: 'list payments with totals, or `payments add`', load: async () => import('./commands/payments.js').then((m) => ({ run: acceptingYes(m.payments), help: m.paymentsHelp })) },
   duplicates: { summary: 'remove a late duplicate that `activate` named (`duplicates remove`)', load: async () => import('./commands/duplicates.js').then((m) => ({ run: m.duplicates, help: m.duplicatesHelp })) },
   digest: { summary: "print a day's digest: activations, suspensions, payments, pending links", load: async () => import('./commands/digest.js').then((m) => ({ run: m.digest, help: m.digestHelp })) },
+  outages: { summary: 'list the outages in progress and the customers each affects', load: async () => import('./commands/outages.js').then((m) => ({ run: m.outages, help: m.outagesHelp })) },
   reasons: { summary: 'list suspension reasons', load: async () => import('./commands/reasons.js').then((m) => ({ run: m.reasons, help: m.reasonsHelp })) },
   simulate: { summary: 'run the UISP simulator', load: async () => import('./commands/simulate.js').then((m) => ({ run: m.simulate, help: m.simulateHelp })) },
   config: { summary: 'check the configuration, then reach UISP and Slack once (`config check`)', load: async () => import('./commands/config.js').then((m) => ({ run: m.config, help: m.configHelp })) },

@@ -20,6 +20,7 @@ import { createUispDispatcher, UispHttp } from './uisp/http.js';
 import { NmsClient } from './uisp/nms-client.js';
 import { NmsFilters } from './uisp/nms-filters.js';
 import { NetworkReads } from './network.js';
+import { OutageService } from './outages.js';
 import { shownUrl } from './uisp/shown-url.js';
 import { todayIn } from './dates.js';
 import { OwnChanges } from './events/own-changes.js';
@@ -36,6 +37,8 @@ export interface Services {
   lookups: LookupService;
   /** Late duplicates: found for a client, removed only on a person's click (issue §5). */
   duplicates: DuplicateService;
+  /** The outages in progress and the customers each affects (issue #40). */
+  outages: OutageService;
   /** SubOps' own recent CRM writes, noted by the HTTP core: webhooks about them are not reported again. */
   ownChanges: OwnChanges;
   /** Which service status numbering UISP uses: set, or detected once from the CRM. */
@@ -109,6 +112,7 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
     payments: new PaymentService(crm, today, { limits: config.payments, retry: writeRetry, locks }, () => now().getTime(), notice),
     lookups: new LookupService({ crm, nms, network, numbering, crmClientUrl: (id) => activation.crmClientUrl(id), logger: overrides.logger }),
     duplicates: new DuplicateService({ crm, nms, network, numbering, locks }),
+    outages: new OutageService({ nms, network, numbering }),
     ownChanges,
     numbering,
     uispUrl: uisp.url,

@@ -24,6 +24,11 @@ import { isBound } from './sites.js';
 const UNUSED_ADDRESS = '192.0.2.1';
 /** Ids per `GET /sites?id=…` (a URL stays well under any server's limit). */
 const IDS_PER_REQUEST = 40;
+/**
+ * More customer sites below one site than this many requests of ids would name: the endpoint sites are
+ * read in one request instead (`GET /sites?type=endpoint`), so a site of any size costs a bounded number.
+ */
+const MOST_ID_REQUESTS = 5;
 
 /** The authorized devices a device question needs, and the sites they are on, as read with them. */
 export interface DeviceFinding {
@@ -120,6 +125,28 @@ export class NetworkReads {
     return uniqueSites([...named, ...notBound]);
   }
 
+  /**
+   * The customer (endpoint) sites anywhere below a site, with their CRM binding: `GET /sites/{id}/clients?
+   * recursive=true` and those sites by id (at most MOST_ID_REQUESTS requests of ids, else every endpoint
+   * site in one); an NMS without the path (404 for a site it lists) is answered by walking the
+   * whole site list, and not asked again.
+   */
+  async customerSitesBelow(siteId: string): Promise<Site[]> {
+    if (this.filters.honours('sites.clients')) {
+      try {
+        const ids = await this.nms.endpointSitesBelow(siteId);
+        if (ids.length <= MOST_ID_REQUESTS * IDS_PER_REQUEST) return await this.sitesById(ids);
+        const wanted = new Set(ids);
+        return (await this.sitesOfKind({ type: 'endpoint' }, isEndpoint)).filter((s) => wanted.has(s.id));
+      } catch (error) {
+        if (!(error instanceof UispNotFoundError)) throw error;
+      }
+    }
+    const sites = await this.allSites();
+    if (this.filters.honours('sites.clients') && sites.some((s) => s.id === siteId)) this.filters.lacks('sites.clients', 'it answered 404 for a site it lists');
+    return sitesBelow(sites, siteId).filter(isEndpoint);
+  }
+
   /** GET /sites, every site (read once per `oneRead`). */
   everySite(): Promise<Site[]> {
     return this.allSites();
@@ -209,6 +236,27 @@ export class NetworkReads {
     if (!this.keepsWholeLists) return this.nms.listDevices();
     return (this.wholeDevices ??= this.nms.listDevices());
   }
+}
+
+/** The sites anywhere below a site in a whole site list (parents first; a loop in the tree ends the walk). */
+function sitesBelow(sites: readonly Site[], rootId: string): Site[] {
+  const children = new Map<string, Site[]>();
+  for (const site of sites) {
+    const parent = site.identification.parent?.id;
+    if (parent === undefined) continue;
+    const siblings = children.get(parent);
+    if (siblings) siblings.push(site);
+    else children.set(parent, [site]);
+  }
+  const below: Site[] = [];
+  const seen = new Set([rootId]);
+  for (let pending = [rootId]; pending.length > 0; ) {
+    const next = pending.flatMap((id) => children.get(id) ?? []).filter((s) => !seen.has(s.id));
+    next.forEach((s) => seen.add(s.id));
+    below.push(...next);
+    pending = next.map((s) => s.id);
+  }
+  return below;
 }
 
 /** Each site once (the first read of it). */

@@ -21,6 +21,7 @@ import {
   DeviceRecordSchema,
   InvoiceRecordSchema,
   nextId,
+  OutageRecordSchema,
   PaymentMethodRecordSchema,
   PaymentRecordSchema,
   ServicePlanRecordSchema,
@@ -30,6 +31,7 @@ import {
   type ClientRecord,
   type DeviceRecord,
   type InvoiceRecord,
+  type OutageRecord,
   type PaymentMethodRecord,
   type PaymentRecord,
   type PlanPeriodRecord,
@@ -52,6 +54,8 @@ export interface SimulatorData {
   /** Authorized (identification.authorized true) and discovered (false) devices in one list. */
   devices: DeviceRecord[];
   sites: SiteRecord[];
+  /** The NMS's outages (./outages.ts): devices taken down, and back or not yet; none in the sample data. */
+  outages?: OutageRecord[];
   /** The CRM organization; its currency is every client's currency. Default GYD. */
   organization?: { currencyCode: string; name?: string | undefined };
   /** The world whose status numbers the services carry (./world.ts); absent: the interface document's. */
@@ -74,6 +78,7 @@ const DataFileSchema = z.object({
   invoices: collection(InvoiceRecordSchema),
   devices: collection(DeviceRecordSchema),
   sites: collection(SiteRecordSchema),
+  outages: collection(OutageRecordSchema),
   paymentHistory: PaymentHistorySchema.optional(),
 });
 
@@ -225,7 +230,6 @@ function checkReferences(data: SimulatorData): void {
   const methods = unique('paymentMethods', data.paymentMethods.map((m) => m.id));
   unique('payments', data.payments.map((p) => p.id));
   unique('invoices', data.invoices.map((i) => i.id));
-  unique('devices', data.devices.map((d) => d.identification.id));
   const sites = unique('sites', data.sites.map((s) => s.id));
 
   const mustExist = (known: Set<string | number>, value: string | number | null | undefined, field: string, what: string) => {
@@ -245,6 +249,8 @@ function checkReferences(data: SimulatorData): void {
     mustExist(sites, s.identification.parent?.id, `sites.${i}.identification.parent.id`, 'site');
     mustExist(clients, s.ucrm?.client ? Number(s.ucrm.client.id) : undefined, `sites.${i}.ucrm.client.id`, 'client');
   });
+  const devices = unique('devices', data.devices.map((d) => d.identification.id));
+  (data.outages ?? []).forEach((o, i) => mustExist(devices, o.deviceId, `outages.${i}.deviceId`, 'device'));
   data.devices.forEach((d, i) => {
     const field = `devices.${i}.identification.site`;
     if (d.identification.authorized && !d.identification.site) throw new SimulatorDataError(field, 'an authorized device needs a site');

@@ -23,6 +23,10 @@
  * (`serviceId`). Deleting a client deletes its invoices. The sample data has none.
  * `PUT /nms/api/v2.1/sites/{id}` (the Swagger's SiteUpdate: `identification` and `description` required)
  * applies the site's name and note.
+ * Outages (./outages.ts): `takeDown(deviceId, at?)` and `bringBack(deviceId, at?)` record a device's
+ * outage (and its status), which `GET /nms/api/v2.1/outages` lists with the Swagger's parameters (stock
+ * world; the interface world answers 404, its document listing no outages, unless `honourFilters` gives
+ * it `outages`). A data file may give `outages` too.
  * Official list filters (`GET /sites?ip=`, `GET /devices/mac/{mac}`, …): the stock world honours them all,
  * the interface world the CRM's only (./world.ts `WORLD_FILTERS`); `filters`/`honourFilters` override.
  * Indexes (./indexes.ts) keep lists linear and lookups constant at 30,000 customers; `recordsVisited()`

@@ -7,6 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
 import { findClient, findPlanPeriod, findSite, type SimulatorData } from './data.js';
 import { hostOf, indexesOf, macKey } from './indexes.js';
+import { outagesAnswer } from './outages.js';
 import { completeDevice, completeSite, SiteRecordSchema, type DeviceRecord, type SiteRecord } from './records.js';
 import { ApiError, issuesByField, Router, type Api, type Reply, type RouteRequest } from './router.js';
 
@@ -185,6 +186,30 @@ function deviceByMac({ params, honours, indexes }: RouteRequest): Reply {
   return ok({ id, type: type ?? '', series: typeof series === 'string' ? series : '' });
 }
 
+const OutagesQuery = z.object({
+  count: z.coerce.number().int().min(1),
+  page: z.coerce.number().int().min(1),
+  start: z.coerce.number().min(1).optional(),
+  period: z.coerce.number().min(3600).optional(),
+  type: z.enum(['outage', 'unreachable']).optional(),
+  query: z.string().min(1).optional(),
+  deviceId: z.string().min(1).optional(),
+  siteId: z.string().min(1).optional(),
+});
+
+/** GET /outages (./outages.ts): a path the interface document does not list, so a 404 where not honoured. */
+function listOutages(request: RouteRequest): Reply {
+  const { data, query, honours } = request;
+  if (!honours('outages')) throw new ApiError(nmsError(404));
+  const parsed = OutagesQuery.safeParse(query);
+  if (!parsed.success) {
+    const key = String(parsed.error.issues[0]!.path[0]);
+    throw badQuery(key, query[key] === undefined ? 'is required' : 'is not valid');
+  }
+  const flags = { inProgress: booleanQuery(query, 'inProgress'), haveEnded: booleanQuery(query, 'haveEnded'), grouped: booleanQuery(query, 'grouped') };
+  return ok(outagesAnswer(data, { ...parsed.data, ...flags }, new Date()));
+}
+
 const optionalText = z.string().optional();
 
 /** CreateSite from the Swagger (the type enum narrowed to what UISP reports back: site or endpoint). */
@@ -305,6 +330,7 @@ const router = new Router()
   .on('POST', '/devices/authorize', authorizeDevices)
   .on('GET', '/devices/:id', ({ data, params }) => ok(deviceById(data, params.id)))
   .on('POST', '/devices/:id/authorize', authorizeDevice)
+  .on('GET', '/outages', listOutages)
   .on('GET', '/sites', listSites)
   .on('POST', '/sites', createSite)
   // Before /sites/:id, which would take "search" as an id.

@@ -417,6 +417,18 @@ export const DeviceRecordSchema = z.looseObject({
 });
 export type DeviceRecord = z.output<typeof DeviceRecordSchema>;
 
+/** An NMS outage (./outages.ts): a device down from `start` until `end`. */
+export const OutageRecordSchema = z.object({
+  id: z.string().min(1),
+  deviceId: z.string().min(1),
+  type: z.enum(['outage', 'unreachable']).default('outage'),
+  /** ISO 8601. */
+  start: z.string().min(1),
+  /** ISO 8601; null while the device is still down. */
+  end: z.string().nullable().default(null),
+});
+export type OutageRecord = z.output<typeof OutageRecordSchema>;
+
 // ---------- derived fields ----------
 
 interface Organization {

@@ -13,6 +13,8 @@ import { FaultInjector, faultPhase, type FaultRule } from './faults.js';
 import { indexesOf } from './indexes.js';
 import { Gate, type GateMatch, type SimulatorGate } from './gates.js';
 import { nmsApi } from './nms-routes.js';
+import { bringBack, takeDown } from './outages.js';
+import type { OutageRecord } from './records.js';
 import { ApiError, type Api, type Reply } from './router.js';
 import { WebhookSender, type WebhookChange, type WebhookDelivery, type WebhookEventRecord } from './webhooks.js';
 import { WORLD_FILTERS, WORLD_STATUSES, worldFromEnv, type SimulatorFilter, type SimulatorWorld, type WorldStatuses } from './world.js';
@@ -77,6 +79,13 @@ export interface RunningSimulator {
    * assert an answer's complexity with it, never its wall time.
    */
   recordsVisited(): number;
+  /**
+   * The device (authorized) stops answering at `at` (default now): an outage in progress that
+   * `GET /nms/api/v2.1/outages` lists, and the device `disconnected`. Already down: its open outage.
+   */
+  takeDown(deviceId: string, at?: Date): OutageRecord;
+  /** The device answers again at `at` (default now): its outage ends. Undefined when it was not down. */
+  bringBack(deviceId: string, at?: Date): OutageRecord | undefined;
   /** Replaces the fault rules (their `times` counters and the PRNG start over). */
   setFaults(rules: FaultRule[]): void;
   setLatency(ms: number): void;
@@ -265,6 +274,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       honoured = new Set(filters);
     },
     recordsVisited: () => indexes.visited,
+    takeDown: (deviceId, at = new Date()) => takeDown(data, deviceId, at),
+    bringBack: (deviceId, at = new Date()) => bringBack(data, deviceId, at),
     setFaults: (rules) => faults.set(rules),
     setLatency: (ms) => {
       latencyMs = checkedLatency(ms);

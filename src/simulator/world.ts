@@ -61,10 +61,13 @@ export function renumbered(status: number, from: SimulatorWorld, to: SimulatorWo
  *   CRM or not). All combine (every one given must hold) and with `ucrmDetails`.
  * - `sites.search`: `GET /sites/search?query=&count=&page=` (name, address, or a device's MAC or IP on
  *   the site; `type`, `ucrm` too). `sites.clients`: `GET /sites/{id}/clients?recursive=` (endpoint ids).
+ * - `outages`: `GET /outages` (./outages.ts; `inProgress`, `siteId`, `deviceId`, `grouped`, `start`,
+ *   `period`, `count`/`page`). The interface document lists no outages, so its world answers 404 there:
+ *   SubOps says outages are unavailable. A test plays a UISP that has it with `honourFilters`.
  * - `clients.query`, `clients.paging` (`limit`/`offset`), `services.clientId`
  *   (`GET /clients/services?clientId=`): the CRM's, honoured in both worlds as they always were.
  * The interface document names none of the NMS filters (its NMS lists everything), so its world honours
- * none of them: there the NMS answers every list in full and the three paths with 404.
+ * none of them: there the NMS answers every list in full and those paths with 404.
  */
 export type SimulatorFilter =
   | 'devices.mac'
@@ -76,6 +79,7 @@ export type SimulatorFilter =
   | 'sites.ucrm'
   | 'sites.search'
   | 'sites.clients'
+  | 'outages'
   | 'clients.query'
   | 'clients.paging'
   | 'services.clientId';
@@ -84,5 +88,5 @@ const CRM_FILTERS: readonly SimulatorFilter[] = ['clients.query', 'clients.pagin
 
 export const WORLD_FILTERS: Readonly<Record<SimulatorWorld, readonly SimulatorFilter[]>> = Object.freeze({
   interface: CRM_FILTERS,
-  stock: [...CRM_FILTERS, 'devices.mac', 'devices.siteId', 'sites.id', 'sites.ip', 'sites.deviceId', 'sites.type', 'sites.ucrm', 'sites.search', 'sites.clients'],
+  stock: [...CRM_FILTERS, 'devices.mac', 'devices.siteId', 'sites.id', 'sites.ip', 'sites.deviceId', 'sites.type', 'sites.ucrm', 'sites.search', 'sites.clients', 'outages'],
 });

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { UispNotFoundError, UispRejectedError } from './errors.js';
 import type { UispHttp } from './http.js';
-import { DeviceSchema, NmsStatusSchema, SiteSchema, type Device, type Site } from './schemas.js';
+import { DeviceSchema, NmsStatusSchema, OutagesPageSchema, SiteSchema, type Device, type Outage, type Site } from './schemas.js';
 
 export interface NewSite {
   name: string;
@@ -30,6 +30,10 @@ export interface SiteFilter {
   /** Bound to the CRM (true) or not (false). */
   ucrm?: boolean;
 }
+
+/** Outages in progress per page: more than a network has at once, so one request in practice. */
+const OUTAGES_PER_PAGE = 100;
+const nmsId = z.union([z.string(), z.number()]).transform(String);
 
 export class NmsClient {
   /** False once the NMS answered 404 to POST /devices/authorize: an older NMS, asked the old way from then on. */
@@ -72,6 +76,27 @@ export class NmsClient {
    */
   listSites(filter: SiteFilter = {}): Promise<Site[]> {
     return this.http.get('sites', z.array(SiteSchema), { ...filter, ucrmDetails: true });
+  }
+
+  /**
+   * GET /sites/{id}/clients?recursive=true (NMS Swagger): the ids of the endpoint (customer) sites
+   * anywhere below the site. An NMS without the path answers 404 (../network.ts walks the site list).
+   */
+  endpointSitesBelow(siteId: string): Promise<string[]> {
+    return this.http.get(`sites/${encodeURIComponent(siteId)}/clients`, z.array(nmsId), { recursive: true });
+  }
+
+  /**
+   * GET /outages?inProgress=true&grouped=true (NMS Swagger), every page of `OUTAGES_PER_PAGE`: the outages
+   * in progress, one site's devices down together as one. An NMS without the path answers 404.
+   */
+  async outagesInProgress(): Promise<Outage[]> {
+    const outages: Outage[] = [];
+    for (let page = 1; ; page++) {
+      const answer = await this.http.get('outages', OutagesPageSchema, { inProgress: true, grouped: true, count: OUTAGES_PER_PAGE, page });
+      outages.push(...answer.items);
+      if (page >= answer.pagination.pages || answer.items.length === 0) return outages;
+    }
   }
 
   createSite(site: NewSite): Promise<Site> {

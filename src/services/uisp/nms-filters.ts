@@ -1,6 +1,6 @@
 /**
  * Which of the NMS's official filters (NMS Swagger: `GET /sites?id=&ip=&deviceId=&type=&ucrm=`,
- * `GET /devices?siteId=`, `GET /devices/mac/{mac}`) this UISP honours, as learnt from its answers.
+ * `GET /devices?siteId=`, `GET /devices/mac/{mac}`, `GET /sites/{id}/clients`) this UISP honours, as learnt from its answers.
  *
  * A filter is a speed-up, never a source of truth: every narrowed answer is checked against what it
  * asked for. A UISP without a query filter ignores it and answers the whole list (the interface
@@ -8,7 +8,7 @@
  * answered from the whole list instead (today's read, never a wrong answer), the filter is not asked
  * again by this process, and that is said once.
  */
-export type NmsFilter = 'sites.id' | 'sites.ip' | 'sites.deviceId' | 'sites.type' | 'sites.ucrm' | 'devices.siteId' | 'devices.mac';
+export type NmsFilter = 'sites.id' | 'sites.ip' | 'sites.deviceId' | 'sites.type' | 'sites.ucrm' | 'sites.clients' | 'devices.siteId' | 'devices.mac';
 
 const ASKED: Record<NmsFilter, string> = {
   'sites.id': 'GET /sites?id=',
@@ -16,6 +16,7 @@ const ASKED: Record<NmsFilter, string> = {
   'sites.deviceId': 'GET /sites?deviceId=',
   'sites.type': 'GET /sites?type=',
   'sites.ucrm': 'GET /sites?ucrm=',
+  'sites.clients': 'GET /sites/{id}/clients',
   'devices.siteId': 'GET /devices?siteId=',
   'devices.mac': 'GET /devices/mac/{mac}',
 };

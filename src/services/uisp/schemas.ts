@@ -203,11 +203,49 @@ export const SiteSchema = z.looseObject({
   ucrm: z
     .looseObject({
       client: z.looseObject({ id: z.union([z.string(), z.number()]).transform(String), name: nullableString }).nullish(),
-      service: z.looseObject({ id: z.union([z.string(), z.number()]).transform(String) }).nullish(),
+      /** Swagger `service`: its name and CRM status number too (the numbering is the CRM's). */
+      service: z.looseObject({ id: z.union([z.string(), z.number()]).transform(String), name: z.string().nullish(), status: z.number().int().nullish() }).nullish(),
     })
     .nullish(),
 });
 export type Site = z.infer<typeof SiteSchema>;
+
+/** The Swagger's SiteIdentification, as an outage names its site. */
+const OutageSiteSchema = z.looseObject({ id: nmsId, name: nullableString, type: nullableString });
+
+/**
+ * GET /outages' `Outage` (NMS Swagger): a device down since `startTimestamp`; with `grouped=true` one
+ * site's devices down together are one item (`children`: the others' outage ids, `affectedDevices`).
+ */
+export const OutageSchema = z.looseObject({
+  id: nmsId,
+  startTimestamp: z.string(),
+  endTimestamp: z.string().nullish(),
+  type: z.string().nullish(),
+  inProgress: z.boolean(),
+  site: OutageSiteSchema.nullish(),
+  device: z
+    .looseObject({
+      id: nmsId,
+      name: nullableString,
+      displayName: z.string().nullish(),
+      model: z.string().nullish(),
+      modelName: z.string().nullish(),
+      role: z.string().nullish(),
+      ip: z.string().nullish(),
+      site: OutageSiteSchema.nullish(),
+    })
+    .nullish(),
+  affectedDevices: z.number().nullish(),
+  children: z.array(z.string()).nullish(),
+});
+export type Outage = z.infer<typeof OutageSchema>;
+
+/** GET /outages' answer: one page of outages. */
+export const OutagesPageSchema = z.looseObject({
+  pagination: z.looseObject({ page: z.number(), pages: z.number() }),
+  items: z.array(OutageSchema),
+});
 
 /** GET /crm/api/v1.0/version (the Blueprint's `Version`). */
 export const VersionSchema = z.looseObject({ version: z.string().nullish() });
