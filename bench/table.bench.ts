@@ -30,7 +30,7 @@ measured in the same run, alternating with the figure they compare to, so the ra
 machine; the absolute times do not.
 
 1. Round trips: the longest chain of UISP requests each starting after the previous one ended
-   (\`sequentialRoundTrips\` of the simulator's request log), UISP at 20 ms, a fresh simulator per case;
+   (\`sequentialRoundTrips\` of the simulator's request log), UISP at 80 ms, a fresh simulator per case;
    for Slack from the form submission to the last UISP request, the confirmation step included; on
    both UISPs the simulator plays (the interface document's NMS has none of the filters SubOps narrows
    its reads with: a process's first device question learns that, one round trip; on a stock one, a

@@ -37,7 +37,8 @@ const CASES: Case[] = [
   { name: 'already active', device: '10.20.1.21', firstName: 'Marcus', lastName: 'Baptiste', most: { stock: { CLI: 2, Slack: 2 }, interface: { CLI: 2, Slack: 2 } } },
 ];
 
-const ROUND_TRIP_LATENCY_MS = 20;
+/** As in test/services/round-trips.test.ts: well above a busy machine's jitter, so requests sent together overlap (at 20 ms a busy run overcounted). */
+const ROUND_TRIP_LATENCY_MS = 80;
 
 async function cliRoundTrips(activation: Case, world: SimulatorWorld): Promise<number> {
   const stage = await startStage({ latencyMs: ROUND_TRIP_LATENCY_MS, world });
