@@ -144,6 +144,8 @@ const READS = [
   'nms.listDevices',
   'nms.listDiscoveredDevices',
   'nms.deviceIdByMac',
+  'nms.endpointSitesBelow',
+  'nms.outagesInProgress',
   'nms.getDevice',
   'nms.listSites',
 ];
