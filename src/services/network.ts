@@ -177,9 +177,8 @@ export class NetworkReads {
   private async byAddress(query: Extract<DeviceQuery, { kind: 'ip' }>): Promise<DeviceFinding | undefined> {
     const [sites, probe] = await Promise.all([this.nms.listSites({ ip: query.ip }), this.filters.known('sites.ip') ? undefined : this.nms.listSites({ ip: UNUSED_ADDRESS })]);
     if (probe && probe.length > 0) {
+      // The whole lists answer instead, devices and sites read together (`bothWholeLists`).
       this.filters.lacks('sites.ip', `it answered ${probe.length} sites for an address no device has`);
-      // An NMS that ignores the filter answered GET /sites?ucrmDetails=true: the whole list, read once.
-      if (this.keepsWholeLists) this.wholeSites ??= Promise.resolve(sites);
       return undefined;
     }
     if (probe) this.filters.honoured('sites.ip');
