@@ -59,6 +59,7 @@ const nmsDrives = {
   listSites: { reply: [fixtures.site()], run: (n) => n.listSites() },
   endpointSitesBelow: { reply: ['s-2'], run: (n) => n.endpointSitesBelow('s-1') },
   outagesInProgress: { reply: { pagination: { count: 100, total: 0, page: 1, pages: 1 }, items: [] }, run: (n) => n.outagesInProgress() },
+  outages: { reply: { pagination: { count: 100, total: 0, page: 1, pages: 1 }, items: [] }, run: (n) => n.outages({ haveEnded: true, start: 1_764_000_000_000, period: 3_600_000 }) },
   createSite: { reply: fixtures.site('s-2'), run: (n) => n.createSite({ name: 'Ada Lovelace', type: 'endpoint', parentSiteId: 's-0' }) },
   deleteSite: { reply: fixtures.nmsStatus(), run: (n) => n.deleteSite('s-2') },
   authorizeDevice: { reply: fixtures.nmsStatus(), run: (n) => n.authorizeDevice('d-1', 's-2') },
@@ -228,7 +229,7 @@ describe('every client request is documented', () => {
     // status numbering) come from the CRM blueprint; deleting
     // SubOps' own duplicate clients and sites, and marking a new client's site with its id (PUT), from the
     // blueprint and Swagger; device authorization is the NMS Swagger's current POST /devices/authorize. The
-    // customer sites below a site and the outages in progress (issue #40) are the Swagger's.
+    // customer sites below a site and the outages in progress and those of a window (issue #40) are the Swagger's.
     expect(outsideSpec).toEqual([
       'DELETE /crm/api/v1.0/clients/2',
       'GET /crm/api/v1.0/clients/services/5',
@@ -242,6 +243,7 @@ describe('every client request is documented', () => {
       'GET /nms/api/v2.1/devices/discovered',
       'GET /nms/api/v2.1/devices/mac/fc:ec:da:00:00:01',
       'GET /nms/api/v2.1/sites/s-1/clients',
+      'GET /nms/api/v2.1/outages',
       'GET /nms/api/v2.1/outages',
       'POST /nms/api/v2.1/sites',
       'DELETE /nms/api/v2.1/sites/s-2',

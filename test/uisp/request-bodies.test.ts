@@ -145,6 +145,7 @@ const READS = [
   'nms.listDiscoveredDevices',
   'nms.deviceIdByMac',
   'nms.endpointSitesBelow',
+  'nms.outages',
   'nms.outagesInProgress',
   'nms.getDevice',
   'nms.listSites',

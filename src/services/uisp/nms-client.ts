@@ -31,6 +31,18 @@ export interface SiteFilter {
   ucrm?: boolean;
 }
 
+/** What GET /outages is asked (NMS Swagger parameters); `period` is at least 3,600 ms. */
+export interface OutagesQuery {
+  inProgress?: boolean;
+  haveEnded?: boolean;
+  siteId?: string;
+  deviceId?: string;
+  /** The window's start, ms since the epoch. */
+  start?: number;
+  /** The window's length in ms (the Swagger's minimum: 3,600). */
+  period?: number;
+}
+
 /** Outages in progress per page: more than a network has at once, so one request in practice. */
 const OUTAGES_PER_PAGE = 100;
 const nmsId = z.union([z.string(), z.number()]).transform(String);
@@ -90,10 +102,19 @@ export class NmsClient {
    * GET /outages?inProgress=true&grouped=true (NMS Swagger), every page of `OUTAGES_PER_PAGE`: the outages
    * in progress, one site's devices down together as one. An NMS without the path answers 404.
    */
-  async outagesInProgress(): Promise<Outage[]> {
+  outagesInProgress(): Promise<Outage[]> {
+    return this.outages({ inProgress: true });
+  }
+
+  /**
+   * GET /outages (NMS Swagger), grouped, every page of `OUTAGES_PER_PAGE`: the outages the query selects.
+   * `start` and `period` (ms) are the window the outages overlap; `siteId`/`deviceId` narrow it to one
+   * site or device. An NMS without the path answers 404.
+   */
+  async outages(query: OutagesQuery): Promise<Outage[]> {
     const outages: Outage[] = [];
     for (let page = 1; ; page++) {
-      const answer = await this.http.get('outages', OutagesPageSchema, { inProgress: true, grouped: true, count: OUTAGES_PER_PAGE, page });
+      const answer = await this.http.get('outages', OutagesPageSchema, { ...query, grouped: true, count: OUTAGES_PER_PAGE, page });
       outages.push(...answer.items);
       if (page >= answer.pagination.pages || answer.items.length === 0) return outages;
     }
