@@ -18,6 +18,7 @@ import * as help from './commands/help/index.js';
 import * as lookups from './commands/lookups/index.js';
 import * as payments from './commands/payments/index.js';
 import * as linkWatch from './commands/link-watch/index.js';
+import * as outages from './commands/outages/index.js';
 import * as home from './commands/home/index.js';
 import * as suspension from './commands/suspension/index.js';
 import * as typeahead from './commands/typeahead/index.js';
@@ -41,7 +42,7 @@ import { botSecretOf } from './slack/record-seal.js';
 import { DeliveryLog, dropRedeliveries } from './slack/deliveries.js';
 import { createLateDuplicateNotices } from './slack/duplicate-notices.js';
 import type { ListenerDeps } from './slack/deps.js';
-import { healthRoute, livenessRoute, type AuditWaiting, type HealthProbe } from './slack/health.js';
+import { healthRoute, livenessRoute, type AuditWaiting, type HealthProbe, type OutageWatchState } from './slack/health.js';
 import type { Metrics } from './services/metrics.js';
 import { guardInbound, routeFailures } from './slack/inbound.js';
 import { boltLogger } from './slack/logging.js';
@@ -50,7 +51,7 @@ import { createThreadReporter } from './slack/thread-reporter.js';
 import { trackWork, WorkTracker } from './slack/work.js';
 
 export interface AppDeps {
-  services: Pick<Services, 'activation' | 'suspensions' | 'payments' | 'lookups' | 'duplicates' | 'crm' | 'nms' | 'numbering'>;
+  services: Pick<Services, 'activation' | 'suspensions' | 'payments' | 'lookups' | 'duplicates' | 'outages' | 'crm' | 'nms' | 'numbering'>;
   slack: SlackConfig;
   /** UISP webhooks, the manual-link watch and metrics (the bot process; tests that exercise them). */
   events?: EventServices | undefined;
@@ -150,6 +151,7 @@ export function createApp({ services, slack, logger, work = new WorkTracker(), i
   help.register(app, deps);
   uispChanges.register(app, deps);
   linkWatch.register(app, deps);
+  outages.register(app, deps);
   home.register(app, deps);
   typeahead.register(app, deps);
   duplicates.register(app, deps);
@@ -186,7 +188,7 @@ function httpReceiver({ slack, logger, work, events, health, auditWaiting }: Pic
     endpoints: [EVENTS_PATH],
     logger: boltLogger(logger),
     dispatchErrorHandler: routeFailures(logger),
-    customRoutes: [...(health ? [{ path: '/healthz', method: 'GET', handler: healthRoute(health, work, auditWaiting) }] : []), ...(events ? webhookRoutes(events) : [])],
+    customRoutes: [...(health ? [{ path: '/healthz', method: 'GET', handler: healthRoute(health, work, auditWaiting, events && (() => events.outages.health())) }] : []), ...(events ? webhookRoutes(events) : [])],
   });
   receiver.requestListener = guardInbound(receiver.requestListener, { signingSecret, endpoints: [EVENTS_PATH], logger });
   return receiver;
@@ -218,11 +220,11 @@ export async function startEventListener(events: EventServices, listen: { host?:
  * OPS_HOST:OPS_PORT — loopback only by default, so none is public on the Slack port. Serves nothing else (404).
  */
 export async function startOpsListener(
-  { health, work, metrics, auditWaiting }: { health: HealthProbe; work: Pick<WorkTracker, 'acceptingWork' | 'inFlight'>; metrics?: Metrics | undefined; auditWaiting?: AuditWaiting | undefined },
+  { health, work, metrics, auditWaiting, outageWatch }: { health: HealthProbe; work: Pick<WorkTracker, 'acceptingWork' | 'inFlight'>; metrics?: Metrics | undefined; auditWaiting?: AuditWaiting | undefined; outageWatch?: OutageWatchState | undefined },
   listen: { port: number; host: string },
 ): Promise<RunningListener> {
   return startHttpListener(
-    [{ path: '/healthz', method: 'GET', handler: healthRoute(health, work, auditWaiting) }, { path: '/livez', method: 'GET', handler: livenessRoute() }, ...(metrics ? [{ path: '/metrics', method: 'GET' as const, handler: metrics.route() }] : [])],
+    [{ path: '/healthz', method: 'GET', handler: healthRoute(health, work, auditWaiting, outageWatch) }, { path: '/livez', method: 'GET', handler: livenessRoute() }, ...(metrics ? [{ path: '/metrics', method: 'GET' as const, handler: metrics.route() }] : [])],
     listen,
   );
 }

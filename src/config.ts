@@ -115,6 +115,12 @@ export interface EventsConfig {
   linkReminderMs: number;
   /** A webhook event given up on is posted to the audit channel (for the daily digest's "needs a person"): on with DIGEST_CHANNEL_ID. */
   failureNotices: boolean;
+  /** OUTAGES_CHANNEL_ID: where outage threads go; the audit channel when unset. */
+  outagesChannelId: string | undefined;
+  /** OUTAGE_POLL_INTERVAL_S: how often the NMS is asked for outages (two requests a poll). */
+  outagePollIntervalMs: number;
+  /** OUTAGE_MIN_MINUTES: an outage shorter than this is not posted (flapping: counted, posted once when it repeats). */
+  outageMinMs: number;
 }
 
 /** Where GET /metrics and GET /healthz are served: a listener of their own, loopback only by default. */
@@ -299,6 +305,7 @@ function readAccess(reader: EnvReader): AccessSettings {
     unsuspend: ['ACCESS_UNSUSPEND', reader.list('ACCESS_UNSUSPEND')],
     'record-payment': ['ACCESS_RECORD_PAYMENT', reader.list('ACCESS_RECORD_PAYMENT')],
     approve: ['ACCESS_APPROVE', reader.list('ACCESS_APPROVE')],
+    'acknowledge-outage': ['ACCESS_ACKNOWLEDGE_OUTAGE', reader.list('ACCESS_ACKNOWLEDGE_OUTAGE')],
   };
   const actions: AccessSettings['actions'] = {};
   for (const action of ACCESS_ACTIONS) {
@@ -470,6 +477,9 @@ export function loadAppConfig(env: Env): { core: CoreConfig; slack: SlackConfig;
     linkWatchIntervalMs: reader.positiveNumber('LINK_WATCH_INTERVAL_S', 60) * 1000,
     linkReminderMs: reader.positiveNumber('LINK_REMINDER_HOURS', 24) * 3_600_000,
     failureNotices: digestChannelId !== undefined,
+    outagesChannelId: reader.channelId('OUTAGES_CHANNEL_ID'),
+    outagePollIntervalMs: reader.positiveNumber('OUTAGE_POLL_INTERVAL_S', 60) * 1000,
+    outageMinMs: reader.positiveNumber('OUTAGE_MIN_MINUTES', 2) * 60_000,
   };
   const ops: OpsConfig = {
     port: reader.int('OPS_PORT', DEFAULT_OPS_PORT, { max: 65_535 }),

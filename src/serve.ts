@@ -150,7 +150,7 @@ async function serveWith(config: ReturnType<typeof loadAppConfig>, logger: Logge
       return cannotStart(logger, `Could not listen on WEBHOOK_PORT ${config.events.webhookPort}: ${errorSummary(error).message}`);
     }
     try {
-      ops = await startOpsListener({ health, work, metrics, auditWaiting: auditWaitingIn(store) }, opsConfig);
+      ops = await startOpsListener({ health, work, metrics, auditWaiting: auditWaitingIn(store), outageWatch: () => events!.outages.health() }, opsConfig);
     } catch (error) {
       await listener?.close();
       await running.stop();
@@ -173,6 +173,8 @@ async function serveWith(config: ReturnType<typeof loadAppConfig>, logger: Logge
     // Which status numbering an activation replaces services by: set, or asked of the CRM once (off the start-up path).
     const numbering = connection.services.numbering.resolve().then((verdict) => logger.info({ numbering: verdict.numbering?.name ?? null }, `Service status numbering: ${describeNumbering(verdict)}`));
     const resumed = linkWatch.resume(app.client, { events, auditChannelId: slack.auditChannelId, logger, identity });
+    // The outage watch: this process polls while it holds the watch in the store (another replica may).
+    events.outages.start(config.events.outagePollIntervalMs);
     logger.info(`SubOps state: ${storeName(config.store)}`);
     // Loaded only when configured, after the start-up line: start-up time is the same without a digest.
     const digest = config.digest && (await import('./slack/digest.js')).startDailyDigest({ client: app.client, identity, logger, work, settings: config.digest, timeZone: config.core.activation.timeZone, services: connection.services, auditChannelId: slack.auditChannelId, claims: store.claims });
@@ -183,7 +185,7 @@ async function serveWith(config: ReturnType<typeof loadAppConfig>, logger: Logge
     await Promise.allSettled([numbering, resumed]);
     events.links.stop();
     // The watches this process held: the other replicas take them over at their next check.
-    await events.links.handOver();
+    await Promise.all([events.links.handOver(), events.outages.handOver()]);
     digest?.stop();
     const drained = await work.drain(slack.shutdownGraceMs);
     if (!drained) logger.error({ inFlight: work.inFlight }, `stopped with ${work.inFlight} operation(s) still running after SHUTDOWN_GRACE_MS (${slack.shutdownGraceMs} ms); a retry converges where they stopped`);

@@ -20,6 +20,12 @@ export function outageHeadline(outage: OutageInProgress, now: Date): string {
   return `${what}${others}${where}, down since ${formatTimestamp(outage.since)} (${formatDuration(lasted)})`;
 }
 
+/** How long something lasted: "45s" under a minute, else as durations are written ("1h 5m"). */
+export function lastedText(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  return seconds < 60 ? `${seconds}s` : formatDuration(seconds);
+}
+
 /** "#1001 Marcus Baptiste: service #101 Standard Monthly (Active)". */
 export function affectedCustomerLine(customer: AffectedCustomer): string {
   const who = customer.clientId === null ? `${customer.name} (site not linked to a client)` : `#${customer.clientId} ${customer.name}`;

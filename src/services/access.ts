@@ -8,7 +8,7 @@
  * The CLI is run by whoever holds the UISP token and is not subject to these grants.
  */
 
-export const ACCESS_ACTIONS = ['lookup', 'activate', 'suspend', 'unsuspend', 'record-payment', 'approve'] as const;
+export const ACCESS_ACTIONS = ['lookup', 'activate', 'suspend', 'unsuspend', 'record-payment', 'approve', 'acknowledge-outage'] as const;
 export type AccessAction = (typeof ACCESS_ACTIONS)[number];
 
 /** Every action: what a view offers when it is not told the user's grants. */

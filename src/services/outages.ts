@@ -54,6 +54,9 @@ export interface OutageInProgress {
   affected: AffectedCustomer[];
 }
 
+/** An outage before whom it affects is read. */
+export type SiteOutage = Omit<OutageInProgress, 'affected'>;
+
 export type OutagesReading = { available: true; outages: OutageInProgress[] } | { available: false; why: string };
 
 const CUSTOMER_SITE_TYPES = new Set(['endpoint', 'client', 'subscriber']);
@@ -80,8 +83,12 @@ export class OutageService {
       if (!(error instanceof UispNotFoundError)) throw error;
       return { available: false, why: "UISP's NMS does not serve GET /outages (404; the interface document's NMS lists no outages), so SubOps cannot tell which devices are down." };
     }
+    return { available: true, outages: await this.withAffected(outagesBySite(items)) };
+  }
+
+  /** Each outage with whom it affects, as read from UISP now (the sites below it, their CRM bindings). */
+  async withAffected(outages: readonly SiteOutage[]): Promise<OutageInProgress[]> {
     const network = this.deps.network.oneRead();
-    const outages = bySite(items);
     const ownRadioSites = await network.sitesById(outages.flatMap((o) => (o.site?.kind === 'customer' ? [o.site.id] : [])));
     const affected = await Promise.all(
       outages.map(async (outage) => {
@@ -91,7 +98,7 @@ export class OutageService {
       }),
     );
     const customers = (sites: Site[]) => sites.map((site) => this.customerOf(site)).sort((a, b) => a.name.localeCompare(b.name) || a.siteId.localeCompare(b.siteId));
-    return { available: true, outages: outages.map((outage, i) => ({ ...outage, affected: customers(affected[i]!) })) };
+    return outages.map((outage, i) => ({ ...outage, affected: customers(affected[i]!) }));
   }
 
   private customerOf(site: Site): AffectedCustomer {
@@ -109,8 +116,8 @@ export class OutageService {
 }
 
 /** UISP's items as outages, one per site (the earliest item's), newest first. */
-function bySite(items: readonly Outage[]): Omit<OutageInProgress, 'affected'>[] {
-  const joined = new Map<string, Omit<OutageInProgress, 'affected'>>();
+export function outagesBySite(items: readonly Outage[]): SiteOutage[] {
+  const joined = new Map<string, SiteOutage>();
   for (const item of [...items].sort((a, b) => Date.parse(a.startTimestamp) - Date.parse(b.startTimestamp))) {
     const site = item.site ?? item.device?.site ?? null;
     const key = site ? `site:${site.id}` : `outage:${item.id}`;

@@ -11,6 +11,7 @@ import { HOME_ACTION, HOME_LOOKUP } from '../views/home.js';
 import { LOOKUP_ACTION } from '../views/lookups.js';
 import { CALLBACK_PAYMENT_FILTER, PAYMENTS_ACTION } from '../views/payments.js';
 import { APPROVAL_ACTION } from '../views/approvals.js';
+import { OUTAGE_ACTIONS, OUTAGE_UPDATE_VIEW } from '../views/outages.js';
 import { SuspensionMetaSchema } from './metadata.js';
 
 /** What a rule may read of the request. */
@@ -51,6 +52,7 @@ export const VIEW_ENTRIES: Record<string, Rule> = {
   [CALLBACK.paymentForm]: 'record-payment',
   [CALLBACK_PAYMENT_FILTER]: 'lookup',
   [HOME_LOOKUP.callbackId]: 'lookup',
+  [OUTAGE_UPDATE_VIEW]: 'acknowledge-outage',
 };
 
 /** Button action ids, without the `:n` suffix that keeps several of one kind in a block apart. */
@@ -77,6 +79,9 @@ export const BUTTON_ENTRIES: Record<string, Rule> = {
   [PAYMENTS_ACTION.export]: 'lookup',
   [APPROVAL_ACTION.approve]: 'approve',
   [APPROVAL_ACTION.reject]: 'approve',
+  [OUTAGE_ACTIONS.acknowledge]: 'acknowledge-outage',
+  [OUTAGE_ACTIONS.update]: 'acknowledge-outage',
+  [OUTAGE_ACTIONS.showAll]: 'lookup',
 };
 
 /** Options loads (typeahead): lookups, wherever the field is. */

@@ -19,6 +19,7 @@ import { createUispDispatcher, UispHttp } from '../services/uisp/http.js';
 import { webApi } from './bolt.js';
 import { errorSummary } from './errors.js';
 import { boltLogger } from './logging.js';
+import type { OutageWatchHealth } from '../services/events/outage-watch.js';
 import type { WorkTracker } from './work.js';
 
 /** How long one probe may take, UISP and Slack each. */
@@ -53,7 +54,12 @@ export interface HealthReport extends ProbeResults {
   inFlight: number;
   /** Audit records kept in the store until Slack takes them; null when the store did not answer (or the process has none). */
   auditWaiting: number | null;
+  /** The outage watch, in the bot process: whether it polls, and since when it cannot read ("outage watch: UISP not answering since …"). */
+  outageWatch?: OutageWatchHealth;
 }
+
+/** How the outage watch stands (the bot process's watch). */
+export type OutageWatchState = () => OutageWatchHealth;
 
 /** How many audit records wait in the store (src/slack/audit-outbox.ts); null while the store is not open (never waited for). */
 export type AuditWaiting = () => Promise<number | null>;
@@ -163,10 +169,10 @@ async function timed(check: () => Promise<unknown>, timeoutMs: number): Promise<
 }
 
 /** The report for one request: the shared probe result, with the process's own state. */
-export async function checkHealth(probe: HealthProbe, work: Pick<WorkTracker, 'acceptingWork' | 'inFlight'>, auditWaiting?: AuditWaiting): Promise<HealthReport> {
+export async function checkHealth(probe: HealthProbe, work: Pick<WorkTracker, 'acceptingWork' | 'inFlight'>, auditWaiting?: AuditWaiting, outageWatch?: OutageWatchState): Promise<HealthReport> {
   const [{ uisp, slack, checkedAt }, waiting] = await Promise.all([probe.results(), auditWaiting ? auditWaiting().catch(() => null) : null]);
   const status = !work.acceptingWork ? 'draining' : uisp.ok && slack.ok ? 'ok' : 'degraded';
-  return { status, uisp, slack, checkedAt, inFlight: work.inFlight, auditWaiting: waiting };
+  return { status, uisp, slack, checkedAt, inFlight: work.inFlight, auditWaiting: waiting, ...(outageWatch && { outageWatch: outageWatch() }) };
 }
 
 /**
@@ -183,10 +189,10 @@ export function livenessRoute(): (req: IncomingMessage, res: ServerResponse) => 
 }
 
 /** GET /healthz. `work` is read at each request (a getter object is fine: tests swap trackers on restart). */
-export function healthRoute(probe: HealthProbe, work: Pick<WorkTracker, 'acceptingWork' | 'inFlight'>, auditWaiting?: AuditWaiting): (req: IncomingMessage, res: ServerResponse) => void {
+export function healthRoute(probe: HealthProbe, work: Pick<WorkTracker, 'acceptingWork' | 'inFlight'>, auditWaiting?: AuditWaiting, outageWatch?: OutageWatchState): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     req.resume();
-    void checkHealth(probe, work, auditWaiting).then((report) => {
+    void checkHealth(probe, work, auditWaiting, outageWatch).then((report) => {
       res.writeHead(report.status === 'ok' ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
       res.end(JSON.stringify(report));
     });

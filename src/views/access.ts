@@ -10,6 +10,7 @@ export const ACTION_LABEL: Record<AccessAction, string> = {
   unsuspend: 'Lifting a suspension',
   'record-payment': 'Recording a payment',
   approve: 'Approving or rejecting a request',
+  'acknowledge-outage': 'Acknowledging an outage and posting its updates',
 };
 
 /** A user group as Slack renders it in mrkdwn: its @handle. */

@@ -191,6 +191,9 @@ describe('webhooks and the link watch', () => {
       linkWatchIntervalMs: 60_000,
       linkReminderMs: 24 * 3_600_000,
       failureNotices: false,
+      outagesChannelId: undefined,
+      outagePollIntervalMs: 60_000,
+      outageMinMs: 2 * 60_000,
     });
     // Failed webhook events are posted to the audit channel only for the daily digest.
     expect(loadApp({ ...base, DIGEST_CHANNEL_ID: 'C0DIGEST' }).events.failureNotices).toBe(true);
@@ -198,7 +201,12 @@ describe('webhooks and the link watch', () => {
 
   it('reads WEBHOOK_PORT, WEBHOOK_TOKEN, WEBHOOK_RATE_PER_MINUTE, WEBHOOK_PAYMENT_WINDOW_HOURS, LINK_WATCH_INTERVAL_S and LINK_REMINDER_HOURS', () => {
     const { events } = loadApp({ ...base, WEBHOOK_PORT: '3001', WEBHOOK_TOKEN: 'hook-token-of-24-characters', WEBHOOK_RATE_PER_MINUTE: '60', WEBHOOK_PAYMENT_WINDOW_HOURS: '1.5', LINK_WATCH_INTERVAL_S: '0.5', LINK_REMINDER_HOURS: '2' });
-    expect(events).toEqual({ webhookPort: 3001, webhookToken: 'hook-token-of-24-characters', webhookRatePerMinute: 60, paymentWindowMs: 1.5 * 3_600_000, linkWatchIntervalMs: 500, linkReminderMs: 2 * 3_600_000, failureNotices: false });
+    expect(events).toEqual({ webhookPort: 3001, webhookToken: 'hook-token-of-24-characters', webhookRatePerMinute: 60, paymentWindowMs: 1.5 * 3_600_000, linkWatchIntervalMs: 500, linkReminderMs: 2 * 3_600_000, failureNotices: false, outagesChannelId: undefined, outagePollIntervalMs: 60_000, outageMinMs: 120_000 });
+  });
+
+  it('reads OUTAGES_CHANNEL_ID, OUTAGE_POLL_INTERVAL_S and OUTAGE_MIN_MINUTES', () => {
+    const { events } = loadApp({ ...base, OUTAGES_CHANNEL_ID: 'C0OUTAGES', OUTAGE_POLL_INTERVAL_S: '30', OUTAGE_MIN_MINUTES: '5' });
+    expect(events).toMatchObject({ outagesChannelId: 'C0OUTAGES', outagePollIntervalMs: 30_000, outageMinMs: 300_000 });
   });
 
   it('names each bad value', () => {

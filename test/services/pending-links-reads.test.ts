@@ -117,7 +117,7 @@ async function operations(net: Network) {
   };
 }
 
-const EVENTS = { webhookPort: undefined, webhookToken: undefined, webhookRatePerMinute: 600, paymentWindowMs: 86_400_000, linkWatchIntervalMs: 60_000, linkReminderMs: 86_400_000, failureNotices: false };
+const EVENTS = { webhookPort: undefined, webhookToken: undefined, webhookRatePerMinute: 600, paymentWindowMs: 86_400_000, linkWatchIntervalMs: 60_000, linkReminderMs: 86_400_000, failureNotices: false, outagesChannelId: undefined, outagePollIntervalMs: 60_000, outageMinMs: 120_000 };
 
 const shown = (r: RecordedRequest) => `${r.method} ${r.path}${Object.keys(r.query).length ? `?${new URLSearchParams(r.query).toString()}` : ''}`;
 /** The whole lists: every site, every authorized device. */

@@ -58,6 +58,7 @@ const ROWS: Row[] = [
   { kind: 'view', id: 'payment_form', needs: 'record-payment' },
   { kind: 'view', id: 'payment_filter', needs: 'lookup' },
   { kind: 'view', id: 'home_client_lookup', needs: 'lookup' },
+  { kind: 'view', id: 'outage_update', needs: 'acknowledge-outage' },
   { kind: 'button', id: 'activation_retry', needs: 'activate' },
   { kind: 'button', id: 'suspension_client_lookup', needs: 'suspend', metadata: suspendForm },
   { kind: 'button', id: 'suspension_client_lookup', needs: 'unsuspend', metadata: unsuspendForm },
@@ -80,6 +81,9 @@ const ROWS: Row[] = [
   { kind: 'button', id: 'payments_export', needs: 'lookup' },
   { kind: 'button', id: 'approval_approve', needs: 'approve' },
   { kind: 'button', id: 'approval_reject', needs: 'approve' },
+  { kind: 'button', id: 'outage_acknowledge', needs: 'acknowledge-outage' },
+  { kind: 'button', id: 'outage_update', needs: 'acknowledge-outage' },
+  { kind: 'button', id: 'outage_show_all', needs: 'lookup' },
   { kind: 'options', id: 'typeahead_device', needs: 'lookup' },
   { kind: 'options', id: 'typeahead_client', needs: 'lookup' },
   { kind: 'options', id: 'suspension_client_lookup', needs: 'lookup' },
@@ -94,8 +98,9 @@ const HOLDER: Record<AccessAction, string> = {
   unsuspend: 'U0UNSUSPEND',
   'record-payment': 'U0PAYMENT',
   approve: 'U0APPROVE',
+  'acknowledge-outage': 'U0OUTAGE',
 };
-const GROUP: Record<AccessAction, string> = { lookup: 'S0LOOKUP', activate: 'S0ACTIVATE', suspend: 'S0SUSPEND', unsuspend: 'S0UNSUSPEND', 'record-payment': 'S0PAYMENT', approve: 'S0APPROVE' };
+const GROUP: Record<AccessAction, string> = { lookup: 'S0LOOKUP', activate: 'S0ACTIVATE', suspend: 'S0SUSPEND', unsuspend: 'S0UNSUSPEND', 'record-payment': 'S0PAYMENT', approve: 'S0APPROVE', 'acknowledge-outage': 'S0OUTAGE' };
 
 describe('every entry point is in the permission table', () => {
   it('each listener the app registers has a row above', () => {
@@ -250,10 +255,10 @@ describe('start-up names the permissions the bot runs with', () => {
     expect(settingsLines()).toEqual([
       expect.objectContaining({
         level: 30,
-        msg: 'Access: SubOps to S0STAFF; lookup, activate, unsuspend: everyone allowed; suspend, record-payment: U0BEN, S0BILLING; approve: S0LEADS. Approvals: delete-service, large-payment above 50000; posted in C0APPROVALS; expire after 4 h.',
+        msg: 'Access: SubOps to S0STAFF; lookup, activate, unsuspend, acknowledge-outage: everyone allowed; suspend, record-payment: U0BEN, S0BILLING; approve: S0LEADS. Approvals: delete-service, large-payment above 50000; posted in C0APPROVALS; expire after 4 h.',
         access: {
           everyone: ['S0STAFF'],
-          actions: { lookup: null, activate: null, suspend: ['U0BEN', 'S0BILLING'], unsuspend: null, 'record-payment': ['U0BEN', 'S0BILLING'], approve: ['S0LEADS'] },
+          actions: { lookup: null, activate: null, suspend: ['U0BEN', 'S0BILLING'], unsuspend: null, 'record-payment': ['U0BEN', 'S0BILLING'], approve: ['S0LEADS'], 'acknowledge-outage': null },
         },
         approvals: { required: ['delete-service', 'large-payment'], paymentAbove: 50000, channelId: 'C0APPROVALS', expiresAfterMs: 4 * 3_600_000 },
       }),
@@ -264,7 +269,7 @@ describe('start-up names the permissions the bot runs with', () => {
   it('with nothing restricted it says so, and approvals without ACCESS_APPROVE are a warning', async () => {
     h = await startHarness({ env: { APPROVAL_REQUIRED_FOR: 'suspension' } });
     expect(settingsLines().map((line) => line.msg)).toEqual([
-      `Access: SubOps to the whole workspace; lookup, activate, suspend, unsuspend, record-payment, approve: everyone allowed. Approvals: suspension; posted in ${AUDIT_CHANNEL}; expire after 4 h.`,
+      `Access: SubOps to the whole workspace; lookup, activate, suspend, unsuspend, record-payment, approve, acknowledge-outage: everyone allowed. Approvals: suspension; posted in ${AUDIT_CHANNEL}; expire after 4 h.`,
     ]);
     expect(h.logs.filter((line) => String(line.msg).includes('ACCESS_APPROVE is not'))).toEqual([
       expect.objectContaining({ level: 40, msg: "APPROVAL_REQUIRED_FOR is set but ACCESS_APPROVE is not: anyone who may use SubOps may approve another person's request; set ACCESS_APPROVE to the approvers (a user group S…, or user ids)." }),

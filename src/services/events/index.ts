@@ -1,5 +1,5 @@
 /**
- * UISP as the source of truth, for the bot process: the webhook processor and the manual-link watch,
+ * UISP as the source of truth, for the bot process: the webhook processor, the manual-link watch and the outage watch,
  * built from the services layer and settings, with metrics when given. No Slack knowledge: the Slack
  * app subscribes to what they report (src/commands/uisp-changes, src/commands/link-watch).
  */
@@ -10,11 +10,14 @@ import type { Services } from '../container.js';
 import type { Metrics } from '../metrics.js';
 import type { ClaimLedger } from '../../store/index.js';
 import { LinkWatcher } from './link-watch.js';
+import { OutageWatch } from './outage-watch.js';
 import { WebhookProcessor } from './webhooks.js';
 
 export interface EventServices {
   webhooks: WebhookProcessor;
   links: LinkWatcher;
+  /** The outage watch (issue #40): polls the NMS while this process owns it. */
+  outages: OutageWatch;
   settings: EventsConfig;
   metrics: Metrics | undefined;
   /** For the listener that serves the webhook route (a failing request is logged there). */
@@ -22,7 +25,7 @@ export interface EventServices {
 }
 
 export interface EventServicesOptions {
-  services: Pick<Services, 'crm' | 'network' | 'ownChanges' | 'activation'>;
+  services: Pick<Services, 'crm' | 'nms' | 'network' | 'ownChanges' | 'activation' | 'outages'>;
   settings: EventsConfig;
   statuses: ServiceStatusTable;
   logger: Logger;
@@ -57,5 +60,13 @@ export function createEventServices({ services, settings, statuses, logger, metr
     claims,
     ...(now && { now }),
   });
-  return { webhooks, links, settings, metrics, logger };
+  const outages = new OutageWatch({
+    nms: services.nms,
+    outages: services.outages,
+    claims,
+    logger: logger.child({ flow: 'outage-watch' }),
+    minMs: settings.outageMinMs,
+    ...(now && { now }),
+  });
+  return { webhooks, links, outages, settings, metrics, logger };
 }
