@@ -150,7 +150,7 @@ async function serveWith(config: ReturnType<typeof loadAppConfig>, logger: Logge
       return cannotStart(logger, `Could not listen on WEBHOOK_PORT ${config.events.webhookPort}: ${errorSummary(error).message}`);
     }
     try {
-      ops = await startOpsListener({ health, work, metrics, auditWaiting: auditWaitingIn(store), outageWatch: () => events!.outages.health() }, opsConfig);
+      ops = await startOpsListener({ health, work, metrics, auditWaiting: auditWaitingIn(store), outageWatch: () => events?.outages.health() }, opsConfig);
     } catch (error) {
       await listener?.close();
       await running.stop();

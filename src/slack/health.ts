@@ -59,7 +59,7 @@ export interface HealthReport extends ProbeResults {
 }
 
 /** How the outage watch stands (the bot process's watch). */
-export type OutageWatchState = () => OutageWatchHealth;
+export type OutageWatchState = () => OutageWatchHealth | undefined;
 
 /** How many audit records wait in the store (src/slack/audit-outbox.ts); null while the store is not open (never waited for). */
 export type AuditWaiting = () => Promise<number | null>;
@@ -172,7 +172,8 @@ async function timed(check: () => Promise<unknown>, timeoutMs: number): Promise<
 export async function checkHealth(probe: HealthProbe, work: Pick<WorkTracker, 'acceptingWork' | 'inFlight'>, auditWaiting?: AuditWaiting, outageWatch?: OutageWatchState): Promise<HealthReport> {
   const [{ uisp, slack, checkedAt }, waiting] = await Promise.all([probe.results(), auditWaiting ? auditWaiting().catch(() => null) : null]);
   const status = !work.acceptingWork ? 'draining' : uisp.ok && slack.ok ? 'ok' : 'degraded';
-  return { status, uisp, slack, checkedAt, inFlight: work.inFlight, auditWaiting: waiting, ...(outageWatch && { outageWatch: outageWatch() }) };
+  const watch = outageWatch?.();
+  return { status, uisp, slack, checkedAt, inFlight: work.inFlight, auditWaiting: waiting, ...(watch && { outageWatch: watch }) };
 }
 
 /**

@@ -166,7 +166,7 @@ export function updateModal(privateMetadata: string): ModalView {
     title: 'Outage update',
     submit: 'Post update',
     privateMetadata,
-    blocks: [textInput({ blockId: OUTAGE_NOTE_BLOCK, actionId: 'note', label: 'What is the news?', multiline: true, maxLength: OUTAGE_NOTE_MAX, placeholder: 'Crew on site, replacing the AP' })],
+    blocks: [textInput({ blockId: OUTAGE_NOTE_BLOCK, actionId: 'value', label: 'What is the news?', multiline: true, maxLength: OUTAGE_NOTE_MAX, placeholder: 'Crew on site, replacing the AP' })],
   });
 }
 

@@ -175,7 +175,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return work.inFlight;
     },
   };
-  const opsListener: RunningListener = await startOpsListener({ health, work: currentWork, metrics, auditWaiting: () => stores[0]!.outbox.count() }, { port: 0, host: '127.0.0.1' });
+  const opsListener: RunningListener = await startOpsListener({ health, work: currentWork, metrics, auditWaiting: () => stores[0]!.outbox.count(), outageWatch: () => events?.outages.health() }, { port: 0, host: '127.0.0.1' });
   const sender = new SlackSender({ url: `${origin}/slack/events`, signingSecret: SIGNING_SECRET, responseUrl: () => fake.responseUrl() });
 
   const harness: Harness = {
@@ -193,6 +193,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       // A clean stop, as serve's on SIGTERM: the link watches it held are handed over.
       events?.links.stop();
       await events?.links.handOver();
+      await events?.outages.handOver();
       await running.stop();
       work = new WorkTracker();
       ({ app, running } = await launch());
@@ -222,6 +223,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         settled: () => replicaWork.idle(),
         stop: async () => {
           replicaEvents?.links.stop();
+          replicaEvents?.outages.stop();
           await replicaRunning.stop();
         },
       };
@@ -249,6 +251,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     async close() {
       events?.links.stop();
+      events?.outages.stop();
       for (const replica of replicas) await replica.stop();
       await running.stop();
       await opsListener.close();

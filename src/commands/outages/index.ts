@@ -187,7 +187,7 @@ export function register(app: App, deps: ListenerDeps): void {
   });
 
   app.view<ViewSubmitAction>(OUTAGE_UPDATE_VIEW, async ({ ack, body, view }) => {
-    const note = (view.state.values[OUTAGE_NOTE_BLOCK]?.['note']?.value ?? '').trim();
+    const note = (view.state.values[OUTAGE_NOTE_BLOCK]?.['value']?.value ?? '').trim();
     if (!note) return ack({ response_action: 'errors', errors: { [OUTAGE_NOTE_BLOCK]: 'Write the update: it is posted in the outage thread.' } });
     if (note.length > OUTAGE_NOTE_MAX) return ack({ response_action: 'errors', errors: { [OUTAGE_NOTE_BLOCK]: `At most ${OUTAGE_NOTE_MAX} characters.` } });
     await ack();
