@@ -120,7 +120,7 @@ export function outageParent(key: string, outage: OutageInProgress, now: Date): 
     ...buttons(state),
     ...statusBlocks(state),
   ];
-  return { message: message(`Outage: ${outageHeadline(outage, now)}`, blocks), state };
+  return { message: message(`Outage: ${headline}`, blocks), state };
 }
 
 /** The parent as it read, with its state redrawn: the first line's icon, the buttons and the status lines. */
@@ -141,7 +141,7 @@ export function recoveredReply(event: { outage: SiteOutage; end: string; endKnow
 export function flappingMessage(event: { outage: SiteOutage; times: number; downMs: number; windowMs: number }): SlackMessage {
   const minutes = Math.round(event.windowMs / 60_000);
   const text = `:warning: *Flapping:* ${escapeMrkdwn(outageWhat(event.outage))} went down ${event.times} times in ${minutes} minutes, each time briefly: ${lastedText(event.downMs)} down in total.`;
-  return message(`Flapping: ${outageWhat(event.outage)}`, [section(text)]);
+  return message(`Flapping: ${escapeMrkdwn(outageWhat(event.outage))}`, [section(text)]);
 }
 
 /** "diamond-ap1 at Diamond Tower". */
@@ -157,7 +157,7 @@ export function acknowledgedReply(userId: string): SlackMessage {
 
 export function updateReply(userId: string, note: string): SlackMessage {
   const text = `:memo: *Update* from ${mention(userId)}: ${escapeMrkdwn(note)}`;
-  return message(`Update: ${note}`, [section(text)]);
+  return message(`Update: ${escapeMrkdwn(note)}`, [section(text)]);
 }
 
 export function updateModal(privateMetadata: string): ModalView {

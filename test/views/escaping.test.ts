@@ -18,6 +18,7 @@ import * as help from '../../src/views/help.js';
 import * as home from '../../src/views/home.js';
 import * as linkWatch from '../../src/views/link-watch.js';
 import * as lookups from '../../src/views/lookups.js';
+import * as outages from '../../src/views/outages.js';
 import * as payments from '../../src/views/payments.js';
 import * as process from '../../src/views/process.js';
 import * as suspension from '../../src/views/suspension.js';
@@ -41,6 +42,9 @@ const NOT_SURFACES: Record<string, string> = {
   lateDuplicateMetadata: 'message metadata, not text',
   noticeAfterClick: 'rendered with removalLine',
   helpMessage: 'static text',
+  stateFacts: 'message metadata, not text',
+  initialState: 'message metadata, not text',
+  outageOfState: 'the outage read back from metadata, not text',
   notice: 'takes mrkdwn its callers escaped',
   clientLookupModal: 'static text',
   linkedParent: 'static text added to blocks',
@@ -60,7 +64,7 @@ const NOT_SURFACES: Record<string, string> = {
   unsuspendPressed: 'a mention added to blocks',
 };
 
-const VIEW_MODULES = [access, activation, activationProgress, approvals, audit, digest, duplicates, help, home, linkWatch, lookups, payments, process, suspension, threadNotPosted, typeahead, uispChanges];
+const VIEW_MODULES = [access, activation, activationProgress, approvals, audit, digest, duplicates, help, home, linkWatch, lookups, outages, payments, process, suspension, threadNotPosted, typeahead, uispChanges];
 
 /** SubOps' own tokens: user, channel and user-group mentions, dates, and links to the CRM and to Slack threads. */
 const OWN_TOKEN = new RegExp(

@@ -28,6 +28,8 @@ import { suspensionConfirm, suspensionForm, suspensionParent, suspensionResultRe
 import { threadNotPosted } from '../../src/views/thread-not-posted.js';
 import { typeaheadOptions } from '../../src/views/typeahead.js';
 import { changeNotice, webhookFailedNotice } from '../../src/views/uisp-changes.js';
+import { acknowledgedReply, everyAffected, flappingMessage, outageParent, recoveredReply, redrawnParent, updateModal, updateReply } from '../../src/views/outages.js';
+import type { OutageInProgress } from '../../src/services/outages.js';
 import { section } from '../../src/views/kit.js';
 import { removalSentence } from '../../src/render/duplicates.js';
 
@@ -230,5 +232,32 @@ export function surfaces(v: string): Record<string, unknown> {
     'changeNotice, a payment by a suspended client': change({ kind: 'payment-added', payment, client: uispClient, suspendedServices: [uispService] }),
     'changeNotice, a client archived': change({ kind: 'client-archived', client: uispClient }),
     'webhookFailedNotice': webhookFailedNotice({ uuid: v, entity: v }),
+    ...outageSurfaces(v),
+  };
+}
+
+/** The outage thread's messages (src/views/outages.ts), every name in them hostile. */
+function outageSurfaces(v: string): Record<string, unknown> {
+  const customer = { clientId: 1001, name: v, siteId: 's-9', service: { id: 101, name: v, status: 1, statusLabel: v } };
+  const outage: OutageInProgress = {
+    id: 'o-1',
+    since: '2026-11-28T14:02:00.000Z',
+    device: { id: 'd-1', name: v, model: v, role: v, ip: v },
+    devicesDown: 2,
+    site: { id: 's-1', name: v, kind: 'infrastructure' },
+    affected: Array.from({ length: 12 }, (_, i) => ({ ...customer, siteId: `s-${i}` })),
+  };
+  const { message, state } = outageParent('site:s-1@1', outage, new Date('2026-11-28T15:00:00Z'));
+  const changed = { ...state, acknowledgedBy: 'U0LEAD', acknowledgedAt: 1, update: { by: 'U0LEAD', at: 2, note: v }, ended: { at: '2026-11-28T15:07:00.000Z', known: true } };
+  return {
+    'outageParent': message,
+    'redrawnParent': { text: message.text, blocks: redrawnParent(message.blocks, changed) },
+    'recoveredReply, in its thread': recoveredReply({ outage, end: '2026-11-28T15:07:00.000Z', endKnown: true }, true),
+    'recoveredReply, in the channel': recoveredReply({ outage, end: '2026-11-28T15:07:00.000Z', endKnown: false }, false),
+    'flappingMessage': flappingMessage({ outage, times: 3, downMs: 140_000, windowMs: 3_600_000 }),
+    'acknowledgedReply': acknowledgedReply('U0LEAD'),
+    'updateReply': updateReply('U0LEAD', v),
+    'updateModal': updateModal('{"channel":"C0OUTAGES","ts":"1.0"}'),
+    'everyAffected': everyAffected(outage),
   };
 }
