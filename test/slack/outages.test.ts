@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WORLD_FILTERS, worldFromEnv, type SimulatorFilter } from '../../src/simulator/world.js';
 import type { FakeMessage } from '../../src/playground/fake-slack.js';
 import { OUTAGE_EVENT_TYPE } from '../../src/views/outages.js';
-import { AGENT, buttons, inputs, shown, startHarness, type Harness } from './harness.js';
+import { webApi } from '../../src/slack/bolt.js';
+import { AGENT, BOT_TOKEN, buttons, inputs, shown, startHarness, type Harness } from './harness.js';
 
 const OUTAGES = 'C0OUTAGES';
 const LEAD = 'U0LEAD';
@@ -146,6 +147,33 @@ describe(`outage threads (${world} world)`, () => {
     await h.events!.outages.poll();
     expect(parents()).toHaveLength(1);
     expect(replies(ts).map(shown).join('\n')).toContain('after 5m');
+  });
+
+  it('Show all lists every affected customer privately, read from UISP as it is now', async () => {
+    await start();
+    const parent = await diamondDown();
+    // Ten or fewer customers show no button; the action is the same past ten (test/slack/outage-views.test.ts).
+    await h.sender.blockAction({ userId: AGENT, actionId: 'outage_show_all', value: 'x', message: parent, channelId: OUTAGES, messageTs: parent.ts });
+    await h.settled();
+    const [answer] = h.fake.responses.map((r) => JSON.stringify(r.body));
+    expect(answer).toContain('2 customers affected');
+    expect(answer).toContain('#1001 Marcus Baptiste');
+    expect(answer).toContain('#1007 Leon Hope');
+    expect(h.fake.messages(OUTAGES)).toHaveLength(1);
+  });
+
+  it('a message SubOps did not seal is not an outage: Acknowledge on it posts nothing', async () => {
+    await start();
+    const parent = await diamondDown();
+    const forged = { ...parent, ts: '1700000000.000900', metadata: { event_type: OUTAGE_EVENT_TYPE, event_payload: { ...(parent.metadata as { event_payload: object }).event_payload, seal: 'forged' } } };
+    // Posted with the bot token (as the CLI could): SubOps' name on it, but not the bot's seal.
+    const bot = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: h.fake.apiUrl });
+    await bot.chat.postMessage({ channel: OUTAGES, text: forged.text ?? '', blocks: forged.blocks as never, metadata: forged.metadata as never });
+    const posted = h.fake.messages(OUTAGES).at(-1)!;
+    await pressOn(h.sender, posted.ts, 'Acknowledge', AGENT);
+    await h.settled();
+    expect(replies(posted.ts)).toHaveLength(0);
+    expect(h.fake.responses.map((r) => JSON.stringify(r.body))).toEqual([expect.stringContaining('not an outage SubOps posted')]);
   });
 
   it('/healthz says when the outage watch cannot read UISP, and nothing is posted meanwhile', async () => {
