@@ -3,6 +3,7 @@
  * (src/simulator/sample-data.json), written out so the page never depends on the clock or on a run.
  * Every timestamp is a constant.
  */
+import type { OutageInProgress } from '../../src/services/outages.js';
 import type { ActivationPlan, ActivationRequest, ActivationResult, DeviceRef, StepEvent } from '../../src/services/activation/types.js';
 import type { Digest } from '../../src/services/digest/build.js';
 import type { ChangeNotice } from '../../src/services/events/webhooks.js';
@@ -273,4 +274,17 @@ export const digest: Digest = {
     lateDuplicates: [],
     failedWebhooks: [],
   },
+};
+
+/** Diamond Tower's AP down since 14:02 (issue #40): the customers below it, as the outage watch reads them. */
+export const diamondOutage: OutageInProgress = {
+  id: 'f0e1d2c3-b4a5-4697-8879-6a5b4c3d2e1f',
+  since: '2026-11-28T14:02:00.000Z',
+  device: { id: '1c0f5e8b-2a3d-4b4c-9e6f-7d8a9b0c1d02', name: 'diamond-ap1', model: 'Rocket 5AC Prism', role: 'ap', ip: '10.20.1.2/24' },
+  devicesDown: 1,
+  site: { id: '7c1d9e2a-4b3f-4a6c-8e5d-2f9b0c1a7d12', name: 'Diamond Tower', kind: 'infrastructure' },
+  affected: [
+    { clientId: 1007, name: 'Leon Hope', siteId: '4d5e6f7a-8b9c-4dae-9f10-3b4c5d6e7f89', service: null },
+    { clientId: 1001, name: 'Marcus Baptiste', siteId: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c56', service: { id: 101, name: 'Standard Monthly', status: 1, statusLabel: 'Active' } },
+  ],
 };

@@ -17,6 +17,7 @@ import { clientCardMessage, deviceCardMessage } from '../../src/views/lookups.js
 import { paymentsList } from '../../src/views/payments.js';
 import { suspensionConfirm, suspensionParent, suspensionResultReply } from '../../src/views/suspension.js';
 import { changeNotice } from '../../src/views/uisp-changes.js';
+import { acknowledgedReply, outageParent, recoveredReply, redrawnParent, updateReply } from '../../src/views/outages.js';
 import * as f from './fixtures.js';
 
 export const SURFACES_COMMAND = 'npm run docs:surfaces';
@@ -71,6 +72,12 @@ function surfaces(): Surface[] {
   const suspendParent = suspensionParent({ action: 'suspend', actorId: f.AGENT, target: suspendTarget, result: suspended });
   const suspendReply = suspensionResultReply('suspend', suspended, f.statusLabel);
   const notice = changeNotice(f.paymentNotice, { crmClientUrl: f.crmClientUrl });
+  const outage = outageParent('site:diamond@1', f.diamondOutage);
+  const outageEnd = '2026-11-28T15:07:00.000Z';
+  const outageState = { ...outage.state, acknowledgedBy: f.LEAD, acknowledgedAt: Date.parse('2026-11-28T14:06:00.000Z'), update: { by: f.LEAD, at: Date.parse('2026-11-28T14:40:00.000Z'), note: 'Crew on site: replacing the AP' } };
+  const outageOngoing = { text: outage.message.text, blocks: redrawnParent(outage.message.blocks, outageState) };
+  const outageBack = { text: outage.message.text, blocks: redrawnParent(outage.message.blocks, { ...outageState, ended: { at: outageEnd, known: true } }) };
+  const outageReplies = [acknowledgedReply(f.LEAD), updateReply(f.LEAD, 'Crew on site: replacing the AP'), recoveredReply({ outage: f.diamondOutage, end: outageEnd, endKnown: true }, true)];
   const listing = paymentsList({ summary: f.marcusPaymentSummary, clientNames: f.clientNames, methodNames: f.methodNames, client: f.marcus });
   const clientCard = clientCardMessage(f.raviCard, (id) => f.methodNames.get(id));
   const deviceCard = deviceCardMessage(f.powerBeamCard);
@@ -121,6 +128,16 @@ function surfaces(): Surface[] {
       when: 'Posted in the audit channel when a payment is recorded in UISP outside SubOps (UISP webhooks on). A client with a suspended service gets an **Unsuspend** button per service.',
       text: messageText(notice),
       previews: [{ label: 'the notice', payload: blocksOf(notice) }],
+    },
+    {
+      title: 'Outage thread',
+      when: 'Posted in the outages channel (`OUTAGES_CHANNEL_ID`, else the audit channel) once a device has been down `OUTAGE_MIN_MINUTES` (2): what is down, where, since when, and every customer below it (the first ten, then **Show all**). **Acknowledge** (once) and **Add update** write on the parent and in the thread; when the device is back the thread says so and the parent shows ✅ with the duration.',
+      text: threadText(outageBack, outageReplies),
+      previews: [
+        { label: 'the outage as first posted', payload: blocksOf(outage.message) },
+        { label: 'the outage, acknowledged, with an update', payload: blocksOf(outageOngoing) },
+        { label: 'the outage, back up', payload: blocksOf(outageBack) },
+      ],
     },
     {
       title: 'Payments listing',

@@ -19,6 +19,7 @@ type Json = Record<string, unknown>;
 
 const EMOJI: Record<string, string> = {
   arrow_forward: '▶️',
+  bust_in_silhouette: '👤',
   double_vertical_bar: '⏸️',
   file_cabinet: '🗄️',
   fast_forward: '⏩',

@@ -9,15 +9,19 @@ import type { AffectedCustomer, OutageInProgress } from '../services/outages.js'
 /** Customers named in an outage's text; the rest are counted ("… and 32 more"). */
 export const CUSTOMERS_SHOWN = 10;
 
-/** "diamond-ap1 (Rocket 5AC Prism, ap, 10.20.1.2/24) at Diamond Tower, down since 2026-11-28 14:02 UTC (1h 5m)". */
-export function outageHeadline(outage: OutageInProgress, now: Date): string {
+/** "diamond-ap1 (Rocket 5AC Prism, ap, 10.20.1.2/24) and 1 more device at Diamond Tower". */
+export function outageSubject(outage: Pick<OutageInProgress, 'device' | 'site' | 'devicesDown'>): string {
   const { device, site } = outage;
   const details = device ? [device.model, device.role, device.ip].filter(Boolean).join(', ') : '';
   const what = device ? `${device.name}${details ? ` (${details})` : ''}` : 'A device';
   const others = outage.devicesDown > 1 ? ` and ${outage.devicesDown - 1} more device${outage.devicesDown > 2 ? 's' : ''}` : '';
-  const where = site ? ` at ${site.name ?? site.id}` : '';
+  return `${what}${others}${site ? ` at ${site.name ?? site.id}` : ''}`;
+}
+
+/** "diamond-ap1 (Rocket 5AC Prism, ap, 10.20.1.2/24) at Diamond Tower, down since 2026-11-28 14:02 UTC (1h 5m)". */
+export function outageHeadline(outage: OutageInProgress, now: Date): string {
   const lasted = Math.max(0, Math.floor((now.getTime() - Date.parse(outage.since)) / 1000));
-  return `${what}${others}${where}, down since ${formatTimestamp(outage.since)} (${formatDuration(lasted)})`;
+  return `${outageSubject(outage)}, down since ${formatTimestamp(outage.since)} (${formatDuration(lasted)})`;
 }
 
 /** How long something lasted: "45s" under a minute, else as durations are written ("1h 5m"). */

@@ -8,7 +8,7 @@
  * another process, or this one after a restart, redraws it from the message alone.
  */
 import type { OutageInProgress, SiteOutage } from '../services/outages.js';
-import { affectedCustomerLine, affectedLines, CUSTOMERS_SHOWN, lastedText, outageHeadline } from '../render/outages.js';
+import { affectedCustomerLine, affectedLines, CUSTOMERS_SHOWN, lastedText, outageSubject } from '../render/outages.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { mention } from './format.js';
 import { actions, button, context, message, modal, section, sections, textInput, type Block, type ModalView, type SlackMessage } from './kit.js';
@@ -106,13 +106,14 @@ function buttons(state: OutageState): Block[] {
 
 const statusBlocks = (state: OutageState): Block[] => {
   const lines = statusLines(state);
-  return lines.length ? [{ ...context(...lines), block_id: STATUS_BLOCK }] : [];
+  return lines.length ? [{ ...context(lines.join('\n')), block_id: STATUS_BLOCK }] : [];
 };
 
 /** The thread's parent when the outage is first reported. */
-export function outageParent(key: string, outage: OutageInProgress, now: Date): { message: SlackMessage; state: OutageState } {
+export function outageParent(key: string, outage: OutageInProgress): { message: SlackMessage; state: OutageState } {
   const state = initialState(key, outage);
-  const headline = escapeMrkdwn(outageHeadline(outage, now));
+  // No "for how long": a posted message does not tick; the status line says it once the outage is over.
+  const headline = `${escapeMrkdwn(outageSubject(outage))}, down since ${slackTime(Date.parse(outage.since))}`;
   const [count, ...named] = affectedLines(outage.affected);
   const blocks: Block[] = [
     section(`:red_circle: *Outage:* ${headline}`),
@@ -144,7 +145,7 @@ export function flappingMessage(event: { outage: SiteOutage; times: number; down
   return message(`Flapping: ${escapeMrkdwn(outageWhat(event.outage))}`, [section(text)]);
 }
 
-/** "diamond-ap1 at Diamond Tower". */
+/** "diamond-ap1 at Diamond Tower" (what the watch knows again after a takeover has no model or IP). */
 function outageWhat(outage: SiteOutage): string {
   const device = outage.device?.name ?? 'A device';
   return outage.site ? `${device} at ${outage.site.name ?? outage.site.id}` : device;

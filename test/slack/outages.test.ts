@@ -168,7 +168,7 @@ describe(`outage threads (${world} world)`, () => {
     const forged = { ...parent, ts: '1700000000.000900', metadata: { event_type: OUTAGE_EVENT_TYPE, event_payload: { ...(parent.metadata as { event_payload: object }).event_payload, seal: 'forged' } } };
     // Posted with the bot token (as the CLI could): SubOps' name on it, but not the bot's seal.
     const bot = new webApi.WebClient(BOT_TOKEN, { slackApiUrl: h.fake.apiUrl });
-    await bot.chat.postMessage({ channel: OUTAGES, text: forged.text ?? '', blocks: forged.blocks as never, metadata: forged.metadata as never });
+    await bot.chat.postMessage({ channel: OUTAGES, text: forged.text ?? '', blocks: forged.blocks as never, metadata: forged.metadata });
     const posted = h.fake.messages(OUTAGES).at(-1)!;
     await pressOn(h.sender, posted.ts, 'Acknowledge', AGENT);
     await h.settled();

@@ -247,7 +247,7 @@ function outageSurfaces(v: string): Record<string, unknown> {
     site: { id: 's-1', name: v, kind: 'infrastructure' },
     affected: Array.from({ length: 12 }, (_, i) => ({ ...customer, siteId: `s-${i}` })),
   };
-  const { message, state } = outageParent('site:s-1@1', outage, new Date('2026-11-28T15:00:00Z'));
+  const { message, state } = outageParent('site:s-1@1', outage);
   const changed = { ...state, acknowledgedBy: 'U0LEAD', acknowledgedAt: 1, update: { by: 'U0LEAD', at: 2, note: v }, ended: { at: '2026-11-28T15:07:00.000Z', known: true } };
   return {
     'outageParent': message,

@@ -233,7 +233,7 @@ function outageReporter(client: webApi.WebClient, channel: string, self: BotIden
   return async (event: OutageEvent) => {
     switch (event.kind) {
       case 'began': {
-        const { message, state } = outageParent(event.key, event.outage, new Date());
+        const { message, state } = outageParent(event.key, event.outage);
         const posted = await post({ ...message, metadata: metadataOf(state, self, Date.now()) });
         return posted.ts ? { channel: posted.channel ?? channel, ts: posted.ts } : null;
       }
