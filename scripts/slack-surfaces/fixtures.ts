@@ -201,6 +201,7 @@ export const raviCard: ClientCard = {
   services: [{ id: 104, name: 'Standard Monthly', plan: 'Standard Monthly', status: 3, statusLabel: 'Suspended', suspensionReason: 'Non-payment', price: 10000, currency: 'GYD', periodMonths: 1, action: 'unsuspend' }],
   lastPayment: raviPayment,
   sites: [{ id: persaudRadio.siteId!, name: 'Ravi Persaud', linkedBy: 'crm', devices: [persaudRadio] }],
+  outages: [],
   gaps: [],
   duplicates: [],
   activate: null,
@@ -210,6 +211,7 @@ export const powerBeamCard: DeviceCard = {
   device: { ...powerBeam, model: 'PowerBeam 5AC 400', status: 'unauthorized', online: false, signal: null, uptimeSeconds: null, lastSeen: null, siteId: null },
   site: null,
   client: null,
+  outages: [],
   activate: { device: '10.20.1.88' },
   gaps: [],
 };

@@ -102,11 +102,12 @@ export function surfaces(v: string): Record<string, unknown> {
     services: [{ id: 201, name: v, plan: v, status: 3, statusLabel: v, suspensionReason: v, price: 10000, currency: v, periodMonths: 1, action: 'unsuspend' }],
     lastPayment: payment,
     sites: [{ id: 's-1', name: v, linkedBy: 'marker', devices: [line] }],
+    outages: [{ id: 'o-1', since: v, device: v, site: v }],
     gaps: [{ part: 'payments', problem: v }],
     duplicates: [duplicate('service'), duplicate('site')],
     activate: null,
   };
-  const deviceCard: DeviceCard = { device: line, site: { id: 's-1', name: v, type: v }, client: { id: 1002, name: v, archived: true }, activate: { device: v, firstName: v, lastName: v }, gaps: [{ part: 'nms', problem: v }] };
+  const deviceCard: DeviceCard = { device: line, site: { id: 's-1', name: v, type: v }, client: { id: 1002, name: v, archived: true }, outages: [{ id: 'o-1', since: v, device: v, site: v }], activate: { device: v, firstName: v, lastName: v }, gaps: [{ part: 'nms', problem: v }] };
   const approval = (operation: ApprovalRequest['operation']): ApprovalRequest => ({
     id: 'req-1',
     requester: 'U0AGENT',
