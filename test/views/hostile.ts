@@ -134,6 +134,7 @@ export function surfaces(v: string): Record<string, unknown> {
     timeZone: 'America/Guyana',
     payments: { count: 2, byCurrency: [{ currency: v, count: 2, total: 20 }], byMethod: [{ method: v, currency: v, count: 2, total: 20 }] },
     awaitingLink: [{ siteId: 's-1', siteName: v, clientId: 1002 }],
+    outages: { count: 2, downSeconds: 5400, customerMinutes: 150 },
     audit: {
       activations: { done: [{ permalink: PERMALINK, actor: v, actorVia: 'cli', summary: v, device: v, clientId: 1002 }], failed: [{ permalink: null, actor: 'U0AGENT', actorVia: 'slack', summary: '', device: v, clientId: null }] },
       suspensions: [{ permalink: PERMALINK, actor: v, actorVia: 'uisp', summary: v, serviceId: 201, clientId: 1002 }],
