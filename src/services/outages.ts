@@ -13,6 +13,9 @@
  * `GET /sites/{id}/clients?recursive=true` and its customer sites by id, 40 a request, at most five
  * requests, else one `GET /sites?type=endpoint`; the customers' own radios' sites by id,
  * 40 a request. An NMS without `/sites/{id}/clients` is answered from one `GET /sites` for the reading.
+ *
+ * Also read here: which of them affect a card's client or device (`affecting`: one request when nothing
+ * is down), and a digest day's outages with their customer-minutes (`during`).
  */
 import type { StatusNumbering } from './activation/numbering.js';
 import type { NetworkReads } from './network.js';
@@ -138,7 +141,8 @@ export class OutageService {
     const outages = bySite(items);
     const affects = await Promise.all(
       outages.map(async (outage) => {
-        if (outage.device?.id === target.deviceId || (outage.site && own.has(outage.site.id))) return true;
+        const ownDevice = target.deviceId !== undefined && outage.device?.id === target.deviceId;
+        if (ownDevice || (outage.site && own.has(outage.site.id))) return true;
         if (outage.site?.kind !== 'infrastructure' || own.size === 0) return false;
         return (await network.customerSitesBelow(outage.site.id)).some((site) => own.has(site.id));
       }),

@@ -7,6 +7,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ClientCard, DeviceCard } from '../../src/services/lookups/index.js';
+import type { NetworkReads } from '../../src/services/network.js';
+import { OutageService } from '../../src/services/outages.js';
 import { WORLD_FILTERS, worldFromEnv, type SimulatorFilter } from '../../src/simulator/world.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
 
@@ -87,5 +89,17 @@ describe('cards from an NMS without GET /outages (the interface document)', () =
     expect([marcus.outages, marcus.gaps]).toEqual([[], []]);
     const radio = await deviceCard(uisp, 'cpe-baptiste');
     expect([radio.outages, radio.gaps]).toEqual([[], []]);
+  });
+});
+
+describe('OutageService.affecting', () => {
+  it("an outage UISP names no device or site for affects no client's card", async () => {
+    const outages = new OutageService({
+      nms: { outagesInProgress: async () => [{ id: 'o-1', startTimestamp: '2026-11-28T14:02:00Z', inProgress: true, device: null, site: null }], outages: async () => [] },
+      network: { oneRead: () => ({}) as NetworkReads } as NetworkReads,
+      numbering: { resolve: async () => ({ numbering: null }) as never, label: () => '' },
+    });
+    expect(await outages.affecting({ siteIds: ['s-1'] })).toEqual([]);
+    expect(await outages.affecting({ siteIds: [], deviceId: 'dev-1' })).toEqual([]);
   });
 });
