@@ -202,6 +202,8 @@ export const raviCard: ClientCard = {
   services: [{ id: 104, name: 'Standard Monthly', plan: 'Standard Monthly', status: 3, statusLabel: 'Suspended', suspensionReason: 'Non-payment', price: 10000, currency: 'GYD', periodMonths: 1, action: 'unsuspend' }],
   lastPayment: raviPayment,
   sites: [{ id: persaudRadio.siteId!, name: 'Ravi Persaud', linkedBy: 'crm', devices: [persaudRadio] }],
+  // Ravi Persaud is below Enmore Tower, whose AP is down.
+  outages: [{ id: 'a3f0c1d2-0000-4c00-8000-000000000001', since: '2026-11-23T17:40:00Z', device: 'enmore-ap1', site: 'Enmore Tower' }],
   gaps: [],
   duplicates: [],
   activate: null,
@@ -211,6 +213,7 @@ export const powerBeamCard: DeviceCard = {
   device: { ...powerBeam, model: 'PowerBeam 5AC 400', status: 'unauthorized', online: false, signal: null, uptimeSeconds: null, lastSeen: null, siteId: null },
   site: null,
   client: null,
+  outages: [],
   activate: { device: '10.20.1.88' },
   gaps: [],
 };
@@ -247,6 +250,18 @@ const payment: AuditLine = {
   ts: `${AN_EVENING + 120}.000200`,
 };
 export const homeOperations = { mine: [activation], team: [payment, activation] };
+/** When the Home tab is read: how long its outages have lasted. */
+export const homeNow = new Date(AN_EVENING * 1000);
+export const homeOutages: OutageInProgress[] = [
+  {
+    id: 'a3f0c1d2-0000-4c00-8000-000000000001',
+    since: '2026-11-23T17:40:00Z',
+    device: { id: '2d1a6f9c-3b4e-4c5d-8f7a-8e9b0c1d2e03', name: 'enmore-ap1', model: 'Rocket 5AC PtMP', role: 'ap', ip: '10.20.2.2/24' },
+    devicesDown: 1,
+    site: { id: 'b2e4f6a8-1c3d-4e5f-a7b9-c0d2e4f6a823', name: 'Enmore Tower', kind: 'infrastructure' },
+    affected: [{ clientId: 1005, name: 'Ravi Persaud', siteId: persaudRadio.siteId!, service: { id: 104, name: 'Standard Monthly', status: 3, statusLabel: 'Suspended' } }],
+  },
+];
 export const homeMissingLinks = [{ siteId: adaSite.id, siteName: adaSite.name, clientId: ada.id, crmUrl: crmClientUrl(ada.id) }];
 
 // ---------- The daily digest of 2026-11-23 ----------
@@ -264,6 +279,7 @@ export const digest: Digest = {
     ],
   },
   awaitingLink: [{ siteId: adaSite.id, siteName: adaSite.name, clientId: ada.id }],
+  outages: { count: 2, downSeconds: 5400, customerMinutes: 150 },
   audit: {
     activations: {
       done: [{ device: '10.20.1.88', clientId: ada.id, actor: AGENT, actorVia: 'slack', summary: activation.summary, permalink: THREAD }],

@@ -82,7 +82,13 @@ function surfaces(): Surface[] {
   const clientCard = clientCardMessage(f.raviCard, (id) => f.methodNames.get(id));
   const deviceCard = deviceCardMessage(f.powerBeamCard);
   const approval = approvalRequestMessage(f.approvalRequest);
-  const home = homeView({ userId: f.AGENT, operations: { ok: true, value: f.homeOperations }, missingLinks: { ok: true, value: f.homeMissingLinks } });
+  const home = homeView({
+    userId: f.AGENT,
+    operations: { ok: true, value: f.homeOperations },
+    missingLinks: { ok: true, value: f.homeMissingLinks },
+    outages: { ok: true, value: { available: true, outages: f.homeOutages } },
+    now: f.homeNow,
+  });
   const digest = digestMessage(f.digest);
   const help = helpMessage();
 
@@ -147,7 +153,7 @@ function surfaces(): Surface[] {
     },
     {
       title: 'Client card',
-      when: '`/client 1005`, shown only to the agent. The buttons open the forms that apply, pre-filled.',
+      when: '`/client 1005`, shown only to the agent, here while the AP of the tower above the client is down. The buttons open the forms that apply, pre-filled.',
       text: messageText(clientCard),
       previews: [{ label: 'the card', payload: blocksOf(clientCard) }],
     },
@@ -165,13 +171,13 @@ function surfaces(): Surface[] {
     },
     {
       title: 'App Home',
-      when: 'SubOps’ **Home** tab, read again each time it is opened. Dates are shown in UTC here; Slack shows them in the reader’s time zone.',
+      when: 'SubOps’ **Home** tab, read again each time it is opened, here with an outage in progress (no such section when none is). Dates are shown in UTC here; Slack shows them in the reader’s time zone.',
       text: messageText({ text: '', blocks: home.blocks as SlackMessage['blocks'] }),
       previews: [{ label: 'the Home tab', payload: { type: 'home', blocks: home.blocks } }],
     },
     {
       title: 'Daily digest',
-      when: 'Posted every day at `DIGEST_TIME` in `DIGEST_CHANNEL_ID`: the previous day in `ISP_TIMEZONE`.',
+      when: 'Posted every day at `DIGEST_TIME` in `DIGEST_CHANNEL_ID`: the previous day in `ISP_TIMEZONE` (its outages: how many, their time down within the day and the customer-minutes lost).',
       text: messageText(digest),
       previews: [{ label: 'the digest', payload: blocksOf(digest) }],
     },

@@ -15,7 +15,7 @@ import { clientDisplayName } from '../services/uisp/crm-client.js';
 import type { Client, Payment, PaymentMethod, Service, SuspensionReason } from '../services/uisp/schemas.js';
 import { displayNote, type CurrencyTotal } from '../services/payments.js';
 import { isQuiet, type Digest } from '../services/digest/build.js';
-import type { AffectedCustomer, OutageInProgress } from '../services/outages.js';
+import type { AffectedCustomer, OutageInProgress, OutageNote } from '../services/outages.js';
 
 export interface ClientJson {
   id: number;
@@ -257,6 +257,7 @@ export type ClientLookupJson =
       services: (ServiceJson & { plan: string | null; suspensionReason: string | null; price: number | null; currency: string | null; periodMonths: number | null; action: SuspensionAction | null })[];
       lastPayment: PaymentJson | null;
       sites: (SiteJson & { linkedBy: 'crm' | 'marker'; devices: DeviceStateJson[] })[];
+      outages: OutageNote[];
       gaps: { part: CardGap; problem: string }[];
       activate: ActivationPrefillJson | null;
     }
@@ -269,6 +270,7 @@ export type DeviceLookupJson =
       device: DeviceStateJson;
       site: (SiteJson & { type: string | null }) | null;
       client: (ClientJson & { archived: boolean }) | { id: number; name: null; archived: boolean } | null;
+      outages: OutageNote[];
       gaps: { part: CardGap; problem: string }[];
       activate: ActivationPrefillJson | null;
     }
@@ -317,6 +319,7 @@ export function clientLookupJson(lookup: ClientLookup, methods: PaymentMethod[])
     })),
     lastPayment: card.lastPayment && paymentJson(card.lastPayment, methods),
     sites: card.sites.map((s) => ({ id: s.id, name: s.name, linkedBy: s.linkedBy, devices: s.devices.map(deviceStateJson) })),
+    outages: card.outages,
     gaps: card.gaps,
     activate: prefillJson(card.activate),
   };
@@ -326,7 +329,7 @@ export function deviceLookupJson(lookup: DeviceLookup): DeviceLookupJson {
   if (lookup.kind === 'matches') return { type: 'matches', query: lookup.query, devices: lookup.matches.map(deviceStateJson) };
   if (lookup.kind === 'none') return { type: 'none', query: lookup.query };
   const { card } = lookup;
-  return { type: 'device', device: deviceStateJson(card.device), site: card.site, client: card.client, gaps: card.gaps, activate: prefillJson(card.activate) };
+  return { type: 'device', device: deviceStateJson(card.device), site: card.site, client: card.client, outages: card.outages, gaps: card.gaps, activate: prefillJson(card.activate) };
 }
 
 // ---------- digest ----------

@@ -2,8 +2,9 @@
 import { formatMoney } from '../services/money.js';
 import { describeAccount, describeDeviceLink, describeDeviceState, describePrice, describeServiceState } from '../services/lookups/format.js';
 import type { ActivationPrefill, ClientCard, ClientMatch, DeviceCard, DeviceLine } from '../services/lookups/index.js';
+import { outageNoteLine } from '../render/outages.js';
 
-const GAP_NAMES = { services: 'CRM services', payments: 'payments', nms: 'NMS sites and devices' } as const;
+const GAP_NAMES = { services: 'CRM services', payments: 'payments', nms: 'NMS sites and devices', outages: 'outages in progress' } as const;
 
 function gapLines(gaps: ClientCard['gaps']): string[] {
   return gaps.map((gap) => `! Could not read the ${GAP_NAMES[gap.part]}: ${gap.problem}`);
@@ -29,7 +30,7 @@ export function renderClientCard(card: ClientCard, methodName: (id: string) => s
   const lines = [`Client #${client.id} ${client.name}${client.userIdent ? ` (${client.userIdent})` : ''}${client.archived ? '  [archived]' : ''}`];
   const contact = [client.address, client.email, client.phone].filter(Boolean).join(' · ');
   if (contact) lines.push(`  ${contact}`);
-  lines.push(`  CRM: ${card.crmUrl}`, `  Balance: ${describeAccount(card.account)}`, '', 'Services');
+  lines.push(`  CRM: ${card.crmUrl}`, `  Balance: ${describeAccount(card.account)}`, ...card.outages.map((note) => `! ${outageNoteLine(note)}`), '', 'Services');
   if (!card.services.length) lines.push('  none');
   for (const s of card.services) lines.push(`  ${[`#${s.id}`, s.plan ?? s.name ?? '', describeServiceState(s), describePrice(s) ?? ''].filter(Boolean).join('  ')}`);
   const last = card.lastPayment;
@@ -73,6 +74,7 @@ export function renderDeviceCard(card: DeviceCard): string[] {
     `  Authorized: ${device.authorized ? 'yes' : 'no (discovered)'}`,
     `  Site: ${card.site ? `${card.site.name}${card.site.type ? ` (${card.site.type})` : ''}` : 'none'}`,
     `  Client: ${card.client ? `#${card.client.id}${card.client.name ? ` ${card.client.name}` : ' (not in the CRM)'}${card.client.archived ? ' [archived]' : ''}` : 'none'}`,
+    ...card.outages.map((note) => `! ${outageNoteLine(note)}`),
   ];
   if (card.gaps.length) lines.push('', ...gapLines(card.gaps));
   if (card.activate) lines.push('', `Activate it for a customer: ${activateCommand(card.activate)}`);

@@ -6,6 +6,7 @@
 import type { CurrencyTotal, Digest, DigestActivation, DigestActivity, DigestSuspension, MethodTotal } from '../services/digest/build.js';
 import { isQuiet } from '../services/digest/build.js';
 import { formatMoney } from '../services/money.js';
+import { formatDuration } from '../services/lookups/format.js';
 
 export interface DigestLine {
   text: string;
@@ -35,7 +36,7 @@ export const AUDIT_PARTS_MISSING =
 /** The parts with something to tell, in the order they are shown; none on a quiet day. */
 export function digestParts(digest: Digest): DigestPart[] {
   if (isQuiet(digest)) return [];
-  const { audit, payments, awaitingLink } = digest;
+  const { audit, payments, awaitingLink, outages } = digest;
   const parts: DigestPart[] = [];
   const add = (heading: string, lines: DigestLine[]) => {
     if (lines.length) parts.push({ heading: `${heading} (${lines.length})`, lines });
@@ -51,6 +52,9 @@ export function digestParts(digest: Digest): DigestPart[] {
       heading: `Payments (${payments.count})`,
       lines: [...payments.byCurrency.map((total) => ({ text: `Total: ${totalText(total)}` })), ...payments.byMethod.map((total) => ({ text: `${methodName(total)}: ${totalText(total)}` }))],
     });
+  }
+  if (outages?.count) {
+    parts.push({ heading: `Outages (${outages.count})`, lines: [{ text: `${formatDuration(outages.downSeconds)} down in all, ${plural(outages.customerMinutes, 'customer-minute')} lost` }] });
   }
   add('Sites awaiting the manual CRM link', awaitingLink.map((site) => ({ text: `NMS site "${site.siteName}" of client #${site.clientId}` })));
   if (audit) {

@@ -4,7 +4,7 @@
  * escapes it for mrkdwn.
  */
 import { formatDuration, formatTimestamp } from '../services/lookups/format.js';
-import type { AffectedCustomer, OutageInProgress } from '../services/outages.js';
+import type { AffectedCustomer, OutageInProgress, OutageNote } from '../services/outages.js';
 
 /** Customers named in an outage's text; the rest are counted ("… and 32 more"). */
 export const CUSTOMERS_SHOWN = 10;
@@ -48,4 +48,10 @@ export function affectedLines(affected: readonly AffectedCustomer[]): string[] {
     ...affected.slice(0, CUSTOMERS_SHOWN).map(affectedCustomerLine),
     ...(rest > 0 ? [`… and ${rest} more`] : []),
   ];
+}
+
+/** A card's line: "Affected by an outage since 2026-11-28 14:02 UTC (diamond-ap1 at Diamond Tower)". */
+export function outageNoteLine(note: OutageNote): string {
+  const what = [note.device, note.site].filter(Boolean).join(' at ');
+  return `Affected by an outage since ${formatTimestamp(note.since)}${what ? ` (${what})` : ''}`;
 }

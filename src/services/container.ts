@@ -102,6 +102,7 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
   // with a shared store, held in it too.
   const locks = overrides.sharedLocks ? new SharedLocks(overrides.sharedLocks) : new KeyedLock();
   const numbering = new StatusNumbering(config.activation.numbering, crm);
+  const outages = new OutageService({ nms, network, numbering });
   const activation = new ActivationService({ crm, nms, network, settings: config.activation, numbering, crmBaseUrl: `${shownUrl(uisp.url)}/crm`, today, writeRetry, locks });
   return {
     crm,
@@ -110,9 +111,9 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
     activation,
     suspensions: new SuspensionService(crm, SHARED_STATUSES, writeRetry, numbering),
     payments: new PaymentService(crm, today, { limits: config.payments, retry: writeRetry, locks }, () => now().getTime(), notice),
-    lookups: new LookupService({ crm, nms, network, numbering, crmClientUrl: (id) => activation.crmClientUrl(id), logger: overrides.logger }),
+    lookups: new LookupService({ crm, nms, network, numbering, outages, crmClientUrl: (id) => activation.crmClientUrl(id), logger: overrides.logger }),
     duplicates: new DuplicateService({ crm, nms, network, numbering, locks }),
-    outages: new OutageService({ nms, network, numbering }),
+    outages,
     ownChanges,
     numbering,
     uispUrl: uisp.url,

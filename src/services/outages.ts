@@ -13,6 +13,9 @@
  * `GET /sites/{id}/clients?recursive=true` and its customer sites by id, 40 a request, at most five
  * requests, else one `GET /sites?type=endpoint`; the customers' own radios' sites by id,
  * 40 a request. An NMS without `/sites/{id}/clients` is answered from one `GET /sites` for the reading.
+ *
+ * Also read here: which of them affect a card's client or device (`affecting`: one request when nothing
+ * is down), and a digest day's outages with their customer-minutes (`during`).
  */
 import type { StatusNumbering } from './activation/numbering.js';
 import type { NetworkReads } from './network.js';
@@ -59,6 +62,30 @@ export type SiteOutage = Omit<OutageInProgress, 'affected'>;
 
 export type OutagesReading = { available: true; outages: OutageInProgress[] } | { available: false; why: string };
 
+/** An outage in progress as a card names it: "affected by an outage since 14:02 (diamond-ap1 at Diamond Tower)". */
+export interface OutageNote {
+  id: string;
+  since: string;
+  /** The device that went down (the earliest of its site's), by name. */
+  device: string | null;
+  site: string | null;
+}
+
+/** Who a card is about: a client's own sites, or a device and its site. */
+export interface OutageTarget {
+  siteIds: readonly string[];
+  deviceId?: string;
+}
+
+/** A day's outages for the digest: how many, how long in all, and the customer-minutes lost, within the day. */
+export interface OutagesOfDay {
+  count: number;
+  /** Σ each outage's time within the day. */
+  downSeconds: number;
+  /** Σ customers affected × minutes within the day. */
+  customerMinutes: number;
+}
+
 const CUSTOMER_SITE_TYPES = new Set(['endpoint', 'client', 'subscriber']);
 
 const numeric = (id: string | null | undefined): number | null => (id != null && /^\d+$/.test(id) ? Number(id) : null);
@@ -66,7 +93,7 @@ const numeric = (id: string | null | undefined): number | null => (id != null &&
 export class OutageService {
   constructor(
     private readonly deps: {
-      nms: Pick<NmsClient, 'outagesInProgress'>;
+      nms: Pick<NmsClient, 'outagesInProgress' | 'outages'>;
       network: NetworkReads;
       numbering: Pick<StatusNumbering, 'resolve' | 'label'>;
     },
@@ -99,6 +126,74 @@ export class OutageService {
     );
     const customers = (sites: Site[]) => sites.map((site) => this.customerOf(site)).sort((a, b) => a.name.localeCompare(b.name) || a.siteId.localeCompare(b.siteId));
     return outages.map((outage, i) => ({ ...outage, affected: customers(affected[i]!) }));
+  }
+
+  /**
+   * The outages in progress that affect a card's client or device (null: the NMS has no GET /outages, so
+   * the card says nothing). One request when nothing is down, the common case; else, per infrastructure
+   * outage not at the target's own sites, its customer sites (`customerSitesBelow`). Affected: the outage
+   * is at one of the target's sites, is the target device's own, or is at an infrastructure site the
+   * target's sites are below. UISP failing is thrown: the card shows without the line and says so.
+   */
+  async affecting(target: OutageTarget): Promise<OutageNote[] | null> {
+    let items: Outage[];
+    try {
+      items = await this.deps.nms.outagesInProgress();
+    } catch (error) {
+      if (error instanceof UispNotFoundError) return null;
+      throw error;
+    }
+    const own = new Set(target.siteIds);
+    const network = this.deps.network.oneRead();
+    const outages = outagesBySite(items);
+    const affects = await Promise.all(
+      outages.map(async (outage) => {
+        const ownDevice = target.deviceId !== undefined && outage.device?.id === target.deviceId;
+        if (ownDevice || (outage.site && own.has(outage.site.id))) return true;
+        if (outage.site?.kind !== 'infrastructure' || own.size === 0) return false;
+        return (await network.customerSitesBelow(outage.site.id)).some((site) => own.has(site.id));
+      }),
+    );
+    return outages
+      .filter((_, i) => affects[i])
+      .map((outage) => ({ id: outage.id, since: outage.since, device: outage.device?.name ?? null, site: outage.site?.name ?? outage.site?.id ?? null }));
+  }
+
+  /**
+   * The outages of a window (a digest's day), clipped to it, with the customers each affected (as
+   * `inProgress` counts them); null when the NMS has no GET /outages. One read of the window's outages,
+   * then per infrastructure site that had one its customer sites once.
+   */
+  async during(window: { start: Date; end: Date }, now: Date): Promise<OutagesOfDay | null> {
+    const start = window.start.getTime();
+    const end = window.end.getTime();
+    let items: Outage[];
+    try {
+      items = await this.deps.nms.outages({ start, period: end - start });
+    } catch (error) {
+      if (error instanceof UispNotFoundError) return null;
+      throw error;
+    }
+    const network = this.deps.network.oneRead();
+    const customersAt = new Map<string, Promise<number>>();
+    const customersOf = (item: Outage): Promise<number> => {
+      const site = item.site ?? item.device?.site ?? null;
+      if (!site) return Promise.resolve(0);
+      if (CUSTOMER_SITE_TYPES.has(site.type ?? '')) return Promise.resolve(1);
+      let count = customersAt.get(site.id);
+      if (!count) customersAt.set(site.id, (count = network.customerSitesBelow(site.id).then((sites) => sites.length)));
+      return count;
+    };
+    const lasted = items.map((item) => {
+      const ended = item.inProgress || !item.endTimestamp ? now.getTime() : Date.parse(item.endTimestamp);
+      return Math.max(0, Math.min(end, ended) - Math.max(start, Date.parse(item.startTimestamp)));
+    });
+    const customers = await Promise.all(items.map(customersOf));
+    return {
+      count: items.length,
+      downSeconds: Math.round(lasted.reduce((sum, ms) => sum + ms, 0) / 1000),
+      customerMinutes: Math.round(lasted.reduce((sum, ms, i) => sum + (customers[i]! * ms) / 60_000, 0)),
+    };
   }
 
   private customerOf(site: Site): AffectedCustomer {

@@ -66,7 +66,7 @@ export interface DigestSchedule {
 
 export interface DailyDigestOptions extends Omit<DigestScheduleOptions, 'channelId' | 'time' | 'read'> {
   settings: DigestConfig;
-  services: Pick<DigestReadDeps, 'crm' | 'network'>;
+  services: Pick<DigestReadDeps, 'crm' | 'network' | 'outages'>;
   /** AUDIT_CHANNEL_ID: where activations, suspensions and late duplicates are read from; without it they are left out. */
   auditChannelId: string | undefined;
 }
@@ -74,7 +74,7 @@ export interface DailyDigestOptions extends Omit<DigestScheduleOptions, 'channel
 /** The bot process's digest: UISP through the services, the audit trail from AUDIT_CHANNEL_ID. */
 export function startDailyDigest({ settings, services, auditChannelId, ...options }: DailyDigestOptions): DigestSchedule {
   const audit = auditChannelId ? auditTrailSource(options.client, auditChannelId, options.identity) : undefined;
-  const read = (date: string) => readDigest({ crm: services.crm, network: services.network, timeZone: options.timeZone, audit }, date);
+  const read = (date: string) => readDigest({ crm: services.crm, network: services.network, outages: services.outages, timeZone: options.timeZone, audit }, date);
   return startDigestSchedule({ ...options, channelId: settings.channelId, time: settings.time, read });
 }
 

@@ -6,6 +6,8 @@
 import { EVERY_ACTION, type AccessAction } from '../services/access.js';
 import type { types } from '@slack/bolt';
 import type { MissingLink } from '../services/lookups/index.js';
+import type { OutagesReading } from '../services/outages.js';
+import { outageHeadline } from '../render/outages.js';
 import type { StoredRequest } from '../slack/metadata.js';
 import { pendingApprovalBlocks } from './approvals.js';
 import { escapeMrkdwn } from '../slack/escape.js';
@@ -45,6 +47,10 @@ export interface HomeInput {
   /** The agent's and the team's recent audit records, newest first; not shown to a user who may not look things up. */
   operations?: Part<{ mine: AuditLine[]; team: AuditLine[] }> | undefined;
   missingLinks?: Part<MissingLink[]> | undefined;
+  /** The outages in progress (issue #40): a section while there are some, nothing when none (or the NMS lists none). */
+  outages?: Part<OutagesReading> | undefined;
+  /** When the tab is read: how long each outage has lasted. */
+  now?: Date;
   /** The actions the user may do: only their buttons are offered. */
   allowed?: ReadonlySet<AccessAction>;
   /** With approvals configured: the user's pending requests, and (approvers only) those waiting for them. */
@@ -64,12 +70,13 @@ export const HOME_LIST_LENGTH = 10;
 // A Home tab holds 100 blocks; the lists are sections of several lines, so this is never reached in practice.
 const HOME_BLOCKS = 100;
 
-export function homeView({ userId, operations, missingLinks, allowed = EVERY_ACTION, approvals }: HomeInput): types.HomeView {
+export function homeView({ userId, operations, missingLinks, outages, now = new Date(), allowed = EVERY_ACTION, approvals }: HomeInput): types.HomeView {
   const buttons = HOME_BUTTONS.filter((b) => allowed.has(b.action)).map((b) => b.button);
   const blocks: Block[] = [
     header('SubOps'),
     section(`Hello ${mention(userId)}: start an operation, or see what happened lately.`),
     ...(buttons.length ? [actions('home_actions', buttons)] : []),
+    ...(outages ? outageBlocks(outages, now) : []),
     ...(approvals ? [divider(), ...(approvals.ok ? pendingApprovalBlocks(approvals.value.mine, approvals.value.waiting) : [section(`*Approvals*\n:warning: ${escapeMrkdwn(approvals.problem)}`)])] : []),
     ...(operations
       ? [
@@ -102,6 +109,17 @@ function slackDate(ts: string): string {
   const seconds = Math.floor(Number(ts));
   const fallback = `${new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   return `<!date^${seconds}^{date_short} {time}|${fallback}>`;
+}
+
+/** Each outage in progress, its headline and how many customers it affects; nothing when none. */
+function outageBlocks(part: Part<OutagesReading>, now: Date): Block[] {
+  if (!part.ok) return [divider(), section(`*Outages in progress*\n:warning: ${escapeMrkdwn(part.problem)}`)];
+  if (!part.value.available || !part.value.outages.length) return [];
+  const { outages } = part.value;
+  const shown = outages.slice(0, HOME_LIST_LENGTH);
+  const lines = shown.map((o) => `:rotating_light: ${escapeMrkdwn(outageHeadline(o, now))} — *${o.affected.length} customer${o.affected.length === 1 ? '' : 's'} affected*`);
+  const more = outages.length - shown.length;
+  return [divider(), ...sections(`*Outages in progress (${outages.length})*`, lines), ...(more > 0 ? [context(`…and ${more} more: \`subops outages\` lists them all.`)] : [])];
 }
 
 function missingLinkBlocks(part: Part<MissingLink[]>): Block[] {

@@ -4,6 +4,7 @@
  * again, so a card never acts on what it showed minutes ago.
  */
 import { lateDuplicateSentence } from '../render/activation.js';
+import { outageNoteLine } from '../render/outages.js';
 import { describeAccount, describeDeviceLink, describeDeviceState, describePrice, describeServiceState } from '../services/lookups/format.js';
 import { EVERY_ACTION, type AccessAction } from '../services/access.js';
 import type { ActivationPrefill, ClientCard, ClientMatch, DeviceCard, DeviceLine } from '../services/lookups/index.js';
@@ -29,7 +30,9 @@ export const MATCHES_SHOWN = 15;
 /** Names in one-line rows are cut so a row stays a row. */
 const NAME_IN_ROW = 60;
 
-const GAP_NAMES = { services: 'CRM services', payments: 'payments', nms: 'NMS sites and devices' } as const;
+const GAP_NAMES = { services: 'CRM services', payments: 'payments', nms: 'NMS sites and devices', outages: 'outages in progress' } as const;
+
+const outageBlocks = (outages: ClientCard['outages']): Block[] => outages.map((note) => section(`:rotating_light: *${escapeMrkdwn(outageNoteLine(note))}*`));
 
 const gapBlocks = (gaps: ClientCard['gaps']): Block[] => gaps.map((gap) => context(`:warning: Could not read the ${GAP_NAMES[gap.part]}: ${escapeMrkdwn(gap.problem)}`));
 
@@ -56,6 +59,7 @@ export function clientCardMessage(card: ClientCard, methodName: (id: string) => 
     fields([`*Balance*\n${escapeMrkdwn(describeAccount(card.account))}`, `*CRM*\n${link(card.crmUrl, `Open client #${client.id}`)}`, ...(contact.length ? [`*Contact*\n${contact.join('\n')}`] : [])]),
   );
   if (client.archived) blocks.push(context(':file_cabinet: Archived in the CRM: restore the client there before changing anything.'));
+  blocks.push(...outageBlocks(card.outages));
 
   const serviceRows = card.services.map((s) => `• *#${s.id} ${escapeMrkdwn(s.plan ?? s.name ?? 'service')}*  ${escapeMrkdwn([describeServiceState(s), describePrice(s)].filter(Boolean).join('  ·  '))}`);
   blocks.push(...sections('*Services*', serviceRows.length ? serviceRows : [card.gaps.some((g) => g.part === 'services') ? '—' : 'None.']));
@@ -129,6 +133,7 @@ export function deviceCardMessage(card: DeviceCard, allowed: ReadonlySet<AccessA
       `*Site*\n${site ? `${escapeMrkdwn(site.name)}${site.type ? ` (${escapeMrkdwn(site.type)})` : ''}` : 'none'}`,
       `*Client*\n${owner}`,
     ]),
+    ...outageBlocks(card.outages),
     ...gapBlocks(card.gaps),
   ];
   const buttons = [

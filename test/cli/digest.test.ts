@@ -60,6 +60,8 @@ describe('subops digest without Slack settings', () => {
         ],
       },
       awaitingLink: [],
+      // The stock NMS lists outages (none that day); the interface document's has no GET /outages.
+      outages: sim.world === 'stock' ? { count: 0, downSeconds: 0, customerMinutes: 0 } : null,
       audit: null,
     });
     expect(err).toContain(MISSING);

@@ -1,6 +1,7 @@
 /** `subops client` and `subops device`: the cards in the terminal and as --json objects, with their exit codes. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { WORLD_FILTERS, worldFromEnv } from '../../src/simulator/world.js';
 import { runCli } from './support.js';
 
 let sim: RunningSimulator;
@@ -71,7 +72,7 @@ describe('subops client', () => {
 
   it('--json: one documented object per answer, with the shared client, service, payment and device fields', async () => {
     const card = JSON.parse((await subops(['client', '1001', '--json'])).out) as Record<string, unknown> & { services: object[]; sites: { devices: object[] }[] };
-    expect(keys(card)).toEqual(['account', 'activate', 'client', 'crmUrl', 'gaps', 'lastPayment', 'services', 'sites', 'type']);
+    expect(keys(card)).toEqual(['account', 'activate', 'client', 'crmUrl', 'gaps', 'lastPayment', 'outages', 'services', 'sites', 'type']);
     expect(keys(card.client)).toEqual(['address', 'archived', 'email', 'id', 'name', 'phone', 'userIdent']);
     expect(keys(card.services[0])).toEqual(['action', 'clientId', 'currency', 'id', 'name', 'periodMonths', 'plan', 'price', 'status', 'statusLabel', 'suspensionReason']);
     expect(keys(card.lastPayment)).toEqual(['amount', 'clientId', 'createdDate', 'currency', 'id', 'method', 'note']);
@@ -102,7 +103,7 @@ describe('subops device', () => {
     const { out } = await subops(['device', '74:83:C2:0F:AB:88']);
     expect(out).toContain('Activate it for a customer: subops activate --device 10.20.1.88 --first-name <name> --last-name <name>');
     const json = JSON.parse((await subops(['device', '10.20.1.88', '--json'])).out) as Record<string, unknown>;
-    expect(keys(json)).toEqual(['activate', 'client', 'device', 'gaps', 'site', 'type']);
+    expect(keys(json)).toEqual(['activate', 'client', 'device', 'gaps', 'outages', 'site', 'type']);
     expect(json).toMatchObject({ type: 'device', device: { name: 'PowerBeam 5AC', list: 'discovered', authorized: false }, site: null, client: null, activate: { device: '10.20.1.88', firstName: null, lastName: null, clientId: null } });
   });
 
@@ -113,5 +114,29 @@ describe('subops device', () => {
     const none = await subops(['device', '10.99.0.1']);
     expect(none.code).toBe(1);
     expect(none.out).toContain('No NMS device matches "10.99.0.1"');
+  });
+});
+
+describe('the cards during an outage (issue #40)', () => {
+  it("say since when and which device, for the tower's customer and its radio, not for a neighbour tower's customer; --json lists it", async () => {
+    const world = worldFromEnv();
+    const down = await startSimulator({ world, filters: [...new Set([...WORLD_FILTERS[world], 'outages' as const])] });
+    try {
+      down.takeDown('1c0f5e8b-2a3d-4b4c-9e6f-7d8a9b0c1d02', new Date('2026-11-28T14:02:00Z'));
+      const run = (argv: string[]) => runCli(argv, { UISP_URL: down.url, UISP_TOKEN: down.token }, [down.token]);
+      const line = '! Affected by an outage since 2026-11-28 14:02 UTC (diamond-ap1 at Diamond Tower)';
+      const marcus = await run(['client', '#1001']);
+      expect(marcus.code).toBe(0);
+      const lines = marcus.out.split('\n');
+      // Under the balance, before the services.
+      expect(lines[lines.findIndex((l) => l.startsWith('  Balance: ')) + 1]).toBe(line);
+      const radio = await run(['device', '10.20.1.21']);
+      expect(radio.out.split('\n')).toContain(line);
+      expect((await run(['client', '#1005'])).out).not.toContain('outage');
+      const json = JSON.parse((await run(['client', '#1001', '--json'])).out) as { outages: unknown[] };
+      expect(json.outages).toEqual([{ id: expect.any(String), since: '2026-11-28T14:02:00.000Z', device: 'diamond-ap1', site: 'Diamond Tower' }]);
+    } finally {
+      await down.close();
+    }
   });
 });

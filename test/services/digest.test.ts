@@ -9,7 +9,13 @@ import { dayBoundsIn, instantIn } from '../../src/services/dates.js';
 import { buildDigest, isQuiet, type TrailMessage } from '../../src/services/digest/build.js';
 import { readDigest, type AuditSource } from '../../src/services/digest/read.js';
 import type { Payment } from '../../src/services/uisp/schemas.js';
+import { digestParts } from '../../src/render/digest.js';
+import { WORLD_FILTERS, worldFromEnv } from '../../src/simulator/world.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
+
+const DIAMOND_AP = '1c0f5e8b-2a3d-4b4c-9e6f-7d8a9b0c1d02';
+const ENMORE_AP = '2d1a6f9c-3b4e-4c5d-8f7a-8e9b0c1d2e03';
+const CPE_PERSAUD = '5a4d9c2f-6e7b-4f8a-9c0d-1b2e3f4a5b06';
 
 const ZONE = 'America/Guyana';
 const DATE = '2025-03-04';
@@ -24,7 +30,7 @@ const CASH = { id: 'cash-id', name: 'Cash' };
 const BANK = { id: 'bank-id', name: 'Bank transfer' };
 const payment = (id: number, createdDate: string, amount: number, currencyCode: string, methodId: string | null): Payment => ({ id, clientId: 1001, methodId, createdDate, amount, currencyCode, note: null });
 
-const build = (trail: TrailMessage[] | null, payments: Payment[] = []) => buildDigest({ date: DATE, timeZone: ZONE, day, payments, methods: [CASH, BANK], awaitingLink: [], trail });
+const build = (trail: TrailMessage[] | null, payments: Payment[] = []) => buildDigest({ date: DATE, timeZone: ZONE, day, payments, methods: [CASH, BANK], awaitingLink: [], outages: null, trail });
 
 describe('buildDigest', () => {
   it('lists activations done, and failed ones not retried since, each with its thread and who ran it', () => {
@@ -134,7 +140,9 @@ describe('buildDigest', () => {
     expect(isQuiet(build(null))).toBe(true);
     expect(isQuiet(build([], [payment(1, '2025-03-04T12:00:00+0000', 1, 'GYD', null)]))).toBe(false);
     expect(isQuiet(build([audit(3, { action: 'unsuspend', result: 'unsuspended', ok: true, serviceId: 104 })]))).toBe(false);
-    expect(isQuiet(buildDigest({ date: DATE, timeZone: ZONE, day, payments: [], methods: [], awaitingLink: [{ siteId: 's', siteName: 'S', clientId: 1 }], trail: [] }))).toBe(false);
+    expect(isQuiet(buildDigest({ date: DATE, timeZone: ZONE, day, payments: [], methods: [], awaitingLink: [{ siteId: 's', siteName: 'S', clientId: 1 }], outages: null, trail: [] }))).toBe(false);
+    expect(isQuiet(buildDigest({ date: DATE, timeZone: ZONE, day, payments: [], methods: [], awaitingLink: [], outages: { count: 0, downSeconds: 0, customerMinutes: 0 }, trail: [] }))).toBe(true);
+    expect(isQuiet(buildDigest({ date: DATE, timeZone: ZONE, day, payments: [], methods: [], awaitingLink: [], outages: { count: 1, downSeconds: 120, customerMinutes: 2 }, trail: [] }))).toBe(false);
   });
 });
 
@@ -185,7 +193,7 @@ describe('readDigest on a seeded simulator day', () => {
       yield audit(2, { action: 'unsuspend', result: 'unsuspended', ok: true, serviceId: 104, clientId: 1005 });
     };
     const now = new Date('2025-03-05T12:00:00Z');
-    const digest = await readDigest({ crm: uisp.services.crm, network: uisp.services.network, timeZone: ZONE, audit: trail, now: () => now }, DATE);
+    const digest = await readDigest({ crm: uisp.services.crm, network: uisp.services.network, outages: uisp.services.outages, timeZone: ZONE, audit: trail, now: () => now }, DATE);
 
     expect(digest.payments).toEqual({
       count: 2,
@@ -198,6 +206,36 @@ describe('readDigest on a seeded simulator day', () => {
     expect(digest.awaitingLink).toEqual([{ siteId: '9f8e7d6c-5b4a-4c3d-8e2f-1a0b9c8d7e6f', siteName: 'Shanice Williams', clientId: 1004 }]);
     expect(digest.audit!.lifts).toMatchObject([{ serviceId: 104, clientId: 1005 }]);
     expect(asked).toEqual([[day.start, now]]);
+  });
+
+  /** Hours after the Guyana day's start. */
+  const hoursIn = (hours: number) => new Date(day.start.getTime() + hours * 3_600_000);
+  const world = worldFromEnv();
+
+  it("counts the day's outages, their time down within the day and the customer-minutes lost (one began the evening before)", async () => {
+    uisp = await startUisp({ simulator: { world, filters: [...new Set([...WORLD_FILTERS[world], 'outages' as const])] } });
+    const { sim, services } = uisp;
+    // Diamond Tower's AP (2 customers below it) from 23:00 the day before until 01:00: 60 minutes of the day.
+    sim.takeDown(DIAMOND_AP, hoursIn(-1));
+    sim.bringBack(DIAMOND_AP, hoursIn(1));
+    // Ravi Persaud's own radio (1 customer), 10:00 to 10:30.
+    sim.takeDown(CPE_PERSAUD, hoursIn(10));
+    sim.bringBack(CPE_PERSAUD, hoursIn(10.5));
+    // Enmore Tower's AP the day before only: not this day's.
+    sim.takeDown(ENMORE_AP, hoursIn(-5));
+    sim.bringBack(ENMORE_AP, hoursIn(-4));
+    const digest = await readDigest({ crm: services.crm, network: services.network, outages: services.outages, timeZone: ZONE, audit: undefined, now: () => hoursIn(30) }, DATE);
+    expect(digest.outages).toEqual({ count: 2, downSeconds: 90 * 60, customerMinutes: 2 * 60 + 30 });
+    expect(digestParts(digest)).toContainEqual({ heading: 'Outages (2)', lines: [{ text: '1h 30m down in all, 150 customer-minutes lost' }] });
+  });
+
+  it('an NMS without GET /outages: the digest has no outages line', async () => {
+    uisp = await startUisp({ simulator: { world, filters: WORLD_FILTERS.interface } });
+    uisp.sim.takeDown(DIAMOND_AP, hoursIn(2));
+    const { services } = uisp;
+    const digest = await readDigest({ crm: services.crm, network: services.network, outages: services.outages, timeZone: ZONE, audit: undefined, now: () => hoursIn(30) }, DATE);
+    expect(digest.outages).toBeNull();
+    expect(digestParts(digest).map((part) => part.heading)).not.toContainEqual(expect.stringMatching(/^Outages/));
   });
 });
 

@@ -178,7 +178,7 @@ describe('the digest of a seeded day', () => {
 describe('once per day', () => {
   const DAY = '2025-03-04';
   const atLocal = (date: string, hour: number, minute = 0) => instantIn(date, { hour, minute }, ZONE).getTime();
-  const quiet = (date: string): Digest => buildDigest({ date, timeZone: ZONE, day: dayBoundsIn(date, ZONE), payments: [], methods: [], awaitingLink: [], trail: [] });
+  const quiet = (date: string): Digest => buildDigest({ date, timeZone: ZONE, day: dayBoundsIn(date, ZONE), payments: [], methods: [], awaitingLink: [], outages: null, trail: [] });
 
   // Every schedule is a process of its own on one store (the test run's PostgreSQL, a schema per test).
   let store: PostgresStore;
@@ -246,7 +246,7 @@ describe('DIGEST_TIME on the ISP_TIMEZONE clock', () => {
     let now = Date.parse('2025-03-05T08:30:00Z');
     const timer = new HeldTimer();
     const posted: string[] = [];
-    const read = async (date: string) => (posted.push(date), buildDigest({ date, timeZone: ZONE, day: dayBoundsIn(date, ZONE), payments: [], methods: [], awaitingLink: [], trail: [] }));
+    const read = async (date: string) => (posted.push(date), buildDigest({ date, timeZone: ZONE, day: dayBoundsIn(date, ZONE), payments: [], methods: [], awaitingLink: [], outages: null, trail: [] }));
     const schedule = startDigestSchedule({ client, identity, logger, channelId: DIGEST, time: EIGHT, timeZone: ZONE, read, now: () => now, timer, claims: memoryClaims() });
     schedules.push(schedule);
     await schedule.settled();

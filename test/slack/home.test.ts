@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { webApi } from '@slack/bolt';
 import { slackAuditSink } from '../../src/slack/audit.js';
+import { WORLD_FILTERS, worldFromEnv } from '../../src/simulator/world.js';
 import { expectValidHome, expectValidModal } from './block-kit.js';
 import { AGENT, AUDIT_CHANNEL, BOT_TOKEN, CHANNEL, inputs, shown, startHarness, type Harness } from './harness.js';
 
@@ -59,9 +60,11 @@ describe('the Home tab', () => {
 
     const before = h.uisp.sim.requests.length;
     const home = await openHome();
-    // One NMS question for the pending links: the endpoint sites not bound to the CRM, never the whole site list where NMS honours the filters.
-    const asked = h.uisp.sim.requests.slice(before).filter((r) => r.path.startsWith('/nms/'));
-    expect(asked.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /nms/api/v2.1/sites']);
+    // One NMS question for the pending links: the endpoint sites not bound to the CRM, never the whole site list where NMS honours the filters;
+    // and one for the outages in progress (none here: nothing more).
+    const nms = h.uisp.sim.requests.slice(before).filter((r) => r.path.startsWith('/nms/'));
+    expect(nms.map((r) => `${r.method} ${r.path}`).sort()).toEqual(['GET /nms/api/v2.1/outages', 'GET /nms/api/v2.1/sites']);
+    const asked = nms.filter((r) => r.path === '/nms/api/v2.1/sites');
     if (h.uisp.sim.world === 'stock') expect(asked[0]!.query).toEqual({ type: 'endpoint', ucrm: 'false', ucrmDetails: 'true' });
     const text = shown(home);
     const site = h.uisp.sim.data.sites.find((s) => s.identification.name === 'Jane Doe')!;
@@ -88,6 +91,18 @@ describe('the Home tab', () => {
     const home = await openHome();
     expect(shown(home)).toContain('You have no recent operations.');
     expect(shown(home)).toContain('None: every activated site is linked to its CRM client.');
+  });
+
+  it('shows the outages in progress, each with its headline and how many customers it affects; none, no section', async () => {
+    const world = worldFromEnv();
+    h = await startHarness({ simulator: { world, filters: [...new Set([...WORLD_FILTERS[world], 'outages' as const])] } });
+    expect(shown(await openHome())).not.toContain('Outages in progress');
+    h.uisp.sim.takeDown('1c0f5e8b-2a3d-4b4c-9e6f-7d8a9b0c1d02', new Date(Date.now() - 65 * 60_000));
+    h.uisp.sim.takeDown('2d1a6f9c-3b4e-4c5d-8f7a-8e9b0c1d2e03', new Date(Date.now() - 3 * 60_000));
+    const text = shown(await openHome());
+    const section = text.slice(text.indexOf('*Outages in progress (2)*'));
+    expect(section).toMatch(/enmore-ap1 \([^)]*\) at Enmore Tower, down since [^(]* UTC \(3m\) — \*1 customer affected\*/);
+    expect(section).toMatch(/diamond-ap1 \(Rocket 5AC Prism, ap, 10\.20\.1\.2\/24\) at Diamond Tower, down since [^(]* UTC \(1h 5m\) — \*2 customers affected\*/);
   });
 
   it('opens the forms from its buttons; results go to the agent’s DM', async () => {

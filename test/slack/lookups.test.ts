@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { answer } from './answers.js';
 import { expectValidModal } from './block-kit.js';
+import { WORLD_FILTERS, worldFromEnv } from '../../src/simulator/world.js';
 import { AGENT, buttons, CHANNEL, inputs, preselected, press, selected, shown, harnessPerTest } from './harness.js';
 
 const { start } = harnessPerTest();
@@ -173,5 +174,20 @@ describe('/device', () => {
     expect(shown(await answer(harness, 1))).toContain('Device enmore-ap1');
     await harness.command('/device', 'nothing-here');
     expect((await answer(harness, 2)).text).toBe('No NMS device matches “nothing-here”');
+  });
+});
+
+describe('cards during an outage (issue #40)', () => {
+  it("/client and /device say since when and which device for the tower's customer, not for a neighbour tower's", async () => {
+    const world = worldFromEnv();
+    const harness = await start({ simulator: { world, filters: [...new Set([...WORLD_FILTERS[world], 'outages' as const])] } });
+    harness.uisp.sim.takeDown('1c0f5e8b-2a3d-4b4c-9e6f-7d8a9b0c1d02', new Date('2026-11-28T14:02:00Z'));
+    const line = ':rotating_light: *Affected by an outage since 2026-11-28 14:02 UTC (diamond-ap1 at Diamond Tower)*';
+    await harness.command('/client', '#1001');
+    expect(shown(await answer(harness, 0))).toContain(line);
+    await harness.command('/device', '10.20.1.21');
+    expect(shown(await answer(harness, 1))).toContain(line);
+    await harness.command('/client', '#1005');
+    expect(shown(await answer(harness, 2))).not.toContain('outage');
   });
 });

@@ -104,11 +104,12 @@ export function surfaces(v: string): Record<string, unknown> {
     services: [{ id: 201, name: v, plan: v, status: 3, statusLabel: v, suspensionReason: v, price: 10000, currency: v, periodMonths: 1, action: 'unsuspend' }],
     lastPayment: payment,
     sites: [{ id: 's-1', name: v, linkedBy: 'marker', devices: [line] }],
+    outages: [{ id: 'o-1', since: v, device: v, site: v }],
     gaps: [{ part: 'payments', problem: v }],
     duplicates: [duplicate('service'), duplicate('site')],
     activate: null,
   };
-  const deviceCard: DeviceCard = { device: line, site: { id: 's-1', name: v, type: v }, client: { id: 1002, name: v, archived: true }, activate: { device: v, firstName: v, lastName: v }, gaps: [{ part: 'nms', problem: v }] };
+  const deviceCard: DeviceCard = { device: line, site: { id: 's-1', name: v, type: v }, client: { id: 1002, name: v, archived: true }, outages: [{ id: 'o-1', since: v, device: v, site: v }], activate: { device: v, firstName: v, lastName: v }, gaps: [{ part: 'nms', problem: v }] };
   const approval = (operation: ApprovalRequest['operation']): ApprovalRequest => ({
     id: 'req-1',
     requester: 'U0AGENT',
@@ -135,6 +136,7 @@ export function surfaces(v: string): Record<string, unknown> {
     timeZone: 'America/Guyana',
     payments: { count: 2, byCurrency: [{ currency: v, count: 2, total: 20 }], byMethod: [{ method: v, currency: v, count: 2, total: 20 }] },
     awaitingLink: [{ siteId: 's-1', siteName: v, clientId: 1002 }],
+    outages: { count: 2, downSeconds: 5400, customerMinutes: 150 },
     audit: {
       activations: { done: [{ permalink: PERMALINK, actor: v, actorVia: 'cli', summary: v, device: v, clientId: 1002 }], failed: [{ permalink: null, actor: 'U0AGENT', actorVia: 'slack', summary: '', device: v, clientId: null }] },
       suspensions: [{ permalink: PERMALINK, actor: v, actorVia: 'uisp', summary: v, serviceId: 201, clientId: 1002 }],
@@ -188,9 +190,10 @@ export function surfaces(v: string): Record<string, unknown> {
       userId: 'U0AGENT',
       operations: { ok: true, value: { mine: [{ ...auditLine, actor: { via: 'cli', username: v } }], team: [{ ...auditLine, actor: { via: 'slack', userId: 'U0LEAD' } }] } },
       missingLinks: { ok: true, value: [{ siteId: 's-1', siteName: v, clientId: 1002, crmUrl: crmClientUrl(1002) }] },
+      outages: { ok: true, value: { available: true, outages: [{ id: 'o-1', since: v, device: { id: 'dev-1', name: v, model: v, role: v, ip: v }, devicesDown: 2, site: { id: 's-1', name: v, kind: 'infrastructure' }, affected: [] }] } },
       approvals: { ok: true, value: { mine: stored, waiting: stored } },
     }),
-    'homeView, parts that could not be read': homeView({ userId: 'U0AGENT', operations: { ok: false, problem: v }, missingLinks: { ok: false, problem: v }, approvals: { ok: false, problem: v } }),
+    'homeView, parts that could not be read': homeView({ userId: 'U0AGENT', operations: { ok: false, problem: v }, missingLinks: { ok: false, problem: v }, outages: { ok: false, problem: v }, approvals: { ok: false, problem: v } }),
     'linkedReply': linkedReply({ kind: 'linked', link: pending, boundClientId: 1002 }),
     'linkedReply, linked to another client': linkedReply({ kind: 'linked', link: pending, boundClientId: 1003 }),
     'linkReminder': linkReminder(pending, 24),

@@ -19,8 +19,8 @@ export const digestHelp = `Usage: subops digest [--date YYYY-MM-DD] [--json]
 Prints the daily digest of a day in ISP_TIMEZONE (default: yesterday), as the bot posts it to
 DIGEST_CHANNEL_ID: activations done, and failed and not retried since (with their threads);
 suspensions and lifted suspensions; payments with their count and total per currency and per method;
-sites still awaiting the manual CRM link; late duplicates for a person to look at. Payments and sites
-come from UISP; the rest from the audit channel, read with SLACK_BOT_TOKEN from AUDIT_CHANNEL_ID (without
+sites still awaiting the manual CRM link; the day's outages (count, time down, customer-minutes lost);
+late duplicates for a person to look at. Payments, sites and outages come from UISP; the rest from the audit channel, read with SLACK_BOT_TOKEN from AUDIT_CHANNEL_ID (without
 both, those parts are left out and the output says so). --json prints one object (docs/cli.md: JSON output).
 Exit 0 printed, 1 UISP or Slack could not be read, 2 bad input.`;
 
@@ -37,7 +37,7 @@ export async function digest(argv: string[], io: CliIo): Promise<number> {
   const connection = await connectCli(io, values.json ? 'json' : 'text');
   try {
     const audit = channel && (await auditChannel(channel, createLogger(core.logLevel, io.stderr)));
-    const read = await readDigest({ crm: connection.services.crm, network: connection.services.network, timeZone, audit }, date);
+    const read = await readDigest({ crm: connection.services.crm, network: connection.services.network, outages: connection.services.outages, timeZone, audit }, date);
     if (!read.audit) writeText(io.stderr, AUDIT_PARTS_MISSING);
     if (values.json) writeLine(io.stdout, jsonLine(io, digestJson(read)));
     else writeText(io.stdout, ...digestLines(read));

@@ -27,16 +27,17 @@ export async function publishHome(client: App['client'], deps: ListenerDeps, use
   const { auditChannelId, services, identity } = deps;
   const allowed = await deps.access.allowedActions(userId);
   // What happened lately is a lookup: a user who may not look things up gets the buttons they may use.
-  const [operations, missingLinks] = allowed.has('lookup')
+  const [operations, missingLinks, outages] = allowed.has('lookup')
     ? await Promise.all([
         auditChannelId
           ? settle(readAuditTrail(client, auditChannelId, identity, userId, HOME_LIST_LENGTH), 'Could not read the audit channel')
           : ({ ok: false, problem: 'AUDIT_CHANNEL_ID is not set: SubOps keeps no record of operations to show.' } as const),
         settle(services.lookups.missingLinks(), 'Could not read the NMS sites'),
+        settle(services.outages.inProgress(), 'Could not read the outages in progress'),
       ])
-    : [undefined, undefined];
+    : [undefined, undefined, undefined];
   const approvals = await pendingFor(deps, userId, allowed);
-  await client.views.publish({ user_id: userId, view: homeView({ userId, operations, missingLinks, allowed, approvals }) });
+  await client.views.publish({ user_id: userId, view: homeView({ userId, operations, missingLinks, outages, now: new Date(), allowed, approvals }) });
 }
 
 /** With approvals configured: the user's own pending requests and, for an approver, those waiting for them. */

@@ -1,10 +1,11 @@
 /**
  * The daily digest as data: what happened on one calendar day of ISP_TIMEZONE, from UISP (payments, the
- * sites still awaiting the manual CRM link) and from the audit channel's metadata (activations,
+ * sites still awaiting the manual CRM link, the outages) and from the audit channel's metadata (activations,
  * suspensions, lifts, late duplicates). Pure: the reader (./read.ts) gathers the inputs, each front end
  * words the result (src/views/digest.ts, the CLI).
  */
 import { z } from 'zod';
+import type { OutagesOfDay } from '../outages.js';
 import type { Payment, PaymentMethod } from '../uisp/schemas.js';
 
 /**
@@ -88,6 +89,8 @@ export interface Digest {
   payments: { count: number; byCurrency: CurrencyTotal[]; byMethod: MethodTotal[] };
   /** Sites SubOps activated that nobody has linked to their CRM client yet (as UISP says now). */
   awaitingLink: AwaitingLink[];
+  /** The day's outages (their count, time down and customer-minutes lost); null when the NMS has no GET /outages. */
+  outages: OutagesOfDay | null;
   audit: AuditParts | null;
 }
 
@@ -100,6 +103,7 @@ export interface DigestInputs {
   payments: readonly Payment[];
   methods: readonly PaymentMethod[];
   awaitingLink: readonly AwaitingLink[];
+  outages: OutagesOfDay | null;
   /** Messages from the day's start on (later ones tell whether a failed activation was retried); null when not read. */
   trail: readonly TrailMessage[] | null;
 }
@@ -135,7 +139,7 @@ interface Audited {
   record: AuditPayload;
 }
 
-export function buildDigest({ date, timeZone, day, payments, methods, awaitingLink, trail }: DigestInputs): Digest {
+export function buildDigest({ date, timeZone, day, payments, methods, awaitingLink, outages, trail }: DigestInputs): Digest {
   const inDay = (at: number) => at >= day.start.getTime() && at < day.end.getTime();
   const dayPayments = payments.filter((payment) => inDay(Date.parse(payment.createdDate)));
   return {
@@ -143,6 +147,7 @@ export function buildDigest({ date, timeZone, day, payments, methods, awaitingLi
     timeZone,
     payments: { count: dayPayments.length, byCurrency: totalsBy(dayPayments, () => null).map(({ method: _method, ...total }) => total), byMethod: totalsBy(dayPayments, methodNamer(methods)) },
     awaitingLink: [...awaitingLink].sort((a, b) => a.siteName.localeCompare(b.siteName)),
+    outages,
     audit: trail && auditParts(trail, inDay),
   };
 }
@@ -151,7 +156,7 @@ export function buildDigest({ date, timeZone, day, payments, methods, awaitingLi
 export function isQuiet(digest: Digest): boolean {
   const audit = digest.audit;
   const nothingAudited = !audit || (!audit.activations.done.length && !audit.activations.failed.length && !audit.suspensions.length && !audit.lifts.length && !audit.lateDuplicates.length && !audit.failedWebhooks.length);
-  return digest.payments.count === 0 && digest.awaitingLink.length === 0 && nothingAudited;
+  return digest.payments.count === 0 && digest.awaitingLink.length === 0 && !digest.outages?.count && nothingAudited;
 }
 
 function auditParts(trail: readonly TrailMessage[], inDay: (at: number) => boolean): AuditParts {

@@ -19,6 +19,7 @@ import type { NmsClient } from '../uisp/nms-client.js';
 import type { Client, Device, Service, Site } from '../uisp/schemas.js';
 import type { DeviceQuery } from '../activation/types.js';
 import type { DeviceFinding, NetworkReads } from '../network.js';
+import type { OutageNote, OutageService, OutageTarget } from '../outages.js';
 import { TypeaheadIndex } from './typeahead.js';
 import { activationName, clientMatch, deviceKey, deviceLine, linkedBy } from './lines.js';
 import type { ActivationPrefill, CardGap, ClientCard, ClientLookup, DeviceCard, DeviceLine, DeviceLookup, MissingLink, ServiceLine, SiteOwnerLine } from './types.js';
@@ -34,6 +35,8 @@ export interface LookupDeps {
   network: NetworkReads;
   /** Names service statuses (Quoted, Deferred…) once UISP's numbering is known. */
   numbering: StatusNumbering;
+  /** Which outages in progress affect a card's client or device. */
+  outages: Pick<OutageService, 'affecting'>;
   /** Builds the CRM web interface's link to a client. */
   crmClientUrl: (clientId: number) => string;
   logger?: Logger | undefined;
@@ -89,12 +92,15 @@ export class LookupService {
     const candidates = servicesRead.then((list) => network.clientSites(list), () => network.everySite());
     const ownRead = Promise.all([candidates, servicesRead.catch(() => [])]).then(([sites, list]) => ownSites(sites, client.id, list));
     const devicesRead = ownRead.then((own) => network.devicesOn(own.map((site) => site.id)));
-    const [services, lastPayment, own, devices, numbering] = await Promise.allSettled([
+    // Without its own sites the card cannot tell which outages are its (the NMS gap says so).
+    const outagesRead = ownRead.then((own) => this.outagesAffecting({ siteIds: own.map((site) => site.id) }), () => ({ notes: [], gaps: [] }));
+    const [services, lastPayment, own, devices, numbering, outages] = await Promise.allSettled([
       servicesRead,
       firstOf(crm.payments({ clientId: client.id, direction: 'DESC' }, 1)),
       ownRead,
       devicesRead,
       this.deps.numbering.resolve(),
+      outagesRead,
     ]);
     const gaps: Gaps = [];
     const gap = (part: CardGap, result: PromiseRejectedResult) => gaps.push({ part, problem: problemOf(result.reason) });
@@ -102,6 +108,7 @@ export class LookupService {
     if (lastPayment.status === 'rejected') gap('payments', lastPayment);
     if (own.status === 'rejected') gap('nms', own);
     else if (devices.status === 'rejected') gap('nms', devices);
+    if (outages.status === 'fulfilled') gaps.push(...outages.value.gaps);
 
     const serviceList = services.status === 'fulfilled' ? services.value : [];
     const lines = await this.serviceLines(serviceList, numbering.status === 'fulfilled' ? numbering.value.numbering : null);
@@ -125,6 +132,7 @@ export class LookupService {
         linkedBy: linkedBy(site, serviceList),
         devices: deviceList.filter((d) => d.identification.site?.id === site.id).map((d) => deviceLine(d, 'authorized')),
       })),
+      outages: outages.status === 'fulfilled' ? outages.value.notes : [],
       gaps,
       duplicates,
       // Archived clients are restored in the CRM first; a client with a live service needs no activation.
@@ -186,14 +194,28 @@ export class LookupService {
       }
     }
     const ownerId = site ? siteOwnerId(site) : null;
-    const client = ownerId === null ? null : await this.siteOwner(ownerId, gaps);
+    const [client, outages] = await Promise.all([
+      ownerId === null ? null : this.siteOwner(ownerId, gaps),
+      this.outagesAffecting({ siteIds: device.siteId ? [device.siteId] : [], deviceId: device.id }),
+    ]);
+    gaps.push(...outages.gaps);
     return {
       device,
       site: device.siteId ? { id: device.siteId, name: site?.identification.name ?? reference?.name ?? device.siteId, type: site?.identification.type ?? reference?.type ?? null } : null,
       client,
+      outages: outages.notes,
       activate: device.authorized ? null : { device: deviceKey(device) },
       gaps,
     };
+  }
+
+  /** The card's outages; UISP failing to answer is a gap, not a failed card. */
+  private async outagesAffecting(target: OutageTarget): Promise<{ notes: OutageNote[]; gaps: Gaps }> {
+    try {
+      return { notes: (await this.deps.outages.affecting(target)) ?? [], gaps: [] };
+    } catch (error) {
+      return { notes: [], gaps: [{ part: 'outages', problem: problemOf(error) }] };
+    }
   }
 
   private async siteOwner(clientId: number, gaps: Gaps): Promise<SiteOwnerLine> {

@@ -3,6 +3,7 @@
  * text output and its `--json` objects all render these same objects.
  */
 import type { LateDuplicate } from '../activation/types.js';
+import type { OutageNote } from '../outages.js';
 import type { SuspensionAction } from '../suspensions.js';
 import type { Payment } from '../uisp/schemas.js';
 
@@ -77,7 +78,7 @@ export interface SiteLine {
 }
 
 /** Which parts of a card could not be read; the rest is shown. */
-export type CardGap = 'services' | 'payments' | 'nms';
+export type CardGap = 'services' | 'payments' | 'nms' | 'outages';
 
 export interface ClientCard {
   client: ClientMatch;
@@ -87,6 +88,8 @@ export interface ClientCard {
   /** The newest payment, or null when there is none. */
   lastPayment: Payment | null;
   sites: SiteLine[];
+  /** The outages in progress affecting the client's sites (none also when the NMS has no outages, or they could not be read: a gap). */
+  outages: OutageNote[];
   /** What could not be read, with UISP's problem; the card shows the rest. */
   gaps: { part: CardGap; problem: string }[];
   /** Late duplicates among what the card read: two SubOps-made Active services or sites (none when a part could not be read). */
@@ -115,6 +118,8 @@ export interface DeviceCard {
   site: { id: string; name: string; type: string | null } | null;
   /** The CRM client the device's site belongs to (CRM link or SubOps' marker), or null. */
   client: SiteOwnerLine | null;
+  /** The outages in progress affecting the device: itself or its site down, or an infrastructure site above its site. */
+  outages: OutageNote[];
   /** Set for a discovered (not yet authorized) device: the activation form filled with it. */
   activate: ActivationPrefill | null;
   gaps: { part: CardGap; problem: string }[];
