@@ -174,7 +174,8 @@ async function serveWith(config: ReturnType<typeof loadAppConfig>, logger: Logge
     const numbering = connection.services.numbering.resolve().then((verdict) => logger.info({ numbering: verdict.numbering?.name ?? null }, `Service status numbering: ${describeNumbering(verdict)}`));
     const resumed = linkWatch.resume(app.client, { events, auditChannelId: slack.auditChannelId, logger, identity });
     // The outage watch: this process polls while it holds the watch in the store (another replica may).
-    events.outages.start(config.events.outagePollIntervalMs);
+    // Without a channel to post in it does not poll: a claim would say posted what nobody saw.
+    if (config.events.outagesChannelId ?? slack.auditChannelId) events.outages.start(config.events.outagePollIntervalMs);
     logger.info(`SubOps state: ${storeName(config.store)}`);
     // Loaded only when configured, after the start-up line: start-up time is the same without a digest.
     const digest = config.digest && (await import('./slack/digest.js')).startDailyDigest({ client: app.client, identity, logger, work, settings: config.digest, timeZone: config.core.activation.timeZone, services: connection.services, auditChannelId: slack.auditChannelId, claims: store.claims });

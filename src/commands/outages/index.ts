@@ -142,7 +142,7 @@ export function register(app: App, deps: ListenerDeps): void {
   const log = deps.logger.child({ flow: 'outages' });
   const parents = new OutageParents(app.client, deps.identity, deps);
   if (channel) watch.reportTo(outageReporter(app.client, channel, deps.identity, parents, log), openOutages(app.client, channel, deps.identity));
-  else log.warn('OUTAGES_CHANNEL_ID and AUDIT_CHANNEL_ID are unset: outages are not posted');
+  else log.warn('OUTAGES_CHANNEL_ID and AUDIT_CHANNEL_ID are unset: outages are not watched nor posted (Home, the cards and `subops outages` still show them)');
 
   const tell = async (respond: (m: object) => Promise<unknown>, text: string) => {
     try {
