@@ -22,6 +22,32 @@ export interface CountingProxy {
   close(): Promise<void>;
 }
 
+/** What some requests read from UISP. */
+export interface Reads {
+  requests: number;
+  bytes: number;
+}
+
+export function readsOf(entries: readonly ProxiedRequest[]): Reads {
+  return { requests: entries.length, bytes: entries.reduce((sum, entry) => sum + entry.bytes, 0) };
+}
+
+/** 1 MB = 10⁶ bytes. */
+export const size = (bytes: number) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(bytes >= 1e7 ? 1 : 2)} MB` : `${(bytes / 1e3).toFixed(1)} KB`);
+export const readsText = (reads: Reads) => `${reads.requests.toLocaleString('en-US')} request${reads.requests === 1 ? '' : 's'}, ${size(reads.bytes)}`;
+
+/** "GET /nms/api/v2.1/sites ×1 (30.8 MB)", per method and path (ids as {id}, without the query), largest first. */
+export function breakdown(entries: readonly ProxiedRequest[]): string {
+  const groups = new Map<string, Reads>();
+  for (const entry of entries) {
+    const path = entry.url.split('?')[0]!.replace(/\/(\d+|[0-9a-f]{8}-[0-9a-f-]{27})(?=\/|$)/gi, '/{id}');
+    const key = `${entry.method} ${path}${entry.url.includes('?') ? '?…' : ''}`;
+    const group = groups.get(key) ?? { requests: 0, bytes: 0 };
+    groups.set(key, { requests: group.requests + 1, bytes: group.bytes + entry.bytes });
+  }
+  return [...groups].sort(([, a], [, b]) => b.bytes - a.bytes).map(([key, group]) => `${key} ×${group.requests} (${size(group.bytes)})`).join(', ');
+}
+
 export async function startCountingProxy(target: string): Promise<CountingProxy> {
   const { hostname, port } = new URL(target);
   const agent = new Agent({ keepAlive: true });

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: every target of issue 11 (and of issues 35 and 38) as rows of one table, each against
+ * `npm run bench`: every target of issue 11 (and of issues 35, 38 and 40) as rows of one table, each against
  * a baseline measured in this same run, printed at the end and written to BENCHMARKS.md with the date and
  * the machine. A row that misses its target fails its test, so the exit code says whether every target
  * holds.
@@ -12,6 +12,7 @@ import { acks } from './rows/acks.js';
 import { activationRoundTrips, slackOffCriticalPath } from './rows/activation.js';
 import { coldStart } from './rows/cold-start.js';
 import { firstSeconds } from './rows/first-seconds.js';
+import { outagePoll } from './rows/outage-poll.js';
 import { paymentsExport } from './rows/payments-export.js';
 import { paymentsUnderLoad } from './rows/payments-slack.js';
 import { scaleReads } from './rows/scale.js';
@@ -77,6 +78,15 @@ machine; the absolute times do not.
    question. A size-independent operation's ratio is of the bytes (the export's of the requests); the
    digest, the poll and Home pass when both their bytes and their requests stay within 1.5× of 1k's.
    What each operation asked, per path, is printed as the row runs (not in the table).
+9. The outage watch (issue 40): one poll with nothing changed, at 10,000 customers against the same at
+   100 (the baseline), on data sets made like row 8's, in the stock world (it serves \`GET /outages\`),
+   behind the same counting proxy, UISP at 0 ms. An \`OutageWatch\` on the services layer in this process,
+   its claims in a memory store, its reports kept in memory (Slack is not UISP's cost): one untimed first
+   poll (it takes the watch's lease), then 25 polls of each size, alternating: their requests and bytes
+   per poll (the same requests at both sizes) and their median time (≤ 2× of 100's). Then tower 1's AP
+   goes down (started 4 minutes earlier, past the 2-minute minimum) and one poll reports it: its
+   requests (the poll's own two included, and whom the outage affects: at most 6 more, docs/design.md)
+   and bytes.
 
 Row 1 is measured, not chased (issue 19): every created record is read back before anything is built on
 it or reported (docs/failure-modes.md: Concurrent activations), and through Slack a confirmation is read again before
@@ -105,6 +115,7 @@ row('5', 'long payment export', paymentsExport, '≤ 0.35×, ≤ 150 MB');
 row('6', 'cold start', coldStart, '≤ 2×, ≤ 1.5×');
 row('7', 'the first seconds', firstSeconds, '≤ 1.5×, every ack ≤ 1000 ms');
 row('8', 'UISP reads at 1,000 and 30,000 customers', scaleReads, '≤ 20 requests and ≤ 1 MB, ≤ 0.5 MB, ≤ 200 requests, ≤ 1.5×, ≤ 1000 ms, ≤ 150 MB', 900_000);
+row('9', 'outage poll at 100 and 10,000 customers', outagePoll, 'the same requests, ≤ 2×, ≤ 8 requests');
 
 afterAll(() => {
   writeBenchmarks(OUT, NOTES);

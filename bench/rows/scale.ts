@@ -22,7 +22,7 @@ import { daysBefore, todayIn } from '../../src/services/dates.js';
 import { LinkWatcher } from '../../src/services/events/link-watch.js';
 import { buildData, generateDataSet, startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { openStore } from '../../src/store/index.js';
-import { startCountingProxy, type CountingProxy, type ProxiedRequest } from '../counting-proxy.js';
+import { breakdown, readsOf, readsText, startCountingProxy, type CountingProxy, type Reads } from '../counting-proxy.js';
 import { ms, record } from '../report.js';
 import { ROOT, SUBOPS } from '../support.js';
 
@@ -36,11 +36,6 @@ const TIME_ZONE = 'America/Guyana';
 const SAME_AT_ANY_SIZE = 1.5;
 const RSS_MB = 150;
 const TYPEAHEAD_MS = 1_000;
-
-interface Reads {
-  requests: number;
-  bytes: number;
-}
 
 interface CliFigure extends Reads {
   peakMb: number;
@@ -121,25 +116,6 @@ function dataSet(customers: number, dates: Dates): { raw: Raw; subjects: Subject
   const station = devices.get(`cpe-${client.id}`)!;
   const discovered = raw.devices.find((d) => !d.identification.authorized)!.identification;
   return { raw, subjects: { deviceIp: station.ip, deviceMac: station.mac, clientId: client.id, clientName: `${client.firstName} ${client.lastName}`, discoveredIp: discovered.ip, pendingSites } };
-}
-
-const size = (bytes: number) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(bytes >= 1e7 ? 1 : 2)} MB` : `${(bytes / 1e3).toFixed(1)} KB`);
-const readsText = (reads: Reads) => `${reads.requests.toLocaleString('en-US')} request${reads.requests === 1 ? '' : 's'}, ${size(reads.bytes)}`;
-
-function readsOf(entries: readonly ProxiedRequest[]): Reads {
-  return { requests: entries.length, bytes: entries.reduce((sum, entry) => sum + entry.bytes, 0) };
-}
-
-/** "GET /nms/api/v2.1/sites ×1 (30.8 MB)", per method and path (ids as {id}, without the query), largest first. */
-function breakdown(entries: readonly ProxiedRequest[]): string {
-  const groups = new Map<string, Reads>();
-  for (const entry of entries) {
-    const path = entry.url.split('?')[0]!.replace(/\/(\d+|[0-9a-f]{8}-[0-9a-f-]{27})(?=\/|$)/gi, '/{id}');
-    const key = `${entry.method} ${path}${entry.url.includes('?') ? '?…' : ''}`;
-    const group = groups.get(key) ?? { requests: 0, bytes: 0 };
-    groups.set(key, { requests: group.requests + 1, bytes: group.bytes + entry.bytes });
-  }
-  return [...groups].sort(([, a], [, b]) => b.bytes - a.bytes).map(([key, group]) => `${key} ×${group.requests} (${size(group.bytes)})`).join(', ');
 }
 
 /** The requests and bytes of what `run` asked through the proxy; what it asked is printed (not in the table). */

@@ -10,14 +10,17 @@ import { EXIT, UsageError, writeLine, type ProcessIo } from '../process/io.js';
 import { SLASH_COMMANDS } from '../commands/index.js';
 import { scriptConsole, terminalConsole } from './chat-console.js';
 import { sampleTries, sampleTryLines } from './intro.js';
+import { outageKnobs, outageTries } from './outage-knobs.js';
 import { AUDIT_CHANNEL, PLAYGROUND_AGENT, PLAYGROUND_DIRECTORY, startPlayground, SUPPORT_CHANNEL, type Playground } from './playground.js';
-import { chatHelp, TerminalChat } from './terminal-chat.js';
+import { chatHelp, TerminalChat, type ChatCommand } from './terminal-chat.js';
 
 const DEMO_HELP = `Usage: subops demo [--script <file> [--slow]]
 
 Try the SubOps Slack bot in your terminal, offline: the bundled UISP simulator with sample data, a
 local fake of Slack, and the bot itself over real HTTP. Type slash commands (/activate, /suspend 101,
-/payments…); modals are asked as forms, answers print as they arrive. exit or Ctrl-D quits.
+/payments…); modals are asked as forms, answers print as they arrive. /takedown <device> and
+/bringback <device> play an outage in the simulated UISP: SubOps' outage watch posts its thread in
+#subops-audit. exit or Ctrl-D quits.
 
   --script <file>  run the commands and form answers in <file>, one per line (# starts a comment;
                    answers follow the command that asks for them, in field order; an empty line is
@@ -26,6 +29,10 @@ local fake of Slack, and the bot itself over real HTTP. Type slash commands (/ac
 
 // Long enough to read what a line brought before the next one is typed.
 const SLOW_LINE_DELAY_MS = 900;
+// How often the demo's outage watch polls (serve's default is 60 s): a demo shows what changed within
+// seconds. /takedown and /bringback also make it poll at once.
+const DEMO_OUTAGE_POLL_MS = 5_000;
+const OUTAGES_CHANNEL = `#${AUDIT_CHANNEL.name}`;
 
 export async function demo(argv: string[], io: ProcessIo): Promise<number> {
   const { values } = parseFlags(argv, { script: { type: 'string' }, slow: { type: 'boolean' } });
@@ -34,9 +41,11 @@ export async function demo(argv: string[], io: ProcessIo): Promise<number> {
   const script = values.script === undefined ? undefined : await readScript(values.script);
 
   // The chat owns stdout; warnings and errors of the bot go to stderr, and quiet runs print none.
-  const playground = await startPlayground({ env: { LOG_LEVEL: 'warn', ...io.env }, log: io.stderr });
+  const playground = await startPlayground({ env: { LOG_LEVEL: 'warn', ...io.env }, log: io.stderr, events: { outagePollMs: DEMO_OUTAGE_POLL_MS } });
   try {
-    io.stdout.write(introLines(playground).map((line) => `${line}\n`).join(''));
+    const { watch, minMs } = playground.outages!;
+    const chatCommands = outageKnobs({ simulator: playground.simulator, watch, minMs, channelName: OUTAGES_CHANNEL });
+    io.stdout.write(introLines(playground, chatCommands).map((line) => `${line}\n`).join(''));
     const chat = new TerminalChat({
       fake: playground.fake,
       sender: playground.sender,
@@ -46,6 +55,7 @@ export async function demo(argv: string[], io: ProcessIo): Promise<number> {
       commands: SLASH_COMMANDS,
       settled: playground.settled,
       link: simulatorLinks(playground.simulator.url),
+      chatCommands,
     });
     const console = script
       ? scriptConsole(script.text, io.stdout, { name: script.name, delayMs: values.slow ? SLOW_LINE_DELAY_MS : 0 })
@@ -66,17 +76,17 @@ async function readScript(path: string): Promise<{ name: string; text: string }>
   }
 }
 
-function introLines(playground: Playground): string[] {
+function introLines(playground: Playground, chatCommands: readonly ChatCommand[]): string[] {
   const organization = playground.simulator.data.organization?.name;
   return [
     'SubOps playground: the Slack bot, offline.',
     `UISP is the bundled simulator with its sample data${organization ? ` (${organization})` : ''}; Slack is a local fake. Nothing real is touched.`,
     `You are @${PLAYGROUND_AGENT.name} in #${SUPPORT_CHANNEL.name}; SubOps keeps its audit trail in #${AUDIT_CHANNEL.name}.`,
     '',
-    ...chatHelp(SLASH_COMMANDS),
+    ...chatHelp(SLASH_COMMANDS, chatCommands),
     '',
     'Try, from the sample data:',
-    ...sampleTryLines(sampleTries(playground.simulator.data, playground.statuses)),
+    ...sampleTryLines([...sampleTries(playground.simulator.data, playground.statuses), ...outageTries(playground.simulator.data, OUTAGES_CHANNEL)]),
     '',
   ];
 }

@@ -6,10 +6,15 @@
 import { randomBytes } from 'node:crypto';
 import type { DestinationStream } from 'pino';
 import { createApp, startApp } from '../app.js';
+import * as linkWatch from '../commands/link-watch/index.js';
+import { WEBHOOK_PATH } from '../services/events/webhook-endpoint.js';
 import { loadAppConfig, type Env } from '../config.js';
 import { createServices } from '../services/container.js';
-import { NUMBERINGS, type ServiceNumbering } from '../services/activation/service-status.js';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../simulator/index.js';
+import { createEventServices, type EventServices } from '../services/events/index.js';
+import type { OutageWatch } from '../services/events/outage-watch.js';
+import { NUMBERINGS, SHARED_STATUSES, type ServiceNumbering } from '../services/activation/service-status.js';
+import { startSimulator, worldFromEnv, type RunningSimulator, type SimulatorOptions } from '../simulator/index.js';
+import { WORLD_FILTERS } from '../simulator/world.js';
 import { createLogger } from '../slack/logging.js';
 import { checkSlack } from '../slack/startup.js';
 import { WorkTracker } from '../slack/work.js';
@@ -42,6 +47,12 @@ export interface PlaygroundOptions {
   log?: DestinationStream;
   /** SubOps' own state; by default this process's memory, gone at exit. */
   store?: Store;
+  /**
+   * Runs the bot's UISP side too, as `subops serve` does: the simulator's webhooks delivered to the bot,
+   * the manual-link watch, and the outage watch polling every `outagePollMs` (the simulator then serves
+   * GET /outages in either world).
+   */
+  events?: { outagePollMs: number };
 }
 
 export interface Playground {
@@ -53,12 +64,14 @@ export interface Playground {
   statuses: ServiceNumbering;
   /** Resolves when the bot has finished everything it was asked so far (its work in flight is zero). */
   settled: () => Promise<void>;
+  /** With `events`: the bot's outage watch (it posts in the audit channel) and OUTAGE_MIN_MINUTES in ms. */
+  outages: { watch: OutageWatch; minMs: number } | undefined;
   close(): Promise<void>;
 }
 
 // Settings a caller's environment must not bring in: where UISP and Slack are (the playground's own
-// simulator, whatever SUBOPS_SIMULATOR says), and who may act.
-const OWN_SETTINGS = /^(UISP_|SLACK_|ALLOWED_|AUDIT_CHANNEL_ID$|PORT$|SUBOPS_SIMULATOR$)/;
+// simulator, whatever SUBOPS_SIMULATOR says; its channels, outages in the audit channel), and who may act.
+const OWN_SETTINGS = /^(UISP_|SLACK_|ALLOWED_|AUDIT_CHANNEL_ID$|OUTAGES_CHANNEL_ID$|WEBHOOK_TOKEN$|WEBHOOK_PORT$|PORT$|SUBOPS_SIMULATOR$)/;
 
 export async function startPlayground(options: PlaygroundOptions = {}): Promise<Playground> {
   const closers: (() => Promise<void>)[] = [];
@@ -66,7 +79,9 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     for (const closer of closers.splice(0).reverse()) await closer();
   };
   try {
-    const simulator = await startSimulator(options.simulator);
+    const world = options.simulator?.world ?? worldFromEnv();
+    const filters = options.events === undefined ? options.simulator?.filters : [...new Set([...(options.simulator?.filters ?? WORLD_FILTERS[world]), 'outages' as const])];
+    const simulator = await startSimulator({ ...options.simulator, world, ...(filters && { filters }) });
     closers.push(() => simulator.close());
     // Before the app: the start-up check calls auth.test.
     const named = (names: Record<string, string>) => Object.fromEntries(Object.entries(names).map(([id, name]) => [id, { name }]));
@@ -75,8 +90,11 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
 
     const signingSecret = randomBytes(32).toString('hex');
     const settings = Object.fromEntries(Object.entries(options.env ?? {}).filter(([name]) => !OWN_SETTINGS.test(name)));
-    const { core, slack } = loadAppConfig({
+    // The webhook endpoint's token, new each run like the signing secret: only the playground's simulator knows it.
+    const webhookToken = options.events === undefined ? undefined : randomBytes(24).toString('hex');
+    const { core, slack, events: eventSettings } = loadAppConfig({
       ...settings,
+      ...(webhookToken && { WEBHOOK_TOKEN: webhookToken }),
       UISP_URL: simulator.url,
       UISP_TOKEN: simulator.token,
       SLACK_BOT_TOKEN: `xoxb-fake-${randomBytes(12).toString('hex')}`, // for the fake Slack only, new each run
@@ -92,9 +110,20 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     // The same start-up check as `subops serve`, against the fake.
     const identity = await checkSlack({ slack, logger });
     const store = options.store ?? openStore({ engine: 'memory' });
-    const app = createApp({ services, slack, logger, work, identity, store });
+    const events: EventServices | undefined = options.events === undefined ? undefined : createEventServices({ services, settings: eventSettings, statuses: SHARED_STATUSES, logger, work, claims: store.claims });
+    const app = createApp({ services, slack, logger, work, identity, store, events });
     const running = await startApp(app, slack, { port: 0, host: '127.0.0.1' });
     closers.push(() => running.stop());
+    if (events && webhookToken) {
+      closers.push(async () => {
+        simulator.setWebhookUrl(undefined);
+        events.links.stop();
+        await Promise.all([events.links.handOver(), events.outages.handOver()]);
+      });
+      simulator.setWebhookUrl(`http://127.0.0.1:${running.port}${WEBHOOK_PATH}?token=${webhookToken}`);
+      await linkWatch.resume(app.client, { events, auditChannelId: slack.auditChannelId, logger, identity });
+      events.outages.start(options.events!.outagePollMs);
+    }
 
     return {
       simulator,
@@ -102,6 +131,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
       sender: new SlackSender({ url: `http://127.0.0.1:${running.port}/slack/events`, signingSecret, responseUrl: () => fake.responseUrl() }),
       statuses: NUMBERINGS[simulator.world],
       settled: () => work.idle(),
+      outages: events && { watch: events.outages, minMs: eventSettings.outageMinMs },
       close,
     };
   } catch (error) {

@@ -44,16 +44,25 @@ export interface TerminalChatOptions {
   settled: () => Promise<void>;
   /** How to show a link instead of `label (url)` (DisplayNames.link), e.g. the demo's links into its simulator. */
   link?: DisplayNames['link'];
+  /** The chat's own commands besides /help and /press. */
+  chatCommands?: readonly ChatCommand[];
+}
+
+/** A command of the chat itself, not SubOps' (e.g. the demo's knobs on its simulator): prints what it did, or returns why it cannot. */
+export interface ChatCommand extends SlashCommandInfo {
+  run(text: string, print: (lines: string[]) => void): Promise<string | undefined>;
 }
 
 export type ChatResult = { ok: true } | { ok: false; failure: string };
 
 /** The lines `/help` prints: the app's commands and the chat's own. */
-export function chatHelp(commands: readonly SlashCommandInfo[]): string[] {
-  const width = Math.max(...commands.map((c) => c.name.length + c.usageHint.length + 1));
+export function chatHelp(commands: readonly SlashCommandInfo[], chatCommands: readonly SlashCommandInfo[] = []): string[] {
+  const width = Math.max(...[...commands, ...chatCommands].map((c) => c.name.length + c.usageHint.length + 1));
+  const line = (c: SlashCommandInfo) => `  ${`${c.name} ${c.usageHint}`.padEnd(width)}  ${c.description}`;
   return [
     'SubOps commands:',
-    ...commands.map((c) => `  ${`${c.name} ${c.usageHint}`.padEnd(width)}  ${c.description}`),
+    ...commands.map(line),
+    ...(chatCommands.length ? ['Demo commands (the simulated UISP, not SubOps):', ...chatCommands.map(line)] : []),
     'In a form: Enter keeps the value in [brackets] or skips an optional field; choices by number or text;',
     '  a name or id in a search field lists what matches, as Slack does (pick by number);',
     '  /submit sends the form as it stands, /cancel closes it, and another command closes it and runs.',
@@ -134,8 +143,13 @@ export class TerminalChat {
     if (line === '') return;
     const word = line.split(/\s+/, 1)[0]!;
     const rest = line.slice(word.length).trim();
-    if (word === '/help') return this.print(chatHelp(this.options.commands));
+    if (word === '/help') return this.print(chatHelp(this.options.commands, this.options.chatCommands));
     if (word === '/press') return this.press(rest);
+    const own = this.options.chatCommands?.find((command) => command.name === word);
+    if (own) {
+      const problem = await own.run(rest, (lines) => this.print(lines));
+      return problem === undefined ? undefined : this.refuse(problem);
+    }
     if (word === '/submit' || word === '/cancel') return this.refuse('No form is open.');
     if (this.options.commands.some((command) => command.name === word)) return this.slashCommand(word, rest);
     if (word.startsWith('/')) return this.refuse(`SubOps has no ${word} command. Type /help for the list.`);

@@ -44,6 +44,37 @@ describe('subops demo --script', () => {
     expect(out).not.toMatch(/xox[a-z]-|[0-9a-f]{64}/);
   });
 
+  it('plays an outage: a tower AP taken down gets its thread in the audit channel with the customers behind it, and its recovery', async () => {
+    const { code, out, err } = await subops(['demo', '--script', 'examples/outage.txt']);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    // The intro names the knobs and what to take down, from the sample data.
+    expect(out).toContain('Demo commands (the simulated UISP, not SubOps):');
+    expect(out).toMatch(/\/takedown diamond-ap1 +Diamond Tower's AP down: an outage thread in #subops-audit with its customers/);
+    expect(out).toContain('#support @agent> /takedown diamond-ap1');
+    // The watch's thread, posted by SubOps in the audit channel, names the device and whom it affects.
+    const thread = out.slice(out.indexOf('#support @agent> /takedown diamond-ap1'), out.indexOf('#support @agent> /bringback diamond-ap1'));
+    expect(thread).toMatch(/#subops-audit {2}SubOps: .*diamond-ap1/);
+    expect(thread).toContain('Diamond Tower');
+    expect(thread).toContain('Leon Hope');
+    expect(thread).toContain('Marcus Baptiste');
+    expect(thread).not.toContain('Ravi Persaud');
+    // Acknowledged from the chat: said in the thread, once.
+    expect(thread).toContain('#support @agent> /press Acknowledge');
+    expect(thread.match(/@agent acknowledged: on it/g)).toHaveLength(1);
+    // Back: said in the thread, and on the parent.
+    const recovery = out.slice(out.indexOf('#support @agent> /bringback diamond-ap1'));
+    expect(recovery).toMatch(/↳ SubOps: ✅ Back up .* after 3m\./);
+    expect(recovery).toMatch(/#subops-audit {2}✎ updated: ✅ Outage: diamond-ap1 /);
+    expect(out).not.toMatch(/xox[a-z]-|[0-9a-f]{48}/);
+  });
+
+  it('refuses to take down a device the simulated UISP does not have, naming the file and line', async () => {
+    const { code, out } = await subops(['demo', '--script', await scriptFile(['/takedown no-such-ap'])]);
+    expect(code).toBe(1);
+    expect(out).toContain('✗ Script stopped at script.txt:1: No device “no-such-ap” in the simulated UISP: give an authorized device\'s name, e.g. diamond-ap1.');
+  });
+
   it('stops with exit code 1 at a line the form cannot take, naming the file and line', async () => {
     const path = await scriptFile(['# a reason that does not exist', '/suspend 101', '/submit', 'Vacation', 'y']);
     const { code, out } = await subops(['demo', '--script', path]);
