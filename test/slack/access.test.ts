@@ -58,7 +58,7 @@ describe('the access rule', () => {
   it('is open when nothing is configured: everyone may do everything', async () => {
     const policy = new AccessPolicy({ everyone: undefined, actions: {} }, members);
     expect(policy.open).toBe(true);
-    expect(await policy.allowedActions('U0ANYONE')).toEqual(new Set(['lookup', 'activate', 'suspend', 'unsuspend', 'record-payment', 'approve']));
+    expect(await policy.allowedActions('U0ANYONE')).toEqual(new Set(['lookup', 'activate', 'suspend', 'unsuspend', 'record-payment', 'approve', 'acknowledge-outage']));
   });
 
   it('grants each action to its groups and users; an action left unset stays with everyone allowed', async () => {
@@ -73,9 +73,9 @@ describe('the access rule', () => {
     };
     const policy = new AccessPolicy(team, members);
     expect(policy.open).toBe(false);
-    expect(await policy.allowedActions('U0ANNA')).toEqual(new Set(['lookup', 'activate']));
-    expect(await policy.allowedActions('U0CARA')).toEqual(new Set(['lookup', 'activate', 'suspend', 'unsuspend', 'record-payment']));
-    expect(await policy.allowedActions('U0LEAD')).toEqual(new Set(['lookup', 'activate', 'suspend', 'unsuspend', 'approve']));
+    expect(await policy.allowedActions('U0ANNA')).toEqual(new Set(['lookup', 'activate', 'acknowledge-outage']));
+    expect(await policy.allowedActions('U0CARA')).toEqual(new Set(['lookup', 'activate', 'suspend', 'unsuspend', 'record-payment', 'acknowledge-outage']));
+    expect(await policy.allowedActions('U0LEAD')).toEqual(new Set(['lookup', 'activate', 'suspend', 'unsuspend', 'approve', 'acknowledge-outage']));
     expect(await policy.check('U0ANNA', 'suspend')).toEqual({ allowed: false, action: 'suspend', needs: team.actions.suspend });
     // Someone outside every group may not use SubOps at all, whatever the action.
     expect(await policy.check('U0STRANGER', 'lookup')).toEqual({ allowed: false, action: undefined, needs: team.everyone });

@@ -149,6 +149,20 @@ describe(`outage threads (${world} world)`, () => {
     expect(replies(ts).map(shown).join('\n')).toContain('after 5m');
   });
 
+  it('a device that keeps dropping briefly is posted once as flapping, with its total, and never as an outage', async () => {
+    await start();
+    t = Date.now() - 20 * MINUTE;
+    await h.events!.outages.poll();
+    for (const [down, up] of [[10, 40], [5, 55], [20, 50], [10, 30]] as const) {
+      h.uisp.sim.takeDown(DIAMOND_AP, new Date(t + down * 1000));
+      h.uisp.sim.bringBack(DIAMOND_AP, new Date(t + up * 1000));
+      t += MINUTE;
+      await h.events!.outages.poll();
+    }
+    const posted = h.fake.messages(OUTAGES);
+    expect(posted.map(shown)).toEqual([expect.stringContaining('*Flapping:* diamond-ap1 at Diamond Tower went down 3 times in 60 minutes, each time briefly: 1m down in total.')]);
+  });
+
   it('Show all lists every affected customer privately, read from UISP as it is now', async () => {
     await start();
     const parent = await diamondDown();

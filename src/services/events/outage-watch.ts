@@ -197,7 +197,8 @@ export class OutageWatch {
       [down, ended] = await Promise.all([this.options.nms.outages({ inProgress: true }), this.options.nms.outages({ haveEnded: true, start: from, period: Math.max(MIN_PERIOD_MS, now - from) })]);
     } catch (error) {
       if (error instanceof UispNotFoundError) {
-        if (this.state.state !== 'unavailable') logger.warn("UISP's NMS does not serve GET /outages (404): outages are not watched");
+        // What this UISP is (the interface document lists no outages), not a fault: said once, as the NMS filters are.
+        if (this.state.state !== 'unavailable') logger.info("UISP's NMS does not serve GET /outages (404): outages are not watched");
         this.state = { state: 'unavailable', line: "outage watch: UISP's NMS does not serve GET /outages" };
         return;
       }
