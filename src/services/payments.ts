@@ -314,7 +314,10 @@ export class PaymentService {
     return {
       ...(query.clientId !== undefined ? { clientId: query.clientId } : {}),
       createdDateFrom: query.from,
-      createdDateTo: query.to,
+      // Through today is up to now: asked open-ended, because the CRM dates a payment on its own clock,
+      // whose day may already be tomorrow (a CRM on UTC, an ISP west of it): "through today" in the CRM's
+      // zone would leave out a payment recorded a minute ago.
+      ...(query.to !== this.today() && { createdDateTo: query.to }),
       direction: 'DESC',
     };
   }

@@ -23,8 +23,8 @@ afterEach(async () => {
   for (const fixture of fixtures.splice(0)) await fixture.close();
 });
 
-/** A time earlier today (UTC): the simulator lists outages up to its own now. */
-const today = new Date().toISOString().slice(0, 10);
+/** A day two days ago (UTC): every time of it is past, as the simulator lists outages up to its own now. */
+const today = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
 const at = (time: string) => Date.parse(`${today}T${time}:00Z`);
 const clockAt = (time: string) => ({ ms: at(time) });
 

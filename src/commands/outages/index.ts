@@ -19,6 +19,7 @@ import { SharedLocks } from '../../services/shared-locks.js';
 import { ownMessages, writtenBySubOps } from '../../slack/audit-trail.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { errorSummary } from '../../slack/errors.js';
+import { escapeMrkdwn } from '../../slack/escape.js';
 import type { BotIdentity } from '../../slack/startup.js';
 import { notice } from '../../views/help.js';
 import type { Block, SlackMessage } from '../../views/kit.js';
@@ -79,6 +80,15 @@ const StateFacts = z
       ...(f.ended_at && { ended: { at: f.ended_at, known: f.end_known ?? true } }),
     }),
   );
+
+const ThreadRefSchema = z.object({ channel: z.string(), ts: z.string() });
+const parsedJson = (text: string | undefined): unknown => {
+  try {
+    return JSON.parse(text || 'null');
+  } catch {
+    return null;
+  }
+};
 
 /** A state's metadata, sealed by the bot (a process without the seal writes it unsealed: it then counts for nobody). */
 function metadataOf(state: OutageState, self: BotIdentity, now: number) {
@@ -158,7 +168,11 @@ export function register(app: App, deps: ListenerDeps): void {
     const at = parentOf(body);
     if (!at) return;
     const userId = body.user.id;
-    const claimed = await deps.store.claims.claim(`outage-ack:${at.channel}:${at.ts}`);
+    const claimed = await deps.store.claims.claim(`outage-ack:${at.channel}:${at.ts}`).catch((error: unknown) => {
+      log.warn({ err: errorSummary(error) }, "could not claim an acknowledgement in SubOps' store");
+      return undefined;
+    });
+    if (!claimed) return tell(respond, "SubOps' store did not answer: nothing was acknowledged. Press Acknowledge again in a moment.");
     if (!claimed.won) return tell(respond, 'This outage is already acknowledged: the message shows by whom.');
     try {
       const before = await parents.change(at, (state) => (state.ended ? undefined : { ...state, acknowledgedBy: userId, acknowledgedAt: Date.now() }));
@@ -191,10 +205,14 @@ export function register(app: App, deps: ListenerDeps): void {
     if (!note) return ack({ response_action: 'errors', errors: { [OUTAGE_NOTE_BLOCK]: 'Write the update: it is posted in the outage thread.' } });
     if (note.length > OUTAGE_NOTE_MAX) return ack({ response_action: 'errors', errors: { [OUTAGE_NOTE_BLOCK]: `At most ${OUTAGE_NOTE_MAX} characters.` } });
     await ack();
-    const at = z.object({ channel: z.string(), ts: z.string() }).safeParse(JSON.parse(view.private_metadata || 'null'));
+    const at = ThreadRefSchema.safeParse(parsedJson(view.private_metadata));
     if (!at.success) return;
     const userId = body.user.id;
-    const claimed = await deps.store.claims.claim(`outage-update:${view.id}`);
+    const claimed = await deps.store.claims.claim(`outage-update:${view.id}`).catch((error: unknown) => {
+      log.warn({ err: errorSummary(error) }, "could not claim an outage update in SubOps' store");
+      return undefined;
+    });
+    if (!claimed) return void (await app.client.chat.postEphemeral({ channel: at.data.channel, user: userId, ...notice(`SubOps' store did not answer: the update was not posted. Your note: ${escapeMrkdwn(note)}`) }).catch(() => undefined));
     if (!claimed.won) return;
     try {
       const before = await parents.change(at.data, (state) => ({ ...state, update: { by: userId, at: Date.now(), note } }));
@@ -207,7 +225,7 @@ export function register(app: App, deps: ListenerDeps): void {
     } catch (error) {
       await claimed.claim.release().catch(() => undefined);
       log.warn({ err: errorSummary(error) }, 'could not post an outage update');
-      await app.client.chat.postEphemeral({ channel: at.data.channel, user: userId, ...notice(`Slack did not take the update; it was not posted. Your note: ${note}`) }).catch(() => undefined);
+      await app.client.chat.postEphemeral({ channel: at.data.channel, user: userId, ...notice(`Slack did not take the update; it was not posted. Your note: ${escapeMrkdwn(note)}`) }).catch(() => undefined);
     }
   });
 

@@ -206,8 +206,10 @@ export class OutageWatch {
     }
     if (this.state.state === 'failing') logger.info({ since: this.state.since }, 'the outage watch reads UISP again; catching up');
     this.state = { state: 'watching', line: 'outage watch: polling UISP' };
+    // The first poll of a start or a takeover: what ended before it happened while no SubOps watched (the digest's).
+    const watchedBefore = this.lastRead !== undefined;
     this.lastRead = now;
-    await this.follow(outagesBySite(down), ended, now);
+    await this.follow(outagesBySite(down), ended, now, watchedBefore);
   }
 
   /** UISP or the store failing: said once in the log, and in `health()` until a poll succeeds. */
@@ -225,7 +227,7 @@ export class OutageWatch {
     for (const reported of found) this.open.set(siteKeyOf(reported.outage), { ...reported, reported: true });
   }
 
-  private async follow(down: SiteOutage[], endedItems: Outage[], now: number): Promise<void> {
+  private async follow(down: SiteOutage[], endedItems: Outage[], now: number, watchedBefore: boolean): Promise<void> {
     const downBySite = new Map(down.map((outage) => [siteKeyOf(outage), outage]));
     const endedBySite = this.endedBySite(endedItems);
     for (const [site, outage] of downBySite) if (!this.open.has(site)) this.open.set(site, { key: keyOf(outage), outage, thread: null, reported: false });
@@ -238,14 +240,15 @@ export class OutageWatch {
       else this.countShort(episode.outage, Date.parse(episode.outage.since), Date.parse(end.end));
     }
     // Outages that began and ended between two polls: short ones count towards flapping; a longer one
-    // (read after UISP failed to answer for a while) is reported, begun and ended, as it was.
+    // (read after UISP failed to answer for a while) is reported, begun and ended, as it was, unless no
+    // SubOps was watching when it ended (the first poll after a start or a takeover): the digest has it.
     for (const [site, spans] of endedBySite) {
       for (const span of spans) {
         const key = keyOf(span.outage);
         if (this.closed.has(key) || this.open.get(site)?.key === key) continue;
         this.closed.set(key, now);
         if (span.end - span.start < this.options.minMs) this.countShort(span.outage, span.start, span.end);
-        else if (await this.reportBegan({ key, outage: span.outage, thread: null, reported: false })) {
+        else if (watchedBefore && await this.reportBegan({ key, outage: span.outage, thread: null, reported: false })) {
           await this.report({ kind: 'ended', key, outage: span.outage, thread: null, end: new Date(span.end).toISOString(), endKnown: true }, `outage-ended:${key}`);
         }
       }
