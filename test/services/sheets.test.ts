@@ -6,6 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSheet, type SheetRow } from '../../src/services/sheets/sheet.js';
 import { SheetService } from '../../src/services/sheets/service.js';
+import { ActivationService } from '../../src/services/activation/workflow.js';
+import { KeyedLock, type Locks } from '../../src/services/converge.js';
 import type { RowEvent, SheetConfirmation, SheetEvent } from '../../src/services/sheets/types.js';
 import { startUisp, type UispFixture } from '../support/uisp.js';
 
@@ -121,18 +123,43 @@ describe('the run', () => {
     expect(uisp.writes().filter((w) => w.startsWith('DELETE'))).toEqual([]);
   });
 
-  it('rows of the same client never run at once: the second waits for the first, then converges on its records', async () => {
+  it('rows of the same client never run at once: the second waits for the first to finish, then runs on its records', async () => {
     uisp = await startUisp({ now: NOW });
-    const { outcomes } = await runSheet(uisp.services.sheets, [HEADER, '10.20.3.12,Shanice,Williams,1004', 'PowerBeam 5AC,Shanice,Williams,1004'].join('\n'));
+    // The activation's own locks, watched: each acquire as it is asked for, and whether it has been granted.
+    const real = new KeyedLock();
+    const asked: { keys: string[]; granted: boolean }[] = [];
+    let notify = () => {};
+    const locks: Locks = {
+      acquire: async (keys) => {
+        const entry = { keys, granted: false };
+        asked.push(entry);
+        notify();
+        const hold = await real.acquire(keys);
+        entry.granted = true;
+        return hold;
+      },
+    };
+    const { crm, nms, network, numbering } = uisp.services;
+    const activation = new ActivationService({ crm, nms, network, numbering, settings: uisp.config.activation, crmBaseUrl: `${uisp.sim.url}/crm`, today: () => '2026-11-22', writeRetry: { retries: 0, backoffMs: 1, windowMs: 1_000 }, locks });
+    const sheets = new SheetService({ activation, concurrency: 2 });
+    // The first row to write holds its authorization; the other row has read and asks for the locks meanwhile.
+    const gate = uisp.sim.gate({ method: 'POST', path: '/nms/api/v2.1/devices/authorize' });
+    const running = runSheet(sheets, [HEADER, '10.20.3.12,Shanice,Williams,1004', 'PowerBeam 5AC,Shanice,Williams,1004'].join('\n'));
+    await gate.arrived(1);
+    await new Promise<void>((resolve) => (asked.length >= 2 ? resolve() : (notify = () => asked.length >= 2 && resolve())));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(asked.map((a) => a.keys.includes('client:1004'))).toEqual([true, true]);
+    expect(asked.map((a) => a.granted)).toEqual([true, false]);
+    expect(uisp.sim.requests.filter((r) => r.method !== 'GET')).toHaveLength(3);
+    gate.open();
+    const { outcomes } = await running;
     expect(outcomes).toEqual([
       [1, 'done'],
       [2, 'done'],
     ]);
-    // One row's writes all come before the other's: the first row's device is authorized before the second row writes anything.
-    const writes = uisp.sim.requests.filter((r) => r.method !== 'GET');
-    const firstAuthorize = writes.findIndex((r) => r.path.endsWith('/authorize'));
-    expect(writes.slice(firstAuthorize + 1).every((r) => r.path.endsWith('/authorize') || writes.slice(0, firstAuthorize).every((w) => w.path !== r.path))).toBe(true);
-    expect(writes.filter((r) => r.path.endsWith('/authorize'))).toHaveLength(2);
+    // The second row runs on the first row's service and site: nothing of the client's is created twice.
+    expect(uisp.writes().filter((w) => w.endsWith('/services') || w.endsWith('/sites'))).toHaveLength(2);
+    expect(uisp.writes().filter((w) => w.endsWith('/authorize'))).toHaveLength(2);
   });
 
   it('a 429 storm with Retry-After slows the whole sheet to one row at a time and retries the rows: every row ends done', async () => {
