@@ -17,7 +17,7 @@ import { displayNote, type CurrencyTotal } from '../services/payments.js';
 import { isQuiet, type Digest } from '../services/digest/build.js';
 import type { AffectedCustomer, OutageInProgress, OutageNote } from '../services/outages.js';
 import type { RowCheck, RowEvent, RowOutcome, SheetRowProblem, SheetTotals } from '../services/sheets/types.js';
-import { problemSentence, rowCheckSentence, rowConfirmation, rowOutcomeSentence } from '../render/sheet.js';
+import { problemSentence, rowCandidates, rowCheckSentence, rowConfirmation, rowOutcomeSentence } from '../render/sheet.js';
 
 export interface ClientJson {
   id: number;
@@ -233,7 +233,8 @@ export interface SheetCheckJson {
   message: string;
   /** What its run needs confirmed (deletes, a move), as the single activation names it; null: nothing. */
   confirm: string | null;
-  error: { code: string; message: string } | null;
+  /** `candidates`: the clients (or devices) an ambiguous row matched, each with its id. */
+  error: { code: string; message: string; candidates: string[] } | null;
 }
 
 /** After the rows: the totals of the check (`sheet-totals`), or the counts of the run (`sheet-done`). */
@@ -265,7 +266,7 @@ export function sheetCheckJson(row: RowCheck): SheetCheckJson {
     status: error ? 'error' : row.kind === 'plan' && row.alreadyDone ? 'already-done' : 'plan',
     message: rowCheckSentence(row),
     confirm: rowConfirmation(row) ?? null,
-    error: error ? { code: error, message: rowCheckSentence(row) } : null,
+    error: error ? { code: error, message: rowCheckSentence(row), candidates: rowCandidates(row) } : null,
   };
 }
 

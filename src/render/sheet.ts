@@ -6,7 +6,7 @@
 import type { ActivationPlan } from '../services/activation/types.js';
 import { SHEET_COLUMNS, type SheetFileProblem, type SheetPlace } from '../services/sheets/sheet.js';
 import type { RowCheck, RowEvent, RowOutcome, SheetRowProblem, SheetTotals } from '../services/sheets/types.js';
-import { confirmationParts, errorSentence, resultSentence } from './activation.js';
+import { candidateLines, confirmationParts, errorSentence, resultSentence } from './activation.js';
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
@@ -40,6 +40,12 @@ export function rowCheckSentence(row: RowCheck): string {
     case 'plan':
       return row.alreadyDone ? `Already activated: ${planSummary(row.plan)}.` : `${planSummary(row.plan)}.`;
   }
+}
+
+/** The clients (or devices) a refused row's name matched, each with its id, for the agent to pick and put in the sheet. */
+export function rowCandidates(row: RowCheck | RowEvent): string[] {
+  if ('kind' in row) return row.kind === 'refused' ? candidateLines(row.error) : [];
+  return row.result?.outcome === 'failed' ? candidateLines(row.result.error) : [];
 }
 
 /** What the row's run needs confirmed ("delete Quoted service #102"), or undefined. */

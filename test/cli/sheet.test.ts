@@ -94,6 +94,28 @@ describe('subops activate --sheet', () => {
     expect(writes()).toEqual([]);
   });
 
+  it('an ambiguous name: the check lists the clients with their ids, to put in client_id', async () => {
+    const run = await subops(['activate', '--sheet', sheetFile([HEADER, '10.20.1.88,Kevin,Singh,'].join('\n')), '--dry-run']);
+    expect(run.code).toBe(1);
+    expect(run.out).toMatch(/✗ row 1 \(line 2\) 10\.20\.1\.88: .*\n {4}- #1008 Kevin Singh .*\n {4}- #1009 Kevin Singh/);
+  });
+
+  it('a 429 storm: UISP asks to wait (Retry-After: 1), the sheet waits and goes on one row at a time, every row ends done', async () => {
+    sim.setFaults([{ method: 'POST', path: /\/(services|sites)$/, kind: 'status', status: 429, retryAfter: 1, times: 2 }]);
+    const run = await runCli(['activate', '--sheet', sheetFile(CLEAN), '--yes', '--json'], { UISP_URL: sim.url, UISP_TOKEN: sim.token, UISP_WRITE_RETRIES: '0' }, [sim.token]);
+    expect(run.code).toBe(0);
+    const rows = lines(run.out).filter((o) => o.type === 'sheet-row');
+    expect(rows.map((r) => r.outcome)).toEqual(['done', 'done', 'done', 'done']);
+    expect(rows.some((r) => Number(r.attempts) > 1)).toBe(true);
+    expect(run.err).toMatch(/UISP answered HTTP 429 during row \d \(line \d\): the sheet goes on one row at a time, after 1 s; the row runs again\./);
+    // The backoff, as UISP saw it: the rows went on at least Retry-After's second after the first 429 (unthrottled, the whole sheet takes a fraction of that).
+    const limited = sim.requests.filter((r) => r.status === 429);
+    expect(limited).toHaveLength(2);
+    const authorizations = sim.requests.filter((r) => r.path.endsWith('/authorize'));
+    expect(authorizations).toHaveLength(4);
+    expect(authorizations.at(-1)!.startedAt - limited[0]!.startedAt).toBeGreaterThanOrEqual(1_000);
+  });
+
   it('a malformed file is refused with the line and column, exit 2, before anything reaches UISP', async () => {
     const run = await subops(['activate', '--sheet', sheetFile(`${HEADER}\n10.20.1.88,"Ada,Lovelace,\n`), '--json']);
     expect(run.code).toBe(2);

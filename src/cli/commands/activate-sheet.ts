@@ -11,9 +11,9 @@ import { EXIT, UsageError, writeLine, writeText, type CliIo } from '../io.js';
 import { canAsk } from '../../process/io.js';
 import { confirm } from '../../process/prompt.js';
 import { openCliAudit } from '../audit.js';
-import { jsonLine, sheetCheckJson, sheetRowJson } from '../json.js';
+import { errorJson, jsonLine, sheetCheckJson, sheetRowJson } from '../json.js';
 import { resultSentence } from '../../render/activation.js';
-import { countsSentence, fileProblemSentence, rowCheckSentence, rowConfirmation, rowOutcomeSentence, rowPlace, totalsSentence } from '../../render/sheet.js';
+import { countsSentence, fileProblemSentence, rowCandidates, rowCheckSentence, rowConfirmation, rowOutcomeSentence, rowPlace, totalsSentence } from '../../render/sheet.js';
 import { activationAudit } from '../../services/audit-records.js';
 import { readSheet } from '../../services/sheets/sheet.js';
 import type { RowCheck, RowOutcome, SheetCheck, SheetConfirmation, SheetEvent } from '../../services/sheets/types.js';
@@ -23,6 +23,8 @@ export interface SheetOptions {
   yes: boolean;
   json: boolean;
 }
+
+const NOT_CONFIRMED = 'Not confirmed: nothing was changed.';
 
 const MARK: Record<RowOutcome, string> = { done: '✓', 'already-done': '↷', failed: '✗', refused: '✗' };
 
@@ -48,6 +50,7 @@ function checkLines(check: SheetCheck): string[] {
     lines.push(`${mark} ${rowHead(row)}: ${rowCheckSentence(row)}`);
     const confirming = rowConfirmation(row);
     if (confirming) lines.push(`    to confirm: ${confirming}`);
+    for (const candidate of rowCandidates(row)) lines.push(`    - ${candidate}`);
   }
   return lines;
 }
@@ -67,7 +70,8 @@ export async function activateSheet(path: string, options: SheetOptions, io: Cli
     }
     const confirmation = await confirmSheet(check, options, io);
     if (!confirmation) {
-      writeText(io.stderr, 'Not confirmed: nothing was changed.');
+      writeText(io.stderr, NOT_CONFIRMED);
+      if (options.json) writeLine(io.stdout, jsonLine(io, errorJson([{ field: '--yes', message: NOT_CONFIRMED }])));
       return EXIT.failed;
     }
     const audit = await openCliAudit(io, connection.config.logLevel);
@@ -90,7 +94,7 @@ export async function activateSheet(path: string, options: SheetOptions, io: Cli
 function writeEvent(event: SheetEvent, io: CliIo): void {
   switch (event.type) {
     case 'row':
-      return writeText(io.stdout, `${MARK[event.outcome]} ${rowPlace(event)}${event.request ? ` ${event.request.device}` : ''}: ${rowOutcomeSentence(event)}`);
+      return writeText(io.stdout, `${MARK[event.outcome]} ${rowPlace(event)}${event.request ? ` ${event.request.device}` : ''}: ${rowOutcomeSentence(event)}`, ...rowCandidates(event).map((candidate) => `    - ${candidate}`));
     case 'row-throttled':
       return writeText(io.stderr, `UISP answered HTTP ${event.status} during ${rowPlace(event)}: the sheet goes on one row at a time, after ${Math.ceil(event.waitMs / 1000)} s; the row runs again.`);
     case 'sheet-done':
