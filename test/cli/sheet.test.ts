@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
 import { auditLines, runCli } from './support.js';
+import { runAtTerminal } from './terminal-run.js';
 
 let sim: RunningSimulator;
 beforeEach(async () => {
@@ -114,6 +115,21 @@ describe('subops activate --sheet', () => {
     const authorizations = sim.requests.filter((r) => r.path.endsWith('/authorize'));
     expect(authorizations).toHaveLength(4);
     expect(authorizations.at(-1)!.startedAt - limited[0]!.startedAt).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it('on a terminal: the check is shown and asked once; "y" deletes exactly the Quoted services shown; "n" writes nothing, exit 1', async () => {
+    const env = { UISP_URL: sim.url, UISP_TOKEN: sim.token };
+    const declined = await runAtTerminal(['activate', '--sheet', sheetFile(CLEAN)], env, { answer: () => 'n' });
+    expect(declined.questions).toEqual(['Activate 4 rows, with the deletes and moves listed above? [y/N]']);
+    expect(declined.err).toContain('    to confirm: delete Quoted service #102');
+    expect(declined.err).toContain('Not confirmed: nothing was changed.');
+    expect(declined.code).toBe(1);
+    expect(writes()).toEqual([]);
+
+    const confirmed = await runAtTerminal(['activate', '--sheet', sheetFile(CLEAN)], env, { answer: () => 'y' });
+    expect(confirmed.code).toBe(0);
+    expect(confirmed.out).toContain('Sheet: 4 activated, 0 already activated, 0 failed, 0 refused.');
+    expect(writes().filter((w) => w.startsWith('DELETE')).sort()).toEqual(['DELETE /crm/api/v1.0/clients/services/102', 'DELETE /crm/api/v1.0/clients/services/103']);
   });
 
   it('a malformed file is refused with the line and column, exit 2, before anything reaches UISP', async () => {
