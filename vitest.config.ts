@@ -7,9 +7,9 @@ import { defineConfig } from 'vitest/config';
  * each, as it does against a real UISP.
  */
 const BOTH_WORLDS = [
-  'test/services/{activation,interleavings,races,concurrency,round-trips,lookups,duplicates,typeahead,digest,outages,outage-watch,card-outages}.test.ts',
+  'test/services/{activation,interleavings,races,concurrency,round-trips,lookups,duplicates,typeahead,digest,outages,outage-watch,card-outages,sheets}.test.ts',
   'test/slack/{activate,link-watch,outages,duplicates,lookups,own-records,home,digest,approvals}.test.ts',
-  'test/cli/{lookups,late-duplicates,cli,confirm,json,digest,outages}.test.ts',
+  'test/cli/{lookups,late-duplicates,cli,confirm,json,digest,outages,sheet}.test.ts',
   'test/e2e/activation.test.ts',
 ];
 

@@ -70,6 +70,8 @@ export interface PaymentConfig {
 export interface CoreConfig {
   uisp: UispConfig;
   activation: ActivationConfig;
+  /** Install sheets (`subops activate --sheet`): rows run at once (SHEET_CONCURRENCY) until UISP throttles. */
+  sheets: { concurrency: number };
   payments: PaymentConfig;
   logLevel: string;
   /** LOG_FORMAT: `json` (one object a line, for log collectors) or `pretty` (readable, for development). */
@@ -394,6 +396,7 @@ function readCore(reader: EnvReader, env: Env): CoreConfig {
       parentSiteId: reader.string('NMS_PARENT_SITE_ID'),
       numbering: numbering as NumberingSetting,
     },
+    sheets: { concurrency: reader.int('SHEET_CONCURRENCY', 2, { min: 1, max: 8 }) },
     payments: { maxAmount: reader.positiveNumber('PAYMENT_MAX_AMOUNT', DEFAULT_PAYMENT_MAX_AMOUNT) },
     logLevel,
     logFormat: logFormat === 'pretty' ? 'pretty' : 'json',

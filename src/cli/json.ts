@@ -16,6 +16,8 @@ import type { Client, Payment, PaymentMethod, Service, SuspensionReason } from '
 import { displayNote, type CurrencyTotal } from '../services/payments.js';
 import { isQuiet, type Digest } from '../services/digest/build.js';
 import type { AffectedCustomer, OutageInProgress, OutageNote } from '../services/outages.js';
+import type { RowCheck, RowEvent, RowOutcome, SheetRowProblem, SheetTotals } from '../services/sheets/types.js';
+import { problemSentence, rowCandidates, rowCheckSentence, rowConfirmation, rowOutcomeSentence } from '../render/sheet.js';
 
 export interface ClientJson {
   id: number;
@@ -214,6 +216,72 @@ export function removalJson(outcome: RemovalOutcome, message: string): RemovalJs
     late: { id: request.duplicateId, name: outcome.duplicate?.name ?? null },
     kept: { id: request.keptId, name: outcome.kept?.name ?? null },
     message,
+  };
+}
+
+// ---------- install sheets (subops activate --sheet) ----------
+
+/** `--sheet --dry-run --json`: one object per row as the check found it. */
+export interface SheetCheckJson {
+  type: 'sheet-check';
+  row: number;
+  line: number;
+  /** The device as the sheet typed it; null for a row whose fields were refused. */
+  device: string | null;
+  /** plan: it runs; already-done: nothing to write; error: it will not run (`error` says why). */
+  status: 'plan' | 'already-done' | 'error';
+  message: string;
+  /** What its run needs confirmed (deletes, a move), as the single activation names it; null: nothing. */
+  confirm: string | null;
+  /** `candidates`: the clients (or devices) an ambiguous row matched, each with its id. */
+  error: { code: string; message: string; candidates: string[] } | null;
+}
+
+/** After the rows: the totals of the check (`sheet-totals`), or the counts of the run (`sheet-done`). */
+export type SheetSummaryJson = ({ type: 'sheet-totals' } & SheetTotals) | { type: 'sheet-done'; counts: Record<RowOutcome, number>; message: string };
+
+/** `--sheet --json`: one object per row once it ends, in the order rows end. */
+export interface SheetRowJson {
+  type: 'sheet-row';
+  row: number;
+  line: number;
+  device: string | null;
+  outcome: RowOutcome;
+  /** Runs of the row: more than 1 when UISP throttled it; 0 when the sheet refused it before running it. */
+  attempts: number;
+  message: string;
+  /** The row's activation result, as `subops activate --json` prints it; null for a row the sheet refused. */
+  result: Extract<ActivationEventJson, { type: 'result' }> | null;
+  /** Why the sheet refused the row (`invalid` fields, `duplicate-device`); null when it ran. */
+  problem: { code: SheetRowProblem['code']; message: string } | null;
+}
+
+export function sheetCheckJson(row: RowCheck): SheetCheckJson {
+  const error = row.kind === 'problem' ? row.problem.code : row.kind === 'refused' ? row.error.code : null;
+  return {
+    type: 'sheet-check',
+    row: row.row,
+    line: row.line,
+    device: row.request?.device ?? null,
+    status: error ? 'error' : row.kind === 'plan' && row.alreadyDone ? 'already-done' : 'plan',
+    message: rowCheckSentence(row),
+    confirm: rowConfirmation(row) ?? null,
+    error: error ? { code: error, message: rowCheckSentence(row), candidates: rowCandidates(row) } : null,
+  };
+}
+
+export function sheetRowJson(event: RowEvent, label: StatusLabeller): SheetRowJson {
+  const result = event.result ? activationEventJson(event.result, label) : null;
+  return {
+    type: 'sheet-row',
+    row: event.row,
+    line: event.line,
+    device: event.request?.device ?? null,
+    outcome: event.outcome,
+    attempts: event.attempts,
+    message: rowOutcomeSentence(event),
+    result: result?.type === 'result' ? result : null,
+    problem: event.problem ? { code: event.problem.code, message: problemSentence(event.problem) } : null,
   };
 }
 

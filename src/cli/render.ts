@@ -1,7 +1,7 @@
 /** Human-readable terminal lines for workflow events and payment listings. */
 import type { ActivationEvent, ActivationPlan, LateDuplicate, StepStatus } from '../services/activation/types.js';
 import { planEvents } from '../services/activation/run-log.js';
-import { candidateLines, describeMove, lateDuplicateSentence, leftAloneSentence, resultLists, resultSentence, stepSentence } from '../render/activation.js';
+import { candidateLines, confirmationParts, lateDuplicateSentence, leftAloneSentence, resultLists, resultSentence, stepSentence } from '../render/activation.js';
 import { formatMoney } from '../services/money.js';
 import type { PaymentSummary } from '../services/payments.js';
 
@@ -43,11 +43,7 @@ export function renderPlan(plan: ActivationPlan): string[] {
  * does neither (asked again only when UISP changed after a confirmation).
  */
 export function activationQuestion(plan: ActivationPlan): string {
-  const deletes = plan.service.action === 'create' ? plan.service.delete : [];
-  const parts = [
-    ...(deletes.length ? [`delete ${deletes.map((s) => `${s.statusLabel} service #${s.id}`).join(', ')}`] : []),
-    ...(plan.move ? [`move ${plan.device.name} off site ${describeMove(plan.move)}`] : []),
-  ];
+  const parts = confirmationParts(plan);
   if (!parts.length) return 'Activate?';
   const question = `${parts.join(', ')} and activate?`;
   return `${question[0]!.toUpperCase()}${question.slice(1)}`;

@@ -4,6 +4,7 @@
  * why it stopped — and every sentence about them is chosen here, once.
  */
 import type {
+  ActivationPlan,
   ActivationRefusal,
   ActivationResult,
   ActivationStop,
@@ -54,6 +55,15 @@ export function describeOwner(owner: SiteOwner): string {
 export function describeCandidate(c: ClientCandidate): string {
   const details = [c.email, c.phone, c.address].filter(Boolean);
   return `#${c.id} ${c.name}${details.length ? ` (${details.join(', ')})` : ''}`;
+}
+
+/**
+ * What a plan needs confirmed, as the confirmation question names it: "delete Quoted service #102",
+ * "move cpe-hope off site "Leon Hope" (client #1007 Leon Hope)"; [] for a plan that neither deletes nor moves.
+ */
+export function confirmationParts(plan: ActivationPlan): string[] {
+  const deletes = plan.service.action === 'create' ? plan.service.delete : [];
+  return [...(deletes.length ? [`delete ${deletes.map((s) => `${s.statusLabel} service #${s.id}`).join(', ')}`] : []), ...(plan.move ? [`move ${plan.device.name} off site ${describeMove(plan.move)}`] : [])];
 }
 
 /** "NS-Fraser (10.20.1.51, 00:11:22:33:44:55, discovered)": one of several devices a query matched. */

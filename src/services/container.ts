@@ -9,6 +9,7 @@ import type { CoreConfig } from '../config.js';
 import { StatusNumbering } from './activation/numbering.js';
 import { SHARED_STATUSES } from './activation/service-status.js';
 import { ActivationService } from './activation/workflow.js';
+import { SheetService } from './sheets/service.js';
 import { KeyedLock } from './converge.js';
 import { SharedLocks, type SharedLockOptions } from './shared-locks.js';
 import { DuplicateService } from './duplicates.js';
@@ -32,6 +33,8 @@ export interface Services {
   /** The NMS questions narrowed to the records asked for, with what this UISP's NMS turned out to honour. */
   network: NetworkReads;
   activation: ActivationService;
+  /** Install sheets: many activations, checked first, run at a pace UISP accepts (issue #41). */
+  sheets: SheetService;
   suspensions: SuspensionService;
   payments: PaymentService;
   lookups: LookupService;
@@ -109,6 +112,7 @@ export function createServices(config: CoreConfig, overrides: ServiceOverrides =
     nms,
     network,
     activation,
+    sheets: new SheetService({ activation, concurrency: config.sheets.concurrency }),
     suspensions: new SuspensionService(crm, SHARED_STATUSES, writeRetry, numbering),
     payments: new PaymentService(crm, today, { limits: config.payments, retry: writeRetry, locks }, () => now().getTime(), notice),
     lookups: new LookupService({ crm, nms, network, numbering, outages, crmClientUrl: (id) => activation.crmClientUrl(id), logger: overrides.logger }),

@@ -21,6 +21,11 @@ export interface FaultRule {
   /** For kind 'status'; default 500. */
   status?: number;
   /**
+   * For kind 'status': the answer's Retry-After header, in seconds (UISP's form), as a rate-limited or
+   * overloaded UISP sends it with a 429 or 503; no header when omitted.
+   */
+  retryAfter?: number;
+  /**
    * For status, hang and reset: 'before' (default) fails the request without applying it; 'after'
    * applies it first, as a UISP whose answer is lost on the way back.
    */
@@ -82,6 +87,9 @@ function validate(rule: FaultRule): void {
   if (rule.times !== undefined && !(Number.isInteger(rule.times) && rule.times >= 0)) throw new RangeError(`fault times must be a whole number ≥ 0 (got ${rule.times})`);
   if (rule.status !== undefined && !(Number.isInteger(rule.status) && rule.status >= 100 && rule.status <= 599)) {
     throw new RangeError(`fault status must be an HTTP status code (got ${rule.status})`);
+  }
+  if (rule.retryAfter !== undefined && (rule.kind !== 'status' || !(Number.isInteger(rule.retryAfter) && rule.retryAfter >= 0))) {
+    throw new RangeError(`fault retryAfter is whole seconds ≥ 0, for status faults (got ${rule.retryAfter} on ${rule.kind})`);
   }
   if (rule.phase !== undefined && !['status', 'hang', 'reset'].includes(rule.kind)) throw new RangeError(`fault phase applies to status, hang and reset faults (not ${rule.kind})`);
   for (const key of ['intervalMs', 'delayMs'] as const) {

@@ -307,7 +307,7 @@ function fail(req: IncomingMessage, res: ServerResponse, fault: FaultRule, api: 
     req.socket.destroy();
     return;
   }
-  send(res, (api ?? fallbackApi).error(fault.status ?? 500));
+  send(res, (api ?? fallbackApi).error(fault.status ?? 500), fault.retryAfter === undefined ? {} : { 'retry-after': String(fault.retryAfter) });
 }
 
 /** The real answer, one byte per interval, until it is sent or the client goes away. */
@@ -332,9 +332,9 @@ function answer(handle: () => Reply, api: Api): Reply {
   }
 }
 
-function send(res: ServerResponse, reply: Reply): void {
+function send(res: ServerResponse, reply: Reply, headers: Record<string, string> = {}): void {
   const payload = reply.body === undefined ? '' : JSON.stringify(reply.body);
-  res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
+  res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload), ...headers });
   res.end(payload);
 }
 

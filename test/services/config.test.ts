@@ -81,6 +81,12 @@ describe('core configuration', () => {
     for (const value of ['0', '-1', 'lots']) expect(problemsOf(() => loadCoreConfig({ PAYMENT_MAX_AMOUNT: value }))).toEqual([`PAYMENT_MAX_AMOUNT must be a number greater than 0 (got "${value}")`]);
   });
 
+  it('SHEET_CONCURRENCY: rows of an install sheet at once, 2 by default, from 1 to 8', () => {
+    expect(loadCoreConfig({}).sheets).toEqual({ concurrency: 2 });
+    expect(loadCoreConfig({ SHEET_CONCURRENCY: '1' }).sheets).toEqual({ concurrency: 1 });
+    for (const value of ['0', '9']) expect(problemsOf(() => loadCoreConfig({ SHEET_CONCURRENCY: value }))).toEqual([expect.stringMatching(/^SHEET_CONCURRENCY /)]);
+  });
+
   it('requires a token when a real UISP URL is set', () => {
     expect(problemsOf(() => loadCoreConfig({ UISP_URL: 'https://uisp.example.net' }))).toEqual([expect.stringContaining('UISP_TOKEN is required')]);
   });
@@ -90,7 +96,7 @@ describe('every problem names the variable to fix', () => {
   it('each setting given a bad value yields a problem that starts with its name, and shows no secret', () => {
     const bad = 'bad value?!';
     const env = Object.fromEntries(
-      ['UISP_URL', 'UISP_CONNECT_TIMEOUT_MS', 'UISP_TIMEOUT_MS', 'UISP_DEADLINE_MS', 'UISP_RETRIES', 'UISP_RETRY_BACKOFF_MS', 'UISP_WRITE_RETRIES', 'UISP_WRITE_BACKOFF_MS', 'UISP_RETRY_WINDOW_MS', 'UISP_POOL_CONNECTIONS', 'UISP_PAGES_IN_FLIGHT', 'ISP_TIMEZONE', 'SERVICE_PLAN_PERIOD_ID', 'SERVICE_PRICE', 'PAYMENT_MAX_AMOUNT', 'LOG_LEVEL', 'SLACK_API_URL', 'PORT', 'SHUTDOWN_GRACE_MS', 'WEBHOOK_PORT', 'WEBHOOK_RATE_PER_MINUTE', 'WEBHOOK_PAYMENT_WINDOW_HOURS', 'LINK_WATCH_INTERVAL_S', 'LINK_REMINDER_HOURS', 'OPS_PORT', 'OPS_HOST', 'HEALTHZ_ON_SLACK_PORT'].map((name) => [name, bad]),
+      ['UISP_URL', 'UISP_CONNECT_TIMEOUT_MS', 'UISP_TIMEOUT_MS', 'UISP_DEADLINE_MS', 'UISP_RETRIES', 'UISP_RETRY_BACKOFF_MS', 'UISP_WRITE_RETRIES', 'UISP_WRITE_BACKOFF_MS', 'UISP_RETRY_WINDOW_MS', 'UISP_POOL_CONNECTIONS', 'UISP_PAGES_IN_FLIGHT', 'ISP_TIMEZONE', 'SERVICE_PLAN_PERIOD_ID', 'SERVICE_PRICE', 'SHEET_CONCURRENCY', 'PAYMENT_MAX_AMOUNT', 'LOG_LEVEL', 'SLACK_API_URL', 'PORT', 'SHUTDOWN_GRACE_MS', 'WEBHOOK_PORT', 'WEBHOOK_RATE_PER_MINUTE', 'WEBHOOK_PAYMENT_WINDOW_HOURS', 'LINK_WATCH_INTERVAL_S', 'LINK_REMINDER_HOURS', 'OPS_PORT', 'OPS_HOST', 'HEALTHZ_ON_SLACK_PORT'].map((name) => [name, bad]),
     );
     const secrets = { SLACK_BOT_TOKEN: 'xoxp-secret-1', SLACK_APP_TOKEN: 'secret-2', SERVICE_STATUS_ACTIVE: '6' };
     const problems = problemsOf(() => loadApp({ ...env, ...secrets }));

@@ -23,6 +23,15 @@ describe('faults', () => {
     expect(sim.requests.map((r) => r.status)).toEqual([503, 503, 200]);
   });
 
+  it('status with retryAfter: a 429 (or 503) carries Retry-After in seconds, as a rate-limited UISP sends it', async () => {
+    const sim = await start({ faults: [{ path: `${CRM}/clients`, kind: 'status', status: 429, retryAfter: 2, times: 1 }] });
+    const limited = await fetch(`${sim.url}${CRM}/clients`, { headers: { 'X-Auth-Token': sim.token } });
+    expect([limited.status, limited.headers.get('retry-after')]).toEqual([429, '2']);
+    const next = await fetch(`${sim.url}${CRM}/clients`, { headers: { 'X-Auth-Token': sim.token } });
+    expect([next.status, next.headers.get('retry-after')]).toEqual([200, null]);
+    expect(() => sim.setFaults([{ path: '/x', kind: 'hang', retryAfter: 1 }])).toThrow(RangeError);
+  });
+
   it('status defaults to 500; NMS faults use the NMS error shape', async () => {
     const sim = await start({ faults: [{ path: `${NMS}/devices*`, kind: 'status' }] });
     expect(await nms(sim, 'GET', '/devices/discovered')).toEqual({ status: 500, body: { statusCode: 500, error: 'Internal Server Error', message: 'Internal Server Error' } });

@@ -1,7 +1,7 @@
 import { validateActivationRequest, type ActivationField } from '../../services/activation/request.js';
 import { flagProblems, parseFlags } from '../args.js';
 import { connectCli } from '../connection.js';
-import { EXIT, writeLine, writeText, type CliIo } from '../io.js';
+import { EXIT, UsageError, writeLine, writeText, type CliIo } from '../io.js';
 import { canAsk } from '../../process/io.js';
 import { YES_FLAG } from '../../process/flags.js';
 import { confirm } from '../../process/prompt.js';
@@ -22,6 +22,7 @@ function exitCode(result: ActivationResult | undefined): number {
 
 export const activateHelp = `Usage: subops activate --device <ip|mac|name> --first-name <name> --last-name <name>
                        [--client-id <id>] [--email <email>] [--phone <phone>] [--yes] [--dry-run] [--json]
+       subops activate --sheet <installs.csv> [--yes] [--dry-run] [--json]
 
 Runs the customer activation workflow: finds the device in the authorized and discovered
 lists, reuses or creates the CRM client (names in Title Case), replaces a Quoted or Obsolete
@@ -45,7 +46,14 @@ activation stops before any write (exit 1), naming the services or the site and 
               being asked (whatever they are when the run reads them). The other client's
               records are left alone.
   --dry-run   read everything and print the plan, and what the real run will ask; write nothing
-  --json      one JSON object per line per event, the last one the result (docs/cli.md: JSON output)`;
+  --json      one JSON object per line per event, the last one the result (docs/cli.md: JSON output)
+
+  --sheet     activate every row of a CSV file (columns device, first_name, last_name, and
+              optionally client_id, email, phone: examples/install-sheet.csv; at most 200 rows).
+              Each row is checked first as --dry-run would (rows in error say why), then, once
+              confirmed, run SHEET_CONCURRENCY rows at a time (one at a time once UISP answers 429 or
+              503), one line per row (--json: one object per row). Exit 0 only when every row is
+              activated or already activated; 2 when the file is not a sheet (line and column).`;
 
 const FLAG_OF: Record<ActivationField, string> = {
   device: '--device',
@@ -55,6 +63,9 @@ const FLAG_OF: Record<ActivationField, string> = {
   email: '--email',
   phone: '--phone',
 };
+
+/** The parsed option of each field (the flag without its dashes). */
+const FIELD_OPTION = { device: 'device', firstName: 'first-name', lastName: 'last-name', clientId: 'client-id', email: 'email', phone: 'phone' } as const satisfies Record<ActivationField, string>;
 
 interface RunOptions {
   dryRun?: boolean;
@@ -70,11 +81,18 @@ export async function activate(argv: string[], io: CliIo): Promise<number> {
     'client-id': { type: 'string' },
     email: { type: 'string' },
     phone: { type: 'string' },
+    sheet: { type: 'string' },
     ...YES_FLAG,
     'dry-run': { type: 'boolean' },
     json: { type: 'boolean' },
   });
   if (values.help) return writeLine(io.stdout, activateHelp), EXIT.ok;
+  if (values.sheet !== undefined) {
+    const typed = Object.entries(FLAG_OF).filter(([field]) => values[FIELD_OPTION[field as ActivationField]] !== undefined);
+    if (typed.length) throw new UsageError(`${typed.map(([, flag]) => flag).join(', ')}: the sheet names each install; leave ${typed.length === 1 ? 'it' : 'them'} out with --sheet.`);
+    const { activateSheet } = await import('./activate-sheet.js');
+    return activateSheet(values.sheet, { dryRun: values['dry-run'] ?? false, yes: values.yes ?? false, json: values.json ?? false }, io);
+  }
   const validation = validateActivationRequest({
     device: values.device,
     firstName: values['first-name'],

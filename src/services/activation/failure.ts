@@ -3,7 +3,7 @@
  * src/render/activation.ts), and every other error becomes one here.
  */
 import { LeaseLostError } from '../errors.js';
-import { UispError } from '../uisp/errors.js';
+import { UispError, UispUnavailableError } from '../uisp/errors.js';
 import type { ActivationError, ActivationErrorCode, ActivationPlan, StepName, UispFailure } from './types.js';
 
 /** An activation stopped before its end, with the facts (front ends word them: src/render/activation.ts). */
@@ -33,7 +33,16 @@ export function asFailure(error: unknown, beforeWrites = false): ActivationFailu
 /** A failed request as facts: the UISP client's description of it, and whether the write may have landed. */
 function uispFailure(error: unknown, beforeWrites: boolean): UispFailure {
   const detail = error instanceof Error ? error.message : String(error);
-  return { code: 'uisp-error', problem: 'request', detail, mayHaveApplied: error instanceof UispError && error.mayHaveApplied, beforeWrites };
+  const throttled = throttleOf(error);
+  return { code: 'uisp-error', problem: 'request', detail, mayHaveApplied: error instanceof UispError && error.mayHaveApplied, beforeWrites, ...(throttled && { throttled }) };
+}
+
+/** UISP said it is rate-limited or overloaded (429 or 503) somewhere down the error's causes, with its Retry-After. */
+function throttleOf(error: unknown): { status: number; retryAfterMs: number | null } | undefined {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (cause instanceof UispUnavailableError && (cause.status === 429 || cause.status === 503)) return { status: cause.status, retryAfterMs: cause.retryAfterMs ?? null };
+  }
+  return undefined;
 }
 
 /** What a failed write step reports. */

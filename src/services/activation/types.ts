@@ -240,7 +240,15 @@ export type UispFailure =
    * `detail`: the UISP client's own description of the failed request. `mayHaveApplied`: the write may
    * have landed (a re-run converges). `beforeWrites`: it happened while reading, before any write.
    */
-  | { code: 'uisp-error'; problem: 'request'; detail: string; mayHaveApplied: boolean; beforeWrites: boolean }
+  | {
+      code: 'uisp-error';
+      problem: 'request';
+      detail: string;
+      mayHaveApplied: boolean;
+      beforeWrites: boolean;
+      /** UISP answered 429 or 503 (rate-limited, overloaded), with how long its Retry-After asked to wait: worth trying again later. */
+      throttled?: { status: number; retryAfterMs: number | null };
+    }
   /** UISP created the service in another status than Active (spec §7). */
   | { code: 'uisp-error'; problem: 'service-not-active'; service: ServiceRef };
 
