@@ -75,7 +75,7 @@ export function fileProblemSentence(problem: SheetFileProblem): string {
   const columns = Object.values(SHEET_COLUMNS).join(', ');
   switch (problem.code) {
     case 'malformed':
-      return `line ${problem.line}, column ${problem.column}: ${problem.problem}`;
+      return `line ${problem.line}${problem.column === undefined ? '' : `, column ${problem.column}`}: ${problem.problem}`;
     case 'empty':
       return `the file is empty: its first line names the columns (${columns}).`;
     case 'missing-columns':

@@ -135,8 +135,11 @@ describe('subops activate --sheet', () => {
   it('a malformed file is refused with the line and column, exit 2, before anything reaches UISP', async () => {
     const run = await subops(['activate', '--sheet', sheetFile(`${HEADER}\n10.20.1.88,"Ada,Lovelace,\n`), '--json']);
     expect(run.code).toBe(2);
-    expect(run.err).toContain('is not an install sheet: line 2, column 12: This quoted field is never closed.');
-    expect(lines(run.out)).toEqual([expect.objectContaining({ type: 'error', message: expect.stringContaining('line 2, column 12') })]);
+    expect(run.err).toContain('is not an install sheet: line 2: A quoted field starts here and is never closed.');
+    expect(lines(run.out)).toEqual([expect.objectContaining({ type: 'error', message: expect.stringContaining('line 2: A quoted field') })]);
+    const stray = await subops(['activate', '--sheet', sheetFile(`${HEADER}\n10.20.1.88,Ada,Love"lace,\n`)]);
+    expect(stray.code).toBe(2);
+    expect(stray.err).toContain('line 2, column 3: A quote inside an unquoted field');
     expect(sim.requests).toEqual([]);
   });
 

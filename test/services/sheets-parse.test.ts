@@ -16,9 +16,9 @@ describe('the CSV forms a spreadsheet writes', () => {
       ok: true,
       separator: ',',
       records: [
-        { line: 1, fields: ['a', 'b'], starts: [{ line: 1, column: 1 }, { line: 1, column: 3 }] },
-        { line: 2, fields: ['x, y', 'say "hi"'], starts: [{ line: 2, column: 1 }, { line: 2, column: 8 }] },
-        { line: 4, fields: ['two\r\nlines', 'z'], starts: [{ line: 4, column: 1 }, { line: 5, column: 8 }] },
+        { line: 1, fields: ['a', 'b'] },
+        { line: 2, fields: ['x, y', 'say "hi"'] },
+        { line: 4, fields: ['two\r\nlines', 'z'] },
       ],
     });
   });
@@ -28,9 +28,9 @@ describe('the CSV forms a spreadsheet writes', () => {
   });
 
   it('refuses a malformed file with the line and column: a quote never closed, a quote inside a field, text after a closing quote', () => {
-    expect(parseCsv('device,first_name\n"10.20.1.88,Ada\n')).toEqual({ ok: false, problem: { line: 2, column: 1, problem: expect.stringContaining('never closed') } });
-    expect(parseCsv('device,first_name\n10.20.1.88,A"da\n')).toEqual({ ok: false, problem: { line: 2, column: 13, problem: expect.stringContaining('quote inside an unquoted field') } });
-    expect(parseCsv('a,b\nx,"y"z\n')).toEqual({ ok: false, problem: { line: 2, column: 6, problem: expect.stringContaining('after a closing quote') } });
+    expect(parseCsv('device,first_name\n"10.20.1.88,Ada\n')).toEqual({ ok: false, problem: { line: 2, problem: expect.stringContaining('never closed') } });
+    expect(parseCsv('device,first_name\n10.20.1.88,A"da\n')).toEqual({ ok: false, problem: { line: 2, column: 2, problem: expect.stringContaining('quote inside an unquoted field') } });
+    expect(parseCsv('a,b\nx,"y"z\n')).toEqual({ ok: false, problem: { line: 2, column: 2, problem: expect.stringContaining('after a closing quote') } });
   });
 });
 
@@ -59,7 +59,9 @@ describe('an install sheet', () => {
     expect(readSheet('device,first_name,last_name,notes\n')).toEqual({ ok: false, problem: { code: 'unknown-columns', columns: ['notes'] } });
     expect(readSheet('device,first_name\n')).toEqual({ ok: false, problem: { code: 'missing-columns', columns: ['last_name'] } });
     expect(readSheet('')).toEqual({ ok: false, problem: { code: 'empty' } });
-    expect(readSheet('device,first_name,last_name\n10.20.1.88,"Ada",Lovelace,extra\n')).toEqual({ ok: false, problem: { code: 'extra-fields', line: 2, column: 27, fields: 4, header: 3 } });
+    expect(readSheet('device,first_name,last_name\n10.20.1.88,"Ada",Lovelace,extra\n')).toEqual({ ok: false, problem: { code: 'extra-fields', line: 2, column: 4, fields: 4, header: 3 } });
+    // A record after one that spans lines starts on its own line.
+    expect(readSheet('device,first_name,last_name\n10.20.1.88,"Ada\nB",Lovelace\n10.20.1.89,Ada,Lovelace,extra\n')).toMatchObject({ ok: false, problem: { code: 'extra-fields', line: 4, column: 4 } });
   });
 
   it(`takes ${SHEET_MAX_ROWS} rows and refuses ${SHEET_MAX_ROWS + 1}`, () => {

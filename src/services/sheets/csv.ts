@@ -1,25 +1,22 @@
 /**
- * The CSV reading an install sheet needs (RFC 4180 as spreadsheets write it): a byte-order mark, CRLF or
- * LF line ends, quoted fields with doubled quotes and line breaks inside, and `,` or `;` as the separator
- * (spreadsheets in comma-decimal locales write `;`: the header line decides). A malformed file is refused
- * with the line and column where it goes wrong, so the agent can find it in their editor.
- *
- * Hand-written rather than a CSV library: the project adds no dependency for forty lines, and this is all
- * of the format a sheet of installs uses (docs/cli.md: Install sheets).
+ * Reading an install sheet's CSV with `csv-parse` (a solved problem, so a well-kept library): a byte-order
+ * mark, CRLF or LF line ends, quoted fields with doubled quotes and line breaks inside, and `,` or `;` as
+ * the separator (spreadsheets in comma-decimal locales write `;`: the header line decides). A malformed
+ * file is refused with the line and the column (the field's number, as a spreadsheet counts columns)
+ * where it goes wrong, so the agent can find it.
  */
+import { CsvError, parse } from 'csv-parse/sync';
 
 export interface CsvRecord {
   /** 1-based line of the file the record starts on. */
   line: number;
   fields: string[];
-  /** Where each field starts in the file (a quoted field may span lines). */
-  starts: { line: number; column: number }[];
 }
 
 export interface CsvProblem {
   line: number;
-  /** 1-based, in characters of that line. */
-  column: number;
+  /** 1-based: the field's number in its line; none when the parser cannot tell (a quote never closed). */
+  column?: number;
   problem: string;
 }
 
@@ -39,73 +36,34 @@ function separatorOf(text: string): ',' | ';' {
   return semicolons > commas ? ';' : ',';
 }
 
+/** csv-parse's codes, as the agent reads them. */
+const PROBLEMS: Record<string, string> = {
+  CSV_QUOTE_NOT_CLOSED: 'A quoted field starts here and is never closed.',
+  INVALID_OPENING_QUOTE: 'A quote inside an unquoted field: quote the whole field, and double the quote inside it.',
+  CSV_INVALID_CLOSING_QUOTE: 'Text after a closing quote: quote the whole field, and double the quote inside it.',
+};
+
 export function parseCsv(input: string): CsvRead {
-  const text = input.startsWith('\uFEFF') ? input.slice(1) : input;
-  const separator = separatorOf(text);
-  const records: CsvRecord[] = [];
-  let line = 1;
-  let column = 0;
-  let fields: string[] = [];
-  let starts: CsvRecord['starts'] = [];
-  let field = '';
-  let fieldStart = { line: 1, column: 1 };
-  let recordLine = 1;
-  /** Where the open quoted field started, while inside it. */
-  let quotedFrom: { line: number; column: number } | undefined;
-  /** The field was quoted and its closing quote has been read: only a separator or a line end may follow. */
-  let closed = false;
-  const fail = (problem: string, at = { line, column }): CsvRead => ({ ok: false, problem: { ...at, problem } });
-  const endField = () => {
-    fields.push(field);
-    starts.push(fieldStart);
-    field = '';
-    closed = false;
-  };
-  const endRecord = () => {
-    endField();
-    // A blank line is no record (a sheet's trailing empty lines).
-    if (fields.length > 1 || fields[0] !== '') records.push({ line: recordLine, fields, starts });
-    fields = [];
-    starts = [];
-  };
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i]!;
-    column++;
-    if (quotedFrom) {
-      if (char === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-        column++;
-      } else if (char === '"') {
-        quotedFrom = undefined;
-        closed = true;
-      } else {
-        field += char;
-        if (char === '\n') {
-          line++;
-          column = 0;
-        }
-      }
-      continue;
-    }
-    if (char === separator) {
-      endField();
-      fieldStart = { line, column: column + 1 };
-    } else if (char === '\r' || char === '\n') {
-      if (char === '\r' && text[i + 1] === '\n') i++;
-      endRecord();
-      line++;
-      column = 0;
-      recordLine = line;
-      fieldStart = { line, column: 1 };
-    } else if (closed) {
-      return fail(`Unexpected ${JSON.stringify(char)} after a closing quote: a quoted field ends at its separator.`);
-    } else if (char === '"') {
-      if (field !== '') return fail('A quote inside an unquoted field: put the whole field in quotes and double the quote ("").');
-      quotedFrom = { line, column };
-    } else field += char;
+  const separator = separatorOf(input.startsWith('\uFEFF') ? input.slice(1) : input);
+  let parsed: { record: string[]; info: { bytes: number } }[];
+  try {
+    parsed = parse(input, { bom: true, delimiter: separator, info: true, relax_column_count: true, skip_empty_lines: false }) as unknown as typeof parsed;
+  } catch (error) {
+    if (!(error instanceof CsvError)) throw error;
+    const at = error as CsvError & { lines?: number; column?: number | string };
+    const column = error.code !== 'CSV_QUOTE_NOT_CLOSED' && typeof at.column === 'number' ? { column: at.column + 1 } : {};
+    return { ok: false, problem: { line: at.lines ?? 1, ...column, problem: PROBLEMS[error.code] ?? error.message } };
   }
-  if (quotedFrom) return fail('This quoted field is never closed.', quotedFrom);
-  if (field !== '' || fields.length || closed) endRecord();
+  // Where each record starts: the line after the bytes read before it (csv-parse counts bytes exactly).
+  const bytes = Buffer.from(input);
+  const records: CsvRecord[] = [];
+  let start = 0;
+  let line = 1;
+  for (const { record, info } of parsed) {
+    const blank = record.length === 1 && record[0] === '';
+    if (!blank) records.push({ line, fields: record });
+    for (let i = start; i < info.bytes; i++) if (bytes[i] === 0x0a) line++;
+    start = info.bytes;
+  }
   return { ok: true, separator, records };
 }

@@ -33,13 +33,13 @@ export type SheetRow = SheetPlace & ({ ok: true; request: ActivationRequest } | 
 
 /** Why a file is not a sheet: nothing of it runs. */
 export type SheetFileProblem =
-  | { code: 'malformed'; line: number; column: number; problem: string }
+  | { code: 'malformed'; line: number; column?: number; problem: string }
   | { code: 'empty' }
   | { code: 'missing-columns'; columns: string[] }
   | { code: 'unknown-columns'; columns: string[] }
   | { code: 'duplicate-column'; column: string }
   | { code: 'too-many-rows'; rows: number; max: number }
-  /** A row with more fields than the header names (`line`, `column`: where the first extra one starts). */
+  /** A row with more fields than the header names (`line`, `column`: the first extra field's line and number). */
   | { code: 'extra-fields'; line: number; column: number; fields: number; header: number };
 
 export type SheetRead = { ok: true; rows: SheetRow[] } | { ok: false; problem: SheetFileProblem };
@@ -64,8 +64,7 @@ export function readSheet(text: string): SheetRead {
   const rows: SheetRow[] = [];
   for (const [index, record] of records.entries()) {
     if (record.fields.length > columns.length) {
-      const extra = record.starts[columns.length]!;
-      return { ok: false, problem: { code: 'extra-fields', ...extra, fields: record.fields.length, header: columns.length } };
+      return { ok: false, problem: { code: 'extra-fields', line: record.line, column: columns.length + 1, fields: record.fields.length, header: columns.length } };
     }
     const input = Object.fromEntries(columns.map((column, i) => [fieldOf.get(column)!, record.fields[i]]));
     const validation = validateActivationRequest(input);
