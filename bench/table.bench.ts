@@ -16,6 +16,7 @@ import { outagePoll } from './rows/outage-poll.js';
 import { paymentsExport } from './rows/payments-export.js';
 import { paymentsUnderLoad } from './rows/payments-slack.js';
 import { scaleReads } from './rows/scale.js';
+import { installSheet } from './rows/sheet.js';
 
 const OUT = fileURLToPath(new URL('../BENCHMARKS.md', import.meta.url));
 
@@ -87,6 +88,11 @@ machine; the absolute times do not.
    goes down (started 4 minutes earlier, past the 2-minute minimum) and one poll reports it: its
    requests (the poll's own two included, and whom the outage affects: at most 6 more, docs/design.md)
    and bytes.
+10. Install sheets (issue 41): 40 new customers, each on a discovered device of its own, activated one
+   after another through the services layer (the baseline), then 40 more as one sheet (checked, then run
+   at SHEET_CONCURRENCY's default of 2), on one simulator answering every request after 50 ms: the
+   sheet's wall time (≤ 0.6× of the 40 singles) and its UISP requests per row, its check's reads
+   included (≤ 2× a single activation's).
 
 Row 1 is measured, not chased (issue 19): every created record is read back before anything is built on
 it or reported (docs/failure-modes.md: Concurrent activations), and through Slack a confirmation is read again before
@@ -116,6 +122,7 @@ row('6', 'cold start', coldStart, '≤ 2×, ≤ 1.5×');
 row('7', 'the first seconds', firstSeconds, '≤ 1.5×, every ack ≤ 1000 ms');
 row('8', 'UISP reads at 1,000 and 30,000 customers', scaleReads, '≤ 20 requests and ≤ 1 MB, ≤ 0.5 MB, ≤ 200 requests, ≤ 1.5×, ≤ 1000 ms, ≤ 150 MB', 900_000);
 row('9', 'outage poll at 100 and 10,000 customers', outagePoll, 'the same requests, ≤ 2×, ≤ 8 requests');
+row('10', 'a 40-row install sheet', installSheet, '≤ 0.6×, ≤ 2× requests per row', 300_000);
 
 afterAll(() => {
   writeBenchmarks(OUT, NOTES);
