@@ -51,7 +51,7 @@ import { createThreadReporter } from './slack/thread-reporter.js';
 import { trackWork, WorkTracker } from './slack/work.js';
 
 export interface AppDeps {
-  services: Pick<Services, 'activation' | 'suspensions' | 'payments' | 'lookups' | 'duplicates' | 'outages' | 'crm' | 'nms' | 'numbering'>;
+  services: Pick<Services, 'activation' | 'sheets' | 'suspensions' | 'payments' | 'lookups' | 'duplicates' | 'outages' | 'crm' | 'nms' | 'numbering'>;
   slack: SlackConfig;
   /** UISP webhooks, the manual-link watch and metrics (the bot process; tests that exercise them). */
   events?: EventServices | undefined;

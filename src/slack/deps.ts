@@ -24,7 +24,7 @@ export interface ApprovalDeps {
 }
 
 export interface ListenerDeps {
-  services: Pick<Services, 'activation' | 'suspensions' | 'payments' | 'lookups' | 'duplicates' | 'outages'>;
+  services: Pick<Services, 'activation' | 'sheets' | 'suspensions' | 'payments' | 'lookups' | 'duplicates' | 'outages'>;
   audit: SlackAuditor;
   /** How an operation's thread, its audit entry and Slack's refusals reach Slack (src/slack/thread-reporter.ts). */
   reporter: ThreadReporter;

@@ -47,6 +47,8 @@ export const COMMAND_ENTRIES: Record<string, Rule> = {
 export const VIEW_ENTRIES: Record<string, Rule> = {
   [CALLBACK.activateForm]: 'activate',
   [CALLBACK.activateConfirm]: 'activate',
+  [CALLBACK.sheetForm]: 'activate',
+  [CALLBACK.sheetCheck]: 'activate',
   [CALLBACK.suspensionForm]: suspensionFormAction,
   [CALLBACK.suspensionConfirm]: suspensionFormAction,
   [CALLBACK.paymentForm]: 'record-payment',

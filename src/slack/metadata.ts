@@ -55,6 +55,9 @@ export const ActivationMetaSchema = z.object({
   confirmedClientId: z.number().int().optional(),
 });
 
+/** An install sheet's modal: where /activate sheet ran (the check itself is kept by the listener, too big for Slack's 3000 characters). */
+export const SheetMetaSchema = z.object({ origin: OriginSchema });
+
 export const SuspensionActionSchema = z.enum(['suspend', 'unsuspend']);
 export type SuspensionAction = z.infer<typeof SuspensionActionSchema>;
 

@@ -66,16 +66,19 @@ export function createThreadReporter(deps: ReporterDeps): ThreadReporter {
   return { start: (operation) => new ThreadReport(deps, operation), inFlight: deps.inFlight };
 }
 
-type Post = { kind: 'parent' | 'reply' | 'update'; message: SlackMessage };
+type Post = { kind: 'parent' | 'reply' | 'update' | 'live'; message: SlackMessage };
 
 const WHAT_FAILED: Record<Post['kind'], string> = {
   parent: 'could not post the parent message',
   reply: 'could not post a threaded reply',
   update: 'could not update the parent message',
+  live: 'could not post or update the live reply',
 };
 
 export class ThreadReport {
   private ts: string | undefined;
+  /** The live reply, once posted (see `live`). */
+  private liveTs: string | undefined;
   private readonly queue: Post[] = [];
   private delivering: Promise<void> | undefined;
   private parentRefused = false;
@@ -126,6 +129,16 @@ export class ThreadReport {
     const waiting = this.queue.findIndex((post) => post.kind === 'update');
     if (waiting !== -1) this.queue.splice(waiting, 1);
     this.enqueue({ kind: 'update', message });
+  }
+
+  /**
+   * The thread's one live reply (an install sheet's rows): posted the first time, updated in place after;
+   * like the parent's updates, a version still waiting when a newer one comes is skipped.
+   */
+  live(message: SlackMessage): void {
+    const waiting = this.queue.findIndex((post) => post.kind === 'live');
+    if (waiting !== -1) this.queue.splice(waiting, 1);
+    this.enqueue({ kind: 'live', message });
   }
 
   /** Tells the agent privately (ephemeral, response_url, then DM), whatever happened to the thread. */
@@ -187,6 +200,8 @@ export class ThreadReport {
       await this.inFlight;
     }
     else if (kind === 'reply') await chat.postMessage({ channel: this.channel, thread_ts: this.ts, ...message, unfurl_links: false });
+    else if (kind === 'live' && this.liveTs) await chat.update({ channel: this.channel, ts: this.liveTs, ...message });
+    else if (kind === 'live') this.liveTs = (await chat.postMessage({ channel: this.channel, thread_ts: this.ts, ...message, unfurl_links: false })).ts;
     else await chat.update({ channel: this.channel, ts: this.ts!, ...message });
   }
 

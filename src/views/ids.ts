@@ -6,6 +6,9 @@
 export const CALLBACK = {
   activateForm: 'activate_form',
   activateConfirm: 'activate_confirm',
+  /** /activate sheet: the pasted install sheet, then its check with Run. */
+  sheetForm: 'sheet_form',
+  sheetCheck: 'sheet_check',
   suspensionForm: 'suspension_form',
   suspensionConfirm: 'suspension_confirm',
   paymentForm: 'payment_form',
@@ -35,5 +38,6 @@ export const BLOCK = {
   activationRetry: 'activation_retry',
   uispUnsuspend: 'uisp_unsuspend',
   suspension: { serviceId: 'service', clientId: 'client', clientService: 'clientService', reason: 'reason' },
+  sheet: 'sheet',
   payment: { clientId: 'client', amount: 'amount', method: 'method', note: 'note' },
 } as const;

@@ -51,6 +51,8 @@ const ROWS: Row[] = [
   { kind: 'command', id: '/device', needs: 'lookup', text: '10.20.1.21' },
   { kind: 'view', id: 'activate_form', needs: 'activate' },
   { kind: 'view', id: 'activate_confirm', needs: 'activate' },
+  { kind: 'view', id: 'sheet_form', needs: 'activate' },
+  { kind: 'view', id: 'sheet_check', needs: 'activate' },
   { kind: 'view', id: 'suspension_form', needs: 'suspend', metadata: suspendForm },
   { kind: 'view', id: 'suspension_form', needs: 'unsuspend', metadata: unsuspendForm },
   { kind: 'view', id: 'suspension_confirm', needs: 'suspend', metadata: suspendForm },

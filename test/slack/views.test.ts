@@ -18,6 +18,23 @@ import { changeNotice } from '../../src/views/uisp-changes.js';
 import { suspensionChecking, suspensionConfirm, suspensionForm, suspensionParent, suspensionResultReply, suspensionSubmitted } from '../../src/views/suspension.js';
 import { expectValidMessage, expectValidModal } from './block-kit.js';
 import * as f from './fixtures.js';
+import { sheetCheckView, sheetForm, sheetParent, sheetRowsReply } from '../../src/views/sheet.js';
+import type { SheetCheck } from '../../src/services/sheets/types.js';
+
+/** A full sheet (200 rows, the most one may hold), every row with a long hostile plan, half of them to confirm. */
+const fullSheet: SheetCheck = {
+  rows: Array.from({ length: 200 }, (_, i) => ({
+    row: i + 1,
+    line: i + 2,
+    kind: 'plan' as const,
+    request: { ...f.request, device: `${f.HOSTILE} ${i}` },
+    plan: f.plan,
+    confirm: i % 2 ? { deletes: [], move: null } : null,
+    alreadyDone: false,
+  })),
+  totals: { rows: 200, toRun: 200, needConfirmation: 100, alreadyDone: 0, inError: 0 },
+};
+const fullSheetRows = fullSheet.rows.map(({ row, line, request }, i) => ({ row, line, request, ...(i % 3 ? { outcome: 'failed' as const, sentence: `${f.HOSTILE} ${f.LONG}` } : {}) }));
 
 const statusLabel = (status: number) => (status === 1 ? 'Active' : status === 3 ? 'Suspended' : `status ${status}`);
 
@@ -43,6 +60,8 @@ function expectNoInjectedMarkup(built: unknown): void {
 /** When the confirmed plan's reads started: carried by the confirmation, so the run can tell how old it is. */
 
 const modals = {
+  'sheet form with a problem': sheetForm(f.origin, f.HOSTILE, f.HOSTILE),
+  'sheet check, 200 rows': sheetCheckView(f.origin, fullSheet),
   'activation form': activationForm({ origin: f.origin, values: { device: f.HOSTILE, firstName: f.LONG } }),
   'activation form with problems': activationForm({ origin: f.origin, values: { device: 'x' }, problems: { device: f.HOSTILE, clientId: f.LONG.repeat(10) }, notice: f.HOSTILE }),
   'activation checking': activationChecking(f.request),
@@ -93,6 +112,9 @@ const uispChange = (change: UispChange) => changeNotice({ event: { uuid: 'u-1', 
 const pendingLink: PendingLink = { siteId: 's-1', siteName: `${f.HOSTILE} ${f.LONG}`, clientId: 1002, crmClientUrl: crmClientUrl(1002), since: 0, thread: null, reminded: false };
 
 const messages = {
+  'sheet parent, running': sheetParent('U0AGENT', fullSheet.totals),
+  'sheet parent, done': sheetParent('U0AGENT', fullSheet.totals, { done: 1, 'already-done': 2, failed: 3, refused: 4 }),
+  'sheet rows, 200 long rows': sheetRowsReply(fullSheetRows),
   'uisp change: a service suspended': uispChange({ kind: 'service-suspended', service: f.services[0]!, client: f.client }),
   'uisp change: a service ended, its client gone': uispChange({ kind: 'service-ended', service: f.services[0]!, client: null }),
   'uisp change: a payment by a client with 130 suspended services': uispChange({ kind: 'payment-added', payment: f.payments(1)[0]!, client: f.client, suspendedServices: f.services }),
@@ -237,5 +259,15 @@ describe('messages', () => {
 
   it('the reminder links the CRM client page', () => {
     expect(messages['manual link reminder'].text).toContain('<https://uisp.example.net/crm/client/1002?a=1&amp;b=2|#1002 &lt;!channel&gt;');
+  });
+});
+
+describe('an install sheet of 200 rows', () => {
+  it('shows every row: the check in the modal, the rows reply in one message, none left out', () => {
+    for (const surface of [modals['sheet check, 200 rows'], messages['sheet rows, 200 long rows']]) {
+      const text = JSON.stringify(surface.blocks);
+      expect(text).toContain('row 200 (line 201)');
+      expect(text).not.toContain('more not shown');
+    }
   });
 });

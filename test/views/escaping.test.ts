@@ -21,6 +21,7 @@ import * as lookups from '../../src/views/lookups.js';
 import * as outages from '../../src/views/outages.js';
 import * as payments from '../../src/views/payments.js';
 import * as process from '../../src/views/process.js';
+import * as sheet from '../../src/views/sheet.js';
 import * as suspension from '../../src/views/suspension.js';
 import * as threadNotPosted from '../../src/views/thread-not-posted.js';
 import * as typeahead from '../../src/views/typeahead.js';
@@ -31,6 +32,7 @@ import { CRM, HOSTILE_VALUES, surfaces } from './hostile.js';
 const NOT_SURFACES: Record<string, string> = {
   formValuesOf: 'form values (plain_text inputs), not text',
   fullName: 'a name for the views to escape',
+  rowsToRun: 'a count of the check, for the views',
   operationPhrase: 'part of the approval messages, rendered there',
   reasonLine: 'part of the approval messages, rendered there',
   plainPhrase: 'plain text for audit summaries',
@@ -64,7 +66,7 @@ const NOT_SURFACES: Record<string, string> = {
   unsuspendPressed: 'a mention added to blocks',
 };
 
-const VIEW_MODULES = [access, activation, activationProgress, approvals, audit, digest, duplicates, help, home, linkWatch, lookups, outages, payments, process, suspension, threadNotPosted, typeahead, uispChanges];
+const VIEW_MODULES = [access, activation, activationProgress, approvals, audit, digest, duplicates, help, home, linkWatch, lookups, outages, payments, process, sheet, suspension, threadNotPosted, typeahead, uispChanges];
 
 /** SubOps' own tokens: user, channel and user-group mentions, dates, and links to the CRM and to Slack threads. */
 const OWN_TOKEN = new RegExp(

@@ -31,6 +31,8 @@ import { changeNotice, webhookFailedNotice } from '../../src/views/uisp-changes.
 import { acknowledgedReply, everyAffected, flappingMessage, outageParent, recoveredReply, redrawnParent, updateModal, updateReply } from '../../src/views/outages.js';
 import type { OutageInProgress } from '../../src/services/outages.js';
 import { section } from '../../src/views/kit.js';
+import { sheetChecking, sheetCheckLost, sheetCheckView, sheetForm, sheetParent, sheetRowsReply, sheetStarted } from '../../src/views/sheet.js';
+import type { SheetCheck } from '../../src/services/sheets/types.js';
 import { removalSentence } from '../../src/render/duplicates.js';
 
 /** The issue's repros: a phishing link that pings the channel, a spoofed line, formatting, a quote and every line break. */
@@ -146,9 +148,25 @@ export function surfaces(v: string): Record<string, unknown> {
     },
   };
   const audit = { action: 'activate' as const, targets: { device: v, clientId: 1002 }, result: v, ok: false, summary: v, permalink: PERMALINK };
+  const sheet: SheetCheck = {
+    rows: [
+      { row: 1, line: 2, kind: 'plan', request, plan, confirm: { deletes: [{ ...service, id: 102, status: 6 }], move: plan.move }, alreadyDone: false },
+      { row: 2, line: 3, kind: 'refused', request, error: failed.error },
+      { row: 3, line: 4, kind: 'problem', request: null, problem: { code: 'invalid', problems: [{ column: v, problem: v }] } },
+    ],
+    totals: { rows: 3, toRun: 1, needConfirmation: 1, alreadyDone: 0, inError: 2 },
+  };
   const auditLine = { action: v, result: v, ok: true, summary: v, ts: '1700000000.000100', permalink: PERMALINK };
 
   return {
+    sheetForm: sheetForm(origin, v, v),
+    sheetChecking: sheetChecking(3),
+    sheetCheckView: sheetCheckView(origin, sheet),
+    sheetStarted: sheetStarted(origin, 3),
+    sheetCheckLost: sheetCheckLost(),
+    sheetParent: sheetParent('U0AGENT', sheet.totals),
+    'sheetParent, done': sheetParent('U0AGENT', sheet.totals, { done: 1, 'already-done': 0, failed: 1, refused: 1 }),
+    sheetRowsReply: sheetRowsReply([{ row: 1, line: 2, request, outcome: 'failed', sentence: v }, { row: 2, line: 3, request }, { row: 3, line: 4, request: null, outcome: 'refused', sentence: v }]),
     // A mrkdwn sentence a view returns for a caller to place: shown here in a section of its own.
     'accessRefusalText': section(accessRefusalText({ allowed: false, action: 'suspend', needs: { groupIds: ['S0LEADS'], userIds: ['U0LEAD'] } })),
     'activationForm': activationForm({ origin, values: { device: v, firstName: v, lastName: v, email: v, phone: v, clientId: v }, problems: { device: v, firstName: v, clientId: v }, notice: v }),

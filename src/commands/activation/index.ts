@@ -8,6 +8,7 @@ import { activateCommand } from './command.js';
 import { registerConfirm } from './confirm.js';
 import { registerForm } from './form.js';
 import { registerRetry } from './retry.js';
+import { registerSheet } from './sheet.js';
 
 export { activateCommand };
 
@@ -16,4 +17,5 @@ export function register(app: App, deps: ListenerDeps): void {
   registerForm(app, deps);
   registerConfirm(app, deps);
   registerRetry(app, deps);
+  registerSheet(app, deps);
 }

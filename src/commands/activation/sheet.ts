@@ -1,0 +1,113 @@
+/**
+ * /activate sheet: the pasted install sheet is read (a file that is not a sheet: the problem under the
+ * field, nothing sent), checked (reads only) and shown with Run; Run runs exactly that check, its
+ * deletes and moves confirmed as shown (`shown`), in one thread: a parent with the counts and one reply
+ * listing every row, updated as rows end. Each row is audited as a single activation is. The services'
+ * SheetService decides all of it; this file only renders.
+ */
+import type { App } from '@slack/bolt';
+import { resultSentence } from '../../render/activation.js';
+import { countsSentence, fileProblemSentence, rowOutcomeSentence } from '../../render/sheet.js';
+import { activationAudit } from '../../services/audit-records.js';
+import { readSheet } from '../../services/sheets/sheet.js';
+import type { SheetCheck } from '../../services/sheets/types.js';
+import { onceView } from '../../slack/deliveries.js';
+import type { ListenerDeps } from '../../slack/deps.js';
+import { describeFailure } from '../../slack/errors.js';
+import { escapeMrkdwn } from '../../slack/escape.js';
+import { decodeMetadata, SheetMetaSchema, type Origin } from '../../slack/metadata.js';
+import { updateView } from '../../slack/modals.js';
+import { readInputs } from '../../slack/state.js';
+import { notice } from '../../views/help.js';
+import { BLOCK, CALLBACK } from '../../views/ids.js';
+import { rowsToRun, sheetChecking, sheetCheckLost, sheetCheckView, sheetForm, sheetParent, sheetRowsReply, sheetStarted, type SheetRowLine } from '../../views/sheet.js';
+
+/** Checks shown and not yet run (an agent may back out): the oldest are dropped beyond this many. */
+const KEPT_CHECKS = 50;
+
+/** The checks on show, by view id (a check is too big for private_metadata); lost on a restart, and then nothing runs. */
+class ShownChecks {
+  private readonly checks = new Map<string, { userId: string; check: SheetCheck }>();
+
+  keep(viewId: string, userId: string, check: SheetCheck): void {
+    this.checks.set(viewId, { userId, check });
+    for (const oldest of this.checks.keys()) {
+      if (this.checks.size <= KEPT_CHECKS) break;
+      this.checks.delete(oldest);
+    }
+  }
+
+  /** The check shown in this view to this user, once: a second Run finds none. */
+  take(viewId: string, userId: string): SheetCheck | undefined {
+    const shown = this.checks.get(viewId);
+    this.checks.delete(viewId);
+    return shown?.userId === userId ? shown.check : undefined;
+  }
+}
+
+export function registerSheet(app: App, deps: ListenerDeps): void {
+  const shown = new ShownChecks();
+
+  app.view(CALLBACK.sheetForm, onceView(deps, async ({ ack, body, view, client }) => {
+    const { origin } = decodeMetadata(SheetMetaSchema, view.private_metadata);
+    const text = readInputs(view.state.values)[BLOCK.sheet] ?? '';
+    const sheet = readSheet(text);
+    if (!sheet.ok) {
+      await ack({ response_action: 'errors', errors: { [BLOCK.sheet]: `Not an install sheet: ${fileProblemSentence(sheet.problem)}` } });
+      return;
+    }
+    await ack({ response_action: 'update', view: sheetChecking(sheet.rows.length) });
+    const logger = deps.logger.child({ flow: 'sheet', userId: body.user.id });
+    let check: SheetCheck;
+    try {
+      check = await deps.services.sheets.check(sheet.rows);
+    } catch (error) {
+      const failure = describeFailure(error);
+      if (!failure.expected) logger.error({ err: error }, 'install sheet check failed');
+      await updateView(client, { viewId: view.id, view: sheetForm(origin, text, failure.message) }, logger);
+      return;
+    }
+    shown.keep(view.id, body.user.id, check);
+    await updateView(client, { viewId: view.id, view: sheetCheckView(origin, check) }, logger);
+  }));
+
+  app.view(CALLBACK.sheetCheck, onceView(deps, async ({ ack, body, view }) => {
+    const { origin } = decodeMetadata(SheetMetaSchema, view.private_metadata);
+    const check = shown.take(view.id, body.user.id);
+    if (!check) return void (await ack({ response_action: 'update', view: sheetCheckLost() }));
+    await ack({ response_action: 'update', view: sheetStarted(origin, rowsToRun(check.totals)) });
+    await runSheet(deps, { ...origin, userId: body.user.id }, check);
+  }));
+}
+
+/** Runs the check as shown, in one thread of the channel the command came from. */
+async function runSheet(deps: ListenerDeps, origin: Origin, check: SheetCheck): Promise<void> {
+  const logger = deps.logger.child({ flow: 'sheet', userId: origin.userId });
+  const report = deps.reporter.start({ origin, parent: sheetParent(origin.userId, check.totals), logger });
+  const rows: SheetRowLine[] = check.rows.map(({ row, line, request }) => ({ row, line, request }));
+  report.live(sheetRowsReply(rows));
+  let summary = 'the sheet stopped before its end';
+  try {
+    for await (const event of deps.services.sheets.run(check, 'shown')) {
+      if (event.type === 'row') {
+        rows[event.row - 1] = { ...rows[event.row - 1]!, outcome: event.outcome, sentence: rowOutcomeSentence(event) };
+        report.live(sheetRowsReply(rows));
+        if (event.result && event.request) {
+          if (event.result.duplicates?.length) deps.lateDuplicates.post(event.result.duplicates, 'activation');
+          // Each row is a single activation's record, linked to the sheet's thread.
+          const thread = await report.posted();
+          await deps.audit.record({ actorId: origin.userId, ...activationAudit(event.request, event.result, resultSentence(event.result)), thread });
+        }
+      } else if (event.type === 'sheet-done') {
+        summary = countsSentence(event.counts);
+        report.update(sheetParent(origin.userId, check.totals, event.counts));
+      }
+    }
+  } catch (error) {
+    // The sheet promises never to throw (each row's failure is its event); if it does, say so rather than end silently.
+    logger.error({ err: error }, 'the install sheet threw');
+  }
+  await report.finish({
+    whenSlackRefused: (problems) => notice(`:warning: Slack did not show the whole install sheet thread (${escapeMrkdwn(problems.join(', '))}). Sheet: ${escapeMrkdwn(summary)}.`),
+  });
+}
