@@ -12,6 +12,8 @@ import type { PaymentSummary } from '../../src/services/payments.js';
 import type { Client, Payment, Service, SuspensionReason } from '../../src/services/uisp/schemas.js';
 import type { ApprovalRequest, Origin } from '../../src/slack/metadata.js';
 import type { AuditLine } from '../../src/views/home.js';
+import type { SheetCheck } from '../../src/services/sheets/types.js';
+import type { SheetRowLine } from '../../src/views/sheet.js';
 
 export const AGENT = 'U0AGENT';
 export const LEAD = 'U0LEAD';
@@ -92,6 +94,35 @@ export const priyaPlan: ActivationPlan = {
   move: null,
   destructive: true,
 };
+
+// ---------- Install sheet: Priya, Ada and a row in error ----------
+
+const adaPlan: ActivationPlan = {
+  device: powerBeam,
+  client: { action: 'create', firstName: 'Ada', lastName: 'Lovelace' },
+  service: { action: 'create', delete: [], leftAlone: [], servicePlanPeriodId: 37, price: 10000, activeFrom: '2026-11-23' },
+  site: { action: 'create', name: 'Ada Lovelace', parentSiteId: '3f6b2c1e-8d4a-4e7b-9c2d-5a1e0f7b3c01' },
+  authorize: { action: 'authorize' },
+  move: null,
+  destructive: false,
+};
+
+export const sheetCheck: SheetCheck = {
+  rows: [
+    { row: 1, line: 2, kind: 'plan', request: { ...priyaRequest, clientId: 1002 }, plan: priyaPlan, confirm: { deletes: [priyaQuoted], move: null }, alreadyDone: false },
+    { row: 2, line: 3, kind: 'plan', request: newCustomer, plan: adaPlan, confirm: null, alreadyDone: false },
+    { row: 3, line: 4, kind: 'problem', request: null, problem: { code: 'invalid', problems: [{ column: 'last_name', problem: 'Last name may contain only letters, spaces, hyphens, apostrophes and periods.' }] } },
+  ],
+  totals: { rows: 3, toRun: 2, needConfirmation: 1, alreadyDone: 0, inError: 1 },
+};
+
+/** The rows reply while Ada's row still runs, then once every row ended. */
+export const sheetRowsRunning: SheetRowLine[] = [
+  { row: 1, line: 2, request: sheetCheck.rows[0]!.request, outcome: 'done', sentence: 'Activated Priya Ramnarine: service #107, site "Priya Ramnarine", device LBE-Ramnarine.' },
+  { row: 2, line: 3, request: newCustomer },
+  { row: 3, line: 4, request: null, outcome: 'refused', sentence: 'last_name: Last name may contain only letters, spaces, hyphens, apostrophes and periods. Nothing was changed.' },
+];
+export const sheetRowsDone: SheetRowLine[] = sheetRowsRunning.map((row) => (row.row === 2 ? { ...row, outcome: 'done', sentence: 'Activated Ada Lovelace: service #106, site "Ada Lovelace", device PowerBeam 5AC.' } : row));
 
 // ---------- Suspension: Marcus Baptiste's service 101 ----------
 

@@ -15,6 +15,7 @@ import { homeView } from '../../src/views/home.js';
 import type { ModalView, SlackMessage } from '../../src/views/kit.js';
 import { clientCardMessage, deviceCardMessage } from '../../src/views/lookups.js';
 import { paymentsList } from '../../src/views/payments.js';
+import { sheetCheckView, sheetForm, sheetParent, sheetRowsReply } from '../../src/views/sheet.js';
 import { suspensionConfirm, suspensionParent, suspensionResultReply } from '../../src/views/suspension.js';
 import { changeNotice } from '../../src/views/uisp-changes.js';
 import { acknowledgedReply, outageParent, recoveredReply, redrawnParent, updateReply } from '../../src/views/outages.js';
@@ -66,6 +67,10 @@ function surfaces(): Surface[] {
   const reminder = manualLinkReminder(f.newCustomerActivated);
   const failedParent = activationParent({ request: f.newCustomer, startedBy: f.AGENT, result: f.newCustomerFailed });
   const failure = activationFailure(f.newCustomer, f.AGENT, f.newCustomerFailed);
+  const sheetPaste = sheetForm(f.origin, ['device,first_name,last_name,client_id', '10.20.1.51,Priya,Ramnarine,1002', '10.20.1.88,Ada,Lovelace,', 'NS-Fraser,Dwayne,Fr4ser,'].join('\n'));
+  const sheetChecked = sheetCheckView(f.origin, f.sheetCheck);
+  const sheetDone = sheetParent(f.AGENT, f.sheetCheck.totals, { done: 2, 'already-done': 0, failed: 0, refused: 1 });
+  const sheetRows = sheetRowsReply(f.sheetRowsDone);
   const suspendTarget = { service: f.marcusService, client: f.marcus, reason: f.customerRequest };
   const suspendConfirm = suspensionConfirm('suspend', f.origin, suspendTarget, f.statusLabel);
   const suspended = { ok: true as const, outcome: { kind: 'done' as const, action: 'suspend' as const, service: f.marcusService, after: { ...f.marcusService, status: 3, suspensionReasonId: 2 }, suspensionReason: f.customerRequest } };
@@ -119,6 +124,24 @@ function surfaces(): Surface[] {
       when: 'When a step fails, the thread’s last reply says what was and was not done, with **Retry**: it re-reads UISP and does only what is missing.',
       text: threadText(failedParent, [steps[0]!, steps[1]!, failure]),
       previews: [{ label: 'the failure reply', payload: blocksOf(failure) }],
+    },
+    {
+      title: 'Install sheet: paste and check',
+      when: '`/activate sheet` opens the box; **Check** reads UISP (nothing is written) and lists each row’s plan or problem, and what Run deletes or moves.',
+      text: [...modalText(sheetPaste), '', ...modalText(sheetChecked)],
+      previews: [
+        { label: 'the paste', payload: sheetPaste },
+        { label: 'the check', payload: sheetChecked },
+      ],
+    },
+    {
+      title: 'Install sheet thread',
+      when: 'After **Run**, in the channel of the command: the parent gives the totals, then the counts; one reply lists every row, updated as rows end (here while row 2 runs, then at the end).',
+      text: [...threadText(sheetParent(f.AGENT, f.sheetCheck.totals), [sheetRowsReply(f.sheetRowsRunning)]), '', ...threadText(sheetDone, [sheetRows])],
+      previews: [
+        { label: 'the parent, done', payload: blocksOf(sheetDone) },
+        { label: 'the rows reply', payload: blocksOf(sheetRows) },
+      ],
     },
     {
       title: 'Suspension confirmation and result',

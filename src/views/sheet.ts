@@ -42,7 +42,7 @@ const rowHead = (place: SheetPlace, request: ActivationRequest | null) => `${row
 
 /** A row of the check: its plan or problem, what Run confirms for it, the candidates a refusal names. */
 function checkText(row: RowCheck): string {
-  const mark = row.kind === 'plan' ? (row.alreadyDone ? ':white_check_mark:' : ':small_blue_diamond:') : ':x:';
+  const mark = row.kind === 'plan' ? (row.alreadyDone ? ':white_check_mark:' : ':arrow_forward:') : ':x:';
   const confirming = rowConfirmation(row);
   return [
     `${mark} ${rowHead(row, row.request)}: ${escapeMrkdwn(rowCheckSentence(row))}`,
@@ -72,7 +72,7 @@ export function sheetCheckView(origin: Origin, check: SheetCheck): ModalView {
   const runs = rowsToRun(check.totals);
   const blocks = [
     section(`*${escapeMrkdwn(totalsSentence(check.totals))}*`),
-    ...(check.totals.needConfirmation ? [problem(`Run deletes or moves what the ${check.totals.needConfirmation === 1 ? 'row marked' : 'rows marked'} "to confirm" name, exactly that; rows in error do not run.`)] : []),
+    ...(check.totals.needConfirmation ? [problem('Run deletes or moves exactly what is marked "to confirm" below, nothing else; rows in error do not run.')] : []),
     // Four blocks around the rows: the totals, the confirmation notice, the closing context, one to spare.
     ...rowSections(check.rows.map(checkText), LIMITS.modalBlocks - 4),
     context(runs ? 'Nothing is written until you press Run; each row is read again as it runs.' : 'No row can run: fix the sheet and paste it again.'),
