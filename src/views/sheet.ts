@@ -41,12 +41,13 @@ export function sheetChecking(rows: number): ModalView {
 const rowHead = (place: SheetPlace, request: ActivationRequest | null) => `${rowPlace(place)}${request ? ` *${escapeMrkdwn(request.device)}*` : ''}`;
 
 /** A row of the check: its plan or problem, what Run confirms for it, the candidates a refusal names. */
-function checkText(row: RowCheck): string {
+function checkText(row: RowCheck, needsApproval: boolean): string {
   const mark = row.kind === 'plan' ? (row.alreadyDone ? ':white_check_mark:' : ':arrow_forward:') : ':x:';
   const confirming = rowConfirmation(row);
   return [
     `${mark} ${rowHead(row, row.request)}: ${escapeMrkdwn(rowCheckSentence(row))}`,
-    ...(confirming ? [`      :warning: *to confirm:* ${escapeMrkdwn(confirming)}`] : []),
+    ...(confirming && needsApproval ? [`      :no_entry: *needs approval:* ${escapeMrkdwn(confirming)}. Run does not confirm it (it stops before any write): activate this row with \`/activate\`.`] : []),
+    ...(confirming && !needsApproval ? [`      :warning: *to confirm:* ${escapeMrkdwn(confirming)}`] : []),
     ...rowCandidates(row).map((candidate) => `      • ${escapeMrkdwn(candidate)}`),
   ].join('\n');
 }
@@ -66,15 +67,16 @@ export const rowsToRun = (totals: SheetTotals) => totals.toRun + totals.alreadyD
 
 /**
  * The check: each row, the totals, and Run N rows. Pressing Run confirms the deletes and moves shown
- * here, exactly those (the listener keeps this check and runs it with `shown`).
+ * here, exactly those (the listener keeps this check and runs it with `shown`), but for the rows that
+ * need approval (`needsApproval`: their row numbers), which Run does not confirm.
  */
-export function sheetCheckView(origin: Origin, check: SheetCheck): ModalView {
+export function sheetCheckView(origin: Origin, check: SheetCheck, needsApproval: ReadonlySet<number> = new Set()): ModalView {
   const runs = rowsToRun(check.totals);
   const blocks = [
     section(`*${escapeMrkdwn(totalsSentence(check.totals))}*`),
     ...(check.totals.needConfirmation ? [problem('Run deletes or moves exactly what is marked "to confirm" below, nothing else; rows in error do not run.')] : []),
     // Four blocks around the rows: the totals, the confirmation notice, the closing context, one to spare.
-    ...rowSections(check.rows.map(checkText), LIMITS.modalBlocks - 4),
+    ...rowSections(check.rows.map((row) => checkText(row, needsApproval.has(row.row))), LIMITS.modalBlocks - 4),
     context(runs ? 'Nothing is written until you press Run; each row is read again as it runs.' : 'No row can run: fix the sheet and paste it again.'),
   ];
   return modal({ callbackId: CALLBACK.sheetCheck, title: TITLE, blocks, close: 'Back out', ...(runs && { submit: `Run ${runs} row${runs === 1 ? '' : 's'}` }), privateMetadata: encodeMetadata(SheetMetaSchema, { origin }) });

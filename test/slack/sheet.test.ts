@@ -52,6 +52,10 @@ describe('/activate sheet', () => {
     expect(parent.edited).toBeDefined();
     expect(shown(parent)).toContain('3 activated, 0 already activated, 0 failed, 0 refused');
     expect(replies).toHaveLength(1);
+    // One reply, posted with every row waiting and updated in place as rows ended.
+    const firstPost = h.fake.calls.find((call) => call.method === 'chat.postMessage' && call.args.thread_ts === parent.ts)!;
+    expect(JSON.stringify(firstPost.args.blocks).match(/:hourglass_flowing_sand:/g)).toHaveLength(3);
+    expect(replies[0]!.edited).toBeDefined();
     const rows = shown(replies[0]!);
     expect(rows.match(/:white_check_mark:/g)).toHaveLength(3);
     expect(rows).not.toContain(':hourglass_flowing_sand:');
@@ -75,6 +79,18 @@ describe('/activate sheet', () => {
     expect(shown(parent)).toContain('1 activated, 0 already activated, 0 failed, 1 refused');
     const rows = shown(replies[0]!);
     expect(rows).toContain(':x: row 2 (line 3): last_name: Last name may contain only letters');
+    expect(h.uisp.writes().filter((w) => w.endsWith('/authorize'))).toHaveLength(1);
+  });
+
+  it('a row whose delete needs approval is not confirmed by Run: it stops before any write, the others run', async () => {
+    await h.close();
+    h = await startHarness({ env: { APPROVAL_REQUIRED_FOR: 'delete-service' } });
+    const { id, checked } = await check([HEADER, '10.20.1.51,Priya,Ramnarine,1002', 'PowerBeam 5AC,Ada,Lovelace,'].join('\n'));
+    expect(shown({ blocks: checked.blocks as unknown[] })).toContain('*needs approval:* delete Quoted service #102');
+    const { parent, replies } = await run(id);
+    expect(shown(parent)).toContain('1 activated, 0 already activated, 0 failed, 1 refused');
+    expect(shown(replies[0]!)).toMatch(/:x: row 1 \(line 2\) \*10\.20\.1\.51\*: /);
+    expect(h.uisp.writes().filter((w) => w.startsWith('DELETE'))).toEqual([]);
     expect(h.uisp.writes().filter((w) => w.endsWith('/authorize'))).toHaveLength(1);
   });
 

@@ -162,6 +162,7 @@ export function surfaces(v: string): Record<string, unknown> {
     sheetForm: sheetForm(origin, v, v),
     sheetChecking: sheetChecking(3),
     sheetCheckView: sheetCheckView(origin, sheet),
+    'sheetCheckView, a row needing approval': sheetCheckView(origin, sheet, new Set([1])),
     sheetStarted: sheetStarted(origin, 3),
     sheetCheckLost: sheetCheckLost(),
     sheetParent: sheetParent('U0AGENT', sheet.totals),

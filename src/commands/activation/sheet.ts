@@ -8,6 +8,7 @@
 import type { App } from '@slack/bolt';
 import { resultSentence } from '../../render/activation.js';
 import { countsSentence, fileProblemSentence, rowOutcomeSentence } from '../../render/sheet.js';
+import { approvalReasons } from '../../services/approvals.js';
 import { activationAudit } from '../../services/audit-records.js';
 import { readSheet } from '../../services/sheets/sheet.js';
 import type { SheetCheck } from '../../services/sheets/types.js';
@@ -68,7 +69,7 @@ export function registerSheet(app: App, deps: ListenerDeps): void {
       return;
     }
     shown.keep(view.id, body.user.id, check);
-    await updateView(client, { viewId: view.id, view: sheetCheckView(origin, check) }, logger);
+    await updateView(client, { viewId: view.id, view: sheetCheckView(origin, check, needingApproval(deps, check)) }, logger);
   }));
 
   app.view(CALLBACK.sheetCheck, onceView(deps, async ({ ack, body, view }) => {
@@ -76,8 +77,21 @@ export function registerSheet(app: App, deps: ListenerDeps): void {
     const check = shown.take(view.id, body.user.id);
     if (!check) return void (await ack({ response_action: 'update', view: sheetCheckLost() }));
     await ack({ response_action: 'update', view: sheetStarted(origin, rowsToRun(check.totals)) });
-    await runSheet(deps, { ...origin, userId: body.user.id }, check);
+    // Approving a sheet is not in Slack yet: a row whose deletes or moves need approval runs with nothing confirmed, so it stops before any write.
+    const needsApproval = needingApproval(deps, check);
+    const confirmed = { ...check, rows: check.rows.map((row) => (row.kind === 'plan' && needsApproval.has(row.row) ? { ...row, confirm: null } : row)) };
+    await runSheet(deps, { ...origin, userId: body.user.id }, confirmed);
   }));
+}
+
+/** The rows whose deletes or moves the approval rule (APPROVAL_REQUIRED_FOR) covers. */
+function needingApproval(deps: ListenerDeps, check: SheetCheck): ReadonlySet<number> {
+  const rows = check.rows.flatMap((row) => {
+    if (row.kind !== 'plan' || !row.confirm) return [];
+    const reasons = approvalReasons(deps.approvals.settings, { kind: 'activation', deletes: row.confirm.deletes.map((s) => s.id), moveFromSite: row.confirm.move?.site.id });
+    return reasons.length ? [row.row] : [];
+  });
+  return new Set(rows);
 }
 
 /** Runs the check as shown, in one thread of the channel the command came from. */
