@@ -86,6 +86,8 @@ interface Episode extends ReportedOutage {
 }
 
 interface ShortOutage {
+  /** The outage as UISP named it (the flapping notice names the latest). */
+  outage: SiteOutage;
   start: number;
   end: number;
 }
@@ -342,26 +344,22 @@ export class OutageWatch {
   private countShort(outage: SiteOutage, start: number, end: number): void {
     const site = siteKeyOf(outage);
     const spans = this.short.get(site) ?? [];
-    spans.push({ start, end });
+    spans.push({ outage, start, end });
     this.short.set(site, spans);
-    this.lastShort.set(site, outage);
   }
-
-  private readonly lastShort = new Map<string, SiteOutage>();
 
   /** A site whose short outages within the window reach FLAP_TIMES: reported once per window, with their total. */
   private async reportFlapping(site: string, spans: ShortOutage[], now: number): Promise<void> {
     const recent = spans.filter((span) => now - span.end <= FLAP_WINDOW_MS);
     if (recent.length === 0) {
       this.short.delete(site);
-      this.lastShort.delete(site);
       return;
     }
     this.short.set(site, recent);
     if (recent.length < FLAP_TIMES || (this.flapReported.get(site) ?? 0) > now) return;
     const first = Math.min(...recent.map((span) => span.start));
     this.flapReported.set(site, first + FLAP_WINDOW_MS);
-    const outage = this.lastShort.get(site)!;
+    const { outage } = recent.at(-1)!;
     const downMs = recent.reduce((sum, span) => sum + (span.end - span.start), 0);
     await this.report({ kind: 'flapping', key: `${site}@${first}`, outage, times: recent.length, downMs, windowMs: FLAP_WINDOW_MS }, `outage-flapping:${site}@${first}`);
   }
