@@ -6,22 +6,19 @@
  * SheetService decides all of it; this file only renders.
  */
 import type { App } from '@slack/bolt';
-import { resultSentence } from '../../render/activation.js';
-import { countsSentence, fileProblemSentence, rowOutcomeSentence } from '../../render/sheet.js';
-import { approvalReasons } from '../../services/approvals.js';
-import { activationAudit } from '../../services/audit-records.js';
+import { fileProblemSentence } from '../../render/sheet.js';
+import { rowsNeedingApproval } from '../../services/sheets/approval.js';
 import { readSheet } from '../../services/sheets/sheet.js';
 import type { SheetCheck } from '../../services/sheets/types.js';
 import { onceView } from '../../slack/deliveries.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure } from '../../slack/errors.js';
-import { escapeMrkdwn } from '../../slack/escape.js';
-import { decodeMetadata, SheetMetaSchema, type Origin } from '../../slack/metadata.js';
+import { decodeMetadata, SheetMetaSchema } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
+import { runSheet } from './sheet-run.js';
 import { readInputs } from '../../slack/state.js';
-import { notice } from '../../views/help.js';
 import { BLOCK, CALLBACK } from '../../views/ids.js';
-import { rowsToRun, sheetChecking, sheetCheckLost, sheetCheckView, sheetForm, sheetParent, sheetRowsReply, sheetStarted, type SheetRowLine } from '../../views/sheet.js';
+import { rowsToRun, sheetChecking, sheetCheckLost, sheetCheckView, sheetForm, sheetStarted } from '../../views/sheet.js';
 
 /** Checks shown and not yet run (an agent may back out): the oldest are dropped beyond this many. */
 const KEPT_CHECKS = 50;
@@ -80,48 +77,9 @@ export function registerSheet(app: App, deps: ListenerDeps): void {
     // Approving a sheet is not in Slack yet: a row whose deletes or moves need approval runs with nothing confirmed, so it stops before any write.
     const needsApproval = needingApproval(deps, check);
     const confirmed = { ...check, rows: check.rows.map((row) => (row.kind === 'plan' && needsApproval.has(row.row) ? { ...row, confirm: null } : row)) };
-    await runSheet(deps, { ...origin, userId: body.user.id }, confirmed);
+    await runSheet(deps, { origin: { ...origin, userId: body.user.id }, check: confirmed });
   }));
 }
 
 /** The rows whose deletes or moves the approval rule (APPROVAL_REQUIRED_FOR) covers. */
-function needingApproval(deps: ListenerDeps, check: SheetCheck): ReadonlySet<number> {
-  const rows = check.rows.flatMap((row) => {
-    if (row.kind !== 'plan' || !row.confirm) return [];
-    const reasons = approvalReasons(deps.approvals.settings, { kind: 'activation', deletes: row.confirm.deletes.map((s) => s.id), moveFromSite: row.confirm.move?.site.id });
-    return reasons.length ? [row.row] : [];
-  });
-  return new Set(rows);
-}
-
-/** Runs the check as shown, in one thread of the channel the command came from. */
-async function runSheet(deps: ListenerDeps, origin: Origin, check: SheetCheck): Promise<void> {
-  const logger = deps.logger.child({ flow: 'sheet', userId: origin.userId });
-  const report = deps.reporter.start({ origin, parent: sheetParent(origin.userId, check.totals), logger });
-  const rows: SheetRowLine[] = check.rows.map(({ row, line, request }) => ({ row, line, request }));
-  report.live(sheetRowsReply(rows));
-  let summary = 'the sheet stopped before its end';
-  try {
-    for await (const event of deps.services.sheets.run(check, 'shown')) {
-      if (event.type === 'row') {
-        rows[event.row - 1] = { ...rows[event.row - 1]!, outcome: event.outcome, sentence: rowOutcomeSentence(event) };
-        report.live(sheetRowsReply(rows));
-        if (event.result && event.request) {
-          if (event.result.duplicates?.length) deps.lateDuplicates.post(event.result.duplicates, 'activation');
-          // Each row is a single activation's record, linked to the sheet's thread.
-          const thread = await report.posted();
-          await deps.audit.record({ actorId: origin.userId, ...activationAudit(event.request, event.result, resultSentence(event.result)), thread });
-        }
-      } else if (event.type === 'sheet-done') {
-        summary = countsSentence(event.counts);
-        report.update(sheetParent(origin.userId, check.totals, event.counts));
-      }
-    }
-  } catch (error) {
-    // The sheet promises never to throw (each row's failure is its event); if it does, say so rather than end silently.
-    logger.error({ err: error }, 'the install sheet threw');
-  }
-  await report.finish({
-    whenSlackRefused: (problems) => notice(`:warning: Slack did not show the whole install sheet thread (${escapeMrkdwn(problems.join(', '))}). Sheet: ${escapeMrkdwn(summary)}.`),
-  });
-}
+const needingApproval = (deps: ListenerDeps, check: SheetCheck): ReadonlySet<number> => new Set(rowsNeedingApproval(deps.approvals.settings, check).keys());

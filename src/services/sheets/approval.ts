@@ -1,0 +1,18 @@
+/**
+ * Which rows of a checked sheet the approval rule (APPROVAL_REQUIRED_FOR) covers: a row whose confirmed
+ * deletes or move need a second pair of eyes, as the same single activation would. Pure: the front end
+ * asks it and renders the answer.
+ */
+import { approvalReasons, type ApprovalReason, type ApprovalSettings } from '../approvals.js';
+import type { SheetCheck } from './types.js';
+
+/** Each row (by its number) that needs approval, with why. Empty: the sheet runs without one. */
+export function rowsNeedingApproval(settings: ApprovalSettings, check: SheetCheck): ReadonlyMap<number, ApprovalReason[]> {
+  const needs = new Map<number, ApprovalReason[]>();
+  for (const row of check.rows) {
+    if (row.kind !== 'plan' || !row.confirm) continue;
+    const reasons = approvalReasons(settings, { kind: 'activation', deletes: row.confirm.deletes.map((s) => s.id), moveFromSite: row.confirm.move?.site.id });
+    if (reasons.length) needs.set(row.row, reasons);
+  }
+  return needs;
+}
