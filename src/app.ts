@@ -4,6 +4,7 @@
  * Bolt's HTTP receiver on PORT at /slack/events, verifying every request's signature. The process
  * around it (configuration, start-up checks, SIGTERM) is src/serve.ts.
  */
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AckFirstApp } from './slack/ack-first.js';
@@ -38,6 +39,7 @@ import { createAuditor } from './slack/audit.js';
 import { startOutboxDrain } from './slack/audit-outbox.js';
 import { InFlightOperations } from './slack/in-flight.js';
 import { operationCheck } from './slack/operation-check.js';
+import { SheetRecords } from './slack/sheet-records.js';
 import { botSecretOf } from './slack/record-seal.js';
 import { DeliveryLog, dropRedeliveries } from './slack/deliveries.js';
 import { createLateDuplicateNotices } from './slack/duplicate-notices.js';
@@ -143,6 +145,8 @@ export function createApp({ services, slack, logger, work = new WorkTracker(), i
     access,
     approvals: { ...slack.approvals, now, seal: approvalSealOf(slack) },
     store,
+    // Without the bot's secret (never, in serve) a key of this process's own: its sheets verify only in it.
+    sheets: new SheetRecords(store.sheets, secret ?? randomBytes(32).toString('base64url'), now),
   };
   activation.register(app, deps);
   suspension.register(app, deps);

@@ -10,7 +10,8 @@ import { loadCoreConfig } from '../../src/config.js';
 import { createServices } from '../../src/services/container.js';
 import type { ActivationRequest } from '../../src/services/activation/types.js';
 import type { SheetRow } from '../../src/services/sheets/sheet.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { addDiscoveredDevices } from '../../src/simulator/discovered.js';
+import { startSimulator } from '../../src/simulator/index.js';
 import { ms, record } from '../report.js';
 
 const ROWS = 40;
@@ -19,23 +20,6 @@ const LATENCY_MS = 50;
 const TIME_GOAL = 0.6;
 /** UISP requests per row against a single activation's: the sheet's check reads each row once more. */
 const REQUESTS_GOAL = 2;
-
-/** `count` discovered devices, each its own, cloned from the sample data's first discovered one. */
-function addDiscoveredDevices(sim: RunningSimulator, count: number, from: number): string[] {
-  const template = sim.data.devices.find((device) => !device.identification.authorized)!;
-  const ips: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const n = from + i;
-    const hex = (n + 0x100).toString(16).slice(-2);
-    const ip = `10.77.${Math.floor(n / 200)}.${(n % 200) + 10}`;
-    const device = structuredClone(template);
-    device.identification = { ...device.identification, id: `bench-sheet-device-${n}`, name: `bench-cpe-${n}`, mac: `02:00:00:77:${Math.floor(n / 256).toString(16).padStart(2, '0')}:${hex}`, ip };
-    if ('ipAddress' in device) (device as { ipAddress: string | null }).ipAddress = `${ip}/24`;
-    sim.data.devices.push(device);
-    ips.push(ip);
-  }
-  return ips;
-}
 
 const request = (device: string, n: number): ActivationRequest => ({ device, firstName: 'Bench', lastName: `Customer ${String.fromCharCode(65 + (n % 26))}${String.fromCharCode(65 + Math.floor(n / 26))}` });
 

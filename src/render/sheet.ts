@@ -66,6 +66,11 @@ export function rowOutcomeSentence(event: RowEvent): string {
 const OUTCOME_WORDS: Record<RowOutcome, string> = { done: 'activated', 'already-done': 'already activated', failed: 'failed', refused: 'refused' };
 
 /** "4 activated, 1 already activated, 0 failed, 1 refused". */
+/** A row that ended in an earlier run of its sheet, before its process stopped (shown again by Continue). */
+export function endedBeforeSentence(outcome: RowOutcome): string {
+  return `${OUTCOME_WORDS[outcome]} before SubOps stopped`;
+}
+
 export function countsSentence(counts: Record<RowOutcome, number>): string {
   return (Object.keys(OUTCOME_WORDS) as RowOutcome[]).map((outcome) => `${counts[outcome]} ${OUTCOME_WORDS[outcome]}`).join(', ');
 }

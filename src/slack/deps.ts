@@ -10,6 +10,7 @@ import type { ApprovalSeal } from './approval-seal.js';
 import type { SlackAuditor } from './audit.js';
 import type { DeliveryLog } from './deliveries.js';
 import type { LateDuplicateNotices } from './duplicate-notices.js';
+import type { SheetRecords } from './sheet-records.js';
 import type { BotIdentity } from './startup.js';
 import type { ThreadReporter } from './thread-reporter.js';
 import type { WorkTracker } from './work.js';
@@ -49,4 +50,6 @@ export interface ListenerDeps {
   identity: BotIdentity;
   /** SubOps' own state: exactly-once claims and approval decisions, shared by replicas (src/store). */
   store: Store;
+  /** Install sheets as checked and run, kept in the store under the bot's seal (./sheet-records.ts). */
+  sheets: SheetRecords;
 }

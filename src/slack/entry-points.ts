@@ -60,6 +60,7 @@ export const VIEW_ENTRIES: Record<string, Rule> = {
 /** Button action ids, without the `:n` suffix that keeps several of one kind in a block apart. */
 export const BUTTON_ENTRIES: Record<string, Rule> = {
   [ACTION.activationRetry]: 'activate',
+  [ACTION.sheetContinue]: 'activate',
   [ACTION.suspensionClientLookup]: suspensionFormAction,
   [ACTION.uispUnsuspend]: 'unsuspend',
   // Removing a late duplicate finishes an activation's clean-up.

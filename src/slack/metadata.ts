@@ -55,8 +55,11 @@ export const ActivationMetaSchema = z.object({
   confirmedClientId: z.number().int().optional(),
 });
 
-/** An install sheet's modal: where /activate sheet ran (the check itself is kept by the listener, too big for Slack's 3000 characters). */
-export const SheetMetaSchema = z.object({ origin: OriginSchema });
+/**
+ * An install sheet's modal: where /activate sheet ran and, on the check, the id of the check as the store
+ * keeps it (./sheet-records.ts: too big for Slack's 3000 characters, and Run may reach another replica).
+ */
+export const SheetMetaSchema = z.object({ origin: OriginSchema, sheetId: z.string().uuid().optional() });
 
 export const SuspensionActionSchema = z.enum(['suspend', 'unsuspend']);
 export type SuspensionAction = z.infer<typeof SuspensionActionSchema>;

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { activationStopped } from '../views/activation-progress.js';
 import { approvedRunStopped } from '../views/approvals.js';
+import { sheetStopped } from '../views/sheet.js';
 import type { SlackMessage } from '../views/kit.js';
 import { suspensionStopped } from '../views/suspension.js';
 import { RetryValueSchema, SuspensionActionSchema } from './metadata.js';
@@ -20,6 +21,8 @@ export const StopNoticeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('suspension'), action: SuspensionActionSchema, serviceId: z.number().int().positive(), clientId: z.number().int().positive() }),
   /** An approval request's thread: its requester and approver are told. */
   z.object({ kind: z.literal('approved-run'), requester: SlackIdSchema, approver: SlackIdSchema }),
+  /** An install sheet's thread: Continue names the sheet as the store keeps it (its rows, and which ended). */
+  z.object({ kind: z.literal('sheet'), sheetId: z.string().uuid(), startedBy: SlackIdSchema }),
 ]);
 export type StopNotice = z.infer<typeof StopNoticeSchema>;
 
@@ -32,5 +35,7 @@ export function stopMessage(notice: StopNotice): SlackMessage {
       return suspensionStopped(notice.action, notice.serviceId, notice.clientId);
     case 'approved-run':
       return approvedRunStopped(notice.requester, notice.approver);
+    case 'sheet':
+      return sheetStopped(notice.startedBy, notice.sheetId);
   }
 }

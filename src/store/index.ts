@@ -14,6 +14,7 @@ import { migrate } from './migrations.js';
 import { openPostgres } from './postgres.js';
 import { SqlOperationLog, type OperationLog } from './operations.js';
 import { SqlAuditOutbox, type AuditOutbox } from './outbox.js';
+import { KvSheetBook, SqlSheetBook, type SheetBook } from './sheets.js';
 import { OpeningSql, type Sql } from './sql.js';
 
 export type StoreSettings =
@@ -30,6 +31,8 @@ export interface Store {
   outbox: AuditOutbox;
   /** Operations in flight, on this process's lease. */
   operations: OperationLog;
+  /** Install sheets as checked, and how their rows ended. */
+  sheets: SheetBook;
   /** Opens the store if nothing has yet; resolves when it is open (and migrated), rejects (StoreError) when it cannot be. */
   ready(): Promise<void>;
   /** Whether it is open now (what must answer at once asks this rather than wait for it to open). */
@@ -68,6 +71,7 @@ export function storeOnKv(kv: Kv, { now = Date.now, onForeignClaim }: StoreOptio
     approvals: new KvApprovalBook(kv, owner, now),
     outbox: new KvAuditOutbox(kv),
     operations: new KvOperationLog(kv, owner, now),
+    sheets: new KvSheetBook(kv, now),
     ready: async () => opening?.ready(),
     isOpen: () => opening?.isOpen ?? true,
     close: () => kv.close(),
@@ -84,6 +88,7 @@ export function storeOnSql(sql: OpeningSql, { now, onForeignClaim }: StoreOption
     operations: new SqlOperationLog(sql, owner, clock),
     approvals: new SqlApprovalBook(sql, owner, clock),
     outbox: new SqlAuditOutbox(sql),
+    sheets: new SqlSheetBook(sql, clock),
     ready: () => sql.ready(),
     isOpen: () => sql.isOpen,
     close: () => sql.close(),
@@ -108,3 +113,4 @@ export type { Claim, ClaimLedger, ClaimOutcome, ForeignClaim, ForeignClaimListen
 export type { ApprovalBook, DecisionRow, RequestRow, RunIntent, StoredDecision } from './approvals.js';
 export type { AuditOutbox, WaitingRecord } from './outbox.js';
 export type { OperationLog, OperationRow } from './operations.js';
+export type { RowEndRow, SheetBook, SheetRecordRow } from './sheets.js';

@@ -9,8 +9,8 @@
 
 import { Opening } from './opening.js';
 
-export type Table = 'claims' | 'approvals' | 'approvals_at' | 'outbox' | 'operations' | 'meta';
-export const TABLES: readonly Table[] = ['claims', 'approvals', 'approvals_at', 'outbox', 'operations', 'meta'];
+export type Table = 'claims' | 'approvals' | 'approvals_at' | 'outbox' | 'operations' | 'sheets' | 'sheet_rows' | 'meta';
+export const TABLES: readonly Table[] = ['claims', 'approvals', 'approvals_at', 'outbox', 'operations', 'sheets', 'sheet_rows', 'meta'];
 
 export interface KvReader {
   get<T>(table: Table, key: string): T | undefined;

@@ -50,6 +50,17 @@ const MIGRATIONS: readonly (readonly string[])[] = [
   ],
   // 4: the bot's seals over an approval request as posted and over its decision (src/slack/approval-seal.ts).
   ['ALTER TABLE approval_requests ADD COLUMN seal text, ADD COLUMN decision_seal text'],
+  // 5: install sheets as checked and shown, and how each of their rows ended (./sheets.ts).
+  [
+    'CREATE TABLE sheets (id text PRIMARY KEY, sheet jsonb NOT NULL, seal text NOT NULL, expires_ms bigint NOT NULL)',
+    `CREATE TABLE sheet_rows (
+       sheet_id text NOT NULL REFERENCES sheets (id) ON DELETE CASCADE,
+       row_no integer NOT NULL,
+       outcome text NOT NULL,
+       seal text NOT NULL,
+       PRIMARY KEY (sheet_id, row_no)
+     )`,
+  ],
 ];
 
 /** An arbitrary constant: the advisory lock SubOps' migrations take. */

@@ -20,6 +20,8 @@ export const ACTION = {
   /** The action_id of every single-value input; block_id names the field. */
   value: 'value',
   activationRetry: 'activation_retry',
+  /** Continue on an install sheet whose process stopped mid-sheet (its value: the sheet's id in the store). */
+  sheetContinue: 'sheet_continue',
   /** Enter in the suspension modal's client-id box: list that client's services. */
   suspensionClientLookup: 'suspension_client_lookup',
   /** Unsuspend on a notice of a payment made in UISP by a client whose service is suspended (`uisp_unsuspend:<service id>`). */
@@ -36,6 +38,7 @@ export const TYPEAHEAD = {
 
 export const BLOCK = {
   activationRetry: 'activation_retry',
+  sheetContinue: 'sheet_continue',
   uispUnsuspend: 'uisp_unsuspend',
   suspension: { serviceId: 'service', clientId: 'client', clientService: 'clientService', reason: 'reason' },
   sheet: 'sheet',

@@ -7,12 +7,12 @@
 import type { RowCheck, RowOutcome, SheetCheck, SheetTotals } from '../services/sheets/types.js';
 import type { ActivationRequest } from '../services/activation/types.js';
 import type { SheetPlace } from '../services/sheets/sheet.js';
-import { countsSentence, rowCandidates, rowCheckSentence, rowConfirmation, rowPlace, totalsSentence } from '../render/sheet.js';
+import { countsSentence, endedBeforeSentence, rowCandidates, rowCheckSentence, rowConfirmation, rowPlace, totalsSentence } from '../render/sheet.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { encodeMetadata, SheetMetaSchema, type Origin } from '../slack/metadata.js';
 import { channelLink, mention } from './format.js';
 import { ACTION, BLOCK, CALLBACK } from './ids.js';
-import { context, message, modal, problem, section, sections, textInput, withProblem, type ModalView, type SlackMessage } from './kit.js';
+import { actions, button, context, message, modal, problem, section, sections, textInput, withProblem, type ModalView, type SlackMessage } from './kit.js';
 import { clipMrkdwn, LIMITS } from './limits.js';
 
 const TITLE = 'Install sheet';
@@ -67,10 +67,10 @@ export const rowsToRun = (totals: SheetTotals) => totals.toRun + totals.alreadyD
 
 /**
  * The check: each row, the totals, and Run N rows. Pressing Run confirms the deletes and moves shown
- * here, exactly those (the listener keeps this check and runs it with `shown`), but for the rows that
+ * here, exactly those (the store keeps this check under `sheetId`, and Run runs it with `shown`), but for the rows that
  * need approval (`needsApproval`: their row numbers), which Run does not confirm.
  */
-export function sheetCheckView(origin: Origin, check: SheetCheck, needsApproval: ReadonlySet<number> = new Set()): ModalView {
+export function sheetCheckView(origin: Origin, sheetId: string, check: SheetCheck, needsApproval: ReadonlySet<number> = new Set()): ModalView {
   const runs = rowsToRun(check.totals);
   const blocks = [
     section(`*${escapeMrkdwn(totalsSentence(check.totals))}*`),
@@ -79,16 +79,50 @@ export function sheetCheckView(origin: Origin, check: SheetCheck, needsApproval:
     ...rowSections(check.rows.map((row) => checkText(row, needsApproval.has(row.row))), LIMITS.modalBlocks - 4),
     context(runs ? 'Nothing is written until you press Run; each row is read again as it runs.' : 'No row can run: fix the sheet and paste it again.'),
   ];
-  return modal({ callbackId: CALLBACK.sheetCheck, title: TITLE, blocks, close: 'Back out', ...(runs && { submit: `Run ${runs} row${runs === 1 ? '' : 's'}` }), privateMetadata: encodeMetadata(SheetMetaSchema, { origin }) });
+  return modal({ callbackId: CALLBACK.sheetCheck, title: TITLE, blocks, close: 'Back out', ...(runs && { submit: `Run ${runs} row${runs === 1 ? '' : 's'}` }), privateMetadata: encodeMetadata(SheetMetaSchema, { origin, sheetId }) });
 }
 
 export function sheetStarted(origin: Origin, rows: number): ModalView {
   return modal({ callbackId: CALLBACK.info, title: TITLE, close: 'Close', blocks: [section(`:rocket: The sheet's ${rows} row${rows === 1 ? '' : 's'} started. Follow them in the thread in ${channelLink(origin.channelId)}.`)] });
 }
 
-/** The modal when the check it showed is no longer kept (a restart): nothing ran. */
-export function sheetCheckLost(): ModalView {
-  return modal({ callbackId: CALLBACK.info, title: TITLE, close: 'Close', blocks: [section(':x: SubOps no longer holds this check (it restarted). Nothing was changed; run `/activate sheet` and paste the sheet again.')] });
+/** Why Run ran nothing: the check is no longer kept (expired, or kept by another SubOps version), its store row is not SubOps', Run was pressed already, or the store did not answer. */
+export type SheetNotRun = 'lost' | 'tampered' | 'running' | 'store-failed';
+
+const NOT_RUN_TEXT: Record<SheetNotRun, string> = {
+  lost: ':x: SubOps no longer keeps this check. Nothing was changed; run `/activate sheet` and paste the sheet again.',
+  tampered: ':x: The check the store holds for this sheet is not the one SubOps kept (it does not verify). Nothing was changed; run `/activate sheet` and paste the sheet again.',
+  running: ':information_source: This sheet is already running (Run was pressed already). Follow it in its thread.',
+  'store-failed': ":x: SubOps could not read its store to run this sheet. Nothing was changed; press Back out and run `/activate sheet` again.",
+};
+
+/** The modal when Run ran nothing, and why. */
+export function sheetNotRun(why: SheetNotRun): ModalView {
+  return modal({ callbackId: CALLBACK.info, title: TITLE, close: 'Close', blocks: [section(NOT_RUN_TEXT[why])] });
+}
+
+/**
+ * What the sheet's thread is told when the process running it stopped hard (src/slack/stop-notices.ts): the
+ * rows list above says which rows ended, and Continue (its value: the sheet's id in the store) reads UISP
+ * again and runs the rest.
+ */
+export function sheetStopped(startedBy: string, sheetId: string): SlackMessage {
+  const text = `:warning: *SubOps stopped* before this install sheet (started by ${mention(startedBy)}) ended: its process was restarted, killed or stalled. The rows marked :white_check_mark: or :x: above ended; a row still :hourglass_flowing_sand: may be part-done in UISP. *Continue* reads UISP again and runs every row that did not end, and those that failed.`;
+  return message('SubOps stopped before the install sheet ended.', [section(text), actions(BLOCK.sheetContinue, [button({ actionId: ACTION.sheetContinue, text: 'Continue', value: sheetId, style: 'primary' })])]);
+}
+
+/** The thread's reply when Continue starts: who pressed it and how many rows it runs. */
+export function sheetContinued(userId: string, rows: number): SlackMessage {
+  const text = `:arrow_forward: Continued by ${mention(userId)}: ${rows} row${rows === 1 ? '' : 's'} to run, each read again in UISP first.`;
+  return message(text, [context(text)]);
+}
+
+/** The rows of a sheet before its run: each waiting, but for those that ended in an earlier run (before a stop). */
+export function rowLines(check: SheetCheck, ended: ReadonlyMap<number, RowOutcome> = new Map()): SheetRowLine[] {
+  return check.rows.map(({ row, line, request }) => {
+    const outcome = ended.get(row);
+    return { row, line, request, ...(outcome && { outcome, sentence: endedBeforeSentence(outcome) }) };
+  });
 }
 
 /** The thread's parent: who started the sheet, its totals, then its counts when it is done. */

@@ -62,6 +62,7 @@ const ROWS: Row[] = [
   { kind: 'view', id: 'home_client_lookup', needs: 'lookup' },
   { kind: 'view', id: 'outage_update', needs: 'acknowledge-outage' },
   { kind: 'button', id: 'activation_retry', needs: 'activate' },
+  { kind: 'button', id: 'sheet_continue', needs: 'activate' },
   { kind: 'button', id: 'suspension_client_lookup', needs: 'suspend', metadata: suspendForm },
   { kind: 'button', id: 'suspension_client_lookup', needs: 'unsuspend', metadata: unsuspendForm },
   { kind: 'button', id: 'uisp_unsuspend', needs: 'unsuspend' },

@@ -61,7 +61,7 @@ function expectNoInjectedMarkup(built: unknown): void {
 
 const modals = {
   'sheet form with a problem': sheetForm(f.origin, f.HOSTILE, f.HOSTILE),
-  'sheet check, 200 rows': sheetCheckView(f.origin, fullSheet),
+  'sheet check, 200 rows': sheetCheckView(f.origin, '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e', fullSheet),
   'activation form': activationForm({ origin: f.origin, values: { device: f.HOSTILE, firstName: f.LONG } }),
   'activation form with problems': activationForm({ origin: f.origin, values: { device: 'x' }, problems: { device: f.HOSTILE, clientId: f.LONG.repeat(10) }, notice: f.HOSTILE }),
   'activation checking': activationChecking(f.request),

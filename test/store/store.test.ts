@@ -234,6 +234,31 @@ describe.each(engines)('the store on $name', (engine) => {
     await a.approvals.add({ id: 'req-3', channel: 'C1', ts: '3.000001', request: {}, seal: 's3', expiresAt: time.now() + 5_000 });
     expect((await b.approvals.undecided()).map((r) => r.id)).toEqual(['req-3', 'req-2']);
   });
+
+  it('keeps a sheet as given for the other process, with each row\'s last end, until it expires; adding one purges the expired', async () => {
+    const sheet = { v: 1, check: { rows: [{ row: 1, request: { device: '10.0.0.1', firstName: 'Ada' } }], totals: { rows: 1 } } };
+    await a.sheets.add({ id: 'sheet-1', sheet, seal: 'seal-1', expiresAt: time.now() + 10_000 });
+    expect(await b.sheets.byId('sheet-1')).toEqual({ id: 'sheet-1', sheet, seal: 'seal-1', expiresAt: time.now() + 10_000, ended: [] });
+    await b.sheets.rowEnded('sheet-1', { row: 2, outcome: 'failed', seal: 'r2' });
+    await a.sheets.rowEnded('sheet-1', { row: 1, outcome: 'done', seal: 'r1' });
+    await a.sheets.rowEnded('sheet-1', { row: 2, outcome: 'done', seal: 'r2b' });
+    const ended = (await b.sheets.byId('sheet-1'))!.ended;
+    expect([...ended].sort((x, y) => x.row - y.row)).toEqual([
+      { row: 1, outcome: 'done', seal: 'r1' },
+      { row: 2, outcome: 'done', seal: 'r2b' },
+    ]);
+    // A row's end for a sheet not kept is dropped, not kept for a sheet that never was.
+    await a.sheets.rowEnded('sheet-none', { row: 1, outcome: 'done', seal: 'x' });
+    expect(await b.sheets.byId('sheet-none')).toBeUndefined();
+    time.advance(10_000);
+    expect(await b.sheets.byId('sheet-1')).toBeUndefined();
+    await a.sheets.add({ id: 'sheet-2', sheet: {}, seal: 'seal-2', expiresAt: time.now() + 10_000 });
+    await a.sheets.rowEnded('sheet-1', { row: 3, outcome: 'done', seal: 'r3' });
+    time.advance(-10_000);
+    // Purged with its rows: back within its time, it is gone all the same.
+    expect(await b.sheets.byId('sheet-1')).toBeUndefined();
+    time.advance(10_000);
+  });
 });
 
 describe('the embedded store on disk', () => {
@@ -340,7 +365,7 @@ describe('migrations', () => {
       for (const engine of engines) await engine.close();
     });
     // A schema of its own, emptied: what a new database is.
-    await engines[0]!.query('DROP TABLE IF EXISTS subops_migrations, claims, approval_requests, audit_outbox, operations CASCADE');
+    await engines[0]!.query('DROP TABLE IF EXISTS subops_migrations, claims, approval_requests, audit_outbox, operations, sheets, sheet_rows CASCADE');
     const applied = await Promise.all(engines.map((engine) => migrate(engine)));
     expect(applied.reduce((sum, n) => sum + n, 0)).toBe(SCHEMA_VERSION);
   });

@@ -33,6 +33,7 @@ const NOT_SURFACES: Record<string, string> = {
   formValuesOf: 'form values (plain_text inputs), not text',
   fullName: 'a name for the views to escape',
   rowsToRun: 'a count of the check, for the views',
+  rowLines: 'the rows of a check as the thread lists them, for sheetRowsReply',
   operationPhrase: 'part of the approval messages, rendered there',
   reasonLine: 'part of the approval messages, rendered there',
   plainPhrase: 'plain text for audit summaries',

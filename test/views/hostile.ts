@@ -31,7 +31,7 @@ import { changeNotice, webhookFailedNotice } from '../../src/views/uisp-changes.
 import { acknowledgedReply, everyAffected, flappingMessage, outageParent, recoveredReply, redrawnParent, updateModal, updateReply } from '../../src/views/outages.js';
 import type { OutageInProgress } from '../../src/services/outages.js';
 import { section } from '../../src/views/kit.js';
-import { sheetChecking, sheetCheckLost, sheetCheckView, sheetForm, sheetParent, sheetRowsReply, sheetStarted } from '../../src/views/sheet.js';
+import { sheetChecking, sheetCheckView, sheetContinued, sheetForm, sheetNotRun, sheetParent, sheetRowsReply, sheetStarted, sheetStopped } from '../../src/views/sheet.js';
 import type { SheetCheck } from '../../src/services/sheets/types.js';
 import { removalSentence } from '../../src/render/duplicates.js';
 
@@ -161,10 +161,12 @@ export function surfaces(v: string): Record<string, unknown> {
   return {
     sheetForm: sheetForm(origin, v, v),
     sheetChecking: sheetChecking(3),
-    sheetCheckView: sheetCheckView(origin, sheet),
-    'sheetCheckView, a row needing approval': sheetCheckView(origin, sheet, new Set([1])),
+    sheetCheckView: sheetCheckView(origin, '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e', sheet),
+    'sheetCheckView, a row needing approval': sheetCheckView(origin, '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e', sheet, new Set([1])),
     sheetStarted: sheetStarted(origin, 3),
-    sheetCheckLost: sheetCheckLost(),
+    sheetNotRun: sheetNotRun('tampered'),
+    sheetStopped: sheetStopped('U0AGENT', '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e'),
+    sheetContinued: sheetContinued('U0AGENT', 3),
     sheetParent: sheetParent('U0AGENT', sheet.totals),
     'sheetParent, done': sheetParent('U0AGENT', sheet.totals, { done: 1, 'already-done': 0, failed: 1, refused: 1 }),
     sheetRowsReply: sheetRowsReply([{ row: 1, line: 2, request, outcome: 'failed', sentence: v }, { row: 2, line: 3, request }, { row: 3, line: 4, request: null, outcome: 'refused', sentence: v }]),

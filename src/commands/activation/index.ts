@@ -1,6 +1,7 @@
 /**
  * Activation in Slack: /activate opens the form; its submission plans and, when the plan deletes or moves
  * something, asks for a confirmation; the run posts progress in a thread; Retry on a failure re-runs it.
+ * /activate sheet checks and runs an install sheet, and Continue finishes one whose process stopped.
  */
 import type { App } from '@slack/bolt';
 import type { ListenerDeps } from '../../slack/deps.js';
@@ -9,6 +10,7 @@ import { registerConfirm } from './confirm.js';
 import { registerForm } from './form.js';
 import { registerRetry } from './retry.js';
 import { registerSheet } from './sheet.js';
+import { registerSheetContinue } from './sheet-continue.js';
 
 export { activateCommand };
 
@@ -18,4 +20,5 @@ export function register(app: App, deps: ListenerDeps): void {
   registerConfirm(app, deps);
   registerRetry(app, deps);
   registerSheet(app, deps);
+  registerSheetContinue(app, deps);
 }

@@ -11,6 +11,7 @@ import type { App, BlockButtonAction, webApi } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { approvalReasons, judgeRetry, type NamedApproval, type RetriedActivation, type RetryVerdict } from '../../services/approvals.js';
 import { isTampered, readRequestById, type RequestState } from '../../slack/approval-requests.js';
+import { markPressed } from '../../slack/button-marks.js';
 import { errorSummary } from '../../slack/errors.js';
 import { runActivation } from './run.js';
 import { onceButton } from '../../slack/deliveries.js';
@@ -21,7 +22,6 @@ import { approvalAskedAgain } from '../../views/approvals.js';
 import { mention } from '../../views/format.js';
 import { notice } from '../../views/help.js';
 import { ACTION, BLOCK } from '../../views/ids.js';
-import { context, type Block } from '../../views/kit.js';
 import { logTampered, postApprovalRequest, TAMPERED_TEXT } from '../approvals/index.js';
 
 export function registerRetry(app: App, deps: ListenerDeps): void {
@@ -40,16 +40,7 @@ export function registerRetry(app: App, deps: ListenerDeps): void {
     if (!judged) return void (await tellAgent(client, origin, notice(':x: SubOps could not read the approval this activation ran under. Nothing was changed; press Retry again.'), logger));
     if (judged === 'tampered') return void (await tellAgent(client, origin, notice(TAMPERED_TEXT), logger));
     const { verdict, approval } = judged;
-    const markButton = (line: string) =>
-      // Marked while the re-run goes on: UISP does not wait for Slack (the mark counts as work in flight).
-      void deps.work.run(async () => {
-        const blocks = (failureReply.blocks as Block[] | undefined)?.filter((block) => block.block_id !== BLOCK.activationRetry) ?? [];
-        try {
-          await client.chat.update({ channel: channelId, ts: failureReply.ts, text: failureReply.text ?? 'Activation failed', blocks: [...blocks, context(line)] });
-        } catch (error) {
-          logger.warn({ err: errorSummary(error) }, 'could not mark the failure report as retried');
-        }
-      });
+    const markButton = (line: string) => markPressed(deps, client, { channel: channelId, message: failureReply, blockId: BLOCK.activationRetry, fallbackText: 'Activation failed' }, line, logger);
     if (verdict.kind === 'ask-again') {
       if (verdict.why === 'expired' && approval) return askAgain(deps, client, { approval, origin, thread: { channel: channelId, ts: parentTs }, markButton, logger });
       if (verdict.why === 'other-operation') logger.warn({ approvalId: retry.approvalId }, 'a Retry names an approval of another operation: nothing ran');

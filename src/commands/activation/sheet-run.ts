@@ -1,38 +1,57 @@
 /**
  * An install sheet's run in Slack: one thread in the channel the sheet came from, a parent with the
  * counts and one reply listing every row, updated in place as rows end; each row audited as a single
- * activation is, linked to the thread. The SheetService runs it; this renders its events.
+ * activation is, linked to the thread. Each row's end is recorded in the store as it ends, and the run is
+ * recorded as an operation in flight: if its process stops hard, the next one says so in the thread with
+ * Continue (./sheet-continue.ts). The SheetService runs it; this renders its events.
  */
 import { resultSentence } from '../../render/activation.js';
 import { countsSentence, rowOutcomeSentence } from '../../render/sheet.js';
 import { activationAudit } from '../../services/audit-records.js';
-import type { SheetCheck } from '../../services/sheets/types.js';
+import type { RowOutcome, SheetCheck } from '../../services/sheets/types.js';
 import type { ListenerDeps } from '../../slack/deps.js';
+import { errorSummary } from '../../slack/errors.js';
 import { escapeMrkdwn } from '../../slack/escape.js';
 import type { Origin } from '../../slack/metadata.js';
 import { notice } from '../../views/help.js';
-import { sheetParent, sheetRowsReply, type SheetRowLine } from '../../views/sheet.js';
+import { rowLines, sheetContinued, sheetParent, sheetRowsReply, type SheetRowLine } from '../../views/sheet.js';
 
 export interface SheetRun {
-  /** Where the sheet runs (its thread's channel) and who runs it: the agent who pressed Run (or whose request was approved). */
+  /** Where the sheet runs (its thread's channel) and who runs it now: who pressed Run or Continue (or whose request was approved). */
   origin: Origin;
-  /** The check as shown, each row's deletes and moves confirmed as it showed them (`shown`). */
+  /** Who started the sheet: its parent names them. */
+  startedBy: string;
+  /** The sheet's id in the store (src/slack/sheet-records.ts): each row's end is recorded there as it ends. */
+  sheetId: string;
+  /** The rows to run, each one's deletes and moves confirmed as the check showed them (`shown`). */
   check: SheetCheck;
   /** Who approved the sheet, when it needed approval: named in each row's audit record. */
   approvedBy?: string | undefined;
+  /** Set by Continue: the sheet's thread (its parent) and its rows as they stood, those that ended before the stop marked. */
+  continued?: { parentTs: string; all: SheetCheck; ended: ReadonlyMap<number, RowOutcome> } | undefined;
 }
 
 /** Runs the check as shown, in one thread of the channel the command came from. */
-export async function runSheet(deps: ListenerDeps, { origin, check, approvedBy }: SheetRun): Promise<void> {
-  const logger = deps.logger.child({ flow: 'sheet', userId: origin.userId });
-  const report = deps.reporter.start({ origin, parent: sheetParent(origin.userId, check.totals), logger });
-  const rows: SheetRowLine[] = check.rows.map(({ row, line, request }) => ({ row, line, request }));
+export async function runSheet(deps: ListenerDeps, { origin, startedBy, sheetId, check, approvedBy, continued }: SheetRun): Promise<void> {
+  const logger = deps.logger.child({ flow: 'sheet', userId: origin.userId, sheetId });
+  const all = continued?.all ?? check;
+  const ended = new Map(continued?.ended);
+  const counts = () => countsOf(ended);
+  const report = deps.reporter.start({ origin, parent: sheetParent(startedBy, all.totals), parentTs: continued?.parentTs, logger, ifStopped: { kind: 'sheet', sheetId, startedBy } });
+  if (continued) report.reply(sheetContinued(origin.userId, check.rows.length));
+  // The rows still to run wait; the rows that ended before a stop say how they ended.
+  const rows: SheetRowLine[] = rowLines(all, continued?.ended);
+  const place = new Map(rows.map((row, index) => [row.row, index]));
   report.live(sheetRowsReply(rows));
   let summary = 'the sheet stopped before its end';
   try {
     for await (const event of deps.services.sheets.run(check, 'shown')) {
       if (event.type === 'row') {
-        rows[event.row - 1] = { ...rows[event.row - 1]!, outcome: event.outcome, sentence: rowOutcomeSentence(event) };
+        // Recorded as it ends, before the thread shows it: Continue after a hard stop runs only the rest.
+        await deps.sheets.rowEnded(sheetId, event.row, event.outcome).catch((error: unknown) => logger.warn({ err: errorSummary(error), row: event.row }, 'could not record in the store how an install sheet row ended: a Continue would run it again (it converges)'));
+        const index = place.get(event.row)!;
+        rows[index] = { ...rows[index]!, outcome: event.outcome, sentence: rowOutcomeSentence(event) };
+        ended.set(event.row, event.outcome);
         report.live(sheetRowsReply(rows));
         if (event.result && event.request) {
           if (event.result.duplicates?.length) deps.lateDuplicates.post(event.result.duplicates, 'activation');
@@ -41,8 +60,8 @@ export async function runSheet(deps: ListenerDeps, { origin, check, approvedBy }
           await deps.audit.record({ actorId: origin.userId, approvedBy, ...activationAudit(event.request, event.result, resultSentence(event.result)), thread });
         }
       } else if (event.type === 'sheet-done') {
-        summary = countsSentence(event.counts);
-        report.update(sheetParent(origin.userId, check.totals, event.counts));
+        summary = countsSentence(counts());
+        report.update(sheetParent(startedBy, all.totals, counts()));
       }
     }
   } catch (error) {
@@ -52,4 +71,11 @@ export async function runSheet(deps: ListenerDeps, { origin, check, approvedBy }
   await report.finish({
     whenSlackRefused: (problems) => notice(`:warning: Slack did not show the whole install sheet thread (${escapeMrkdwn(problems.join(', '))}). Sheet: ${escapeMrkdwn(summary)}.`),
   });
+}
+
+/** The sheet's counts over every run of it (a Continue adds to the rows that ended before the stop). */
+function countsOf(ended: ReadonlyMap<number, RowOutcome>): Record<RowOutcome, number> {
+  const counts: Record<RowOutcome, number> = { done: 0, 'already-done': 0, failed: 0, refused: 0 };
+  for (const outcome of ended.values()) counts[outcome]++;
+  return counts;
 }

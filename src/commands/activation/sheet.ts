@@ -6,46 +6,23 @@
  * SheetService decides all of it; this file only renders.
  */
 import type { App } from '@slack/bolt';
+import type { Logger } from 'pino';
 import { fileProblemSentence } from '../../render/sheet.js';
-import { rowsNeedingApproval } from '../../services/sheets/approval.js';
+import { rowsNeedingApproval, withoutUnapproved } from '../../services/sheets/approval.js';
 import { readSheet } from '../../services/sheets/sheet.js';
 import type { SheetCheck } from '../../services/sheets/types.js';
 import { onceView } from '../../slack/deliveries.js';
 import type { ListenerDeps } from '../../slack/deps.js';
-import { describeFailure } from '../../slack/errors.js';
+import { describeFailure, errorSummary } from '../../slack/errors.js';
 import { decodeMetadata, SheetMetaSchema } from '../../slack/metadata.js';
+import { SHEET_KEEP_MS } from '../../slack/sheet-records.js';
 import { updateView } from '../../slack/modals.js';
 import { runSheet } from './sheet-run.js';
 import { readInputs } from '../../slack/state.js';
 import { BLOCK, CALLBACK } from '../../views/ids.js';
-import { rowsToRun, sheetChecking, sheetCheckLost, sheetCheckView, sheetForm, sheetStarted } from '../../views/sheet.js';
-
-/** Checks shown and not yet run (an agent may back out): the oldest are dropped beyond this many. */
-const KEPT_CHECKS = 50;
-
-/** The checks on show, by view id (a check is too big for private_metadata); lost on a restart, and then nothing runs. */
-class ShownChecks {
-  private readonly checks = new Map<string, { userId: string; check: SheetCheck }>();
-
-  keep(viewId: string, userId: string, check: SheetCheck): void {
-    this.checks.set(viewId, { userId, check });
-    for (const oldest of this.checks.keys()) {
-      if (this.checks.size <= KEPT_CHECKS) break;
-      this.checks.delete(oldest);
-    }
-  }
-
-  /** The check shown in this view to this user, once: a second Run finds none. */
-  take(viewId: string, userId: string): SheetCheck | undefined {
-    const shown = this.checks.get(viewId);
-    this.checks.delete(viewId);
-    return shown?.userId === userId ? shown.check : undefined;
-  }
-}
+import { rowsToRun, sheetChecking, sheetCheckView, sheetForm, sheetNotRun, sheetStarted, type SheetNotRun } from '../../views/sheet.js';
 
 export function registerSheet(app: App, deps: ListenerDeps): void {
-  const shown = new ShownChecks();
-
   app.view(CALLBACK.sheetForm, onceView(deps, async ({ ack, body, view, client }) => {
     const { origin } = decodeMetadata(SheetMetaSchema, view.private_metadata);
     const text = readInputs(view.state.values)[BLOCK.sheet] ?? '';
@@ -65,20 +42,47 @@ export function registerSheet(app: App, deps: ListenerDeps): void {
       await updateView(client, { viewId: view.id, view: sheetForm(origin, text, failure.message) }, logger);
       return;
     }
-    shown.keep(view.id, body.user.id, check);
-    await updateView(client, { viewId: view.id, view: sheetCheckView(origin, check, needingApproval(deps, check)) }, logger);
+    let sheetId: string;
+    try {
+      // Kept in the store, sealed: Run may reach another replica, or come after a restart.
+      sheetId = await deps.sheets.keep(body.user.id, origin, check);
+    } catch (error) {
+      logger.error({ err: errorSummary(error) }, 'could not keep an install sheet check in the store');
+      await updateView(client, { viewId: view.id, view: sheetForm(origin, text, 'SubOps could not keep the check in its store. Nothing was written; press Check again.') }, logger);
+      return;
+    }
+    await updateView(client, { viewId: view.id, view: sheetCheckView(origin, sheetId, check, needingApproval(deps, check)) }, logger);
   }));
 
   app.view(CALLBACK.sheetCheck, onceView(deps, async ({ ack, body, view }) => {
-    const { origin } = decodeMetadata(SheetMetaSchema, view.private_metadata);
-    const check = shown.take(view.id, body.user.id);
-    if (!check) return void (await ack({ response_action: 'update', view: sheetCheckLost() }));
+    const { origin, sheetId } = decodeMetadata(SheetMetaSchema, view.private_metadata);
+    const logger = deps.logger.child({ flow: 'sheet', userId: body.user.id, sheetId });
+    const taken = sheetId ? await takeShown(deps, sheetId, body.user.id, logger) : { notRun: 'lost' as const };
+    if ('notRun' in taken) return void (await ack({ response_action: 'update', view: sheetNotRun(taken.notRun) }));
+    const { check } = taken;
     await ack({ response_action: 'update', view: sheetStarted(origin, rowsToRun(check.totals)) });
     // Approving a sheet is not in Slack yet: a row whose deletes or moves need approval runs with nothing confirmed, so it stops before any write.
-    const needsApproval = needingApproval(deps, check);
-    const confirmed = { ...check, rows: check.rows.map((row) => (row.kind === 'plan' && needsApproval.has(row.row) ? { ...row, confirm: null } : row)) };
-    await runSheet(deps, { origin: { ...origin, userId: body.user.id }, check: confirmed });
+    await runSheet(deps, { origin: { ...origin, userId: body.user.id }, startedBy: body.user.id, sheetId: sheetId!, check: withoutUnapproved(deps.approvals.settings, check) });
   }));
+}
+
+/**
+ * The check this Run shows, as the store keeps it, once: the first Run of it claims it (two presses, or
+ * two replicas, run it once), and only the agent it was shown to runs it.
+ */
+async function takeShown(deps: ListenerDeps, sheetId: string, userId: string, logger: Logger): Promise<{ check: SheetCheck } | { notRun: SheetNotRun }> {
+  try {
+    const read = await deps.sheets.read(sheetId);
+    if (read.kind === 'tampered') logger.warn('an install sheet in the store does not verify (SubOps did not keep it as it stands): nothing ran');
+    if (read.kind !== 'kept' || read.sheet.userId !== userId) return { notRun: read.kind === 'tampered' ? 'tampered' : 'lost' };
+    const claimed = await deps.store.claims.claim(`sheet-run:${sheetId}`);
+    if (!claimed.won) return { notRun: 'running' };
+    await claimed.claim.done(SHEET_KEEP_MS);
+    return { check: read.sheet.check };
+  } catch (error) {
+    logger.error({ err: errorSummary(error) }, 'could not read an install sheet from the store');
+    return { notRun: 'store-failed' };
+  }
 }
 
 /** The rows whose deletes or moves the approval rule (APPROVAL_REQUIRED_FOR) covers. */

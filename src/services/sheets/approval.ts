@@ -16,3 +16,13 @@ export function rowsNeedingApproval(settings: ApprovalSettings, check: SheetChec
   }
   return needs;
 }
+
+/**
+ * The check as Run confirms it without an approval: a row needing one keeps its plan but confirms nothing,
+ * so it stops before any write (its deletes and move unconfirmed), as the check view says.
+ */
+export function withoutUnapproved(settings: ApprovalSettings, check: SheetCheck): SheetCheck {
+  const needs = rowsNeedingApproval(settings, check);
+  if (!needs.size) return check;
+  return { ...check, rows: check.rows.map((row) => (row.kind === 'plan' && needs.has(row.row) ? { ...row, confirm: null } : row)) };
+}

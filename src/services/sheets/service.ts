@@ -185,6 +185,19 @@ export class SheetService {
   }
 }
 
+/**
+ * What Continue runs of a sheet some of whose rows ended before its process stopped: every row that did not
+ * end, and those that failed (they run again, reading UISP first, as a re-run does). Rows that ended done,
+ * already done or refused stay as they ended.
+ */
+export function restOf(check: SheetCheck, ended: ReadonlyMap<number, RowOutcome>): SheetCheck {
+  const rows = check.rows.filter((row) => {
+    const outcome = ended.get(row.row);
+    return outcome === undefined || outcome === 'failed';
+  });
+  return { rows, totals: totalsOf(rows) };
+}
+
 function confirmOf(row: RowCheck, confirmation: SheetConfirmation): ActivationConfirmation {
   if (confirmation === 'any') return { deletes: 'any', moveFrom: 'any' };
   if (confirmation === 'none' || row.kind !== 'plan' || !row.confirm) return {};
