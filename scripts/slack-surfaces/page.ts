@@ -68,7 +68,7 @@ function surfaces(): Surface[] {
   const failedParent = activationParent({ request: f.newCustomer, startedBy: f.AGENT, result: f.newCustomerFailed });
   const failure = activationFailure(f.newCustomer, f.AGENT, f.newCustomerFailed);
   const sheetPaste = sheetForm(f.origin, ['device,first_name,last_name,client_id', '10.20.1.51,Priya,Ramnarine,1002', '10.20.1.88,Ada,Lovelace,', 'NS-Fraser,Dwayne,Fr4ser,'].join('\n'));
-  const sheetChecked = sheetCheckView(f.origin, f.sheetCheck);
+  const sheetChecked = sheetCheckView(f.origin, '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e', f.sheetCheck);
   const sheetDone = sheetParent(f.AGENT, f.sheetCheck.totals, { done: 2, 'already-done': 0, failed: 0, refused: 1 });
   const sheetRows = sheetRowsReply(f.sheetRowsDone);
   const suspendTarget = { service: f.marcusService, client: f.marcus, reason: f.customerRequest };
