@@ -122,12 +122,17 @@ export function activationStopped(request: ActivationRequest, startedBy: string,
 
 /** The last reply of a successful run: the one step SubOps never performs. */
 export function manualLinkReminder(result: ActivationResult): SlackMessage {
+  const text = `:raised_hand: *One manual step left:* in the CRM web interface, link ${manualLink(result)}. SubOps does not make this link.`;
+  return message(text, [section(text)]);
+}
+
+/** The manual link a run leaves: `client <its CRM page> to NMS site "…" and device …`. */
+export function manualLink(result: ActivationResult): string {
   const client = result.client;
   const clientText = client ? (result.crmClientUrl ? link(result.crmClientUrl, `#${client.id} ${client.name}`) : `#${client.id} ${escapeMrkdwn(client.name)}`) : 'the client';
   const site = result.site ? ` to NMS site "${escapeMrkdwn(result.site.name)}"` : '';
   const device = result.device ? ` and device ${escapeMrkdwn(result.device.name)}` : '';
-  const text = `:raised_hand: *One manual step left:* in the CRM web interface, link client ${clientText}${site}${device}. SubOps does not make this link.`;
-  return message(text, [section(text)]);
+  return `client ${clientText}${site}${device}`;
 }
 
 export function retryStarted(userId: string): SlackMessage {

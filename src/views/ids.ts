@@ -42,5 +42,7 @@ export const BLOCK = {
   uispUnsuspend: 'uisp_unsuspend',
   suspension: { serviceId: 'service', clientId: 'client', clientService: 'clientService', reason: 'reason' },
   sheet: 'sheet',
+  /** An install sheet's parent message: many links share its thread, so "Linked in CRM" is said in the thread, not on it. */
+  sheetParent: 'sheet_parent',
   payment: { clientId: 'client', amount: 'amount', method: 'method', note: 'note' },
 } as const;

@@ -5,11 +5,12 @@
  * src/render/sheet.ts, shared with the CLI.
  */
 import type { RowCheck, RowOutcome, SheetCheck, SheetTotals } from '../services/sheets/types.js';
-import type { ActivationRequest } from '../services/activation/types.js';
+import type { ActivationRequest, ActivationResult } from '../services/activation/types.js';
 import type { SheetPlace } from '../services/sheets/sheet.js';
 import { countsSentence, endedBeforeSentence, rowCandidates, rowCheckSentence, rowConfirmation, rowPlace, totalsSentence } from '../render/sheet.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { encodeMetadata, SheetMetaSchema, type Origin } from '../slack/metadata.js';
+import { manualLink } from './activation-progress.js';
 import { channelLink, mention } from './format.js';
 import { ACTION, BLOCK, CALLBACK } from './ids.js';
 import { actions, button, context, message, modal, problem, section, sections, textInput, withProblem, type ModalView, type SlackMessage } from './kit.js';
@@ -130,7 +131,17 @@ export function sheetParent(startedBy: string, totals: SheetTotals, counts?: Rec
   const text = counts
     ? `Install sheet started by ${mention(startedBy)}: *done*. ${escapeMrkdwn(countsSentence(counts))}.`
     : `Install sheet started by ${mention(startedBy)}: ${escapeMrkdwn(totalsSentence(totals))} Running…`;
-  return message(text, [section(text)]);
+  return message(text, [{ ...section(text), block_id: BLOCK.sheetParent }]);
+}
+
+/**
+ * The manual CRM–NMS links the sheet's rows left, collected in one reply: each client's CRM page, its
+ * site and device (each watched as a single activation's is: "Linked in CRM" comes in this thread).
+ */
+export function sheetLinkReminders(rows: readonly { place: SheetPlace; result: ActivationResult }[]): SlackMessage {
+  const heading = `:raised_hand: *${rows.length} manual step${rows.length === 1 ? '' : 's'} left:* in the CRM web interface, link each client below to its site. SubOps does not make these links.`;
+  const lines = rows.map(({ place, result }) => `• ${rowPlace(place)}: ${manualLink(result)}`);
+  return message(`${rows.length} manual CRM–NMS link${rows.length === 1 ? '' : 's'} left.`, [section(heading), ...rowSections(lines, LIMITS.messageBlocks - 1)]);
 }
 
 /** A row in the thread's reply: running (no outcome yet) or how it ended, with the sentence saying why. */

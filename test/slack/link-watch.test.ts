@@ -121,6 +121,37 @@ describe('after an activation', () => {
   });
 });
 
+describe('after an install sheet', () => {
+  it("its rows' manual links come in one reply with each client's CRM page, each watched: \"Linked in CRM\" in the sheet's thread, the parent left with the counts", async () => {
+    await start();
+    await h.command('/activate', 'sheet');
+    const { id } = await h.openedView();
+    await h.submit(id, inputs({ sheet: ['device,first_name,last_name', '10.20.1.88,Jane,Doe', 'NS-Fraser,Dwayne,Fraser'].join('\n') }));
+    await h.viewBecomes(id, 'sheet_check');
+    await h.submit(id, {});
+    await h.fake.waitFor('chat.postMessage', (call) => String(call.args.text) === '2 manual CRM–NMS links left.');
+    await h.settled();
+    const parent = h.fake.messages(CHANNEL).find((m) => m.thread_ts === undefined)!;
+    const reminders = thread(parent.ts).filter((m) => m.text === '2 manual CRM–NMS links left.');
+    expect(reminders).toHaveLength(1);
+    const pending = h.events!.links.pending();
+    expect(pending.map((link) => [link.siteName, link.thread])).toEqual([
+      ['Jane Doe', { channel: CHANNEL, ts: parent.ts }],
+      ['Dwayne Fraser', { channel: CHANNEL, ts: parent.ts }],
+    ]);
+    for (const link of pending) expect(shown(reminders[0]!)).toContain(`<${h.uisp.sim.url}/crm/client/${link.clientId}|#${link.clientId} `);
+    expect(shown(reminders[0]!)).toMatch(/row 1 \(line 2\): client .* to NMS site \\"Jane Doe\\" and device /);
+
+    const jane = pending.find((link) => link.siteName === 'Jane Doe')!;
+    linkByHand(jane.siteId, jane.clientId);
+    await h.events!.links.check();
+    expect(thread(parent.ts).at(-1)!.text).toBe(`:white_check_mark: *Linked in CRM*: NMS site "Jane Doe" is now linked to client <${h.uisp.sim.url}/crm/client/${jane.clientId}|#${jane.clientId}>.`);
+    // The parent still says the sheet's counts: one of its two links is made, not "Linked in CRM".
+    expect(shown(h.fake.messages(CHANNEL).find((m) => m.ts === parent.ts)!)).not.toContain('Linked in CRM');
+    expect(h.events!.links.pending().map((link) => link.siteName)).toEqual(['Dwayne Fraser']);
+  });
+});
+
 describe('several processes watching the same site', () => {
   it('a replica that (re)started finds the pending site too: the reminder and "Linked in CRM" are each posted once', async () => {
     await start();

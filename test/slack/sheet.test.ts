@@ -51,8 +51,8 @@ describe('/activate sheet', () => {
     const { parent, replies } = await run(id);
     expect(parent.edited).toBeDefined();
     expect(shown(parent)).toContain('3 activated, 0 already activated, 0 failed, 0 refused');
-    expect(replies).toHaveLength(1);
-    // One reply, posted with every row waiting and updated in place as rows ended.
+    // One reply listing the rows, posted with every row waiting and updated in place as rows ended; then the manual links, in one.
+    expect(replies.map((reply) => reply.text)).toEqual(['Rows: 3 of 3 ended.', '3 manual CRM–NMS links left.']);
     const firstPost = h.fake.calls.find((call) => call.method === 'chat.postMessage' && call.args.thread_ts === parent.ts)!;
     expect(JSON.stringify(firstPost.args.blocks).match(/:hourglass_flowing_sand:/g)).toHaveLength(3);
     expect(replies[0]!.edited).toBeDefined();

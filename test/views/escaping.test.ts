@@ -34,6 +34,7 @@ const NOT_SURFACES: Record<string, string> = {
   fullName: 'a name for the views to escape',
   rowsToRun: 'a count of the check, for the views',
   rowLines: 'the rows of a check as the thread lists them, for sheetRowsReply',
+  manualLink: 'part of the link reminders, rendered there',
   operationPhrase: 'part of the approval messages, rendered there',
   reasonLine: 'part of the approval messages, rendered there',
   plainPhrase: 'plain text for audit summaries',

@@ -31,7 +31,7 @@ import { changeNotice, webhookFailedNotice } from '../../src/views/uisp-changes.
 import { acknowledgedReply, everyAffected, flappingMessage, outageParent, recoveredReply, redrawnParent, updateModal, updateReply } from '../../src/views/outages.js';
 import type { OutageInProgress } from '../../src/services/outages.js';
 import { section } from '../../src/views/kit.js';
-import { sheetChecking, sheetCheckView, sheetContinued, sheetForm, sheetNotRun, sheetParent, sheetRowsReply, sheetStarted, sheetStopped } from '../../src/views/sheet.js';
+import { sheetChecking, sheetCheckView, sheetContinued, sheetLinkReminders, sheetForm, sheetNotRun, sheetParent, sheetRowsReply, sheetStarted, sheetStopped } from '../../src/views/sheet.js';
 import type { SheetCheck } from '../../src/services/sheets/types.js';
 import { removalSentence } from '../../src/render/duplicates.js';
 
@@ -187,6 +187,7 @@ export function surfaces(v: string): Record<string, unknown> {
     'activationStopped': activationStopped(request, 'U0AGENT'),
     'manualLinkReminder': manualLinkReminder(activated),
     'manualLinkReminder, without a CRM link': manualLinkReminder({ ...activated, crmClientUrl: undefined }),
+    sheetLinkReminders: sheetLinkReminders([{ place: { row: 1, line: 2 }, result: activated }, { place: { row: 2, line: 3 }, result: { ...activated, crmClientUrl: undefined } }]),
     ...Object.fromEntries(Object.entries(approvals).map(([kind, r]) => [`approvalRequestMessage, ${kind}`, approvalRequestMessage(r)])),
     'decidedRequestMessage': decidedRequestMessage(approvals.suspension, 'approved', 'U0LEAD'),
     'outcomeReply, activation': outcomeReply(approvals.activation, 'U0LEAD', { ok: true, sentence: `Activated ${v}: service #140, site "${v}", device ${v}.` }),

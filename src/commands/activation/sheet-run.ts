@@ -8,13 +8,16 @@
 import { resultSentence } from '../../render/activation.js';
 import { countsSentence, rowOutcomeSentence } from '../../render/sheet.js';
 import { activationAudit } from '../../services/audit-records.js';
+import type { ActivationResult } from '../../services/activation/types.js';
+import type { SheetPlace } from '../../services/sheets/sheet.js';
 import type { RowOutcome, SheetCheck } from '../../services/sheets/types.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { errorSummary } from '../../slack/errors.js';
 import { escapeMrkdwn } from '../../slack/escape.js';
 import type { Origin } from '../../slack/metadata.js';
+import type { ThreadReport } from '../../slack/thread-reporter.js';
 import { notice } from '../../views/help.js';
-import { rowLines, sheetContinued, sheetParent, sheetRowsReply, type SheetRowLine } from '../../views/sheet.js';
+import { rowLines, sheetContinued, sheetLinkReminders, sheetParent, sheetRowsReply, type SheetRowLine } from '../../views/sheet.js';
 
 export interface SheetRun {
   /** Where the sheet runs (its thread's channel) and who runs it now: who pressed Run or Continue (or whose request was approved). */
@@ -44,6 +47,7 @@ export async function runSheet(deps: ListenerDeps, { origin, startedBy, sheetId,
   const place = new Map(rows.map((row, index) => [row.row, index]));
   report.live(sheetRowsReply(rows));
   let summary = 'the sheet stopped before its end';
+  const links: LeftLink[] = [];
   try {
     for await (const event of deps.services.sheets.run(check, 'shown')) {
       if (event.type === 'row') {
@@ -54,6 +58,7 @@ export async function runSheet(deps: ListenerDeps, { origin, startedBy, sheetId,
         ended.set(event.row, event.outcome);
         report.live(sheetRowsReply(rows));
         if (event.result && event.request) {
+          if (event.result.outcome !== 'failed' && event.result.client) links.push({ place: event, result: event.result });
           if (event.result.duplicates?.length) deps.lateDuplicates.post(event.result.duplicates, 'activation');
           // Each row is a single activation's record, linked to the sheet's thread.
           const thread = await report.posted();
@@ -64,6 +69,7 @@ export async function runSheet(deps: ListenerDeps, { origin, startedBy, sheetId,
         report.update(sheetParent(startedBy, all.totals, counts()));
       }
     }
+    if (links.length) await remindLinks(deps, report, links);
   } catch (error) {
     // The sheet promises never to throw (each row's failure is its event); if it does, say so rather than end silently.
     logger.error({ err: error }, 'the install sheet threw');
@@ -78,4 +84,14 @@ function countsOf(ended: ReadonlyMap<number, RowOutcome>): Record<RowOutcome, nu
   const counts: Record<RowOutcome, number> = { done: 0, 'already-done': 0, failed: 0, refused: 0 };
   for (const outcome of ended.values()) counts[outcome]++;
   return counts;
+}
+
+type LeftLink = { place: SheetPlace; result: ActivationResult };
+
+/** The manual CRM–NMS links the rows left, in one reply, each watched from here as a single activation's is (src/commands/link-watch). */
+async function remindLinks(deps: ListenerDeps, report: ThreadReport, links: readonly LeftLink[]): Promise<void> {
+  report.reply(sheetLinkReminders(links));
+  const thread = await report.posted();
+  if (!thread) return;
+  for (const { result } of links) if (result.site && result.client) deps.events?.links.watch({ siteId: result.site.id, siteName: result.site.name, clientId: result.client.id, thread });
 }

@@ -18,6 +18,7 @@ import type { ListenerDeps } from '../../slack/deps.js';
 import { errorSummary } from '../../slack/errors.js';
 import type { BotIdentity } from '../../slack/startup.js';
 import { AUDIT_EVENT_TYPE } from '../../views/audit.js';
+import { BLOCK } from '../../views/ids.js';
 import type { Block, SlackMessage } from '../../views/kit.js';
 import { LINK_REMINDER_EVENT_TYPE, linkedParent, linkedReply, linkReminder } from '../../views/link-watch.js';
 
@@ -56,6 +57,8 @@ async function markParentLinked(client: webApi.WebClient, thread: { channel: str
     const parent = history.messages?.find((m) => m.ts === thread.ts);
     if (!parent) return log.warn({ thread }, 'the activation message is gone: not updated');
     if (!writtenBySubOps(parent, self)) return log.warn({ thread }, 'the thread is not one SubOps started: its parent message is not updated');
+    // An install sheet's thread holds many links: each is said in the thread, the parent stays the sheet's counts.
+    if ((parent.blocks ?? []).some((block) => block.block_id === BLOCK.sheetParent)) return;
     const update: SlackMessage = { text: parent.text ?? 'Activation', blocks: linkedParent((parent.blocks ?? []) as Block[]) };
     await client.chat.update({ channel: thread.channel, ts: thread.ts, ...update });
   } catch (error) {
