@@ -31,7 +31,7 @@ import { changeNotice, webhookFailedNotice } from '../../src/views/uisp-changes.
 import { acknowledgedReply, everyAffected, flappingMessage, outageParent, recoveredReply, redrawnParent, updateModal, updateReply } from '../../src/views/outages.js';
 import type { OutageInProgress } from '../../src/services/outages.js';
 import { section } from '../../src/views/kit.js';
-import { sheetChecking, sheetCheckLost, sheetCheckView, sheetForm, sheetParent, sheetRowsReply, sheetStarted } from '../../src/views/sheet.js';
+import { sheetAskingApproval, sheetChecking, sheetCheckLost, sheetCheckView, sheetForm, sheetParent, sheetPlanSections, sheetRowsReply, sheetStarted } from '../../src/views/sheet.js';
 import type { SheetCheck } from '../../src/services/sheets/types.js';
 import { removalSentence } from '../../src/render/duplicates.js';
 
@@ -163,6 +163,9 @@ export function surfaces(v: string): Record<string, unknown> {
     sheetChecking: sheetChecking(3),
     sheetCheckView: sheetCheckView(origin, sheet),
     'sheetCheckView, a row needing approval': sheetCheckView(origin, sheet, new Set([1])),
+    sheetPlanSections: sheetPlanSections(sheet, new Set([1]), 10),
+    sheetAskingApproval: sheetAskingApproval(),
+    'approvalRequestMessage, sheet': approvalRequestMessage(approval({ kind: 'sheet', check: sheet, approvalRows: [1] })),
     sheetStarted: sheetStarted(origin, 3),
     sheetCheckLost: sheetCheckLost(),
     sheetParent: sheetParent('U0AGENT', sheet.totals),

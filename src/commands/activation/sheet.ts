@@ -7,7 +7,7 @@
  */
 import type { App } from '@slack/bolt';
 import { fileProblemSentence } from '../../render/sheet.js';
-import { rowsNeedingApproval } from '../../services/sheets/approval.js';
+import { rowsNeedingApproval, sheetApprovalReasons } from '../../services/sheets/approval.js';
 import { readSheet } from '../../services/sheets/sheet.js';
 import type { SheetCheck } from '../../services/sheets/types.js';
 import { onceView } from '../../slack/deliveries.js';
@@ -15,10 +15,11 @@ import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure } from '../../slack/errors.js';
 import { decodeMetadata, SheetMetaSchema } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
+import { requestApproval } from '../approvals/index.js';
 import { runSheet } from './sheet-run.js';
 import { readInputs } from '../../slack/state.js';
 import { BLOCK, CALLBACK } from '../../views/ids.js';
-import { rowsToRun, sheetChecking, sheetCheckLost, sheetCheckView, sheetForm, sheetStarted } from '../../views/sheet.js';
+import { rowsToRun, SHEET_TITLE, sheetAskingApproval, sheetChecking, sheetCheckLost, sheetCheckView, sheetForm, sheetStarted } from '../../views/sheet.js';
 
 /** Checks shown and not yet run (an agent may back out): the oldest are dropped beyond this many. */
 const KEPT_CHECKS = 50;
@@ -69,15 +70,22 @@ export function registerSheet(app: App, deps: ListenerDeps): void {
     await updateView(client, { viewId: view.id, view: sheetCheckView(origin, check, needingApproval(deps, check)) }, logger);
   }));
 
-  app.view(CALLBACK.sheetCheck, onceView(deps, async ({ ack, body, view }) => {
+  app.view(CALLBACK.sheetCheck, onceView(deps, async ({ ack, body, view, client }) => {
     const { origin } = decodeMetadata(SheetMetaSchema, view.private_metadata);
     const check = shown.take(view.id, body.user.id);
     if (!check) return void (await ack({ response_action: 'update', view: sheetCheckLost() }));
+    const actor = { ...origin, userId: body.user.id };
+    // Rows whose deletes or moves need approval: the whole sheet, as shown, waits for one approval and then runs in one thread.
+    const needsApproval = rowsNeedingApproval(deps.approvals.settings, check);
+    if (needsApproval.size) {
+      await ack({ response_action: 'update', view: sheetAskingApproval() });
+      const operation = { kind: 'sheet' as const, check, approvalRows: [...needsApproval.keys()] };
+      const logger = deps.logger.child({ flow: 'sheet', userId: actor.userId });
+      await requestApproval(deps, client, { viewId: view.id, title: SHEET_TITLE, origin: actor, reasons: sheetApprovalReasons(needsApproval), operation, logger });
+      return;
+    }
     await ack({ response_action: 'update', view: sheetStarted(origin, rowsToRun(check.totals)) });
-    // Approving a sheet is not in Slack yet: a row whose deletes or moves need approval runs with nothing confirmed, so it stops before any write.
-    const needsApproval = needingApproval(deps, check);
-    const confirmed = { ...check, rows: check.rows.map((row) => (row.kind === 'plan' && needsApproval.has(row.row) ? { ...row, confirm: null } : row)) };
-    await runSheet(deps, { origin: { ...origin, userId: body.user.id }, check: confirmed });
+    await runSheet(deps, { origin: actor, check });
   }));
 }
 
