@@ -19,10 +19,14 @@ const HEADER = 'device,first_name,last_name,client_id';
 const SHEET = [HEADER, '10.20.1.51,Priya,Ramnarine,1002', 'PowerBeam 5AC,Ada,Lovelace,'].join('\n');
 
 let h: Harness;
+/** The clock approval requests expire on: the test moves it. */
+const clock = { now: 0 };
 beforeEach(async () => {
+  clock.now = Date.now();
   h = await startHarness({
-    env: { APPROVAL_REQUIRED_FOR: 'delete-service', APPROVALS_CHANNEL_ID: APPROVALS, ACCESS_APPROVE: 'S0LEADS' },
+    env: { APPROVAL_REQUIRED_FOR: 'delete-service', APPROVALS_CHANNEL_ID: APPROVALS, ACCESS_APPROVE: 'S0LEADS', APPROVAL_EXPIRY_HOURS: '2' },
     fakeSlack: { usergroups: { S0LEADS: [LEAD, OTHER_LEAD] } },
+    now: () => clock.now,
   });
 });
 afterEach(async () => {
@@ -34,6 +38,9 @@ const thread = () => h.fake.messages(APPROVALS).filter((m) => m.thread_ts === re
 const toldPrivately = (userId: string) => h.fake.callsTo('chat.postEphemeral').filter((c) => c.args.user === userId).map((c) => String(c.args.text));
 const authorized = () => h.uisp.writes().filter((w) => w.endsWith('/authorize'));
 
+/** The request message as first posted, with its buttons. */
+let posted: ReturnType<typeof requestMessage> | undefined;
+
 /** The sheet pasted, checked, and sent for approval by the agent. */
 async function askApproval() {
   await h.command('/activate', 'sheet');
@@ -44,13 +51,13 @@ async function askApproval() {
   await h.submit(id, {});
   await h.viewBecomes(id, 'subops_info', 'Sent for approval');
   await h.settled();
+  posted = requestMessage();
   return checked;
 }
 
-/** Approve or Reject pressed on the request message as first posted. */
-let posted: ReturnType<typeof requestMessage> | undefined;
+/** Approve or Reject pressed on the request message as first posted (the clicker's Slack still shows its buttons). */
 function click(label: 'Approve' | 'Reject', userId: string) {
-  const message = (posted ??= requestMessage());
+  const message = posted!;
   const button = buttons(message).get(label)!;
   return h.sender.blockAction({ userId, actionId: button.action_id, value: button.value!, message, channelId: APPROVALS, messageTs: message.ts });
 }
@@ -96,6 +103,16 @@ describe('an install sheet with a row whose delete needs approval', () => {
     expect(thread().map((m) => m.text).join('\n')).toContain(`<@${LEAD}> approved <@${AGENT}>'s request`);
   });
 
+  it('UISP changed before the approval (the Quoted service turned Active): each row reads UISP again, so #102 is kept, not deleted', async () => {
+    await askApproval();
+    h.uisp.sim.data.services.find((s) => s.id === 102)!.status = 1;
+    await click('Approve', LEAD);
+    await h.settled();
+    expect(h.uisp.writes().filter((w) => w.startsWith('DELETE'))).toEqual([]);
+    const [, rows] = h.fake.messages(CHANNEL);
+    expect(shown(rows!)).toContain('row 1 (line 2) *10.20.1.51*: Activated Priya Ramnarine: service #102');
+  });
+
   it('rejected: nothing is written and the requester is told in the request\'s thread', async () => {
     await askApproval();
     await click('Reject', LEAD);
@@ -104,6 +121,18 @@ describe('an install sheet with a row whose delete needs approval', () => {
     expect(h.fake.messages(CHANNEL)).toEqual([]);
     expect(thread().map((m) => m.text)).toEqual([`<@${LEAD}> rejected <@${AGENT}>'s request. Nothing was changed.`]);
     expect(h.logs.filter((l) => l.audit === true).map((l) => [l.result, String(l.msg)])).toEqual([['rejected', `The request to run an install sheet of 2 rows was rejected by ${LEAD}: nothing was changed.`]]);
+  });
+
+  it('expired: nothing is written, the requester is told in the request\'s thread, and a late Approve runs nothing', async () => {
+    await askApproval();
+    clock.now += 2 * 3_600_000;
+    expect(await h.app.sweepApprovals()).toBe(1);
+    await h.settled();
+    expect(thread().map((m) => m.text)).toEqual([`<@${AGENT}>, your request expired without a decision. Nothing was changed; start again if it is still needed.`]);
+    await click('Approve', LEAD);
+    await h.settled();
+    expect(h.uisp.writes()).toEqual([]);
+    expect(h.fake.messages(CHANNEL)).toEqual([]);
   });
 
   it('two approvers at the same moment: the sheet runs once, the other is told who decided', async () => {
