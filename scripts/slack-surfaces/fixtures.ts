@@ -261,6 +261,13 @@ export const approvalRequest: ApprovalRequest = {
   operation: { kind: 'activation', request: priyaRequest, confirmedDeletes: [{ id: 102, status: 6 }] },
 };
 
+/** The install sheet above, its row 1 deleting Priya's Quoted service: one approval for the whole sheet. */
+export const sheetApprovalRequest: ApprovalRequest = {
+  ...approvalRequest,
+  id: 'apr-3f08a6c1',
+  operation: { kind: 'sheet', check: sheetCheck, approvalRows: [1] },
+};
+
 // ---------- App Home ----------
 
 const activation: AuditLine = {

@@ -2,8 +2,9 @@
  * /activate sheet: the pasted install sheet is read (a file that is not a sheet: the problem under the
  * field, nothing sent), checked (reads only) and shown with Run; Run runs exactly that check, its
  * deletes and moves confirmed as shown (`shown`), in one thread: a parent with the counts and one reply
- * listing every row, updated as rows end. Each row is audited as a single activation is. The services'
- * SheetService decides all of it; this file only renders.
+ * listing every row, updated as rows end. Each row is audited as a single activation is. A sheet with
+ * rows whose deletes or moves need approval asks one approval for the whole sheet instead (Approve runs
+ * it: ../approvals/run-approved.ts). The services' SheetService decides all of it; this file only renders.
  */
 import type { App } from '@slack/bolt';
 import { fileProblemSentence } from '../../render/sheet.js';
