@@ -261,6 +261,13 @@ export const approvalRequest: ApprovalRequest = {
   operation: { kind: 'activation', request: priyaRequest, confirmedDeletes: [{ id: 102, status: 6 }] },
 };
 
+/** The install sheet above, its row 1 deleting Priya's Quoted service: one approval for the whole sheet. */
+export const sheetApprovalRequest: ApprovalRequest = {
+  ...approvalRequest,
+  id: 'apr-3f08a6c1',
+  operation: { kind: 'sheet', sheetId: '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e', check: sheetCheck, approvalRows: [1] },
+};
+
 // ---------- App Home ----------
 
 const activation: AuditLine = {

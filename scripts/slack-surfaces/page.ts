@@ -87,6 +87,9 @@ function surfaces(): Surface[] {
   const clientCard = clientCardMessage(f.raviCard, (id) => f.methodNames.get(id));
   const deviceCard = deviceCardMessage(f.powerBeamCard);
   const approval = approvalRequestMessage(f.approvalRequest);
+  // Row 1 deletes Priya's Quoted service, which needs approval.
+  const sheetAsking = sheetCheckView(f.origin, '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e', f.sheetCheck, new Set([1]));
+  const sheetApproval = approvalRequestMessage(f.sheetApprovalRequest);
   const home = homeView({
     userId: f.AGENT,
     operations: { ok: true, value: f.homeOperations },
@@ -191,6 +194,15 @@ function surfaces(): Surface[] {
       when: 'Posted in the approvals channel when `APPROVAL_REQUIRED_FOR` names the change (here `delete-service`); nothing is written until an approver other than the requester presses **Approve**.',
       text: messageText(approval),
       previews: [{ label: 'the request', payload: blocksOf(approval) }],
+    },
+    {
+      title: 'Install sheet: one approval',
+      when: 'When a row of the sheet deletes or moves what `APPROVAL_REQUIRED_FOR` names: the check marks it and its button becomes **Ask approval**; one request for the whole sheet, showing the same plan, goes to the approvals channel. On **Approve** every row runs, as the requester’s, in one thread of the channel the sheet came from (see Install sheet thread).',
+      text: [...modalText(sheetAsking), '', ...messageText(sheetApproval)],
+      previews: [
+        { label: 'the check', payload: sheetAsking },
+        { label: 'the request', payload: blocksOf(sheetApproval) },
+      ],
     },
     {
       title: 'App Home',

@@ -117,9 +117,10 @@ export function judgeRetry(reasons: readonly ApprovalReason[], retry: RetriedAct
  * The grant the requester needs for this operation, checked again when the approved request runs: an
  * approval vouches for the change, not for who asked; someone who lost the grant since asking gets nothing run.
  */
-export function grantNeeded(subject: { kind: 'activation' } | { kind: 'suspension'; action: 'suspend' | 'unsuspend' } | { kind: 'payment' } | { kind: 'remove-duplicate' }): AccessAction {
+export function grantNeeded(subject: { kind: 'activation' | 'sheet' } | { kind: 'suspension'; action: 'suspend' | 'unsuspend' } | { kind: 'payment' } | { kind: 'remove-duplicate' }): AccessAction {
   switch (subject.kind) {
     case 'activation':
+    case 'sheet':
     case 'remove-duplicate':
       return 'activate';
     case 'suspension':

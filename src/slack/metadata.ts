@@ -5,6 +5,8 @@
  */
 import { z } from 'zod';
 import { ApprovalReasonSchema } from '../services/approvals.js';
+import { SHEET_MAX_ROWS } from '../services/sheets/sheet.js';
+import type { SheetCheck } from '../services/sheets/types.js';
 import { ShownServiceSchema } from '../services/suspensions.js';
 import { LIMITS } from '../views/limits.js';
 
@@ -118,6 +120,17 @@ export const RemoveDuplicateValueSchema = z.discriminatedUnion('record', [
 ]);
 export type RemoveDuplicateValue = z.infer<typeof RemoveDuplicateValueSchema>;
 
+/** A sheet's check as its approval request keeps it: each row and the totals, as the service made them. */
+const SheetCheckShape = z.object({
+  rows: z.array(z.object({ row: z.number().int().positive(), line: z.number().int().positive(), kind: z.enum(['problem', 'refused', 'plan']) })).min(1).max(SHEET_MAX_ROWS),
+  totals: z.object({ rows: z.number().int(), toRun: z.number().int(), needConfirmation: z.number().int(), alreadyDone: z.number().int(), inError: z.number().int() }),
+});
+/**
+ * The check is the service's own JSON (plans, refusals), read back only from a row whose seal verifies
+ * (../slack/approval-requests.ts), so SubOps wrote it: its outline is checked here, not re-typed field by field.
+ */
+const SheetCheckSchema = z.custom<SheetCheck>((value) => SheetCheckShape.safeParse(value).success, { message: 'not an install sheet check' });
+
 /** The confirmed operation, exactly as the requester confirmed it: what runs on approval, after a fresh read. */
 export const ApprovedOperationSchema = z.discriminatedUnion('kind', [
   z.object({
@@ -144,6 +157,12 @@ export const ApprovedOperationSchema = z.discriminatedUnion('kind', [
   }),
   /** A Remove duplicate press: the removal it asks, decided again (both records read) when it runs. */
   z.object({ kind: z.literal('remove-duplicate'), removal: RemoveDuplicateValueSchema }),
+  /**
+   * An install sheet (issue #41): its check as shown, each row's deletes and move confirmed as it showed
+   * them; `approvalRows`: the rows whose deletes or move the approval rule covers; `sheetId`: the sheet as the store
+   * keeps it, where its rows' ends are recorded for Continue. Every row is read again as it runs.
+   */
+  z.object({ kind: z.literal('sheet'), sheetId: z.string().uuid(), check: SheetCheckSchema, approvalRows: z.array(z.number().int().positive()).min(1) }),
 ]);
 export type ApprovedOperation = z.infer<typeof ApprovedOperationSchema>;
 

@@ -11,6 +11,8 @@ import { formatMoney as moneyText } from '../services/money.js';
 import { channelLink, formatMoney, mention } from './format.js';
 import { CALLBACK } from './ids.js';
 import { actions, button, context, header, message, modal, section, type Block, type ModalView, type SlackMessage } from './kit.js';
+import { clipMrkdwn, LIMITS } from './limits.js';
+import { sheetPlanSections } from './sheet.js';
 
 export const APPROVAL_ACTION = { approve: 'approval_approve', reject: 'approval_reject' } as const;
 
@@ -30,6 +32,10 @@ function phrase(operation: ApprovedOperation, name: Naming): string {
     case 'remove-duplicate': {
       const { removal } = operation;
       return `remove the late duplicate ${removal.record} ${name(`#${removal.duplicateId}`)} of client ${name(`#${removal.clientId}`)}`;
+    }
+    case 'sheet': {
+      const rows = operation.check.rows.length;
+      return `run an install sheet of ${name(`${rows} row${rows === 1 ? '' : 's'}`)}`;
     }
   }
 }
@@ -62,9 +68,15 @@ function when(ms: number): string {
   return `<!date^${seconds}^{date_short_pretty} {time}|${new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC>`;
 }
 
+/** Blocks a request message keeps for its context and buttons (and one to spare), around a sheet's rows. */
+const AROUND_THE_PLAN = 5;
+
 function requestBlocks(request: ApprovalRequest): Block[] {
-  const reasons = request.reasons.map((r) => `• ${reasonLine(r, currencyOf(request.operation))}`).join('\n');
-  return [header('Approval needed'), section(`${mention(request.requester)} asks to ${operationPhrase(request.operation)}.\n${reasons}`)];
+  const { operation } = request;
+  const reasons = request.reasons.map((r) => `• ${reasonLine(r, currencyOf(operation))}`).join('\n');
+  const asked = [header('Approval needed'), section(clipMrkdwn(`${mention(request.requester)} asks to ${operationPhrase(operation)}.\n${reasons}`, LIMITS.text))];
+  // A sheet's approver sees the plan its requester saw in the check, row by row.
+  return operation.kind === 'sheet' ? [...asked, ...sheetPlanSections(operation.check, new Set(operation.approvalRows), LIMITS.messageBlocks - asked.length - AROUND_THE_PLAN)] : asked;
 }
 
 const summaryText = (request: ApprovalRequest) => `Approval needed: ${mention(request.requester)} asks to ${operationPhrase(request.operation)}`;
@@ -153,7 +165,7 @@ export function approvalRequestedView(title: string, request: ApprovalRequest, c
     title,
     close: 'Close',
     blocks: [
-      section(`:raised_hand: *Sent for approval* in ${channelLink(channelId)}:\n${reasons}`),
+      section(clipMrkdwn(`:raised_hand: *Sent for approval* in ${channelLink(channelId)}:\n${reasons}`, LIMITS.text)),
       context(`Nothing is changed until an approver other than you approves it. It expires ${when(request.expiresAt)}. You are told the outcome in its thread.`),
     ],
   });
@@ -168,7 +180,7 @@ export function pendingApprovalBlocks(mine: StoredRequest[], waiting: StoredRequ
   for (const stored of waiting) {
     const where = JSON.stringify({ channel: stored.channel, ts: stored.ts });
     blocks.push(
-      section(`${mention(stored.request.requester)} asks to ${operationPhrase(stored.request.operation)}.\n${stored.request.reasons.map((r) => reasonLine(r, currencyOf(stored.request.operation))).join('; ')}`),
+      section(clipMrkdwn(`${mention(stored.request.requester)} asks to ${operationPhrase(stored.request.operation)}.\n${stored.request.reasons.map((r) => reasonLine(r, currencyOf(stored.request.operation))).join('; ')}`, LIMITS.text)),
       actions(`approval_${stored.request.id}`, [
         button({ actionId: `${APPROVAL_ACTION.approve}:${stored.request.id}`, text: 'Approve', style: 'primary', value: where }),
         button({ actionId: `${APPROVAL_ACTION.reject}:${stored.request.id}`, text: 'Reject', style: 'danger', value: where }),

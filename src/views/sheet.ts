@@ -16,7 +16,7 @@ import { ACTION, BLOCK, CALLBACK } from './ids.js';
 import { actions, button, context, message, modal, problem, section, sections, textInput, withProblem, type ModalView, type SlackMessage } from './kit.js';
 import { clipMrkdwn, LIMITS } from './limits.js';
 
-const TITLE = 'Install sheet';
+export const SHEET_TITLE = 'Install sheet';
 /** Slack's plain_text_input holds at most 3000 characters: about sixty rows. */
 export const SHEET_INPUT_MAX = 3000;
 
@@ -32,11 +32,11 @@ export function sheetForm(origin: Origin, text?: string, problemText?: string): 
     placeholder: 'device,first_name,last_name,email,phone,client_id',
     hint: 'Paste the CSV lines of the install sheet. Nothing is written until you press Run on the check.',
   });
-  return modal({ callbackId: CALLBACK.sheetForm, title: TITLE, submit: 'Check', blocks: withProblem(input, problemText), privateMetadata: encodeMetadata(SheetMetaSchema, { origin }) });
+  return modal({ callbackId: CALLBACK.sheetForm, title: SHEET_TITLE, submit: 'Check', blocks: withProblem(input, problemText), privateMetadata: encodeMetadata(SheetMetaSchema, { origin }) });
 }
 
 export function sheetChecking(rows: number): ModalView {
-  return modal({ callbackId: CALLBACK.info, title: TITLE, close: 'Close', blocks: [section(`:hourglass_flowing_sand: Checking UISP for ${rows} row${rows === 1 ? '' : 's'}… Nothing is written.`)] });
+  return modal({ callbackId: CALLBACK.info, title: SHEET_TITLE, close: 'Close', blocks: [section(`:hourglass_flowing_sand: Checking UISP for ${rows} row${rows === 1 ? '' : 's'}… Nothing is written.`)] });
 }
 
 const rowHead = (place: SheetPlace, request: ActivationRequest | null) => `${rowPlace(place)}${request ? ` *${escapeMrkdwn(request.device)}*` : ''}`;
@@ -47,7 +47,7 @@ function checkText(row: RowCheck, needsApproval: boolean): string {
   const confirming = rowConfirmation(row);
   return [
     `${mark} ${rowHead(row, row.request)}: ${escapeMrkdwn(rowCheckSentence(row))}`,
-    ...(confirming && needsApproval ? [`      :no_entry: *needs approval:* ${escapeMrkdwn(confirming)}. Run does not confirm it (it stops before any write): activate this row with \`/activate\`.`] : []),
+    ...(confirming && needsApproval ? [`      :raised_hand: *needs approval:* ${escapeMrkdwn(confirming)}`] : []),
     ...(confirming && !needsApproval ? [`      :warning: *to confirm:* ${escapeMrkdwn(confirming)}`] : []),
     ...rowCandidates(row).map((candidate) => `      • ${escapeMrkdwn(candidate)}`),
   ].join('\n');
@@ -63,28 +63,46 @@ function rowSections(rows: string[], blocks: number) {
   return sections('', rows.map((row) => clipMrkdwn(row, share)));
 }
 
+/**
+ * The check's rows in at most `blocks` sections, as the check shows them (`needsApproval`: the rows whose
+ * deletes or moves need approval): the check view and the sheet's approval request show the same plan.
+ */
+export const sheetPlanSections = (check: SheetCheck, needsApproval: ReadonlySet<number>, blocks: number) =>
+  rowSections(check.rows.map((row) => checkText(row, needsApproval.has(row.row))), blocks);
+
 /** The rows Run runs: every row with a plan (an already activated one says so again). */
 export const rowsToRun = (totals: SheetTotals) => totals.toRun + totals.alreadyDone;
 
 /**
  * The check: each row, the totals, and Run N rows. Pressing Run confirms the deletes and moves shown
- * here, exactly those (the store keeps this check under `sheetId`, and Run runs it with `shown`), but for the rows that
- * need approval (`needsApproval`: their row numbers), which Run does not confirm.
+ * here, exactly those (the store keeps this check under `sheetId`, and Run runs it with `shown`). When some
+ * need approval (`needsApproval`: their row numbers), the button asks one approval for the whole sheet instead.
  */
 export function sheetCheckView(origin: Origin, sheetId: string, check: SheetCheck, needsApproval: ReadonlySet<number> = new Set()): ModalView {
   const runs = rowsToRun(check.totals);
+  const asking = runs > 0 && needsApproval.size > 0;
+  const notice = asking
+    ? `${needsApproval.size === 1 ? '1 row deletes or moves' : `${needsApproval.size} rows delete or move`} what needs approval (marked below). Ask approval sends the whole sheet, as shown, to an approver; nothing is written until one other than you approves it, then every row runs and deletes or moves exactly what is marked.`
+    : 'Run deletes or moves exactly what is marked "to confirm" below, nothing else; rows in error do not run.';
+  const closing = asking ? 'Nothing is written until the sheet is approved; each row is read again as it runs.' : 'Nothing is written until you press Run; each row is read again as it runs.';
   const blocks = [
     section(`*${escapeMrkdwn(totalsSentence(check.totals))}*`),
-    ...(check.totals.needConfirmation ? [problem('Run deletes or moves exactly what is marked "to confirm" below, nothing else; rows in error do not run.')] : []),
+    ...(check.totals.needConfirmation ? [problem(notice)] : []),
     // Four blocks around the rows: the totals, the confirmation notice, the closing context, one to spare.
-    ...rowSections(check.rows.map((row) => checkText(row, needsApproval.has(row.row))), LIMITS.modalBlocks - 4),
-    context(runs ? 'Nothing is written until you press Run; each row is read again as it runs.' : 'No row can run: fix the sheet and paste it again.'),
+    ...sheetPlanSections(check, needsApproval, LIMITS.modalBlocks - 4),
+    context(runs ? closing : 'No row can run: fix the sheet and paste it again.'),
   ];
-  return modal({ callbackId: CALLBACK.sheetCheck, title: TITLE, blocks, close: 'Back out', ...(runs && { submit: `Run ${runs} row${runs === 1 ? '' : 's'}` }), privateMetadata: encodeMetadata(SheetMetaSchema, { origin, sheetId }) });
+  const submit = asking ? 'Ask approval' : `Run ${runs} row${runs === 1 ? '' : 's'}`;
+  return modal({ callbackId: CALLBACK.sheetCheck, title: SHEET_TITLE, blocks, close: 'Back out', ...(runs && { submit }), privateMetadata: encodeMetadata(SheetMetaSchema, { origin, sheetId }) });
+}
+
+/** While the sheet's approval request is posted: nothing is written. */
+export function sheetAskingApproval(): ModalView {
+  return modal({ callbackId: CALLBACK.info, title: SHEET_TITLE, close: 'Close', blocks: [section(':hourglass_flowing_sand: Asking approval for the sheet… Nothing is written.')] });
 }
 
 export function sheetStarted(origin: Origin, rows: number): ModalView {
-  return modal({ callbackId: CALLBACK.info, title: TITLE, close: 'Close', blocks: [section(`:rocket: The sheet's ${rows} row${rows === 1 ? '' : 's'} started. Follow them in the thread in ${channelLink(origin.channelId)}.`)] });
+  return modal({ callbackId: CALLBACK.info, title: SHEET_TITLE, close: 'Close', blocks: [section(`:rocket: The sheet's ${rows} row${rows === 1 ? '' : 's'} started. Follow them in the thread in ${channelLink(origin.channelId)}.`)] });
 }
 
 /** Why Run ran nothing: the check is no longer kept (expired, or kept by another SubOps version), its store row is not SubOps', Run was pressed already, or the store did not answer. */
@@ -99,7 +117,7 @@ const NOT_RUN_TEXT: Record<SheetNotRun, string> = {
 
 /** The modal when Run ran nothing, and why. */
 export function sheetNotRun(why: SheetNotRun): ModalView {
-  return modal({ callbackId: CALLBACK.info, title: TITLE, close: 'Close', blocks: [section(NOT_RUN_TEXT[why])] });
+  return modal({ callbackId: CALLBACK.info, title: SHEET_TITLE, close: 'Close', blocks: [section(NOT_RUN_TEXT[why])] });
 }
 
 /**

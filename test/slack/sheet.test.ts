@@ -82,18 +82,6 @@ describe('/activate sheet', () => {
     expect(h.uisp.writes().filter((w) => w.endsWith('/authorize'))).toHaveLength(1);
   });
 
-  it('a row whose delete needs approval is not confirmed by Run: it stops before any write, the others run', async () => {
-    await h.close();
-    h = await startHarness({ env: { APPROVAL_REQUIRED_FOR: 'delete-service' } });
-    const { id, checked } = await check([HEADER, '10.20.1.51,Priya,Ramnarine,1002', 'PowerBeam 5AC,Ada,Lovelace,'].join('\n'));
-    expect(shown({ blocks: checked.blocks as unknown[] })).toContain('*needs approval:* delete Quoted service #102');
-    const { parent, replies } = await run(id);
-    expect(shown(parent)).toContain('1 activated, 0 already activated, 0 failed, 1 refused');
-    expect(shown(replies[0]!)).toMatch(/:x: row 1 \(line 2\) \*10\.20\.1\.51\*: /);
-    expect(h.uisp.writes().filter((w) => w.startsWith('DELETE'))).toEqual([]);
-    expect(h.uisp.writes().filter((w) => w.endsWith('/authorize'))).toHaveLength(1);
-  });
-
   it('a paste that is not a sheet is refused under the field, naming the line and column; nothing is sent', async () => {
     await h.command('/activate', 'sheet');
     const { id } = await h.openedView();

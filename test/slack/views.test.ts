@@ -20,6 +20,8 @@ import { expectValidMessage, expectValidModal } from './block-kit.js';
 import * as f from './fixtures.js';
 import { sheetCheckView, sheetForm, sheetParent, sheetRowsReply } from '../../src/views/sheet.js';
 import type { SheetCheck } from '../../src/services/sheets/types.js';
+import type { ApprovalRequest } from '../../src/slack/metadata.js';
+import { approvalRequestedView, approvalRequestMessage, decidedRequestMessage } from '../../src/views/approvals.js';
 
 /** A full sheet (200 rows, the most one may hold), every row with a long hostile plan, half of them to confirm. */
 const fullSheet: SheetCheck = {
@@ -33,6 +35,17 @@ const fullSheet: SheetCheck = {
     alreadyDone: false,
   })),
   totals: { rows: 200, toRun: 200, needConfirmation: 100, alreadyDone: 0, inError: 0 },
+};
+const fullSheetApprovalRows = fullSheet.rows.filter((row) => row.kind === 'plan' && row.confirm).map((row) => row.row);
+/** Its approval request: every row's delete and a move off a long hostile site each, for the plan the approver sees. */
+const fullSheetApproval: ApprovalRequest = {
+  id: 'apr-1',
+  requester: 'U0AGENT',
+  origin: f.origin,
+  requestedAt: 0,
+  expiresAt: 3_600_000,
+  reasons: [{ kind: 'delete-service', serviceIds: Array.from({ length: 200 }, (_, i) => 1000 + i) }, ...Array.from({ length: 100 }, (_, i) => ({ kind: 'move-device' as const, fromSite: `${f.HOSTILE} ${f.LONG} ${i}` }))],
+  operation: { kind: 'sheet', sheetId: '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e', check: fullSheet, approvalRows: fullSheetApprovalRows },
 };
 const fullSheetRows = fullSheet.rows.map(({ row, line, request }, i) => ({ row, line, request, ...(i % 3 ? { outcome: 'failed' as const, sentence: `${f.HOSTILE} ${f.LONG}` } : {}) }));
 
@@ -62,6 +75,8 @@ function expectNoInjectedMarkup(built: unknown): void {
 const modals = {
   'sheet form with a problem': sheetForm(f.origin, f.HOSTILE, f.HOSTILE),
   'sheet check, 200 rows': sheetCheckView(f.origin, '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e', fullSheet),
+  'sheet check asking approval, 200 rows': sheetCheckView(f.origin, '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e', fullSheet, new Set(fullSheetApprovalRows)),
+  'sheet approval requested': approvalRequestedView('Install sheet', fullSheetApproval, 'C0APPROVALS'),
   'activation form': activationForm({ origin: f.origin, values: { device: f.HOSTILE, firstName: f.LONG } }),
   'activation form with problems': activationForm({ origin: f.origin, values: { device: 'x' }, problems: { device: f.HOSTILE, clientId: f.LONG.repeat(10) }, notice: f.HOSTILE }),
   'activation checking': activationChecking(f.request),
@@ -115,6 +130,8 @@ const messages = {
   'sheet parent, running': sheetParent('U0AGENT', fullSheet.totals),
   'sheet parent, done': sheetParent('U0AGENT', fullSheet.totals, { done: 1, 'already-done': 2, failed: 3, refused: 4 }),
   'sheet rows, 200 long rows': sheetRowsReply(fullSheetRows),
+  'sheet approval request, 200 rows': approvalRequestMessage(fullSheetApproval),
+  'sheet approval request, decided': decidedRequestMessage(fullSheetApproval, 'approved', 'U0LEAD'),
   'uisp change: a service suspended': uispChange({ kind: 'service-suspended', service: f.services[0]!, client: f.client }),
   'uisp change: a service ended, its client gone': uispChange({ kind: 'service-ended', service: f.services[0]!, client: null }),
   'uisp change: a payment by a client with 130 suspended services': uispChange({ kind: 'payment-added', payment: f.payments(1)[0]!, client: f.client, suspendedServices: f.services }),

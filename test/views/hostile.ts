@@ -31,7 +31,7 @@ import { changeNotice, webhookFailedNotice } from '../../src/views/uisp-changes.
 import { acknowledgedReply, everyAffected, flappingMessage, outageParent, recoveredReply, redrawnParent, updateModal, updateReply } from '../../src/views/outages.js';
 import type { OutageInProgress } from '../../src/services/outages.js';
 import { section } from '../../src/views/kit.js';
-import { sheetChecking, sheetCheckView, sheetContinued, sheetLinkReminders, sheetForm, sheetNotRun, sheetParent, sheetRowsReply, sheetStarted, sheetStopped } from '../../src/views/sheet.js';
+import { sheetAskingApproval, sheetChecking, sheetCheckView, sheetContinued, sheetForm, sheetLinkReminders, sheetNotRun, sheetParent, sheetPlanSections, sheetRowsReply, sheetStarted, sheetStopped } from '../../src/views/sheet.js';
 import type { SheetCheck } from '../../src/services/sheets/types.js';
 import { removalSentence } from '../../src/render/duplicates.js';
 
@@ -163,6 +163,9 @@ export function surfaces(v: string): Record<string, unknown> {
     sheetChecking: sheetChecking(3),
     sheetCheckView: sheetCheckView(origin, '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e', sheet),
     'sheetCheckView, a row needing approval': sheetCheckView(origin, '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e', sheet, new Set([1])),
+    sheetPlanSections: sheetPlanSections(sheet, new Set([1]), 10),
+    sheetAskingApproval: sheetAskingApproval(),
+    'approvalRequestMessage, sheet': approvalRequestMessage(approval({ kind: 'sheet', sheetId: '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e', check: sheet, approvalRows: [1] })),
     sheetStarted: sheetStarted(origin, 3),
     sheetNotRun: sheetNotRun('tampered'),
     sheetStopped: sheetStopped('U0AGENT', '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e'),

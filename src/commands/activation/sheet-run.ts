@@ -16,6 +16,7 @@ import { errorSummary } from '../../slack/errors.js';
 import { escapeMrkdwn } from '../../slack/escape.js';
 import type { Origin } from '../../slack/metadata.js';
 import type { ThreadReport } from '../../slack/thread-reporter.js';
+import { approvedNote } from '../../views/approvals.js';
 import { notice } from '../../views/help.js';
 import { rowLines, sheetContinued, sheetLinkReminders, sheetParent, sheetRowsReply, type SheetRowLine } from '../../views/sheet.js';
 
@@ -41,6 +42,7 @@ export async function runSheet(deps: ListenerDeps, { origin, startedBy, sheetId,
   const ended = new Map(continued?.ended);
   const counts = () => countsOf(ended);
   const report = deps.reporter.start({ origin, parent: sheetParent(startedBy, all.totals), parentTs: continued?.parentTs, logger, ifStopped: { kind: 'sheet', sheetId, startedBy } });
+  if (approvedBy && !continued) report.reply(approvedNote(approvedBy));
   if (continued) report.reply(sheetContinued(origin.userId, check.rows.length));
   // The rows still to run wait; the rows that ended before a stop say how they ended.
   const rows: SheetRowLine[] = rowLines(all, continued?.ended);

@@ -2,13 +2,14 @@
  * /activate sheet: the pasted install sheet is read (a file that is not a sheet: the problem under the
  * field, nothing sent), checked (reads only) and shown with Run; Run runs exactly that check, its
  * deletes and moves confirmed as shown (`shown`), in one thread: a parent with the counts and one reply
- * listing every row, updated as rows end. Each row is audited as a single activation is. The services'
- * SheetService decides all of it; this file only renders.
+ * listing every row, updated as rows end. Each row is audited as a single activation is. A sheet with
+ * rows whose deletes or moves need approval asks one approval for the whole sheet instead (Approve runs
+ * it: ../approvals/run-approved.ts). The services' SheetService decides all of it; this file only renders.
  */
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import { fileProblemSentence } from '../../render/sheet.js';
-import { rowsNeedingApproval, withoutUnapproved } from '../../services/sheets/approval.js';
+import { rowsNeedingApproval, sheetApprovalReasons } from '../../services/sheets/approval.js';
 import { readSheet } from '../../services/sheets/sheet.js';
 import type { SheetCheck } from '../../services/sheets/types.js';
 import { onceView } from '../../slack/deliveries.js';
@@ -17,10 +18,11 @@ import { describeFailure, errorSummary } from '../../slack/errors.js';
 import { decodeMetadata, SheetMetaSchema } from '../../slack/metadata.js';
 import { SHEET_KEEP_MS } from '../../slack/sheet-records.js';
 import { updateView } from '../../slack/modals.js';
+import { requestApproval } from '../approvals/index.js';
 import { runSheet } from './sheet-run.js';
 import { readInputs } from '../../slack/state.js';
 import { BLOCK, CALLBACK } from '../../views/ids.js';
-import { rowsToRun, sheetChecking, sheetCheckView, sheetForm, sheetNotRun, sheetStarted, type SheetNotRun } from '../../views/sheet.js';
+import { rowsToRun, SHEET_TITLE, sheetAskingApproval, sheetChecking, sheetCheckView, sheetForm, sheetNotRun, sheetStarted, type SheetNotRun } from '../../views/sheet.js';
 
 export function registerSheet(app: App, deps: ListenerDeps): void {
   app.view(CALLBACK.sheetForm, onceView(deps, async ({ ack, body, view, client }) => {
@@ -54,15 +56,23 @@ export function registerSheet(app: App, deps: ListenerDeps): void {
     await updateView(client, { viewId: view.id, view: sheetCheckView(origin, sheetId, check, needingApproval(deps, check)) }, logger);
   }));
 
-  app.view(CALLBACK.sheetCheck, onceView(deps, async ({ ack, body, view }) => {
+  app.view(CALLBACK.sheetCheck, onceView(deps, async ({ ack, body, view, client }) => {
     const { origin, sheetId } = decodeMetadata(SheetMetaSchema, view.private_metadata);
     const logger = deps.logger.child({ flow: 'sheet', userId: body.user.id, sheetId });
     const taken = sheetId ? await takeShown(deps, sheetId, body.user.id, logger) : { notRun: 'lost' as const };
     if ('notRun' in taken) return void (await ack({ response_action: 'update', view: sheetNotRun(taken.notRun) }));
     const { check } = taken;
+    const actor = { ...origin, userId: body.user.id };
+    // Rows whose deletes or moves need approval: the whole sheet, as shown, waits for one approval and then runs in one thread.
+    const needsApproval = rowsNeedingApproval(deps.approvals.settings, check);
+    if (needsApproval.size) {
+      await ack({ response_action: 'update', view: sheetAskingApproval() });
+      const operation = { kind: 'sheet' as const, sheetId: sheetId!, check, approvalRows: [...needsApproval.keys()] };
+      await requestApproval(deps, client, { viewId: view.id, title: SHEET_TITLE, origin: actor, reasons: sheetApprovalReasons(needsApproval), operation, logger });
+      return;
+    }
     await ack({ response_action: 'update', view: sheetStarted(origin, rowsToRun(check.totals)) });
-    // Approving a sheet is not in Slack yet: a row whose deletes or moves need approval runs with nothing confirmed, so it stops before any write.
-    await runSheet(deps, { origin: { ...origin, userId: body.user.id }, startedBy: body.user.id, sheetId: sheetId!, check: withoutUnapproved(deps.approvals.settings, check) });
+    await runSheet(deps, { origin: actor, startedBy: actor.userId, sheetId: sheetId!, check });
   }));
 }
 

@@ -66,12 +66,13 @@ export async function requestApproval(deps: ListenerDeps, client: webApi.WebClie
   await updateView(client, { viewId, view }, logger);
 }
 
-const AUDIT_ACTION = { activation: 'activate', payment: 'payment', 'remove-duplicate': 'remove-duplicate' } as const;
+const AUDIT_ACTION = { activation: 'activate', sheet: 'activate', payment: 'payment', 'remove-duplicate': 'remove-duplicate' } as const;
 const auditActionOf = (operation: ApprovedOperation): AuditAction => (operation.kind === 'suspension' ? operation.action : AUDIT_ACTION[operation.kind]);
 
 function targetsOf(operation: ApprovedOperation): AuditEntry['targets'] {
   if (operation.kind === 'activation') return { device: operation.request.device, ...(operation.request.clientId !== undefined && { clientId: operation.request.clientId }) };
   if (operation.kind === 'suspension') return { serviceId: operation.serviceId };
+  if (operation.kind === 'sheet') return { sheetRows: operation.check.rows.length };
   if (operation.kind === 'remove-duplicate') return { clientId: operation.removal.clientId, [operation.removal.record === 'client' ? 'lateClientId' : `${operation.removal.record}Id`]: operation.removal.duplicateId };
   return { clientId: operation.input.clientId };
 }

@@ -15,6 +15,7 @@ import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure } from '../../slack/errors.js';
 import { ACTION_LABEL } from '../../views/access.js';
 import { runActivation, type RunOutcome } from '../activation/run.js';
+import { runSheet } from '../activation/sheet-run.js';
 import { recordPayment } from '../payments/recording.js';
 import { loadSuspensionTarget, runSuspension } from '../suspension/run.js';
 
@@ -85,6 +86,11 @@ export async function runApproved(deps: ListenerDeps, request: ApprovalRequest, 
       const sentence = removalSentence(outcome);
       await deps.audit.record({ actorId: request.requester, approvedBy: approver, ...duplicateRemovalAudit(outcome, sentence) });
       return { ok: outcome.kind === 'removed', sentence };
+    }
+    case 'sheet': {
+      // Every row is read again as it runs and deletes or moves only what the check showed (`shown`).
+      await runSheet(deps, { origin, startedBy: request.requester, sheetId: operation.sheetId, check: operation.check, approvedBy: approver });
+      return { ok: true, sentence: 'The install sheet ran as approved: each row\'s outcome is in its thread, in the channel it came from.' };
     }
   }
 }

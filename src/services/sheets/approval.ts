@@ -26,3 +26,11 @@ export function withoutUnapproved(settings: ApprovalSettings, check: SheetCheck)
   if (!needs.size) return check;
   return { ...check, rows: check.rows.map((row) => (row.kind === 'plan' && needs.has(row.row) ? { ...row, confirm: null } : row)) };
 }
+
+/** The sheet's reasons in one list, as its one approval request names them: every service it deletes, each site it moves a device off. */
+export function sheetApprovalReasons(needs: ReadonlyMap<number, readonly ApprovalReason[]>): ApprovalReason[] {
+  const reasons = [...needs.values()].flat();
+  const serviceIds = reasons.flatMap((reason) => (reason.kind === 'delete-service' ? reason.serviceIds : []));
+  const sites = new Set(reasons.flatMap((reason) => (reason.kind === 'move-device' ? [reason.fromSite] : [])));
+  return [...(reasons.some((reason) => reason.kind === 'delete-service') ? [{ kind: 'delete-service' as const, serviceIds }] : []), ...[...sites].map((fromSite) => ({ kind: 'move-device' as const, fromSite }))];
+}
