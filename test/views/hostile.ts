@@ -31,7 +31,7 @@ import { changeNotice, webhookFailedNotice } from '../../src/views/uisp-changes.
 import { acknowledgedReply, everyAffected, flappingMessage, outageParent, recoveredReply, redrawnParent, updateModal, updateReply } from '../../src/views/outages.js';
 import type { OutageInProgress } from '../../src/services/outages.js';
 import { section } from '../../src/views/kit.js';
-import { sheetChecking, sheetCheckLost, sheetCheckView, sheetForm, sheetParent, sheetRowsReply, sheetStarted } from '../../src/views/sheet.js';
+import { sheetChecking, sheetCheckLost, sheetCheckView, sheetForm, sheetParent, sheetReading, sheetRowsReply, sheetStarted, sheetTemplateFailed, sheetTemplateSending, sheetTemplateSent } from '../../src/views/sheet.js';
 import type { SheetCheck } from '../../src/services/sheets/types.js';
 import { removalSentence } from '../../src/render/duplicates.js';
 
@@ -160,6 +160,11 @@ export function surfaces(v: string): Record<string, unknown> {
 
   return {
     sheetForm: sheetForm(origin, v, v),
+    'sheetForm, a problem with the file': sheetForm(origin, undefined, v, 'file'),
+    sheetReading: sheetReading(v),
+    sheetTemplateSending: sheetTemplateSending(),
+    sheetTemplateSent: sheetTemplateSent(v),
+    sheetTemplateFailed: sheetTemplateFailed(v),
     sheetChecking: sheetChecking(3),
     sheetCheckView: sheetCheckView(origin, sheet),
     'sheetCheckView, a row needing approval': sheetCheckView(origin, sheet, new Set([1])),

@@ -9,6 +9,7 @@ import { registerConfirm } from './confirm.js';
 import { registerForm } from './form.js';
 import { registerRetry } from './retry.js';
 import { registerSheet } from './sheet.js';
+import { registerSheetButtons } from './sheet-buttons.js';
 
 export { activateCommand };
 
@@ -18,4 +19,5 @@ export function register(app: App, deps: ListenerDeps): void {
   registerConfirm(app, deps);
   registerRetry(app, deps);
   registerSheet(app, deps);
+  registerSheetButtons(app, deps);
 }

@@ -1,6 +1,7 @@
 /**
- * /activate sheet: the pasted install sheet is read (a file that is not a sheet: the problem under the
- * field, nothing sent), checked (reads only) and shown with Run; Run runs exactly that check, its
+ * /activate sheet: the install sheet, a CSV file picked in the form (downloaded from Slack after the
+ * ack, ../../slack/file-download.ts) or pasted lines, is read (a file that is not a sheet: the problem
+ * under its field, nothing sent), checked (reads only) and shown with Run; Run runs exactly that check, its
  * deletes and moves confirmed as shown (`shown`), in one thread: a parent with the counts and one reply
  * listing every row, updated as rows end. Each row is audited as a single activation is. The services'
  * SheetService decides all of it; this file only renders.
@@ -8,17 +9,23 @@
 import type { App } from '@slack/bolt';
 import { fileProblemSentence } from '../../render/sheet.js';
 import { rowsNeedingApproval } from '../../services/sheets/approval.js';
-import { readSheet } from '../../services/sheets/sheet.js';
+import { readSheet, type SheetRead } from '../../services/sheets/sheet.js';
 import type { SheetCheck } from '../../services/sheets/types.js';
 import { onceView } from '../../slack/deliveries.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { describeFailure } from '../../slack/errors.js';
+import { downloadSlackFile, fileRefusal, type SlackFileRef } from '../../slack/file-download.js';
 import { decodeMetadata, SheetMetaSchema } from '../../slack/metadata.js';
 import { updateView } from '../../slack/modals.js';
 import { runSheet } from './sheet-run.js';
 import { readInputs } from '../../slack/state.js';
-import { BLOCK, CALLBACK } from '../../views/ids.js';
-import { rowsToRun, sheetChecking, sheetCheckLost, sheetCheckView, sheetForm, sheetStarted } from '../../views/sheet.js';
+import { ACTION, BLOCK, CALLBACK } from '../../views/ids.js';
+import { rowsToRun, SHEET_FIELD_BLOCK, sheetChecking, sheetCheckLost, sheetCheckView, sheetForm, sheetReading, sheetStarted, type SheetField } from '../../views/sheet.js';
+
+/** A sheet file is a few KB (200 rows of ~60 characters is 12 KB): anything past this is not one. */
+export const SHEET_FILE_MAX_BYTES = 256 * 1024;
+/** Slack serves a file in well under a second; past this the agent is told and nothing was written. */
+const SHEET_DOWNLOAD_TIMEOUT_MS = 15_000;
 
 /** Checks shown and not yet run (an agent may back out): the oldest are dropped beyond this many. */
 const KEPT_CHECKS = 50;
@@ -48,21 +55,39 @@ export function registerSheet(app: App, deps: ListenerDeps): void {
 
   app.view(CALLBACK.sheetForm, onceView(deps, async ({ ack, body, view, client }) => {
     const { origin } = decodeMetadata(SheetMetaSchema, view.private_metadata);
-    const text = readInputs(view.state.values)[BLOCK.sheet] ?? '';
-    const sheet = readSheet(text);
-    if (!sheet.ok) {
-      await ack({ response_action: 'errors', errors: { [BLOCK.sheet]: `Not an install sheet: ${fileProblemSentence(sheet.problem)}` } });
-      return;
-    }
-    await ack({ response_action: 'update', view: sheetChecking(sheet.rows.length) });
+    const text = readInputs(view.state.values)[BLOCK.sheet];
+    const files = (view.state.values[BLOCK.sheetFile]?.[ACTION.value]?.files ?? []) as SlackFileRef[];
+    const file = files[0];
+    const errorUnder = (field: SheetField, message: string) => ack({ response_action: 'errors', errors: { [SHEET_FIELD_BLOCK[field]]: message } });
+    if (file && text) return void (await errorUnder('paste', 'A file is chosen too: clear these lines to check the file, or remove the file to check these lines.'));
+    if (!file && !text) return void (await errorUnder('file', 'Choose the sheet\'s CSV file, or paste its lines below.'));
     const logger = deps.logger.child({ flow: 'sheet', userId: body.user.id });
+    const shownAgain = (field: SheetField, problem: string) => sheetForm(origin, field === 'paste' ? text : undefined, problem, field);
+    let sheet: SheetRead;
+    if (file) {
+      const refused = fileRefusal(file, SHEET_FILE_MAX_BYTES);
+      if (refused) return void (await errorUnder('file', `Could not read ${file.name}: ${refused}.`));
+      await ack({ response_action: 'update', view: sheetReading(file.name) });
+      const download = await downloadSlackFile(file, { token: client.token ?? '', apiUrl: client.slackApiUrl, maxBytes: SHEET_FILE_MAX_BYTES, timeoutMs: SHEET_DOWNLOAD_TIMEOUT_MS });
+      if (!download.ok) {
+        logger.warn({ file: file.name, problem: download.problem }, 'could not download the install sheet file');
+        return void (await updateView(client, { viewId: view.id, view: shownAgain('file', `Could not read ${file.name}: ${download.problem}. Nothing was written.`) }, logger));
+      }
+      sheet = readSheet(download.text);
+      if (!sheet.ok) return void (await updateView(client, { viewId: view.id, view: shownAgain('file', `${file.name} is not an install sheet: ${fileProblemSentence(sheet.problem)}`) }, logger));
+      await updateView(client, { viewId: view.id, view: sheetChecking(sheet.rows.length) }, logger);
+    } else {
+      sheet = readSheet(text!);
+      if (!sheet.ok) return void (await errorUnder('paste', `Not an install sheet: ${fileProblemSentence(sheet.problem)}`));
+      await ack({ response_action: 'update', view: sheetChecking(sheet.rows.length) });
+    }
     let check: SheetCheck;
     try {
       check = await deps.services.sheets.check(sheet.rows);
     } catch (error) {
       const failure = describeFailure(error);
       if (!failure.expected) logger.error({ err: error }, 'install sheet check failed');
-      await updateView(client, { viewId: view.id, view: sheetForm(origin, text, failure.message) }, logger);
+      await updateView(client, { viewId: view.id, view: shownAgain(file ? 'file' : 'paste', failure.message) }, logger);
       return;
     }
     shown.keep(view.id, body.user.id, check);
