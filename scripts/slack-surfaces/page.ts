@@ -67,7 +67,7 @@ function surfaces(): Surface[] {
   const reminder = manualLinkReminder(f.newCustomerActivated);
   const failedParent = activationParent({ request: f.newCustomer, startedBy: f.AGENT, result: f.newCustomerFailed });
   const failure = activationFailure(f.newCustomer, f.AGENT, f.newCustomerFailed);
-  const sheetPaste = sheetForm(f.origin, ['device,first_name,last_name,client_id', '10.20.1.51,Priya,Ramnarine,1002', '10.20.1.88,Ada,Lovelace,', 'NS-Fraser,Dwayne,Fr4ser,'].join('\n'));
+  const sheetFormShown = sheetForm(f.origin);
   const sheetChecked = sheetCheckView(f.origin, f.sheetCheck);
   const sheetDone = sheetParent(f.AGENT, f.sheetCheck.totals, { done: 2, 'already-done': 0, failed: 0, refused: 1 });
   const sheetRows = sheetRowsReply(f.sheetRowsDone);
@@ -126,11 +126,11 @@ function surfaces(): Surface[] {
       previews: [{ label: 'the failure reply', payload: blocksOf(failure) }],
     },
     {
-      title: 'Install sheet: paste and check',
-      when: '`/activate sheet` opens the box; **Check** reads UISP (nothing is written) and lists each row’s plan or problem, and what Run deletes or moves.',
-      text: [...modalText(sheetPaste), '', ...modalText(sheetChecked)],
+      title: 'Install sheet: the form and the check',
+      when: '`/activate sheet` (or **Install sheet** on the activation form or the Home tab) opens the form: a CSV file or pasted lines; **Template** sends the template CSV to your messages with SubOps. **Check** reads UISP (nothing is written) and lists each row’s plan or problem, and what Run deletes or moves.',
+      text: [...modalText(sheetFormShown), '', ...modalText(sheetChecked)],
       previews: [
-        { label: 'the paste', payload: sheetPaste },
+        { label: 'the form', payload: sheetFormShown },
         { label: 'the check', payload: sheetChecked },
       ],
     },
