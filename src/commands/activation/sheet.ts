@@ -6,10 +6,11 @@
  * listing every row, updated as rows end. Each row is audited as a single activation is. The services'
  * SheetService decides all of it; this file only renders.
  */
-import type { App } from '@slack/bolt';
+import type { App, webApi } from '@slack/bolt';
+import type { Logger } from 'pino';
 import { fileProblemSentence } from '../../render/sheet.js';
 import { rowsNeedingApproval } from '../../services/sheets/approval.js';
-import { readSheet, type SheetRead } from '../../services/sheets/sheet.js';
+import { readSheet, type SheetRow } from '../../services/sheets/sheet.js';
 import type { SheetCheck } from '../../services/sheets/types.js';
 import { onceView } from '../../slack/deliveries.js';
 import type { ListenerDeps } from '../../slack/deps.js';
@@ -20,6 +21,7 @@ import { updateView } from '../../slack/modals.js';
 import { runSheet } from './sheet-run.js';
 import { readInputs } from '../../slack/state.js';
 import { ACTION, BLOCK, CALLBACK } from '../../views/ids.js';
+import type { ModalView } from '../../views/kit.js';
 import { rowsToRun, SHEET_FIELD_BLOCK, sheetChecking, sheetCheckLost, sheetCheckView, sheetForm, sheetReading, sheetStarted, type SheetField } from '../../views/sheet.js';
 
 /** A sheet file is a few KB (200 rows of ~60 characters is 12 KB): anything past this is not one. */
@@ -60,30 +62,25 @@ export function registerSheet(app: App, deps: ListenerDeps): void {
     const file = files[0];
     const errorUnder = (field: SheetField, message: string) => ack({ response_action: 'errors', errors: { [SHEET_FIELD_BLOCK[field]]: message } });
     if (file && text) return void (await errorUnder('paste', 'A file is chosen too: clear these lines to check the file, or remove the file to check these lines.'));
-    if (!file && !text) return void (await errorUnder('file', 'Choose the sheet\'s CSV file, or paste its lines below.'));
+    if (!file && !text) return void (await errorUnder('file', "Choose the sheet's CSV file, or paste its lines below."));
     const logger = deps.logger.child({ flow: 'sheet', userId: body.user.id });
     const shownAgain = (field: SheetField, problem: string) => sheetForm(origin, field === 'paste' ? text : undefined, problem, field);
-    let sheet: SheetRead;
+    let rows: SheetRow[] | undefined;
     if (file) {
       const refused = fileRefusal(file, SHEET_FILE_MAX_BYTES);
       if (refused) return void (await errorUnder('file', `Could not read ${file.name}: ${refused}.`));
       await ack({ response_action: 'update', view: sheetReading(file.name) });
-      const download = await downloadSlackFile(file, { token: client.token ?? '', apiUrl: client.slackApiUrl, maxBytes: SHEET_FILE_MAX_BYTES, timeoutMs: SHEET_DOWNLOAD_TIMEOUT_MS });
-      if (!download.ok) {
-        logger.warn({ file: file.name, problem: download.problem }, 'could not download the install sheet file');
-        return void (await updateView(client, { viewId: view.id, view: shownAgain('file', `Could not read ${file.name}: ${download.problem}. Nothing was written.`) }, logger));
-      }
-      sheet = readSheet(download.text);
-      if (!sheet.ok) return void (await updateView(client, { viewId: view.id, view: shownAgain('file', `${file.name} is not an install sheet: ${fileProblemSentence(sheet.problem)}`) }, logger));
-      await updateView(client, { viewId: view.id, view: sheetChecking(sheet.rows.length) }, logger);
+      rows = await rowsOfFile(client, view.id, file, (problem) => shownAgain('file', problem), logger);
+      if (!rows) return;
     } else {
-      sheet = readSheet(text!);
+      const sheet = readSheet(text!);
       if (!sheet.ok) return void (await errorUnder('paste', `Not an install sheet: ${fileProblemSentence(sheet.problem)}`));
       await ack({ response_action: 'update', view: sheetChecking(sheet.rows.length) });
+      rows = sheet.rows;
     }
     let check: SheetCheck;
     try {
-      check = await deps.services.sheets.check(sheet.rows);
+      check = await deps.services.sheets.check(rows);
     } catch (error) {
       const failure = describeFailure(error);
       if (!failure.expected) logger.error({ err: error }, 'install sheet check failed');
@@ -104,6 +101,26 @@ export function registerSheet(app: App, deps: ListenerDeps): void {
     const confirmed = { ...check, rows: check.rows.map((row) => (row.kind === 'plan' && needsApproval.has(row.row) ? { ...row, confirm: null } : row)) };
     await runSheet(deps, { origin: { ...origin, userId: body.user.id }, check: confirmed });
   }));
+}
+
+/**
+ * The rows of the form's file, downloaded after the ack (the modal says it is reading): shown as being
+ * checked, or undefined once the form is shown again (`again`) saying why it could not be read.
+ */
+async function rowsOfFile(client: webApi.WebClient, viewId: string, file: SlackFileRef, again: (problem: string) => ModalView, logger: Logger): Promise<SheetRow[] | undefined> {
+  const download = await downloadSlackFile(file, { token: client.token ?? '', apiUrl: client.slackApiUrl, maxBytes: SHEET_FILE_MAX_BYTES, timeoutMs: SHEET_DOWNLOAD_TIMEOUT_MS });
+  if (!download.ok) {
+    logger.warn({ file: file.name, problem: download.problem }, 'could not download the install sheet file');
+    await updateView(client, { viewId, view: again(`Could not read ${file.name}: ${download.problem}. Nothing was written.`) }, logger);
+    return undefined;
+  }
+  const sheet = readSheet(download.text);
+  if (!sheet.ok) {
+    await updateView(client, { viewId, view: again(`${file.name} is not an install sheet: ${fileProblemSentence(sheet.problem)}`) }, logger);
+    return undefined;
+  }
+  await updateView(client, { viewId, view: sheetChecking(sheet.rows.length) }, logger);
+  return sheet.rows;
 }
 
 /** The rows whose deletes or moves the approval rule (APPROVAL_REQUIRED_FOR) covers. */
