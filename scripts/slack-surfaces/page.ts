@@ -15,7 +15,8 @@ import { homeView } from '../../src/views/home.js';
 import type { ModalView, SlackMessage } from '../../src/views/kit.js';
 import { clientCardMessage, deviceCardMessage } from '../../src/views/lookups.js';
 import { paymentsList } from '../../src/views/payments.js';
-import { sheetCheckView, sheetForm, sheetParent, sheetRowsReply } from '../../src/views/sheet.js';
+import { endedBeforeSentence } from '../../src/render/sheet.js';
+import { sheetCheckView, sheetContinued, sheetForm, sheetLinkReminders, sheetParent, sheetRowsReply, sheetStopped } from '../../src/views/sheet.js';
 import { suspensionConfirm, suspensionParent, suspensionResultReply } from '../../src/views/suspension.js';
 import { changeNotice } from '../../src/views/uisp-changes.js';
 import { acknowledgedReply, outageParent, recoveredReply, redrawnParent, updateReply } from '../../src/views/outages.js';
@@ -67,10 +68,14 @@ function surfaces(): Surface[] {
   const reminder = manualLinkReminder(f.newCustomerActivated);
   const failedParent = activationParent({ request: f.newCustomer, startedBy: f.AGENT, result: f.newCustomerFailed });
   const failure = activationFailure(f.newCustomer, f.AGENT, f.newCustomerFailed);
-  const sheetPaste = sheetForm(f.origin, ['device,first_name,last_name,client_id', '10.20.1.51,Priya,Ramnarine,1002', '10.20.1.88,Ada,Lovelace,', 'NS-Fraser,Dwayne,Fr4ser,'].join('\n'));
+  const sheetFormShown = sheetForm(f.origin);
   const sheetChecked = sheetCheckView(f.origin, '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e', f.sheetCheck);
   const sheetDone = sheetParent(f.AGENT, f.sheetCheck.totals, { done: 2, 'already-done': 0, failed: 0, refused: 1 });
   const sheetRows = sheetRowsReply(f.sheetRowsDone);
+  const sheetLinks = sheetLinkReminders([{ place: { row: 2, line: 3 }, result: f.newCustomerActivated }]);
+  const sheetStoppedMessage = sheetStopped(f.AGENT, '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e');
+  // Rows 1 and 3 ended before the stop; Continue ran row 2.
+  const sheetRowsContinued = f.sheetRowsDone.map((row) => (row.outcome && row.row !== 2 ? { ...row, sentence: endedBeforeSentence(row.outcome) } : row));
   const suspendTarget = { service: f.marcusService, client: f.marcus, reason: f.customerRequest };
   const suspendConfirm = suspensionConfirm('suspend', f.origin, suspendTarget, f.statusLabel);
   const suspended = { ok: true as const, outcome: { kind: 'done' as const, action: 'suspend' as const, service: f.marcusService, after: { ...f.marcusService, status: 3, suspensionReasonId: 2 }, suspensionReason: f.customerRequest } };
@@ -129,21 +134,31 @@ function surfaces(): Surface[] {
       previews: [{ label: 'the failure reply', payload: blocksOf(failure) }],
     },
     {
-      title: 'Install sheet: paste and check',
-      when: '`/activate sheet` opens the box; **Check** reads UISP (nothing is written) and lists each row’s plan or problem, and what Run deletes or moves.',
-      text: [...modalText(sheetPaste), '', ...modalText(sheetChecked)],
+      title: 'Install sheet: the form and the check',
+      when: '`/activate sheet` (or **Install sheet** on the activation form or the Home tab) opens the form: a CSV file or pasted lines; **Template** sends the template CSV to your messages with SubOps. **Check** reads UISP (nothing is written) and lists each row’s plan or problem, and what Run deletes or moves.',
+      text: [...modalText(sheetFormShown), '', ...modalText(sheetChecked)],
       previews: [
-        { label: 'the paste', payload: sheetPaste },
+        { label: 'the form', payload: sheetFormShown },
         { label: 'the check', payload: sheetChecked },
       ],
     },
     {
       title: 'Install sheet thread',
-      when: 'After **Run**, in the channel of the command: the parent gives the totals, then the counts; one reply lists every row, updated as rows end (here while row 2 runs, then at the end).',
-      text: [...threadText(sheetParent(f.AGENT, f.sheetCheck.totals), [sheetRowsReply(f.sheetRowsRunning)]), '', ...threadText(sheetDone, [sheetRows])],
+      when: 'After **Run**, in the channel of the command: the parent gives the totals, then the counts; one reply lists every row, updated as rows end (here while row 2 runs, then at the end); then one reply collects the manual CRM–NMS links the rows left, each watched (“Linked in CRM” comes in this thread).',
+      text: [...threadText(sheetParent(f.AGENT, f.sheetCheck.totals), [sheetRowsReply(f.sheetRowsRunning)]), '', ...threadText(sheetDone, [sheetRows, sheetLinks])],
       previews: [
         { label: 'the parent, done', payload: blocksOf(sheetDone) },
         { label: 'the rows reply', payload: blocksOf(sheetRows) },
+        { label: 'the manual links', payload: blocksOf(sheetLinks) },
+      ],
+    },
+    {
+      title: 'Install sheet: SubOps stopped, Continue',
+      when: 'When the process running a sheet was killed, restarted or stalled, the next SubOps process says so in the sheet’s thread once its lease has run out, with **Continue**. Continue runs the rows that did not end (and those that failed) in the same thread, each reading UISP first; its rows reply marks the rows that ended before the stop.',
+      text: threadText(sheetParent(f.AGENT, f.sheetCheck.totals), [sheetRowsReply(f.sheetRowsRunning), sheetStoppedMessage, sheetContinued(f.AGENT, 1), sheetRowsReply(sheetRowsContinued)]),
+      previews: [
+        { label: 'the stop message', payload: blocksOf(sheetStoppedMessage) },
+        { label: 'the rows reply after Continue', payload: blocksOf(sheetRowsReply(sheetRowsContinued)) },
       ],
     },
     {

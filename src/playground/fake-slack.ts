@@ -9,13 +9,13 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { apiError, duplicateIdProblems, isRecord, PLAYGROUND_WORKSPACE, type ApiArgs, type ApiResult, type MethodHandler } from './fake-slack-api.js';
 import { FakeDirectory, type FakeChannel, type FakeUser } from './fake-slack-directory.js';
-import { FakeFiles, type FakeFile } from './fake-slack-files.js';
+import { FakeFiles, type AddedFile, type FakeFile, type SlackFileObject } from './fake-slack-files.js';
 import { FakeMessages, type FakeMessage } from './fake-slack-messages.js';
 import { authProblem, parseApiRequest } from './fake-slack-request.js';
 import { FakeViews } from './fake-slack-views.js';
 
 export type { FakeMessage } from './fake-slack-messages.js';
-export type { FakeFile } from './fake-slack-files.js';
+export type { AddedFile, FakeFile, SlackFileObject } from './fake-slack-files.js';
 
 export interface RecordedCall {
   method: string;
@@ -74,6 +74,8 @@ export interface FakeSlack {
   homes: Map<string, Record<string, unknown>>;
   /** file id -> file uploaded with files.uploadV2 (upload URL, bytes, completion). */
   files: Map<string, FakeFile>;
+  /** A file the agent uploaded (a modal's file_input): served at its url_private to the bot token; reference the answer in a file_input state. */
+  addFile(file: AddedFile): SlackFileObject;
   close(): Promise<void>;
 }
 
@@ -152,6 +154,10 @@ class LoopbackFakeSlack implements FakeSlack {
         resolve();
       });
     });
+  }
+
+  addFile(file: AddedFile): SlackFileObject {
+    return this.fileStore.add(file);
   }
 
   callsTo(method: string): RecordedCall[] {
@@ -261,6 +267,9 @@ class LoopbackFakeSlack implements FakeSlack {
     } else if (req.method === 'POST' && this.fileStore.isUploadPath(url.pathname)) {
       const { status, text } = await this.fileStore.receive(url.pathname, req.headers['content-type'] ?? '', body);
       res.writeHead(status, { 'content-type': 'text/plain' }).end(text);
+    } else if (req.method === 'GET' && this.fileStore.isPrivatePath(url.pathname)) {
+      const { status, headers, body: bytes } = this.fileStore.serve(url.pathname, req.headers.authorization);
+      res.writeHead(status, headers).end(bytes);
     } else {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not_found');
     }

@@ -61,6 +61,9 @@ export const VIEW_ENTRIES: Record<string, Rule> = {
 export const BUTTON_ENTRIES: Record<string, Rule> = {
   [ACTION.activationRetry]: 'activate',
   [ACTION.sheetContinue]: 'activate',
+  // The install sheet's buttons: the template, and the sheet form from the activation form.
+  [ACTION.sheetTemplate]: 'activate',
+  [ACTION.sheetOpen]: 'activate',
   [ACTION.suspensionClientLookup]: suspensionFormAction,
   [ACTION.uispUnsuspend]: 'unsuspend',
   // Removing a late duplicate finishes an activation's clean-up.
@@ -72,6 +75,7 @@ export const BUTTON_ENTRIES: Record<string, Rule> = {
   [LOOKUP_ACTION.recordPayment]: 'record-payment',
   [LOOKUP_ACTION.activate]: 'activate',
   [HOME_ACTION.activate]: 'activate',
+  [HOME_ACTION.sheet]: 'activate',
   [HOME_ACTION.suspend]: 'suspend',
   [HOME_ACTION.unsuspend]: 'unsuspend',
   [HOME_ACTION.payment]: 'record-payment',

@@ -9,7 +9,7 @@ import { escapeMrkdwn } from '../slack/escape.js';
 import { ActivationMetaSchema, encodeMetadata, type Origin } from '../slack/metadata.js';
 import { ACTION, CALLBACK, TYPEAHEAD } from './ids.js';
 import { channelLink, formatMoney } from './format.js';
-import { context, divider, externalSelectInput, modal, problem, section, sections, textInput, withProblem, type Block, type ModalView } from './kit.js';
+import { button, context, divider, externalSelectInput, modal, problem, section, sections, textInput, withProblem, type Block, type ModalView } from './kit.js';
 import { titleCase } from '../services/activation/names.js';
 import { alreadyOnSite, describeOwner } from '../render/activation.js';
 
@@ -41,6 +41,7 @@ const TYPEAHEAD_FIELDS: Partial<Record<ActivationField, string>> = { device: TYP
 export function activationForm({ origin, values = {}, problems = {}, notice }: ActivationFormInput): ModalView {
   const blocks: Block[] = [];
   if (notice) blocks.push(problem(escapeMrkdwn(notice)));
+  blocks.push(section('A day of installs? Give them all at once as a sheet.', button({ actionId: ACTION.sheetOpen, text: 'Install sheet' })));
   for (const f of FIELDS) {
     const common = { blockId: f.field, label: f.label, initial: values[f.field], optional: f.optional ?? false, ...(f.placeholder && { placeholder: f.placeholder }), ...(f.hint && { hint: f.hint }) };
     const typeahead = TYPEAHEAD_FIELDS[f.field];

@@ -17,6 +17,7 @@ import { actions, button, capBlocks, context, divider, header, modal, section, s
 
 export const HOME_ACTION = {
   activate: 'home_activate',
+  sheet: 'home_sheet',
   suspend: 'home_suspend',
   unsuspend: 'home_unsuspend',
   payment: 'home_payment',
@@ -59,6 +60,7 @@ export interface HomeInput {
 
 const HOME_BUTTONS: { action: AccessAction; button: ReturnType<typeof button> }[] = [
   { action: 'activate', button: button({ actionId: HOME_ACTION.activate, text: 'Activate a customer', style: 'primary' }) },
+  { action: 'activate', button: button({ actionId: HOME_ACTION.sheet, text: 'Install sheet' }) },
   { action: 'suspend', button: button({ actionId: HOME_ACTION.suspend, text: 'Suspend a service' }) },
   { action: 'unsuspend', button: button({ actionId: HOME_ACTION.unsuspend, text: 'Unsuspend a service' }) },
   { action: 'record-payment', button: button({ actionId: HOME_ACTION.payment, text: 'Record a payment' }) },

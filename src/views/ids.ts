@@ -28,6 +28,10 @@ export const ACTION = {
   uispUnsuspend: 'uisp_unsuspend',
   /** Remove duplicate on a late-duplicate notice in the audit channel (one per late record, in its own block; `:<record id>`). */
   removeDuplicate: 'remove_duplicate',
+  /** Template on the install sheet form: the template CSV is sent to the agent's DM with the bot. */
+  sheetTemplate: 'sheet_template',
+  /** Install sheet on the activation form: the form becomes the install sheet's. */
+  sheetOpen: 'sheet_open',
 } as const;
 
 /** The action_id of each typeahead field (external_select); the options request names it. */
@@ -44,5 +48,7 @@ export const BLOCK = {
   sheet: 'sheet',
   /** An install sheet's parent message: many links share its thread, so "Linked in CRM" is said in the thread, not on it. */
   sheetParent: 'sheet_parent',
+  /** The install sheet's file field (file_input), next to the paste field `sheet`. */
+  sheetFile: 'sheet_file',
   payment: { clientId: 'client', amount: 'amount', method: 'method', note: 'note' },
 } as const;

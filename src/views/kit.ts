@@ -139,6 +139,11 @@ export function textInput(o: TextInputOptions): types.InputBlock {
   };
 }
 
+/** A file field (Slack's file_input): the app needs the files:read scope to download what is picked. */
+export function fileInput(o: { blockId: string; actionId: string; label: string; filetypes: string[]; hint?: string; optional?: boolean }): types.InputBlock {
+  return inputBlock(o, { type: 'file_input', action_id: o.actionId, filetypes: o.filetypes, max_files: 1 });
+}
+
 export interface ExternalSelectOptions {
   blockId: string;
   actionId: string;

@@ -1,38 +1,81 @@
 /**
- * /activate sheet in Slack: the modal where the agent pastes the sheet, its check (each row's plan or
+ * /activate sheet in Slack: the modal where the agent gives the sheet (a CSV file or pasted lines), its check (each row's plan or
  * why it will not run, the totals, the deletes and moves to confirm) with Run, and the run's thread: a
  * parent with the counts and one reply listing every row, updated as rows end. Words from
  * src/render/sheet.ts, shared with the CLI.
  */
 import type { RowCheck, RowOutcome, SheetCheck, SheetTotals } from '../services/sheets/types.js';
 import type { ActivationRequest, ActivationResult } from '../services/activation/types.js';
-import type { SheetPlace } from '../services/sheets/sheet.js';
+import { SHEET_COLUMNS, SHEET_MAX_ROWS, type SheetPlace } from '../services/sheets/sheet.js';
 import { countsSentence, endedBeforeSentence, rowCandidates, rowCheckSentence, rowConfirmation, rowPlace, totalsSentence } from '../render/sheet.js';
 import { escapeMrkdwn } from '../slack/escape.js';
 import { encodeMetadata, SheetMetaSchema, type Origin } from '../slack/metadata.js';
 import { manualLink } from './activation-progress.js';
 import { channelLink, mention } from './format.js';
 import { ACTION, BLOCK, CALLBACK } from './ids.js';
-import { actions, button, context, message, modal, problem, section, sections, textInput, withProblem, type ModalView, type SlackMessage } from './kit.js';
+import { actions, button, context, fileInput, message, modal, problem, section, sections, textInput, withProblem, type ModalView, type SlackMessage } from './kit.js';
 import { clipMrkdwn, LIMITS } from './limits.js';
 
 export const SHEET_TITLE = 'Install sheet';
-/** Slack's plain_text_input holds at most 3000 characters: about sixty rows. */
+/** Slack's plain_text_input holds at most 3000 characters: about sixty rows; a longer sheet comes as a file. */
 export const SHEET_INPUT_MAX = 3000;
 
-/** The paste form; `problem`: why the file is not a sheet, under the field (a problem found after the ack). */
-export function sheetForm(origin: Origin, text?: string, problemText?: string): ModalView {
-  const input = textInput({
+/** The form's two ways to give the sheet: the file field or the paste field. */
+export type SheetField = 'file' | 'paste';
+export const SHEET_FIELD_BLOCK: Record<SheetField, string> = { file: BLOCK.sheetFile, paste: BLOCK.sheet };
+
+/**
+ * The form: the template offered, a CSV file or pasted lines (exactly one). `problem`: why what was given
+ * is not a sheet, under the field it came from (`field`: a problem found after the ack).
+ */
+export function sheetForm(origin: Origin, text?: string, problemText?: string, field: SheetField = 'paste'): ModalView {
+  const columns = Object.values(SHEET_COLUMNS).join(', ');
+  const file = fileInput({
+    blockId: BLOCK.sheetFile,
+    actionId: ACTION.value,
+    label: 'Sheet file (CSV)',
+    filetypes: ['csv'],
+    optional: true,
+    hint: `A CSV file of at most ${SHEET_MAX_ROWS} rows, header line included; or paste the lines below.`,
+  });
+  const paste = textInput({
     blockId: BLOCK.sheet,
     actionId: ACTION.value,
-    label: 'Sheet (CSV, header line included)',
+    label: 'Or paste the sheet (CSV, header line included)',
     multiline: true,
+    optional: true,
     maxLength: SHEET_INPUT_MAX,
     initial: text,
-    placeholder: 'device,first_name,last_name,email,phone,client_id',
-    hint: 'Paste the CSV lines of the install sheet. Nothing is written until you press Run on the check.',
+    placeholder: 'device,first_name,last_name,client_id,email,phone',
+    hint: 'About sixty rows fit here; a longer sheet goes in the file field.',
   });
-  return modal({ callbackId: CALLBACK.sheetForm, title: SHEET_TITLE, submit: 'Check', blocks: withProblem(input, problemText), privateMetadata: encodeMetadata(SheetMetaSchema, { origin }) });
+  const blocks = [
+    section(`Columns: ${columns}, in any order, with a header row.`, button({ actionId: ACTION.sheetTemplate, text: 'Template' })),
+    ...withProblem(file, field === 'file' ? problemText : undefined),
+    ...withProblem(paste, field === 'paste' ? problemText : undefined),
+    context('Nothing is written until you press Run on the check.'),
+  ];
+  return modal({ callbackId: CALLBACK.sheetForm, title: SHEET_TITLE, submit: 'Check', blocks, privateMetadata: encodeMetadata(SheetMetaSchema, { origin }) });
+}
+
+/** Shown by the ack while the file is downloaded from Slack (its rows are not known yet). */
+export function sheetReading(filename: string): ModalView {
+  return modal({ callbackId: CALLBACK.info, title: SHEET_TITLE, close: 'Close', blocks: [section(`:hourglass_flowing_sand: Reading *${escapeMrkdwn(filename)}* from Slack… Nothing is written.`)] });
+}
+
+/** Pushed over the form by Template at once (the trigger id lives 3 seconds), then updated with how the upload went. */
+export function sheetTemplateSending(): ModalView {
+  return modal({ callbackId: CALLBACK.info, title: SHEET_TITLE, close: 'Back', blocks: [section(':hourglass_flowing_sand: Sending the template to your messages with SubOps…')] });
+}
+
+/** After Template: the template is in the agent's DM with the bot (pushed over the form, which stays as it was). */
+export function sheetTemplateSent(filename: string): ModalView {
+  return modal({ callbackId: CALLBACK.info, title: SHEET_TITLE, close: 'Back', blocks: [section(`:white_check_mark: *${escapeMrkdwn(filename)}* is in your messages with SubOps. Fill it in, then choose it in the file field.`)] });
+}
+
+/** Template could not be sent: why, and that the form is still there. */
+export function sheetTemplateFailed(reason: string): ModalView {
+  return modal({ callbackId: CALLBACK.info, title: SHEET_TITLE, close: 'Back', blocks: [section(`:x: Slack did not take the template file (${escapeMrkdwn(reason)}). If it says missing_scope, reinstall the app from manifest.yml.`)] });
 }
 
 export function sheetChecking(rows: number): ModalView {
@@ -90,7 +133,7 @@ export function sheetCheckView(origin: Origin, sheetId: string, check: SheetChec
     ...(check.totals.needConfirmation ? [problem(notice)] : []),
     // Four blocks around the rows: the totals, the confirmation notice, the closing context, one to spare.
     ...sheetPlanSections(check, needsApproval, LIMITS.modalBlocks - 4),
-    context(runs ? closing : 'No row can run: fix the sheet and paste it again.'),
+    context(runs ? closing : 'No row can run: fix the sheet and give it again.'),
   ];
   const submit = asking ? 'Ask approval' : `Run ${runs} row${runs === 1 ? '' : 's'}`;
   return modal({ callbackId: CALLBACK.sheetCheck, title: SHEET_TITLE, blocks, close: 'Back out', ...(runs && { submit }), privateMetadata: encodeMetadata(SheetMetaSchema, { origin, sheetId }) });
@@ -109,8 +152,8 @@ export function sheetStarted(origin: Origin, rows: number): ModalView {
 export type SheetNotRun = 'lost' | 'tampered' | 'running' | 'store-failed';
 
 const NOT_RUN_TEXT: Record<SheetNotRun, string> = {
-  lost: ':x: SubOps no longer keeps this check. Nothing was changed; run `/activate sheet` and paste the sheet again.',
-  tampered: ':x: The check the store holds for this sheet is not the one SubOps kept (it does not verify). Nothing was changed; run `/activate sheet` and paste the sheet again.',
+  lost: ':x: SubOps no longer keeps this check. Nothing was changed; run `/activate sheet` and give the sheet again.',
+  tampered: ':x: The check the store holds for this sheet is not the one SubOps kept (it does not verify). Nothing was changed; run `/activate sheet` and give the sheet again.',
   running: ':information_source: This sheet is already running (Run was pressed already). Follow it in its thread.',
   'store-failed': ":x: SubOps could not read its store to run this sheet. Nothing was changed; press Back out and run `/activate sheet` again.",
 };

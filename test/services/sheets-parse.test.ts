@@ -1,7 +1,8 @@
 /** Reading an install sheet: the CSV forms spreadsheets write, the header, the row limit, and what is refused where. */
 import { describe, expect, it } from 'vitest';
 import { parseCsv } from '../../src/services/sheets/csv.js';
-import { readSheet, SHEET_MAX_ROWS } from '../../src/services/sheets/sheet.js';
+import { readSheet, SHEET_COLUMNS, SHEET_MAX_ROWS, sheetTemplate } from '../../src/services/sheets/sheet.js';
+import { readFile } from 'node:fs/promises';
 
 const requests = (text: string) => {
   const sheet = readSheet(text);
@@ -68,5 +69,13 @@ describe('an install sheet', () => {
     const sheet = (rows: number) => ['device,first_name,last_name', ...Array.from({ length: rows }, (_, i) => `dev-${i},Ada,Lovelace`)].join('\n');
     expect(readSheet(sheet(SHEET_MAX_ROWS)).ok).toBe(true);
     expect(readSheet(sheet(SHEET_MAX_ROWS + 1))).toEqual({ ok: false, problem: { code: 'too-many-rows', rows: 201, max: 200 } });
+  });
+});
+
+describe('the template', () => {
+  it('examples/install-sheet.csv is the template SubOps sends: every column, and example rows that read', async () => {
+    expect(await readFile(new URL('../../examples/install-sheet.csv', import.meta.url), 'utf8')).toBe(sheetTemplate());
+    expect(sheetTemplate().split('\n')[0]).toBe(Object.values(SHEET_COLUMNS).join(','));
+    expect(requests(sheetTemplate())).toHaveLength(3);
   });
 });

@@ -12,7 +12,7 @@ import { createApp, startApp, startOpsListener, type SubOpsApp } from '../../src
 import type { RunningListener } from '../../src/services/events/http-listener.js';
 import { HealthProbe, type HealthProbeOptions } from '../../src/slack/health.js';
 import { loadAppConfig, type Env } from '../../src/config.js';
-import { startFakeSlack, type FakeSlack, type FakeSlackOptions, type RecordedCall } from '../../src/playground/fake-slack.js';
+import { startFakeSlack, type FakeSlack, type FakeSlackOptions, type RecordedCall, type SlackFileObject } from '../../src/playground/fake-slack.js';
 import { SlackSender, type SlackReply, type ViewStateValues } from '../../src/playground/slack-sender.js';
 import type { SimulatorOptions } from '../../src/simulator/index.js';
 import { createServices, type Services } from '../../src/services/container.js';
@@ -280,6 +280,11 @@ export function harnessPerTest(): { start: (options?: HarnessOptions) => Promise
 
 export function inputs(values: Record<string, string>): ViewStateValues {
   return Object.fromEntries(Object.entries(values).map(([blockId, value]) => [blockId, { value: { type: 'plain_text_input', value } }]));
+}
+
+/** A file field (file_input) holding files the agent uploaded (`h.fake.addFile`), as Slack sends it in view.state.values. */
+export function chosenFiles(blockId: string, ...files: SlackFileObject[]): ViewStateValues {
+  return { [blockId]: { value: { type: 'file_input', files } } };
 }
 
 export function selected(actionId: string, value: string): Record<string, unknown> {

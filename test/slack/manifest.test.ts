@@ -67,7 +67,7 @@ describe('manifest.yml', () => {
   it('runs in Socket Mode with interactivity and only the bot scopes the app uses', () => {
     expect(manifest.settings.socket_mode_enabled).toBe(true);
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
-    expect(manifest.oauth_config.scopes.bot.sort()).toEqual(['channels:history', 'channels:read', 'chat:write', 'commands', 'files:write', 'groups:history', 'groups:read', 'im:write', 'usergroups:read']);
+    expect(manifest.oauth_config.scopes.bot.sort()).toEqual(['channels:history', 'channels:read', 'chat:write', 'commands', 'files:read', 'files:write', 'groups:history', 'groups:read', 'im:write', 'usergroups:read']);
     for (const command of manifest.features.slash_commands) expect(command.url).toBeUndefined();
   });
 

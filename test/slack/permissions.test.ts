@@ -63,6 +63,8 @@ const ROWS: Row[] = [
   { kind: 'view', id: 'outage_update', needs: 'acknowledge-outage' },
   { kind: 'button', id: 'activation_retry', needs: 'activate' },
   { kind: 'button', id: 'sheet_continue', needs: 'activate' },
+  { kind: 'button', id: 'sheet_template', needs: 'activate' },
+  { kind: 'button', id: 'sheet_open', needs: 'activate' },
   { kind: 'button', id: 'suspension_client_lookup', needs: 'suspend', metadata: suspendForm },
   { kind: 'button', id: 'suspension_client_lookup', needs: 'unsuspend', metadata: unsuspendForm },
   { kind: 'button', id: 'uisp_unsuspend', needs: 'unsuspend' },
@@ -74,6 +76,7 @@ const ROWS: Row[] = [
   { kind: 'button', id: 'lookup_record_payment', needs: 'record-payment' },
   { kind: 'button', id: 'lookup_activate', needs: 'activate' },
   { kind: 'button', id: 'home_activate', needs: 'activate' },
+  { kind: 'button', id: 'home_sheet', needs: 'activate' },
   { kind: 'button', id: 'home_suspend', needs: 'suspend' },
   { kind: 'button', id: 'home_unsuspend', needs: 'unsuspend' },
   { kind: 'button', id: 'home_payment', needs: 'record-payment' },
@@ -230,8 +233,8 @@ describe('buttons a user may not use are not offered', () => {
       await h.settled();
       return [...buttons(h.fake.homes.get(userId) as { blocks?: unknown[] }).keys()];
     };
-    expect(await homeButtons(SUPPORT)).toEqual(['Activate a customer', 'Look up a client']);
-    expect(await homeButtons(BILLING)).toEqual(['Activate a customer', 'Suspend a service', 'Unsuspend a service', 'Record a payment', 'Look up a client']);
+    expect(await homeButtons(SUPPORT)).toEqual(['Activate a customer', 'Install sheet', 'Look up a client']);
+    expect(await homeButtons(BILLING)).toEqual(['Activate a customer', 'Install sheet', 'Suspend a service', 'Unsuspend a service', 'Record a payment', 'Look up a client']);
   });
 });
 

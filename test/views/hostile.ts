@@ -31,7 +31,7 @@ import { changeNotice, webhookFailedNotice } from '../../src/views/uisp-changes.
 import { acknowledgedReply, everyAffected, flappingMessage, outageParent, recoveredReply, redrawnParent, updateModal, updateReply } from '../../src/views/outages.js';
 import type { OutageInProgress } from '../../src/services/outages.js';
 import { section } from '../../src/views/kit.js';
-import { sheetAskingApproval, sheetChecking, sheetCheckView, sheetContinued, sheetForm, sheetLinkReminders, sheetNotRun, sheetParent, sheetPlanSections, sheetRowsReply, sheetStarted, sheetStopped } from '../../src/views/sheet.js';
+import { sheetAskingApproval, sheetChecking, sheetCheckView, sheetContinued, sheetForm, sheetLinkReminders, sheetNotRun, sheetParent, sheetPlanSections, sheetReading, sheetRowsReply, sheetStarted, sheetStopped, sheetTemplateFailed, sheetTemplateSending, sheetTemplateSent } from '../../src/views/sheet.js';
 import type { SheetCheck } from '../../src/services/sheets/types.js';
 import { removalSentence } from '../../src/render/duplicates.js';
 
@@ -160,6 +160,11 @@ export function surfaces(v: string): Record<string, unknown> {
 
   return {
     sheetForm: sheetForm(origin, v, v),
+    'sheetForm, a problem with the file': sheetForm(origin, undefined, v, 'file'),
+    sheetReading: sheetReading(v),
+    sheetTemplateSending: sheetTemplateSending(),
+    sheetTemplateSent: sheetTemplateSent(v),
+    sheetTemplateFailed: sheetTemplateFailed(v),
     sheetChecking: sheetChecking(3),
     sheetCheckView: sheetCheckView(origin, '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e', sheet),
     'sheetCheckView, a row needing approval': sheetCheckView(origin, '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e', sheet, new Set([1])),

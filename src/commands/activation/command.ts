@@ -1,6 +1,6 @@
 /**
  * /activate [device] [first name] [last name]: opens the activation form at once (`/activate sheet`: the
- * install sheet's paste form, ./sheet.ts). The trigger id lives
+ * install sheet's form, a CSV file or pasted lines, ./sheet.ts). The trigger id lives
  * 3 seconds, so nothing touches UISP before views.open; the plan is computed when the form is submitted.
  */
 import { escapeMrkdwn } from '../../slack/escape.js';

@@ -11,6 +11,7 @@ import { registerForm } from './form.js';
 import { registerRetry } from './retry.js';
 import { registerSheet } from './sheet.js';
 import { registerSheetContinue } from './sheet-continue.js';
+import { registerSheetButtons } from './sheet-buttons.js';
 
 export { activateCommand };
 
@@ -21,4 +22,5 @@ export function register(app: App, deps: ListenerDeps): void {
   registerRetry(app, deps);
   registerSheet(app, deps);
   registerSheetContinue(app, deps);
+  registerSheetButtons(app, deps);
 }

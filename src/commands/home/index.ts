@@ -1,8 +1,8 @@
 /**
  * The bot's Home tab. Opening it (`app_home_opened`) publishes the agent's and the team's recent
  * operations, read back from the metadata of the audit messages SubOps wrote, and the activations still awaiting
- * their manual CRM–NMS link, read from UISP. Its buttons open the existing forms (results go to the
- * agent's DM with the bot) and a client lookup whose card lands in that DM. The global access guard
+ * their manual CRM–NMS link, read from UISP. Its buttons open the existing forms, the install sheet's
+ * included (results, the sheet's thread too, go to the agent's DM with the bot) and a client lookup whose card lands in that DM. The global access guard
  * (src/slack/access.ts) checks the Home tab and its buttons like every command.
  */
 import type { App, BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
@@ -14,6 +14,7 @@ import { openPaymentForm } from '../payments/record-form.js';
 import { readInputs } from '../../slack/state.js';
 import { openSuspensionForm } from '../suspension/build-form.js';
 import { activationForm } from '../../views/activation.js';
+import { sheetForm } from '../../views/sheet.js';
 import { clientLookupModal, HOME_ACTION, HOME_LIST_LENGTH, HOME_LOOKUP, homeView, type HomeInput, type Part } from '../../views/home.js';
 import type { AccessAction } from '../../services/access.js';
 import { pendingRequests } from '../approvals/index.js';
@@ -81,6 +82,10 @@ export function register(app: App, deps: ListenerDeps): void {
   app.action<BlockAction<ButtonAction>>(
     HOME_ACTION.activate,
     opens('activate', ({ body, client }, origin) => openAndFill(client, { triggerId: body.trigger_id, view: activationForm({ origin }), logger })),
+  );
+  app.action<BlockAction<ButtonAction>>(
+    HOME_ACTION.sheet,
+    opens('sheet', ({ body, client }, origin) => openAndFill(client, { triggerId: body.trigger_id, view: sheetForm(origin), logger })),
   );
   for (const action of ['suspend', 'unsuspend'] as const) {
     app.action<BlockAction<ButtonAction>>(

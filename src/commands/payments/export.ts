@@ -5,6 +5,7 @@
 import type { webApi } from '@slack/bolt';
 import { csvHeader, paymentCsvLine } from '../../services/payments-csv.js';
 import type { ListenerDeps } from '../../slack/deps.js';
+import { uploadToDm } from '../../slack/dm-file.js';
 import { describeFailure, errorSummary } from '../../slack/errors.js';
 import { escapeMrkdwn } from '../../slack/escape.js';
 import type { PaymentRange } from '../../slack/metadata.js';
@@ -30,15 +31,10 @@ export async function exportPayments(deps: ListenerDeps, client: webApi.WebClien
   const count = lines.length - 1;
   const filename = `payments-${range.clientId === undefined ? '' : `client-${range.clientId}-`}${resolved.from}-to-${resolved.to}.csv`;
   try {
-    const dm = await client.conversations.open({ users: userId });
-    const channelId = dm.channel?.id;
-    if (!channelId) throw new Error('conversations.open returned no channel');
-    await client.files.uploadV2({
-      channel_id: channelId,
+    await uploadToDm(client, userId, {
       filename,
-      title: filename,
       content: `${lines.join('\n')}\n`,
-      initial_comment: `Payments from ${resolved.from} to ${resolved.to}: ${count} payment${count === 1 ? '' : 's'}.`,
+      comment: `Payments from ${resolved.from} to ${resolved.to}: ${count} payment${count === 1 ? '' : 's'}.`,
     });
     return paymentsExported({ count, from: resolved.from, to: resolved.to, filename });
   } catch (error) {

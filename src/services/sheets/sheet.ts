@@ -77,3 +77,20 @@ export function readSheet(text: string): SheetRead {
   }
   return { ok: true, rows };
 }
+
+/** The template's example rows: a reused client by id, a new client, and a device found by MAC. */
+const TEMPLATE_EXAMPLES: Partial<Record<ActivationField, string>>[] = [
+  { device: '10.20.1.51', firstName: 'Priya', lastName: 'Ramnarine', clientId: '1002' },
+  { device: 'NS-Fraser', firstName: 'Dwayne', lastName: 'Fraser' },
+  { device: '74:83:c2:0f:ab:88', firstName: 'Ada', lastName: 'Lovelace' },
+];
+
+/**
+ * The template a sheet starts from (examples/install-sheet.csv, and what Slack's Template button sends):
+ * every column's header, then the examples. Their values hold no separator or quote, so none is quoted.
+ */
+export function sheetTemplate(): string {
+  const fields = Object.keys(SHEET_COLUMNS) as ActivationField[];
+  const lines = [fields.map((field) => SHEET_COLUMNS[field]), ...TEMPLATE_EXAMPLES.map((example) => fields.map((field) => example[field] ?? ''))];
+  return lines.map((line) => `${line.join(',')}\n`).join('');
+}
