@@ -73,7 +73,7 @@ function surfaces(): Surface[] {
   const sheetDone = sheetParent(f.AGENT, f.sheetCheck.totals, { done: 2, 'already-done': 0, failed: 0, refused: 1 });
   const sheetRows = sheetRowsReply(f.sheetRowsDone);
   const sheetLinks = sheetLinkReminders([{ place: { row: 2, line: 3 }, result: f.newCustomerActivated }]);
-  const sheetStoppedMessage = sheetStopped(f.AGENT, '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e');
+  const sheetStoppedMessage = sheetStopped(f.AGENT, { sheetId: '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e' });
   // Rows 1 and 3 ended before the stop; Continue ran row 2.
   const sheetRowsContinued = f.sheetRowsDone.map((row) => (row.outcome && row.row !== 2 ? { ...row, sentence: endedBeforeSentence(row.outcome) } : row));
   const suspendTarget = { service: f.marcusService, client: f.marcus, reason: f.customerRequest };

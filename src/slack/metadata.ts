@@ -63,6 +63,10 @@ export const ActivationMetaSchema = z.object({
  */
 export const SheetMetaSchema = z.object({ origin: OriginSchema, sheetId: z.string().uuid().optional() });
 
+/** Continue's button value on a stopped install sheet: the sheet in the store, and the approval it ran under (checked again when pressed). */
+export const SheetContinueSchema = z.object({ sheetId: z.string().uuid(), approvalId: z.string().uuid().optional() });
+export type SheetContinue = z.infer<typeof SheetContinueSchema>;
+
 export const SuspensionActionSchema = z.enum(['suspend', 'unsuspend']);
 export type SuspensionAction = z.infer<typeof SuspensionActionSchema>;
 

@@ -10,7 +10,7 @@ import { approvedRunStopped } from '../views/approvals.js';
 import { sheetStopped } from '../views/sheet.js';
 import type { SlackMessage } from '../views/kit.js';
 import { suspensionStopped } from '../views/suspension.js';
-import { RetryValueSchema, SuspensionActionSchema } from './metadata.js';
+import { RetryValueSchema, SheetContinueSchema, SuspensionActionSchema } from './metadata.js';
 
 /** A Slack id (channel, user) as Slack makes them: letters and digits only. */
 export const SlackIdSchema = z.string().regex(/^[A-Z0-9]{1,40}$/);
@@ -21,8 +21,8 @@ export const StopNoticeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('suspension'), action: SuspensionActionSchema, serviceId: z.number().int().positive(), clientId: z.number().int().positive() }),
   /** An approval request's thread: its requester and approver are told. */
   z.object({ kind: z.literal('approved-run'), requester: SlackIdSchema, approver: SlackIdSchema }),
-  /** An install sheet's thread: Continue names the sheet as the store keeps it (its rows, and which ended). */
-  z.object({ kind: z.literal('sheet'), sheetId: z.string().uuid(), startedBy: SlackIdSchema }),
+  /** An install sheet's thread: Continue names the sheet as the store keeps it (its rows, and which ended) and the approval it ran under. */
+  z.object({ kind: z.literal('sheet'), continueWith: SheetContinueSchema, startedBy: SlackIdSchema }),
 ]);
 export type StopNotice = z.infer<typeof StopNoticeSchema>;
 
@@ -36,6 +36,6 @@ export function stopMessage(notice: StopNotice): SlackMessage {
     case 'approved-run':
       return approvedRunStopped(notice.requester, notice.approver);
     case 'sheet':
-      return sheetStopped(notice.startedBy, notice.sheetId);
+      return sheetStopped(notice.startedBy, notice.continueWith);
   }
 }

@@ -9,7 +9,7 @@ import type { ActivationRequest, ActivationResult } from '../services/activation
 import { SHEET_COLUMNS, SHEET_MAX_ROWS, type SheetPlace } from '../services/sheets/sheet.js';
 import { countsSentence, endedBeforeSentence, rowCandidates, rowCheckSentence, rowConfirmation, rowPlace, totalsSentence } from '../render/sheet.js';
 import { escapeMrkdwn } from '../slack/escape.js';
-import { encodeMetadata, SheetMetaSchema, type Origin } from '../slack/metadata.js';
+import { encodeMetadata, SheetContinueSchema, SheetMetaSchema, type Origin, type SheetContinue } from '../slack/metadata.js';
 import { manualLink } from './activation-progress.js';
 import { channelLink, mention } from './format.js';
 import { ACTION, BLOCK, CALLBACK } from './ids.js';
@@ -165,17 +165,25 @@ export function sheetNotRun(why: SheetNotRun): ModalView {
 
 /**
  * What the sheet's thread is told when the process running it stopped hard (src/slack/stop-notices.ts): the
- * rows list above says which rows ended, and Continue (its value: the sheet's id in the store) reads UISP
+ * rows list above says which rows ended, and Continue (its value: the sheet's id in the store, and its approval's) reads UISP
  * again and runs the rest.
  */
-export function sheetStopped(startedBy: string, sheetId: string): SlackMessage {
+export function sheetStopped(startedBy: string, continueWith: SheetContinue): SlackMessage {
   const text = `:warning: *SubOps stopped* before this install sheet (started by ${mention(startedBy)}) ended: its process was restarted, killed or stalled. The rows marked :white_check_mark: or :x: above ended; a row still :hourglass_flowing_sand: may be part-done in UISP. *Continue* reads UISP again and runs every row that did not end, and those that failed.`;
-  return message('SubOps stopped before the install sheet ended.', [section(text), actions(BLOCK.sheetContinue, [button({ actionId: ACTION.sheetContinue, text: 'Continue', value: sheetId, style: 'primary' })])]);
+  return message('SubOps stopped before the install sheet ended.', [section(text), actions(BLOCK.sheetContinue, [button({ actionId: ACTION.sheetContinue, text: 'Continue', value: encodeMetadata(SheetContinueSchema, continueWith), style: 'primary' })])]);
 }
 
-/** The thread's reply when Continue starts: who pressed it and how many rows it runs. */
-export function sheetContinued(userId: string, rows: number): SlackMessage {
-  const text = `:arrow_forward: Continued by ${mention(userId)}: ${rows} row${rows === 1 ? '' : 's'} to run, each read again in UISP first.`;
+/**
+ * The thread's reply when Continue starts: who pressed it, how many rows it runs, and for a sheet that
+ * ran under an approval, whether it still stands (`approvedBy`) or lapsed (its rows under approval stop).
+ */
+export function sheetContinued(userId: string, rows: number, approval?: { approvedBy: string } | 'lapsed'): SlackMessage {
+  const under = approval === 'lapsed'
+    ? ' The sheet\'s approval no longer stands (it expired): its rows under approval stop before any write; activate them with `/activate`.'
+    : approval
+      ? ` Still under ${mention(approval.approvedBy)}'s approval.`
+      : '';
+  const text = `:arrow_forward: Continued by ${mention(userId)}: ${rows} row${rows === 1 ? '' : 's'} to run, each read again in UISP first.${under}`;
   return message(text, [context(text)]);
 }
 

@@ -170,3 +170,56 @@ describe('an install sheet with a row whose delete needs approval', () => {
     expect(toldPrivately(LEAD)).toEqual([":x: This approval request in SubOps' store does not match what was posted for approval, so SubOps refuses it. Nothing was changed; ask for the change again."]);
   });
 });
+
+describe('an approved sheet whose process stopped before its delete', () => {
+  const LEASE_MS = 120_000;
+  const DELETE_102 = { method: 'DELETE', path: '/crm/api/v1.0/clients/services/102' };
+
+  /** Approved, then killed while row 1's delete of #102 hangs (never applied); row 2 ends. The next process's stop message. */
+  async function stoppedAfterApproval() {
+    const deletes = h.uisp.sim.gate(DELETE_102);
+    await askApproval();
+    void click('Approve', LEAD);
+    await deletes.arrived(1);
+    await h.fake.waitFor('chat.update', (call) => call.args.text === 'Rows: 1 of 2 ended.');
+    const parent = h.fake.messages(CHANNEL).find((m) => m.thread_ts === undefined)!;
+    const next = await h.replica({ ownServices: true });
+    clock.now += LEASE_MS;
+    // The sheet's thread, and the approval's thread (its approved run), are each told.
+    expect(await next.app.sweepInFlight()).toBe(2);
+    const stopped = h.fake.messages(CHANNEL).find((m) => m.thread_ts === parent.ts && m.text.startsWith('SubOps stopped'))!;
+    return { deletes, next, parent, stopped };
+  }
+
+  it('Continue while the approval stands runs row 1 as approved: #102 is deleted, the thread and the audit name the approver', async () => {
+    const { deletes, next, parent, stopped } = await stoppedAfterApproval();
+    await next.sender.blockAction({ userId: AGENT, actionId: 'sheet_continue', message: stopped });
+    await deletes.arrived(2);
+    await deletes.release(1);
+    await h.fake.waitFor('chat.update', (call) => call.args.ts === parent.ts && String(call.args.text).includes('*done*'));
+    await next.settled();
+    expect(h.fake.messages(CHANNEL).filter((m) => m.thread_ts === parent.ts).map((m) => m.text)).toContain(`:arrow_forward: Continued by <@${AGENT}>: 1 row to run, each read again in UISP first. Still under <@${LEAD}>'s approval.`);
+    expect(shown(h.fake.messages(CHANNEL).find((m) => m.ts === parent.ts)!)).toContain('2 activated, 0 already activated, 0 failed, 0 refused');
+    expect(h.uisp.sim.data.services.find((s) => s.id === 102)).toBeUndefined();
+    expect(h.logs.filter((l) => l.audit === true).map((l) => [l.action, l.result, l.approvedBy])).toEqual([
+      ['activate', 'activated', LEAD],
+      ['activate', 'activated', LEAD],
+    ]);
+    deletes.open();
+  });
+
+  it('Continue after the approval expired: row 1 confirms nothing and stops before any write, and the thread says why', async () => {
+    const { deletes, next, parent, stopped } = await stoppedAfterApproval();
+    clock.now += 3 * 3_600_000;
+    await next.sender.blockAction({ userId: AGENT, actionId: 'sheet_continue', message: stopped });
+    await h.fake.waitFor('chat.update', (call) => call.args.ts === parent.ts && String(call.args.text).includes('*done*'));
+    await next.settled();
+    expect(h.fake.messages(CHANNEL).filter((m) => m.thread_ts === parent.ts).map((m) => m.text)).toContain(
+      `:arrow_forward: Continued by <@${AGENT}>: 1 row to run, each read again in UISP first. The sheet's approval no longer stands (it expired): its rows under approval stop before any write; activate them with \`/activate\`.`,
+    );
+    expect(deletes.held).toHaveLength(1);
+    expect(h.uisp.sim.data.services.find((s) => s.id === 102)?.status).not.toBe(1);
+    expect(shown(h.fake.messages(CHANNEL).find((m) => m.ts === parent.ts)!)).toContain('1 activated, 0 already activated, 0 failed, 1 refused');
+    deletes.open();
+  });
+});

@@ -173,7 +173,7 @@ export function surfaces(v: string): Record<string, unknown> {
     'approvalRequestMessage, sheet': approvalRequestMessage(approval({ kind: 'sheet', sheetId: '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e', check: sheet, approvalRows: [1] })),
     sheetStarted: sheetStarted(origin, 3),
     sheetNotRun: sheetNotRun('tampered'),
-    sheetStopped: sheetStopped('U0AGENT', '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e'),
+    sheetStopped: sheetStopped('U0AGENT', { sheetId: '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e', approvalId: '0b6c2f0e-8a3e-4d6a-9c1e-2f4b5a6c7d8e' }),
     sheetContinued: sheetContinued('U0AGENT', 3),
     sheetParent: sheetParent('U0AGENT', sheet.totals),
     'sheetParent, done': sheetParent('U0AGENT', sheet.totals, { done: 1, 'already-done': 0, failed: 1, refused: 1 }),

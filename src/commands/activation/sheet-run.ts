@@ -29,21 +29,23 @@ export interface SheetRun {
   sheetId: string;
   /** The rows to run, each one's deletes and moves confirmed as the check showed them (`shown`). */
   check: SheetCheck;
-  /** Who approved the sheet, when it needed approval: named in each row's audit record. */
+  /** Who approved the sheet, when it needed approval: named in its thread and each row's audit record. */
   approvedBy?: string | undefined;
-  /** Set by Continue: the sheet's thread (its parent) and its rows as they stood, those that ended before the stop marked. */
-  continued?: { parentTs: string; all: SheetCheck; ended: ReadonlyMap<number, RowOutcome> } | undefined;
+  /** The approval request it runs under: Continue after a stop runs its rows under approval only while it stands. */
+  approvalId?: string | undefined;
+  /** Set by Continue: the sheet's thread (its parent), its rows as they stood (those that ended before the stop marked), and its approval then. */
+  continued?: { parentTs: string; all: SheetCheck; ended: ReadonlyMap<number, RowOutcome>; approval?: { approvedBy: string } | 'lapsed' | undefined } | undefined;
 }
 
 /** Runs the check as shown, in one thread of the channel the command came from. */
-export async function runSheet(deps: ListenerDeps, { origin, startedBy, sheetId, check, approvedBy, continued }: SheetRun): Promise<void> {
+export async function runSheet(deps: ListenerDeps, { origin, startedBy, sheetId, check, approvedBy, approvalId, continued }: SheetRun): Promise<void> {
   const logger = deps.logger.child({ flow: 'sheet', userId: origin.userId, sheetId });
   const all = continued?.all ?? check;
   const ended = new Map(continued?.ended);
   const counts = () => countsOf(ended);
-  const report = deps.reporter.start({ origin, parent: sheetParent(startedBy, all.totals), parentTs: continued?.parentTs, logger, ifStopped: { kind: 'sheet', sheetId, startedBy } });
+  const report = deps.reporter.start({ origin, parent: sheetParent(startedBy, all.totals), parentTs: continued?.parentTs, logger, ifStopped: { kind: 'sheet', continueWith: { sheetId, ...(approvalId && { approvalId }) }, startedBy } });
   if (approvedBy && !continued) report.reply(approvedNote(approvedBy));
-  if (continued) report.reply(sheetContinued(origin.userId, check.rows.length));
+  if (continued) report.reply(sheetContinued(origin.userId, check.rows.length, continued.approval));
   // The rows still to run wait; the rows that ended before a stop say how they ended.
   const rows: SheetRowLine[] = rowLines(all, continued?.ended);
   const place = new Map(rows.map((row, index) => [row.row, index]));

@@ -89,7 +89,7 @@ export async function runApproved(deps: ListenerDeps, request: ApprovalRequest, 
     }
     case 'sheet': {
       // Every row is read again as it runs and deletes or moves only what the check showed (`shown`).
-      await runSheet(deps, { origin, startedBy: request.requester, sheetId: operation.sheetId, check: operation.check, approvedBy: approver });
+      await runSheet(deps, { origin, startedBy: request.requester, sheetId: operation.sheetId, check: operation.check, approvedBy: approver, approvalId: request.id });
       return { ok: true, sentence: 'The install sheet ran as approved: each row\'s outcome is in its thread, in the channel it came from.' };
     }
   }

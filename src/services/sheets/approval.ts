@@ -34,3 +34,22 @@ export function sheetApprovalReasons(needs: ReadonlyMap<number, readonly Approva
   const sites = new Set(reasons.flatMap((reason) => (reason.kind === 'move-device' ? [reason.fromSite] : [])));
   return [...(reasons.some((reason) => reason.kind === 'delete-service') ? [{ kind: 'delete-service' as const, serviceIds }] : []), ...[...sites].map((fromSite) => ({ kind: 'move-device' as const, fromSite }))];
 }
+
+/** The approval a sheet ran under, as the store holds it now (its seal verified by the front end). */
+export interface SheetApproval {
+  decision: 'approved' | 'rejected' | 'expired' | undefined;
+  by: string;
+  expiresAt: number;
+}
+
+/**
+ * What Continue confirms of the rest of a sheet: everything as the check showed it while the sheet's
+ * approval stands (approved, not expired); otherwise the rows under approval confirm nothing and stop
+ * before any write (`lapsed`: the sheet had an approval that no longer stands), as a Retry's would.
+ */
+export function continuedUnder(settings: ApprovalSettings, rest: SheetCheck, approval: SheetApproval | undefined, at: number): { check: SheetCheck; approvedBy: string | undefined; lapsed: boolean } {
+  const needed = rowsNeedingApproval(settings, rest).size > 0;
+  if (!needed) return { check: rest, approvedBy: undefined, lapsed: false };
+  if (approval?.decision === 'approved' && at < approval.expiresAt) return { check: rest, approvedBy: approval.by, lapsed: false };
+  return { check: withoutUnapproved(settings, rest), approvedBy: undefined, lapsed: approval !== undefined };
+}
