@@ -12,7 +12,7 @@ import { channelLink, formatMoney, mention } from './format.js';
 import { CALLBACK } from './ids.js';
 import { actions, button, context, header, message, modal, section, type Block, type ModalView, type SlackMessage } from './kit.js';
 import { clipMrkdwn, LIMITS } from './limits.js';
-import { sheetPlanSections } from './sheet.js';
+import { rowsToRun, sheetPlanSections } from './sheet.js';
 
 export const APPROVAL_ACTION = { approve: 'approval_approve', reject: 'approval_reject' } as const;
 
@@ -34,8 +34,10 @@ function phrase(operation: ApprovedOperation, name: Naming): string {
       return `remove the late duplicate ${removal.record} ${name(`#${removal.duplicateId}`)} of client ${name(`#${removal.clientId}`)}`;
     }
     case 'sheet': {
-      const rows = operation.check.rows.length;
-      return `run an install sheet of ${name(`${rows} row${rows === 1 ? '' : 's'}`)}`;
+      // The rows that run; rows in error are in the plan but never run.
+      const runs = rowsToRun(operation.check.totals);
+      const { inError } = operation.check.totals;
+      return `run an install sheet of ${name(`${runs} row${runs === 1 ? '' : 's'}`)}${inError ? ` (and ${inError} in error, which do not run)` : ''}`;
     }
   }
 }

@@ -280,6 +280,11 @@ describe('messages', () => {
 });
 
 describe('an install sheet of 200 rows', () => {
+  it('its approval request names the rows that run, and the rows in error apart', () => {
+    const withErrors = { ...fullSheetApproval, operation: { ...fullSheetApproval.operation, check: { ...fullSheet, totals: { ...fullSheet.totals, toRun: 197, inError: 3 } } } };
+    expect(JSON.stringify(approvalRequestMessage(withErrors).blocks)).toContain('asks to run an install sheet of *197 rows* (and 3 in error, which do not run)');
+  });
+
   it('shows every row: the check in the modal, the rows reply in one message, none left out', () => {
     for (const surface of [modals['sheet check, 200 rows'], messages['sheet rows, 200 long rows']]) {
       const text = JSON.stringify(surface.blocks);
