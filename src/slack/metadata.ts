@@ -200,3 +200,15 @@ export function encodeMetadata<T>(schema: z.ZodType<T>, value: T): string {
 export function decodeMetadata<T>(schema: z.ZodType<T>, raw: string | undefined): T {
   return schema.parse(JSON.parse(raw || 'null'));
 }
+
+/** As decodeMetadata, for a value anyone may have sent (a button's): undefined when it is not JSON of that shape. */
+export function readMetadata<T>(schema: z.ZodType<T>, raw: string | undefined): T | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw || 'null');
+  } catch {
+    return undefined;
+  }
+  const parsed = schema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}

@@ -17,7 +17,7 @@ import { markPressed } from '../../slack/button-marks.js';
 import { onceButton } from '../../slack/deliveries.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { errorSummary } from '../../slack/errors.js';
-import { SheetContinueSchema, type Origin, type SheetContinue } from '../../slack/metadata.js';
+import { readMetadata, SheetContinueSchema, type Origin, type SheetContinue } from '../../slack/metadata.js';
 import { tellAgent } from '../../slack/notify.js';
 import { SHEET_KEEP_MS, type KeptSheet } from '../../slack/sheet-records.js';
 import { mention } from '../../views/format.js';
@@ -41,8 +41,8 @@ export function registerSheetContinue(app: App, deps: ListenerDeps): void {
     if (!channelId || !stopMessage) throw new Error('Continue clicked outside a message');
     const origin: Origin = { channelId, userId: body.user.id, ...(body.response_url && { responseUrl: body.response_url }) };
     const logger = deps.logger.child({ flow: 'sheet', userId: body.user.id, continued: true });
-    const pressed = SheetContinueSchema.safeParse(parseJson(action.value));
-    const taken = pressed.success ? await take(deps, pressed.data, { channelId, stopTs: stopMessage.ts }, logger) : 'lost';
+    const pressed = readMetadata(SheetContinueSchema, action.value);
+    const taken = pressed ? await take(deps, pressed, { channelId, stopTs: stopMessage.ts }, logger) : 'lost';
     if (typeof taken === 'string') return void (await tellAgent(client, origin, notice(NOT_CONTINUED[taken]), logger));
     const { sheet, approval } = taken;
     markPressed(deps, client, { channel: channelId, message: stopMessage, blockId: BLOCK.sheetContinue, fallbackText: 'SubOps stopped before the install sheet ended.' }, `:arrow_forward: Continued by ${mention(body.user.id)}`, logger);
@@ -56,19 +56,11 @@ export function registerSheetContinue(app: App, deps: ListenerDeps): void {
       sheetId: sheet.id,
       check: under.check,
       approvedBy: under.approvedBy,
-      ...(under.approvedBy && pressed.success && { approvalId: pressed.data.approvalId }),
+      ...(under.approvedBy && { approvalId: pressed?.approvalId }),
       continued: { parentTs, all: sheet.check, ended: sheet.ended, approval: under.approvedBy ? { approvedBy: under.approvedBy } : under.lapsed ? 'lapsed' : undefined },
     });
   }));
 }
-
-const parseJson = (text: string | undefined): unknown => {
-  try {
-    return JSON.parse(text ?? '');
-  } catch {
-    return undefined;
-  }
-};
 
 /**
  * The sheet to continue, claimed for this stop message, with the approval it ran under as the store holds

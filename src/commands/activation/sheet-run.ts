@@ -41,8 +41,6 @@ export interface SheetRun {
 export async function runSheet(deps: ListenerDeps, { origin, startedBy, sheetId, check, approvedBy, approvalId, continued }: SheetRun): Promise<void> {
   const logger = deps.logger.child({ flow: 'sheet', userId: origin.userId, sheetId });
   const all = continued?.all ?? check;
-  const ended = new Map(continued?.ended);
-  const counts = () => countsOf(ended);
   const report = deps.reporter.start({ origin, parent: sheetParent(startedBy, all.totals), parentTs: continued?.parentTs, logger, ifStopped: { kind: 'sheet', continueWith: { sheetId, ...(approvalId && { approvalId }) }, startedBy } });
   if (approvedBy && !continued) report.reply(approvedNote(approvedBy));
   if (continued) report.reply(sheetContinued(origin.userId, check.rows.length, continued.approval));
@@ -59,7 +57,6 @@ export async function runSheet(deps: ListenerDeps, { origin, startedBy, sheetId,
         await deps.sheets.rowEnded(sheetId, event.row, event.outcome).catch((error: unknown) => logger.warn({ err: errorSummary(error), row: event.row }, 'could not record in the store how an install sheet row ended: a Continue would run it again (it converges)'));
         const index = place.get(event.row)!;
         rows[index] = { ...rows[index]!, outcome: event.outcome, sentence: rowOutcomeSentence(event) };
-        ended.set(event.row, event.outcome);
         report.live(sheetRowsReply(rows));
         if (event.result && event.request) {
           if (event.result.outcome !== 'failed' && event.result.client) links.push({ place: event, result: event.result });
@@ -69,8 +66,9 @@ export async function runSheet(deps: ListenerDeps, { origin, startedBy, sheetId,
           await deps.audit.record({ actorId: origin.userId, approvedBy, ...activationAudit(event.request, event.result, resultSentence(event.result)), thread });
         }
       } else if (event.type === 'sheet-done') {
-        summary = countsSentence(counts());
-        report.update(sheetParent(startedBy, all.totals, counts()));
+        const counts = countsOf(rows);
+        summary = countsSentence(counts);
+        report.update(sheetParent(startedBy, all.totals, counts));
       }
     }
     if (links.length) await remindLinks(deps, report, links);
@@ -83,10 +81,10 @@ export async function runSheet(deps: ListenerDeps, { origin, startedBy, sheetId,
   });
 }
 
-/** The sheet's counts over every run of it (a Continue adds to the rows that ended before the stop). */
-function countsOf(ended: ReadonlyMap<number, RowOutcome>): Record<RowOutcome, number> {
+/** The sheet's counts over every run of it: its rows as they ended (a Continue's include those that ended before the stop). */
+function countsOf(rows: readonly SheetRowLine[]): Record<RowOutcome, number> {
   const counts: Record<RowOutcome, number> = { done: 0, 'already-done': 0, failed: 0, refused: 0 };
-  for (const outcome of ended.values()) counts[outcome]++;
+  for (const { outcome } of rows) if (outcome) counts[outcome]++;
   return counts;
 }
 

@@ -20,6 +20,7 @@ import { ownMessages, writtenBySubOps } from '../../slack/audit-trail.js';
 import type { ListenerDeps } from '../../slack/deps.js';
 import { errorSummary } from '../../slack/errors.js';
 import { escapeMrkdwn } from '../../slack/escape.js';
+import { readMetadata } from '../../slack/metadata.js';
 import type { BotIdentity } from '../../slack/startup.js';
 import { notice } from '../../views/help.js';
 import type { Block, SlackMessage } from '../../views/kit.js';
@@ -82,13 +83,6 @@ const StateFacts = z
   );
 
 const ThreadRefSchema = z.object({ channel: z.string(), ts: z.string() });
-const parsedJson = (text: string | undefined): unknown => {
-  try {
-    return JSON.parse(text || 'null');
-  } catch {
-    return null;
-  }
-};
 
 /** A state's metadata, sealed by the bot (a process without the seal writes it unsealed: it then counts for nobody). */
 function metadataOf(state: OutageState, self: BotIdentity, now: number) {
@@ -205,27 +199,27 @@ export function register(app: App, deps: ListenerDeps): void {
     if (!note) return ack({ response_action: 'errors', errors: { [OUTAGE_NOTE_BLOCK]: 'Write the update: it is posted in the outage thread.' } });
     if (note.length > OUTAGE_NOTE_MAX) return ack({ response_action: 'errors', errors: { [OUTAGE_NOTE_BLOCK]: `At most ${OUTAGE_NOTE_MAX} characters.` } });
     await ack();
-    const at = ThreadRefSchema.safeParse(parsedJson(view.private_metadata));
-    if (!at.success) return;
+    const at = readMetadata(ThreadRefSchema, view.private_metadata);
+    if (!at) return;
     const userId = body.user.id;
     const claimed = await deps.store.claims.claim(`outage-update:${view.id}`).catch((error: unknown) => {
       log.warn({ err: errorSummary(error) }, "could not claim an outage update in SubOps' store");
       return undefined;
     });
-    if (!claimed) return void (await app.client.chat.postEphemeral({ channel: at.data.channel, user: userId, ...notice(`SubOps' store did not answer: the update was not posted. Your note: ${escapeMrkdwn(note)}`) }).catch(() => undefined));
+    if (!claimed) return void (await app.client.chat.postEphemeral({ channel: at.channel, user: userId, ...notice(`SubOps' store did not answer: the update was not posted. Your note: ${escapeMrkdwn(note)}`) }).catch(() => undefined));
     if (!claimed.won) return;
     try {
-      const before = await parents.change(at.data, (state) => ({ ...state, update: { by: userId, at: Date.now(), note } }));
+      const before = await parents.change(at, (state) => ({ ...state, update: { by: userId, at: Date.now(), note } }));
       if (!before) {
         await claimed.claim.done(KEEP_MS);
-        return void (await app.client.chat.postEphemeral({ channel: at.data.channel, user: userId, ...notice('That message is not an outage SubOps posted: the update was not posted.') }));
+        return void (await app.client.chat.postEphemeral({ channel: at.channel, user: userId, ...notice('That message is not an outage SubOps posted: the update was not posted.') }));
       }
-      await app.client.chat.postMessage({ channel: at.data.channel, thread_ts: at.data.ts, ...updateReply(userId, note) });
+      await app.client.chat.postMessage({ channel: at.channel, thread_ts: at.ts, ...updateReply(userId, note) });
       await claimed.claim.done(KEEP_MS);
     } catch (error) {
       await claimed.claim.release().catch(() => undefined);
       log.warn({ err: errorSummary(error) }, 'could not post an outage update');
-      await app.client.chat.postEphemeral({ channel: at.data.channel, user: userId, ...notice(`Slack did not take the update; it was not posted. Your note: ${escapeMrkdwn(note)}`) }).catch(() => undefined);
+      await app.client.chat.postEphemeral({ channel: at.channel, user: userId, ...notice(`Slack did not take the update; it was not posted. Your note: ${escapeMrkdwn(note)}`) }).catch(() => undefined);
     }
   });
 

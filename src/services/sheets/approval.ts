@@ -17,16 +17,6 @@ export function rowsNeedingApproval(settings: ApprovalSettings, check: SheetChec
   return needs;
 }
 
-/**
- * The check as Run confirms it without an approval: a row needing one keeps its plan but confirms nothing,
- * so it stops before any write (its deletes and move unconfirmed), as the check view says.
- */
-export function withoutUnapproved(settings: ApprovalSettings, check: SheetCheck): SheetCheck {
-  const needs = rowsNeedingApproval(settings, check);
-  if (!needs.size) return check;
-  return { ...check, rows: check.rows.map((row) => (row.kind === 'plan' && needs.has(row.row) ? { ...row, confirm: null } : row)) };
-}
-
 /** The sheet's reasons in one list, as its one approval request names them: every service it deletes, each site it moves a device off. */
 export function sheetApprovalReasons(needs: ReadonlyMap<number, readonly ApprovalReason[]>): ApprovalReason[] {
   const reasons = [...needs.values()].flat();
@@ -48,8 +38,10 @@ export interface SheetApproval {
  * before any write (`lapsed`: the sheet had an approval that no longer stands), as a Retry's would.
  */
 export function continuedUnder(settings: ApprovalSettings, rest: SheetCheck, approval: SheetApproval | undefined, at: number): { check: SheetCheck; approvedBy: string | undefined; lapsed: boolean } {
-  const needed = rowsNeedingApproval(settings, rest).size > 0;
-  if (!needed) return { check: rest, approvedBy: undefined, lapsed: false };
+  const needs = rowsNeedingApproval(settings, rest);
+  if (!needs.size) return { check: rest, approvedBy: undefined, lapsed: false };
   if (approval?.decision === 'approved' && at < approval.expiresAt) return { check: rest, approvedBy: approval.by, lapsed: false };
-  return { check: withoutUnapproved(settings, rest), approvedBy: undefined, lapsed: approval !== undefined };
+  // A row under approval keeps its plan but confirms nothing, so it stops before any write.
+  const rows = rest.rows.map((row) => (row.kind === 'plan' && needs.has(row.row) ? { ...row, confirm: null } : row));
+  return { check: { ...rest, rows }, approvedBy: undefined, lapsed: approval !== undefined };
 }
