@@ -245,6 +245,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     void handled.then(() => handling.delete(handled));
   });
 
+  // As UISP's nginx (its default keepalive_timeout): Node's 5 s closed idle connections under clients whose
+  // event loop ran late under load, which then reused the closed socket and got ECONNRESET.
+  server.keepAliveTimeout = 75_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
